@@ -1,0 +1,48 @@
+"""The exceptions pooltool raises.
+
+Every error a user can cause derives from :class:`PooltoolError`; the CLI prints
+its message on stderr (``Error: ...``) and exits with status 1, never with a
+traceback.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class PooltoolError(Exception):
+    """Base class of every error pooltool reports to a user."""
+
+
+class FormatError(PooltoolError):
+    """A line of an input file is malformed.
+
+    :param path: the file (or ``"<string>"`` for inline text).
+    :param line: the 1-based line number of the offending line (0 when the
+        problem is with the file as a whole).
+    :param reason: what is wrong, as a sentence fragment
+        ("expected 6 columns, got 5").
+    """
+
+    def __init__(self, path: str | Path, line: int, reason: str) -> None:
+        self.path = str(path)
+        self.line = line
+        self.reason = reason
+        where = f"{self.path}:{line}" if line else self.path
+        super().__init__(f"{where}: {reason}")
+
+
+class StoreError(PooltoolError):
+    """The judgment store cannot do what was asked (missing store, bad state)."""
+
+
+class UnknownTopic(StoreError):
+    """A topic id was named that the store does not hold."""
+
+
+class UnknownRun(StoreError):
+    """A run tag was named that the store does not hold."""
+
+
+class UnknownVersion(StoreError):
+    """A qrels version name was named that the store does not hold."""

@@ -1,0 +1,1 @@
+"""Readers and writers of the TREC file formats: runs, qrels, topics, documents."""

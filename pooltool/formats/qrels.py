@@ -1,0 +1,91 @@
+"""Reading and writing TREC qrels files.
+
+A qrels line has four whitespace-separated columns::
+
+    topic iteration docno grade
+
+The iteration column is kept as text (TREC-COVID writes ``0.5``) and ignored
+by every measure. Grades are integers; negative grades are kept as given
+(trec_eval reads them as neither relevant nor judged, e.g. -1 "pooled but not
+judged", -2 "junk"). Blank lines and lines starting with ``#`` are skipped.
+A (topic, docno) pair given twice with the same grade is kept once; given
+twice with different grades it is an error, since no single grade can be
+chosen without a policy.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import IO
+
+import pandas as pd
+
+from pooltool.errors import FormatError
+from pooltool.formats.source import Source, open_text, source_name
+from pooltool.records import QRELS_COLUMNS, Qrel
+
+
+def read_qrels(source: Source) -> pd.DataFrame:
+    """Read a TREC qrels file.
+
+    :param source: a path (``.gz`` accepted), an open text stream, or the text.
+    :returns: one row per distinct (topic, docno), in file order, with columns
+        ``topic, iteration, docno`` (str) and ``grade`` (int64).
+    :raises FormatError: wrong column count, a grade that is not an integer,
+        or a (topic, docno) given twice with different grades; the message
+        names file and line.
+    """
+    name = source_name(source)
+    with open_text(source) as handle:
+        rows = list(iter_qrels(handle, name))
+    frame = pd.DataFrame(rows, columns=QRELS_COLUMNS)
+    return frame.astype({"grade": "int64"})
+
+
+def iter_qrels(lines: Iterable[str], name: str = "<string>") -> Iterator[Qrel]:
+    """Parse qrels lines strictly, yielding one :class:`Qrel` per distinct pair.
+
+    :raises FormatError: see :func:`read_qrels`.
+    """
+    seen: dict[tuple[str, str], tuple[int, int]] = {}
+    for number, line in enumerate(lines, start=1):
+        fields = line.split()
+        if not fields or fields[0].startswith("#"):
+            continue
+        qrel = parse_qrels_fields(fields, name, number)
+        key = (qrel.topic, qrel.docno)
+        if key in seen:
+            grade, first = seen[key]
+            if grade != qrel.grade:
+                raise FormatError(
+                    name,
+                    number,
+                    f"docno {qrel.docno!r} for topic {qrel.topic!r} has grade {qrel.grade} "
+                    f"here but grade {grade} on line {first}",
+                )
+            continue
+        seen[key] = (qrel.grade, number)
+        yield qrel
+
+
+def parse_qrels_fields(fields: list[str], name: str, number: int) -> Qrel:
+    """Check one split qrels line and turn it into a :class:`Qrel`.
+
+    :raises FormatError: wrong column count or non-integer grade.
+    """
+    if len(fields) != 4:
+        raise FormatError(
+            name, number, f"expected 4 columns (topic iteration docno grade), got {len(fields)}"
+        )
+    topic, iteration, docno, grade_text = fields
+    try:
+        grade = int(grade_text)
+    except ValueError:
+        raise FormatError(name, number, f"grade {grade_text!r} is not an integer") from None
+    return Qrel(topic, iteration, docno, grade)
+
+
+def write_qrels(frame: pd.DataFrame, handle: IO[str]) -> None:
+    """Write qrels rows (columns ``topic, iteration, docno, grade``) as TREC lines."""
+    for row in frame.itertuples(index=False):
+        handle.write(f"{row.topic} {row.iteration} {row.docno} {row.grade}\n")

@@ -1,0 +1,54 @@
+"""Plain records and the column names shared by readers, the store and DataFrames.
+
+TREC names end to end: ``topic, docno, run_tag, rank, score, grade, assessor``.
+Topic ids and docnos are strings everywhere ("9" and "09" are different topics,
+as in trec_eval, which compares them with ``strcmp``).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+RUN_COLUMNS = ["run_tag", "topic", "docno", "rank", "score"]
+QRELS_COLUMNS = ["topic", "iteration", "docno", "grade"]
+
+
+class RunEntry(NamedTuple):
+    """One line of a TREC run: ``topic Q0 docno rank score run_tag``."""
+
+    topic: str
+    docno: str
+    rank: int
+    score: float
+    run_tag: str
+
+
+class Qrel(NamedTuple):
+    """One line of a TREC qrels file: ``topic iteration docno grade``."""
+
+    topic: str
+    iteration: str
+    docno: str
+    grade: int
+
+
+class Topic(NamedTuple):
+    """A topic statement.
+
+    ``title`` is the short query (TREC ``<title>``, TREC-COVID ``<query>``),
+    ``description`` the question, ``narrative`` the assessor's instructions;
+    missing fields are empty strings.
+    """
+
+    topic: str
+    title: str
+    description: str = ""
+    narrative: str = ""
+
+
+class Document(NamedTuple):
+    """A document as shown to assessors: ``docno``, ``title`` and ``text``."""
+
+    docno: str
+    title: str
+    text: str
