@@ -1,0 +1,210 @@
+"""Depth-k pooling: the union of every run's top k documents per topic.
+
+"Top k" is in trec_eval order (:mod:`pooltool.ranking`: score descending,
+docno descending, rank column ignored), the order in which NIST pooled
+TREC-COVID. A store holds named pools (default ``main``). Pools only grow:
+pooling again with more runs or a larger depth adds the documents not yet
+in the pool, and each round is recorded (depth, runs, documents added), with
+which runs retrieved each pooled document at which rank (``pool_hits``).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from pooltool.errors import StoreError
+from pooltool.store import JudgmentStore
+from pooltool.store.store import utc_now
+
+DEFAULT_POOL = "main"
+
+
+@dataclass(frozen=True)
+class PoolRound:
+    """The outcome of one pooling round.
+
+    :ivar docs_added: (topic, docno) pairs new to the pool in this round.
+    :ivar pool_size: pairs in the pool after the round.
+    :ivar contributions: one row per run: ``run_tag``; ``pooled``, its
+        (topic, docno) pairs in its top ``depth``; ``unique``, those no other
+        run of this round has in its top ``depth``; ``new``, those that were
+        not in the pool before this round (a pair new to the pool counts for
+        every run that retrieved it).
+    """
+
+    pool: str
+    depth: int
+    docs_added: int
+    pool_size: int
+    contributions: pd.DataFrame
+
+
+def pool_runs(store: JudgmentStore, depth: int, run_tags: list[str] | None = None,
+              pool: str = DEFAULT_POOL) -> PoolRound:
+    """Pool the top ``depth`` documents of each run (all stored runs by default).
+
+    One transaction: the round, the new pooled documents and the hits.
+
+    :raises StoreError: depth below 1, or no runs to pool.
+    :raises UnknownRun: a tag not in the store.
+    """
+    if depth < 1:
+        raise StoreError(f"pool depth must be at least 1, got {depth}")
+    tags = run_tags or store.run_tags()
+    if not tags:
+        raise StoreError("the store has no runs to pool: add some with 'pooltool add-runs'")
+    run_ids = {tag: store.run_id(tag) for tag in tags}
+    hits = _top_k_hits(store, run_ids, depth)
+    with store.writing() as conn:
+        pool_id = _pool_id(store, pool)
+        before = _pool_pairs(store, pool_id)
+        round_id = conn.execute(
+            "INSERT INTO pool_rounds(pool_id, depth, run_tags, docs_added, created_at) "
+            "VALUES (?, ?, ?, 0, ?)", [pool_id, depth, json.dumps(tags), utc_now()]).lastrowid
+        added = _insert_new_docs(conn, hits, before, pool_id, int(round_id or 0))
+        conn.executemany(
+            "INSERT OR IGNORE INTO pool_hits(pool_id, topic, docno, run_id, trec_rank, round_id) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            ((pool_id, t, d, r, k, round_id) for t, d, r, k in
+             hits[["topic", "docno", "run_id", "trec_rank"]].itertuples(index=False, name=None)))
+        conn.execute("UPDATE pool_rounds SET docs_added = ? WHERE round_id = ?", [added, round_id])
+    size = len(before) + added
+    return PoolRound(pool, depth, added, size, _contributions(hits, before, tags))
+
+
+def _top_k_hits(store: JudgmentStore, run_ids: dict[str, int], depth: int) -> pd.DataFrame:
+    frames = [
+        store.query(
+            "SELECT ? AS run_tag, run_id, topic, docno, trec_rank FROM run_entries "
+            "WHERE run_id = ? AND trec_rank <= ?", [tag, run_id, depth])
+        for tag, run_id in run_ids.items()
+    ]
+    return pd.concat(frames, ignore_index=True)
+
+
+def _pool_id(store: JudgmentStore, pool: str) -> int:
+    row = store.conn.execute("SELECT pool_id FROM pools WHERE name = ?", [pool]).fetchone()
+    if row is not None:
+        return int(row[0])
+    cursor = store.conn.execute(
+        "INSERT INTO pools(name, strategy, created_at) VALUES (?, 'depth', ?)", [pool, utc_now()])
+    return int(cursor.lastrowid or 0)
+
+
+def _pool_pairs(store: JudgmentStore, pool_id: int) -> set[tuple[str, str]]:
+    rows = store.conn.execute("SELECT topic, docno FROM pool_docs WHERE pool_id = ?", [pool_id])
+    return set(rows)
+
+
+def _insert_new_docs(conn, hits: pd.DataFrame, before: set[tuple[str, str]],  # type: ignore[no-untyped-def]
+                     pool_id: int, round_id: int) -> int:
+    pairs = hits[["topic", "docno"]].drop_duplicates()
+    new = [p for p in pairs.itertuples(index=False, name=None) if p not in before]
+    conn.executemany(
+        "INSERT INTO pool_docs(pool_id, topic, docno, round_id) VALUES (?, ?, ?, ?)",
+        ((pool_id, t, d, round_id) for t, d in new))
+    return len(new)
+
+
+def _contributions(hits: pd.DataFrame, before: set[tuple[str, str]],
+                   tags: list[str]) -> pd.DataFrame:
+    runs_per_pair = hits.groupby(["topic", "docno"])["run_id"].transform("size")
+    is_new = [p not in before for p in zip(hits["topic"], hits["docno"], strict=True)]
+    flags = hits.assign(unique=runs_per_pair == 1, new=is_new)
+    table = flags.groupby("run_tag").agg(
+        pooled=("docno", "size"), unique=("unique", "sum"), new=("new", "sum"))
+    return table.reindex(tags, fill_value=0).rename_axis("run_tag").reset_index()
+
+
+def pool_docs(store: JudgmentStore, pool: str = DEFAULT_POOL) -> pd.DataFrame:
+    """The pooled documents: ``topic, docno, round_id, runs`` (number of runs that hit it),
+    ``best_rank`` (best trec_eval rank over those runs), ordered by topic and docno.
+
+    :raises StoreError: no such pool.
+    """
+    pool_id = _existing_pool_id(store, pool)
+    return store.query(
+        "SELECT d.topic, d.docno, d.round_id, COUNT(h.run_id) AS runs, "
+        "MIN(h.trec_rank) AS best_rank FROM pool_docs d LEFT JOIN pool_hits h "
+        "ON h.pool_id = d.pool_id AND h.topic = d.topic AND h.docno = d.docno "
+        "WHERE d.pool_id = ? GROUP BY d.topic, d.docno ORDER BY d.topic, d.docno", [pool_id])
+
+
+def _existing_pool_id(store: JudgmentStore, pool: str) -> int:
+    row = store.conn.execute("SELECT pool_id FROM pools WHERE name = ?", [pool]).fetchone()
+    if row is None:
+        raise StoreError(f"no pool {pool!r} in the store: build one with 'pooltool pool --depth K'")
+    return int(row[0])
+
+
+def pool_hits(store: JudgmentStore, pool: str = DEFAULT_POOL) -> pd.DataFrame:
+    """Which runs retrieved each pooled document: ``topic, docno, run_tag, trec_rank``."""
+    pool_id = _existing_pool_id(store, pool)
+    return store.query(
+        "SELECT h.topic, h.docno, r.run_tag, h.trec_rank FROM pool_hits h JOIN runs r "
+        "USING (run_id) WHERE h.pool_id = ? ORDER BY h.topic, h.docno, r.run_tag", [pool_id])
+
+
+def pool_rounds(store: JudgmentStore, pool: str = DEFAULT_POOL) -> pd.DataFrame:
+    """The pooling rounds of a pool: ``round_id, depth, run_tags, docs_added, created_at``."""
+    pool_id = _existing_pool_id(store, pool)
+    return store.query(
+        "SELECT round_id, depth, run_tags, docs_added, created_at FROM pool_rounds "
+        "WHERE pool_id = ? ORDER BY round_id", [pool_id])
+
+
+def judging_queue(store: JudgmentStore, pool: str = DEFAULT_POOL,
+                  policy: str = "latest") -> pd.DataFrame:
+    """Pooled documents that still need a judgment, as :func:`pool_docs` returns them.
+
+    A pair counts as judged when the current qrels (under ``policy``) give it a
+    grade >= 0; a negative grade (e.g. -1 "pooled but not judged") leaves it
+    in the queue, as trec_eval treats it as unjudged.
+    """
+    docs = pool_docs(store, pool)
+    return docs[~_judged_mask(docs, store.qrels(policy=policy))].reset_index(drop=True)
+
+
+def _judged_mask(pairs: pd.DataFrame, qrels: pd.DataFrame) -> pd.Series:
+    return pd.Series(pair_isin(pairs, qrels[qrels["grade"] >= 0]), index=pairs.index)
+
+
+def pair_isin(frame: pd.DataFrame, other: pd.DataFrame) -> np.ndarray:
+    """For each row of ``frame``, whether its (topic, docno) pair occurs in ``other``."""
+    keys = pd.MultiIndex.from_frame(other[["topic", "docno"]])
+    return np.asarray(pd.MultiIndex.from_frame(frame[["topic", "docno"]]).isin(keys))
+
+
+def pool_status(store: JudgmentStore, pool: str = DEFAULT_POOL, level: int = 1,
+                policy: str = "latest") -> pd.DataFrame:
+    """Judging progress per topic of a pool.
+
+    :returns: one row per pooled topic: ``topic``; ``pooled`` (pairs in the
+        pool); ``judged`` (pooled pairs with a grade >= 0); ``unjudged``;
+        ``relevant`` (pooled pairs with grade >= ``level``); ``judged_outside``
+        (judgments of the topic for documents not in the pool); ``done``
+        (judged / pooled, a fraction 0..1).
+    """
+    docs = pool_docs(store, pool)
+    qrels = store.qrels(policy=policy)
+    docs = docs.merge(qrels[["topic", "docno", "grade"]], on=["topic", "docno"], how="left")
+    per_topic = docs.groupby("topic", sort=True).agg(
+        pooled=("docno", "size"),
+        judged=("grade", lambda g: int((g >= 0).sum())),
+        relevant=("grade", lambda g: int((g >= level).sum())),
+    )
+    per_topic["unjudged"] = per_topic["pooled"] - per_topic["judged"]
+    outside = _judged_outside(qrels, docs)
+    per_topic["judged_outside"] = outside.reindex(per_topic.index, fill_value=0).astype("int64")
+    per_topic["done"] = per_topic["judged"] / per_topic["pooled"]
+    columns = ["pooled", "judged", "unjudged", "relevant", "judged_outside", "done"]
+    return per_topic[columns].reset_index()
+
+
+def _judged_outside(qrels: pd.DataFrame, docs: pd.DataFrame) -> pd.Series:
+    outside = qrels[~pair_isin(qrels, docs) & (qrels["grade"] >= 0).to_numpy()]
+    return outside.groupby("topic").size()

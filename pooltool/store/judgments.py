@@ -1,0 +1,281 @@
+"""The append-only judgment log, the qrels derived from it, and named qrels versions.
+
+Every judgment ever made is a row of ``judgments``; nothing is updated or
+deleted (SQLite triggers refuse it). A correction is a new row; an undo is a
+*retraction* row (``grade`` NULL, ``retracts`` = the id it cancels). The
+qrels at any point of the log are derived:
+
+1. *live* judgments: rows with a grade, up to the point, not retracted by a
+   row up to the point;
+2. a *policy* picks one grade per (topic, docno) from the live rows:
+
+   * ``latest`` (default): the most recent live judgment, whoever made it;
+   * ``max``: each assessor's latest, then the highest grade among assessors;
+   * ``majority``: each assessor's latest, then the most frequent grade; a
+     tie goes to the tied grade judged most recently;
+   * ``assessor:NAME``: that assessor's latest judgment only.
+
+A qrels *version* names a point of the log (``last_judgment_id``), so any
+version can be exported again exactly, whatever was judged after it.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from contextlib import AbstractContextManager
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from pooltool.errors import StoreError, UnknownVersion
+from pooltool.formats.qrels import read_qrels
+from pooltool.records import QRELS_COLUMNS
+
+POLICIES = ("latest", "majority", "max", "assessor:NAME")
+LOG_COLUMNS = [
+    "judgment_id", "topic", "docno", "grade", "iteration", "assessor",
+    "judged_at", "ms_spent", "note", "origin", "retracts",
+]
+
+
+class JudgmentLog:
+    """Judgment-log methods of :class:`~pooltool.store.JudgmentStore` (a mixin)."""
+
+    conn: sqlite3.Connection
+
+    def writing(self) -> AbstractContextManager[sqlite3.Connection]:  # provided by the store
+        raise NotImplementedError
+
+    def query(self, sql: str, params: Any = ()) -> pd.DataFrame:  # provided by the store
+        raise NotImplementedError
+
+    # -- writing the log -------------------------------------------------------
+
+    def record_judgment(self, topic: str, docno: str, grade: int, assessor: str, *,
+                        ms_spent: int | None = None, note: str | None = None,
+                        origin: str = "api", iteration: str = "0") -> int:
+        """Append one judgment and commit it at once.
+
+        :param grade: the integer grade (negative grades are stored as given).
+        :param ms_spent: milliseconds the document was on screen, if known.
+        :returns: the new row's ``judgment_id``.
+        """
+        from pooltool.store.store import utc_now
+
+        with self.writing() as conn:
+            cursor = conn.execute(
+                "INSERT INTO judgments(topic, docno, grade, iteration, assessor, judged_at, "
+                "ms_spent, note, origin) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [topic, docno, int(grade), iteration, assessor, utc_now(), ms_spent, note, origin],
+            )
+        return int(cursor.lastrowid or 0)
+
+    def retract(self, judgment_id: int, assessor: str, *, origin: str = "api",
+                note: str | None = None) -> int:
+        """Append a retraction of judgment ``judgment_id`` (an undo) and commit it.
+
+        The pair's grade falls back to what the policy picks from the other
+        live judgments (for an assessor's own undo: their previous grade).
+
+        :returns: the retraction row's ``judgment_id``.
+        :raises StoreError: no such judgment, it is itself a retraction, or it
+            is already retracted.
+        """
+        from pooltool.store.store import utc_now
+
+        with self.writing() as conn:
+            row = conn.execute(
+                "SELECT topic, docno, grade FROM judgments WHERE judgment_id = ?", [judgment_id]
+            ).fetchone()
+            if row is None or row[2] is None:
+                raise StoreError(f"no judgment {judgment_id} to retract")
+            if conn.execute("SELECT 1 FROM judgments WHERE retracts = ?", [judgment_id]).fetchone():
+                raise StoreError(f"judgment {judgment_id} is already retracted")
+            cursor = conn.execute(
+                "INSERT INTO judgments(topic, docno, grade, assessor, judged_at, note, origin, "
+                "retracts) VALUES (?, ?, NULL, ?, ?, ?, ?, ?)",
+                [row[0], row[1], assessor, utc_now(), note, origin, judgment_id],
+            )
+        return int(cursor.lastrowid or 0)
+
+    def import_qrels(self, path: str | Path, version: str, assessor: str = "qrels", *,
+                     replace: bool = False) -> dict[str, Any]:
+        """Import a qrels file into the log and name the result as a version (one transaction).
+
+        Lines whose grade equals the current (``latest``) grade are not
+        appended again. With ``replace``, judged pairs absent from the file
+        are retracted, so the version equals the file exactly.
+
+        :returns: ``{"source", "read", "added", "unchanged", "retracted", "version"}``.
+        :raises FormatError: a malformed line (nothing is imported).
+        :raises StoreError: the version name is taken (nothing is imported).
+        """
+        from pooltool.store.store import file_sha256
+
+        path = Path(path)
+        qrels = read_qrels(path)
+        with self.writing() as conn:
+            self._check_new_version(conn, version)
+            current = self.qrels()
+            added = self._append_qrels(conn, qrels, current, assessor, f"qrels:{path}")
+            retracted = self._retract_absent(conn, qrels, assessor, path) if replace else 0
+            self._insert_version(conn, version, str(path), file_sha256(path), None)
+        return {"source": str(path), "read": len(qrels), "added": added,
+                "unchanged": len(qrels) - added, "retracted": retracted, "version": version}
+
+    def _append_qrels(self, conn: sqlite3.Connection, qrels: pd.DataFrame,
+                      current: pd.DataFrame, assessor: str, origin: str) -> int:
+        from pooltool.store.store import utc_now
+
+        merged = qrels.merge(current, on=["topic", "docno"], how="left", suffixes=("", "_now"))
+        same = (merged["grade"] == merged["grade_now"]) & (
+            merged["iteration"] == merged["iteration_now"])
+        new = merged.loc[~same, QRELS_COLUMNS]
+        now = utc_now()
+        conn.executemany(
+            "INSERT INTO judgments(topic, docno, grade, iteration, assessor, judged_at, origin) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            ((r.topic, r.docno, int(r.grade), r.iteration, assessor, now, origin)
+             for r in new.itertuples(index=False)),
+        )
+        return len(new)
+
+    def _retract_absent(self, conn: sqlite3.Connection, qrels: pd.DataFrame,
+                        assessor: str, path: Path) -> int:
+        from pooltool.store.store import utc_now
+
+        live = self.live_judgments()
+        keep = set(zip(qrels["topic"], qrels["docno"], strict=True))
+        absent = [int(r.judgment_id) for r in live.itertuples(index=False)
+                  if (r.topic, r.docno) not in keep]
+        now = utc_now()
+        conn.executemany(
+            "INSERT INTO judgments(topic, docno, grade, assessor, judged_at, origin, retracts) "
+            "SELECT topic, docno, NULL, ?, ?, ?, judgment_id FROM judgments WHERE judgment_id = ?",
+            ((assessor, now, f"qrels-replace:{path}", jid) for jid in absent),
+        )
+        return len(absent)
+
+    # -- versions ----------------------------------------------------------------
+
+    def tag_version(self, name: str, note: str | None = None) -> int:
+        """Name the current point of the log as qrels version ``name``.
+
+        :returns: the log point (last ``judgment_id`` included).
+        :raises StoreError: the name is taken.
+        """
+        with self.writing() as conn:
+            self._check_new_version(conn, name)
+            return self._insert_version(conn, name, None, None, note)
+
+    def _check_new_version(self, conn: sqlite3.Connection, name: str) -> None:
+        row = conn.execute(
+            "SELECT created_at FROM qrels_versions WHERE name = ?", [name]).fetchone()
+        if row is not None:
+            raise StoreError(f"qrels version {name!r} already exists (created {row[0]})")
+
+    def _insert_version(self, conn: sqlite3.Connection, name: str, source: str | None,
+                        sha: str | None, note: str | None) -> int:
+        from pooltool.store.store import utc_now
+
+        point = conn.execute("SELECT COALESCE(MAX(judgment_id), 0) FROM judgments").fetchone()[0]
+        conn.execute(
+            "INSERT INTO qrels_versions(name, last_judgment_id, source_path, sha256, created_at, "
+            "note) VALUES (?, ?, ?, ?, ?, ?)",
+            [name, point, source, sha, utc_now(), note],
+        )
+        return int(point)
+
+    def versions(self) -> pd.DataFrame:
+        """The named versions: ``name, last_judgment_id, created_at, source_path, note``."""
+        return self.query(
+            "SELECT name, last_judgment_id, created_at, source_path, note FROM qrels_versions "
+            "ORDER BY last_judgment_id, created_at")
+
+    def version_point(self, name: str) -> int:
+        """The log point of a version.
+
+        :raises UnknownVersion: no version of that name.
+        """
+        row = self.conn.execute(
+            "SELECT last_judgment_id FROM qrels_versions WHERE name = ?", [name]).fetchone()
+        if row is None:
+            names = ", ".join(self.versions()["name"]) or "none"
+            raise UnknownVersion(f"no qrels version {name!r} in the store (versions: {names})")
+        return int(row[0])
+
+    # -- reading the log -----------------------------------------------------------
+
+    def judgment_log(self, until: int | None = None) -> pd.DataFrame:
+        """Every row of the log (retractions included) up to ``until``, oldest first."""
+        limit = until if until is not None else _NO_LIMIT
+        return self.query(
+            f"SELECT {', '.join(LOG_COLUMNS)} FROM judgments WHERE judgment_id <= ? "
+            "ORDER BY judgment_id", [limit])
+
+    def live_judgments(self, until: int | None = None) -> pd.DataFrame:
+        """Judgments with a grade, up to ``until``, not retracted by a row up to ``until``."""
+        limit = until if until is not None else _NO_LIMIT
+        return self.query(
+            f"SELECT {', '.join(LOG_COLUMNS)} FROM judgments j WHERE judgment_id <= :limit "
+            "AND grade IS NOT NULL AND NOT EXISTS (SELECT 1 FROM judgments r "
+            "WHERE r.retracts = j.judgment_id AND r.judgment_id <= :limit) "
+            "ORDER BY judgment_id", {"limit": limit})
+
+    def qrels(self, version: str | None = None, policy: str = "latest") -> pd.DataFrame:
+        """The qrels of a version (or of the whole log now), one grade per pair.
+
+        :param version: a version name; ``None`` means the current log.
+        :param policy: see the module docstring.
+        :returns: columns ``topic, iteration, docno, grade`` (as
+            :func:`~pooltool.formats.qrels.read_qrels`), in log order.
+        :raises UnknownVersion: no such version.
+        :raises StoreError: unknown policy.
+        """
+        until = None if version is None else self.version_point(version)
+        return apply_policy(self.live_judgments(until), policy)[QRELS_COLUMNS]
+
+
+_NO_LIMIT = 2**62
+
+
+def apply_policy(live: pd.DataFrame, policy: str) -> pd.DataFrame:
+    """Pick one judgment per (topic, docno) from live log rows.
+
+    :param live: rows as :meth:`JudgmentLog.live_judgments` returns (log order).
+    :param policy: ``latest``, ``max``, ``majority`` or ``assessor:NAME``.
+    :returns: the chosen rows, in log order.
+    :raises StoreError: unknown policy.
+    """
+    if policy == "latest":
+        return _latest(live, ["topic", "docno"])
+    own = _latest(live, ["topic", "docno", "assessor"])
+    if policy == "max":
+        ranked = own.sort_values(["grade", "judgment_id"], kind="mergesort")
+        return _latest(ranked, ["topic", "docno"], by_order=True).sort_values("judgment_id")
+    if policy == "majority":
+        return _majority(own)
+    if policy.startswith("assessor:") and len(policy) > len("assessor:"):
+        return own[own["assessor"] == policy.split(":", 1)[1]]
+    raise StoreError(f"unknown policy {policy!r}; choose one of {', '.join(POLICIES)}")
+
+
+def _latest(rows: pd.DataFrame, keys: list[str], by_order: bool = False) -> pd.DataFrame:
+    """The last row of each group (by log order, or by the frame's order)."""
+    ordered = rows if by_order else rows.sort_values("judgment_id", kind="mergesort")
+    return ordered.drop_duplicates(keys, keep="last").sort_values("judgment_id")
+
+
+def _majority(own: pd.DataFrame) -> pd.DataFrame:
+    counts = own.groupby(["topic", "docno", "grade"], sort=False).agg(
+        votes=("judgment_id", "size"), last=("judgment_id", "max")).reset_index()
+    winners = counts.sort_values(["votes", "last"], kind="mergesort").drop_duplicates(
+        ["topic", "docno"], keep="last")
+    return own[own["judgment_id"].isin(winners["last"])].sort_values("judgment_id")
+
+
+def iter_pairs(frame: pd.DataFrame) -> Iterator[tuple[str, str]]:
+    """(topic, docno) pairs of a qrels or pool frame."""
+    return zip(frame["topic"], frame["docno"], strict=True)

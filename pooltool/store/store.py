@@ -1,0 +1,393 @@
+"""The judgment store: one SQLite file (WAL mode) reached through sqlite-utils.
+
+What it keeps (schema in :mod:`pooltool.store.migrations`):
+
+* topics and documents, each import recorded in ``imports``;
+* runs with provenance (tag, source path, sha256, lines, import time) and their
+  entries with the trec_eval rank computed once at import
+  (:func:`pooltool.ranking.order_run`);
+* pools (see :mod:`pooltool.pooling`);
+* the append-only judgment log and named qrels versions (see
+  :mod:`pooltool.store.judgments`).
+
+Every import is one transaction: a bad line anywhere leaves the store as it
+was. Writes take SQLite's write lock up front (``BEGIN IMMEDIATE``) and wait
+up to :data:`BUSY_TIMEOUT_S` for another writer, so several processes (two
+assessors) can share a store.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import pandas as pd
+from sqlite_utils import Database
+
+from pooltool.errors import StoreError, UnknownRun, UnknownTopic
+from pooltool.formats.run import read_run
+from pooltool.ranking import order_run
+from pooltool.records import RUN_COLUMNS, Document, Topic
+from pooltool.store import migrations
+from pooltool.store.judgments import JudgmentLog
+
+BUSY_TIMEOUT_S = 30.0
+
+
+class GradeLevel(NamedTuple):
+    """One grade of the store's scale: the integer written to qrels, its key and name."""
+
+    grade: int
+    key: str
+    name: str
+
+
+DEFAULT_GRADE_SCALE = [
+    GradeLevel(0, "0", "not relevant"),
+    GradeLevel(1, "1", "related"),
+    GradeLevel(2, "2", "highly relevant"),
+    GradeLevel(3, "3", "perfectly relevant"),
+]
+
+
+@dataclass(frozen=True)
+class ImportSummary:
+    """What an import did: records read from the source, stored, and skipped as present."""
+
+    source: str
+    read: int
+    added: int
+
+    @property
+    def skipped(self) -> int:
+        """Records already in the store (identical), so not stored again."""
+        return self.read - self.added
+
+
+def utc_now() -> str:
+    """The current UTC time as ISO 8601 with milliseconds (``2026-11-29T19:33:59.123+00:00``)."""
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+def file_sha256(path: Path) -> str:
+    """The hex sha256 of a file's bytes."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+class JudgmentStore(JudgmentLog):
+    """A pooltool store.
+
+    Open one with :meth:`open` (a file) or :meth:`memory` (tests). The
+    judgment-log methods (``record_judgment``, ``retract``, ``qrels``,
+    ``import_qrels``, versions) come from
+    :class:`~pooltool.store.judgments.JudgmentLog`.
+
+    :param conn: an open SQLite connection; the schema is brought up to date.
+    """
+
+    def __init__(self, conn: sqlite3.Connection, path: Path | None = None) -> None:
+        self.path = path
+        self.conn = conn
+        self.db = Database(conn)
+        if path is not None:
+            self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA foreign_keys=ON")
+        migrations.apply(self.db)
+
+    @classmethod
+    def open(cls, path: str | Path, create: bool = False) -> JudgmentStore:
+        """Open the store at ``path``.
+
+        :param create: create the file when missing; otherwise a missing file
+            is an error (so a typo in ``--db`` does not make an empty store).
+        :raises StoreError: the file is missing (and ``create`` is false) or
+            is not a SQLite database.
+        """
+        path = Path(path)
+        if not create and not path.exists():
+            raise StoreError(
+                f"no store at {path}: create one with 'pooltool --db {path} init'"
+            )
+        conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S)
+        try:
+            return cls(conn, path)
+        except sqlite3.DatabaseError as exc:
+            conn.close()
+            raise StoreError(f"{path} is not a pooltool store: {exc}") from exc
+
+    @classmethod
+    def memory(cls) -> JudgmentStore:
+        """A new store in memory (for tests and one-off analyses)."""
+        return cls(sqlite3.connect(":memory:"))
+
+    def close(self) -> None:
+        """Close the connection (everything is already committed)."""
+        self.conn.close()
+
+    def __enter__(self) -> JudgmentStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @contextmanager
+    def writing(self) -> Iterator[sqlite3.Connection]:
+        """A write transaction: taken with ``BEGIN IMMEDIATE``, committed on exit,
+        rolled back entirely on any exception. Nested use joins the outer one."""
+        if self.conn.in_transaction:
+            yield self.conn
+            return
+        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield self.conn
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
+        self.conn.execute("COMMIT")
+
+    def query(self, sql: str, params: Iterable[Any] | dict[str, Any] = ()) -> pd.DataFrame:
+        """Run a read-only SQL query and return the rows as a DataFrame."""
+        return pd.read_sql_query(sql, self.conn, params=params)  # type: ignore[arg-type]
+
+    # -- settings -----------------------------------------------------------
+
+    def setting(self, key: str, default: Any = None) -> Any:
+        """A store setting (JSON value), or ``default`` when unset."""
+        row = self.conn.execute("SELECT value FROM settings WHERE key = ?", [key]).fetchone()
+        return default if row is None else json.loads(row[0])
+
+    def set_setting(self, key: str, value: Any) -> None:
+        """Set a store setting (any JSON-serialisable value)."""
+        with self.writing() as conn:
+            conn.execute(
+                "INSERT INTO settings(key, value) VALUES (?, ?) "
+                "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                [key, json.dumps(value)],
+            )
+
+    def grade_scale(self) -> list[GradeLevel]:
+        """The grades assessors can give, with their keys and names (default 0-3)."""
+        stored = self.setting("grade_scale")
+        if stored is None:
+            return list(DEFAULT_GRADE_SCALE)
+        return [GradeLevel(int(g), str(k), str(n)) for g, k, n in stored]
+
+    def set_grade_scale(self, scale: list[GradeLevel]) -> None:
+        """Replace the grade scale.
+
+        :raises StoreError: two grades share a key or a grade value.
+        """
+        keys = [level.key for level in scale]
+        grades = [level.grade for level in scale]
+        if len(set(keys)) != len(keys) or len(set(grades)) != len(grades) or not scale:
+            raise StoreError("a grade scale needs distinct grades and distinct keys")
+        self.set_setting("grade_scale", [list(level) for level in scale])
+
+    # -- topics and documents ------------------------------------------------
+
+    def add_topics(self, topics: Iterable[Topic], source: str) -> ImportSummary:
+        """Store topic statements (one transaction).
+
+        A topic already stored with the same text is skipped; with a different
+        text it is an error (topics are never overwritten in place).
+
+        :raises StoreError: a topic id already holds a different statement.
+        """
+        rows = list(topics)
+        with self.writing() as conn:
+            import_id = self._record_import(conn, "topics", source, len(rows))
+            added = sum(self._add_topic(conn, t, import_id) for t in rows)
+            conn.execute("UPDATE imports SET added = ? WHERE import_id = ?", [added, import_id])
+        return ImportSummary(source, len(rows), added)
+
+    def _add_topic(self, conn: sqlite3.Connection, topic: Topic, import_id: int) -> bool:
+        old = conn.execute(
+            "SELECT title, description, narrative FROM topics WHERE topic = ?", [topic.topic]
+        ).fetchone()
+        if old is not None:
+            if tuple(old) != tuple(topic[1:]):
+                raise StoreError(
+                    f"topic {topic.topic!r} is already stored with a different statement"
+                )
+            return False
+        conn.execute("INSERT INTO topics VALUES (?, ?, ?, ?, ?)", [*topic, import_id])
+        return True
+
+    def add_documents(self, documents: Iterable[Document], source: str) -> ImportSummary:
+        """Store documents for the judging UI (one transaction, streamed).
+
+        A docno already stored keeps its first text; the new copy is counted
+        as skipped.
+        """
+        with self.writing() as conn:
+            import_id = self._record_import(conn, "documents", source, 0)
+            read = 0
+            before = conn.total_changes
+            for batch in _batches(documents, 5000):
+                read += len(batch)
+                conn.executemany(
+                    "INSERT OR IGNORE INTO documents VALUES (?, ?, ?, ?)",
+                    [(*doc, import_id) for doc in batch],
+                )
+            added = conn.total_changes - before
+            conn.execute(
+                "UPDATE imports SET lines = ?, added = ? WHERE import_id = ?",
+                [read, added, import_id],
+            )
+        return ImportSummary(source, read, added)
+
+    def topics(self) -> pd.DataFrame:
+        """All topics: columns ``topic, title, description, narrative``."""
+        return self.query("SELECT topic, title, description, narrative FROM topics ORDER BY topic")
+
+    def topic(self, topic: str) -> Topic:
+        """One topic statement.
+
+        :raises UnknownTopic: no such topic in the store.
+        """
+        row = self.conn.execute(
+            "SELECT topic, title, description, narrative FROM topics WHERE topic = ?", [topic]
+        ).fetchone()
+        if row is None:
+            raise UnknownTopic(f"no topic {topic!r} in the store")
+        return Topic(*row)
+
+    def document(self, docno: str) -> Document | None:
+        """A document's text, or ``None`` when the store has no text for it."""
+        row = self.conn.execute(
+            "SELECT docno, title, text FROM documents WHERE docno = ?", [docno]
+        ).fetchone()
+        return None if row is None else Document(*row)
+
+    def _record_import(self, conn: sqlite3.Connection, kind: str, source: str, lines: int) -> int:
+        path = Path(source)
+        sha = file_sha256(path) if path.is_file() else ""
+        cursor = conn.execute(
+            "INSERT INTO imports(kind, source_path, sha256, lines, added, imported_at) "
+            "VALUES (?, ?, ?, ?, 0, ?)",
+            [kind, source, sha, lines, utc_now()],
+        )
+        return int(cursor.lastrowid or 0)
+
+    # -- runs ----------------------------------------------------------------
+
+    def add_runs(self, paths: Iterable[str | Path]) -> pd.DataFrame:
+        """Import run files, all in one transaction.
+
+        Each file may hold several run tags; each tag becomes one run. Entries
+        are stored with their trec_eval rank (score desc, docno desc).
+
+        :returns: one row per run added: ``run_tag, source_path, lines, topics``.
+        :raises FormatError: a malformed line (nothing is imported).
+        :raises StoreError: a run tag already in the store or repeated across
+            the files (nothing is imported).
+        """
+        added: list[dict[str, Any]] = []
+        with self.writing() as conn:
+            for path in paths:
+                frame = read_run(Path(path))
+                sha = file_sha256(Path(path))
+                for tag, entries in frame.groupby("run_tag", sort=False):
+                    added.append(self._add_run(conn, str(tag), entries, str(path), sha))
+        return pd.DataFrame(added, columns=["run_tag", "source_path", "lines", "topics"])
+
+    def add_run_frame(self, frame: pd.DataFrame, source: str = "<api>") -> pd.DataFrame:
+        """Import runs given as a DataFrame (columns as :func:`read_run` returns).
+
+        :returns: as :meth:`add_runs`.
+        """
+        with self.writing() as conn:
+            rows = [self._add_run(conn, str(tag), entries, source, "")
+                    for tag, entries in frame.groupby("run_tag", sort=False)]
+        return pd.DataFrame(rows, columns=["run_tag", "source_path", "lines", "topics"])
+
+    def _add_run(self, conn: sqlite3.Connection, tag: str, entries: pd.DataFrame,
+                 source: str, sha: str) -> dict[str, Any]:
+        old = conn.execute(
+            "SELECT source_path, imported_at FROM runs WHERE run_tag = ?", [tag]
+        ).fetchone()
+        if old is not None:
+            raise StoreError(
+                f"{source}: run tag {tag!r} is already in the store "
+                f"(imported from {old[0]} at {old[1]})"
+            )
+        ordered = order_run(entries)
+        topics = int(ordered["topic"].nunique())
+        cursor = conn.execute(
+            "INSERT INTO runs(run_tag, source_path, sha256, lines, topics, imported_at) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            [tag, source, sha, len(ordered), topics, utc_now()],
+        )
+        run_id = int(cursor.lastrowid or 0)
+        columns = ordered[["topic", "docno", "rank", "score", "trec_rank"]]
+        conn.executemany(
+            "INSERT INTO run_entries(run_id, topic, docno, rank, score, trec_rank) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            ((run_id, *row) for row in columns.itertuples(index=False, name=None)),
+        )
+        return {"run_tag": tag, "source_path": source, "lines": len(ordered), "topics": topics}
+
+    def runs(self) -> pd.DataFrame:
+        """Run provenance: ``run_tag, source_path, sha256, lines, topics, imported_at``."""
+        return self.query(
+            "SELECT run_tag, source_path, sha256, lines, topics, imported_at FROM runs "
+            "ORDER BY run_id"
+        )
+
+    def run_tags(self) -> list[str]:
+        """The tags of all stored runs, in import order."""
+        return [r[0] for r in self.conn.execute("SELECT run_tag FROM runs ORDER BY run_id")]
+
+    def has_run(self, tag: str) -> bool:
+        """Whether a run with this tag is stored."""
+        return self.conn.execute("SELECT 1 FROM runs WHERE run_tag = ?", [tag]).fetchone() is not None
+
+    def run_id(self, tag: str) -> int:
+        """The store's id of a run.
+
+        :raises UnknownRun: no run with this tag.
+        """
+        row = self.conn.execute("SELECT run_id FROM runs WHERE run_tag = ?", [tag]).fetchone()
+        if row is None:
+            known = ", ".join(self.run_tags()) or "none"
+            raise UnknownRun(f"no run tagged {tag!r} in the store (runs: {known})")
+        return int(row[0])
+
+    def run_frame(self, tag: str) -> pd.DataFrame:
+        """A stored run, as :func:`~pooltool.formats.run.read_run` would return it.
+
+        :returns: columns ``run_tag, topic, docno, rank, score`` plus
+            ``trec_rank``, in trec_eval order per topic.
+        :raises UnknownRun: no run with this tag.
+        """
+        frame = self.query(
+            "SELECT ? AS run_tag, topic, docno, rank, score, trec_rank FROM run_entries "
+            "WHERE run_id = ? ORDER BY topic, trec_rank",
+            [tag, self.run_id(tag)],
+        )
+        return frame[RUN_COLUMNS + ["trec_rank"]]
+
+
+def _batches(items: Iterable[Any], size: int) -> Iterator[list[Any]]:
+    batch: list[Any] = []
+    for item in items:
+        batch.append(item)
+        if len(batch) == size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+__all__ = ["BUSY_TIMEOUT_S", "GradeLevel", "ImportSummary", "JudgmentStore"]
