@@ -4,8 +4,11 @@ A run line has six whitespace-separated columns::
 
     topic Q0 docno rank score run_tag
 
-Blank lines and lines starting with ``#`` are skipped. Several run tags in one
-file are several runs. The reader is strict where trec_eval is lax (see
+Blank lines and lines starting with ``#`` are skipped. Text after the sixth
+column is ignored, as trec_eval ignores it (``parse_results_line`` in
+``get_trec_results.c``; trec_eval's own ``results.trunc`` relies on it).
+Several run tags in one file are several runs (trec_eval would keep only the
+last line's tag and score them as one). The reader is strict where trec_eval is lax (see
 ``get_trec_results.c`` and ``form_res_rels.c`` in usnistgov/trec_eval 10.0):
 
 * a score that is not a finite-or-infinite number (``abc``, ``NaN``) is an error;
@@ -37,7 +40,7 @@ def read_run(source: Source) -> pd.DataFrame:
     :returns: one row per run line, in file order, with columns
         ``run_tag, topic, docno`` (str), ``rank`` (int64, as written) and
         ``score`` (float64).
-    :raises FormatError: wrong column count, a rank that is not an integer,
+    :raises FormatError: fewer than 6 columns, a rank that is not an integer,
         a non-numeric or NaN score, or a docno repeated within one topic of
         one run; the message names file and line.
     """
@@ -78,13 +81,13 @@ def iter_run_entries(lines: Iterable[str], name: str = "<string>") -> Iterator[R
 def parse_run_fields(fields: list[str], name: str, number: int) -> RunEntry:
     """Check one split run line and turn it into a :class:`RunEntry`.
 
-    :raises FormatError: wrong column count, non-integer rank, bad score.
+    :raises FormatError: fewer than 6 columns, non-integer rank, bad score.
     """
-    if len(fields) != 6:
+    if len(fields) < 6:
         raise FormatError(
             name, number, f"expected 6 columns (topic Q0 docno rank score tag), got {len(fields)}"
         )
-    topic, _q0, docno, rank_text, score_text, tag = fields
+    topic, _q0, docno, rank_text, score_text, tag = fields[:6]
     try:
         rank = int(rank_text)
     except ValueError:
@@ -131,7 +134,6 @@ def _read_fast(text: str) -> pd.DataFrame | None:
             dtype={"topic": str, "q0": str, "docno": str, "run_tag": str, "rank": str},
             keep_default_na=False,
             na_filter=False,
-            float_precision="round_trip",
             engine="c",
         )
     except (ValueError, pd.errors.ParserError):

@@ -24,7 +24,7 @@ def source_name(source: Source) -> str:
 
 
 def _looks_like_path(text: str) -> bool:
-    return "\n" not in text and len(text) < 4096 and Path(text).exists()
+    return bool(text) and "\n" not in text and len(text) < 4096 and Path(text).exists()
 
 
 @contextmanager

@@ -1,0 +1,84 @@
+"""The TREC qrels reader."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+
+from pooltool.errors import FormatError
+from pooltool.formats.qrels import read_qrels, write_qrels
+
+
+def test_reads_grades_and_keeps_negative_and_iteration() -> None:
+    qrels = read_qrels("# a comment\n1 0.5  d1 2\n\n1 1 d2 -1\n2 0 d1 0\n")
+    assert qrels.values.tolist() == [["1", "0.5", "d1", 2], ["1", "1", "d2", -1], ["2", "0", "d1", 0]]
+
+
+def test_identical_duplicates_are_kept_once() -> None:
+    assert len(read_qrels("1 0 d1 1\n1 0 d1 1\n")) == 1
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("1 0 d1\n", "<string>:1: expected 4 columns (topic iteration docno grade), got 3"),
+        ("1 0 d1 1.5\n", "<string>:1: grade '1.5' is not an integer"),
+        ("1 0 d1 rel\n", "<string>:1: grade 'rel' is not an integer"),
+        ("1 0 d1 1\n1 0 d2 0\n1 0 d1 0\n",
+         "<string>:3: docno 'd1' for topic '1' has grade 0 here but grade 1 on line 1"),
+    ],
+)
+def test_bad_lines(text: str, message: str) -> None:
+    with pytest.raises(FormatError) as info:
+        read_qrels(text)
+    assert str(info.value) == message
+
+
+def test_round_trip() -> None:
+    text = "1 0.5 d1 2\n1 1 d2 0\n"
+    out = io.StringIO()
+    write_qrels(read_qrels(text), out)
+    assert out.getvalue() == text
+
+
+def test_real_qrels(shared_data: Path) -> None:
+    qrels = read_qrels(shared_data / "trec_covid_r1" / "qrels-rnd1.txt")
+    assert len(qrels) == 8691
+    assert qrels["grade"].value_counts().to_dict() == {0: 6339, 2: 1237, 1: 1115}
+    assert (qrels["iteration"] == "0.5").sum() == 2627
+    graded = read_qrels(shared_data / "trec_eval_test" / "qrels.rel_level")
+    assert graded["grade"].value_counts().to_dict() == {-1: 304, 0: 2818, 1: 462, 2: 14, 3: 77, 4: 6}
+
+
+TREC_EVAL_TEST_FILES = {
+    "qrels.test": 3681,
+    "qrels.test.with-comments": 3681,
+    "qrels.rel_level": 3681,
+    "qrels-302.test": 1061,
+    "qrels.comment.test": 5890,
+}
+
+
+@pytest.mark.parametrize(("name", "lines"), TREC_EVAL_TEST_FILES.items())
+def test_trec_eval_test_qrels_import(shared_data: Path, name: str, lines: int) -> None:
+    assert len(read_qrels(shared_data / "trec_eval_test" / name)) == lines
+
+
+@pytest.mark.parametrize(
+    ("name", "message"),
+    [
+        ("qrels.123", "qrels.123:3686: docno 'CR93E-1860' for topic '301' has grade 3 here "
+                      "but grade 0 on line 5"),
+        ("qrels.comments.123", "qrels.comments.123:3689: docno 'CR93E-1860' for topic '301' "
+                               "has grade 3 here but grade 0 on line 6"),
+    ],
+)
+def test_qrels_jg_files_are_refused_as_plain_qrels(shared_data: Path, name: str,
+                                                   message: str) -> None:
+    """qrels_jg files judge one pair in several judgment groups (column 2) with different
+    grades: read as plain qrels that is a conflict, named with both lines."""
+    with pytest.raises(FormatError) as info:
+        read_qrels(shared_data / "trec_eval_test" / name)
+    assert str(info.value).endswith(message)
