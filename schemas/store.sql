@@ -1,0 +1,163 @@
+CREATE TRIGGER judgments_no_delete BEFORE DELETE ON judgments
+BEGIN SELECT RAISE(ABORT, 'the judgment log is append-only: add a retraction instead'); END;
+
+CREATE TRIGGER judgments_no_update BEFORE UPDATE ON judgments
+BEGIN SELECT RAISE(ABORT, 'the judgment log is append-only: add a correction instead'); END;
+
+CREATE TABLE "_sqlite_migrations" (
+   "id" INTEGER PRIMARY KEY,
+   "migration_set" TEXT,
+   "name" TEXT,
+   "applied_at" TEXT
+);
+
+CREATE TABLE assignments (
+    topic TEXT NOT NULL,
+    assessor TEXT NOT NULL,
+    role TEXT NOT NULL,              -- 'primary' | 'overlap' (a second judge for agreement)
+    assigned_at TEXT NOT NULL,       -- UTC, ISO 8601
+    PRIMARY KEY (topic, assessor)
+);
+
+CREATE TABLE documents (
+    docno TEXT PRIMARY KEY,
+    title TEXT NOT NULL,
+    text TEXT NOT NULL,
+    import_id INTEGER REFERENCES imports(import_id)
+);
+
+CREATE TABLE imports (
+    import_id INTEGER PRIMARY KEY,
+    kind TEXT NOT NULL,              -- topics | documents | qrels
+    source_path TEXT NOT NULL,
+    sha256 TEXT NOT NULL,
+    lines INTEGER NOT NULL,          -- records read
+    added INTEGER NOT NULL,          -- records stored
+    imported_at TEXT NOT NULL        -- UTC, ISO 8601
+);
+
+CREATE TABLE judgments (
+    judgment_id INTEGER PRIMARY KEY AUTOINCREMENT,
+    topic TEXT NOT NULL,
+    docno TEXT NOT NULL,
+    grade INTEGER,                   -- NULL only on a retraction row
+    iteration TEXT NOT NULL DEFAULT '0',
+    assessor TEXT NOT NULL,
+    judged_at TEXT NOT NULL,         -- UTC, ISO 8601
+    ms_spent INTEGER,                -- milliseconds the document was on screen
+    note TEXT,
+    origin TEXT NOT NULL,            -- 'tui', 'qrels:<path>', 'api', ...
+    retracts INTEGER REFERENCES judgments(judgment_id),  -- undo / replace: this row cancels that one
+    CHECK ((grade IS NULL) = (retracts IS NOT NULL))
+);
+
+CREATE TABLE pool_docs (
+    pool_id INTEGER NOT NULL REFERENCES pools(pool_id),
+    topic TEXT NOT NULL,
+    docno TEXT NOT NULL,
+    round_id INTEGER NOT NULL REFERENCES pool_rounds(round_id),  -- the round that added it
+    PRIMARY KEY (pool_id, topic, docno)
+) WITHOUT ROWID;
+
+CREATE TABLE pool_hits (
+    pool_id INTEGER NOT NULL,
+    topic TEXT NOT NULL,
+    docno TEXT NOT NULL,
+    run_id INTEGER NOT NULL REFERENCES runs(run_id),
+    trec_rank INTEGER NOT NULL,      -- where this run retrieved the document
+    round_id INTEGER NOT NULL REFERENCES pool_rounds(round_id),
+    PRIMARY KEY (pool_id, topic, docno, run_id)
+) WITHOUT ROWID;
+
+CREATE TABLE pool_rounds (
+    round_id INTEGER PRIMARY KEY,
+    pool_id INTEGER NOT NULL REFERENCES pools(pool_id),
+    depth INTEGER NOT NULL,
+    run_tags TEXT NOT NULL,          -- JSON list of the runs pooled in this round
+    docs_added INTEGER NOT NULL,
+    created_at TEXT NOT NULL
+);
+
+CREATE TABLE pools (
+    pool_id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE,
+    strategy TEXT NOT NULL,          -- 'depth': union of every run's top k per topic
+    created_at TEXT NOT NULL
+);
+
+CREATE TABLE qrels_versions (
+    name TEXT PRIMARY KEY,
+    last_judgment_id INTEGER NOT NULL,  -- the version is the log up to this row
+    source_path TEXT,
+    sha256 TEXT,
+    created_at TEXT NOT NULL,
+    note TEXT
+);
+
+CREATE TABLE run_entries (
+    run_id INTEGER NOT NULL REFERENCES runs(run_id),
+    topic TEXT NOT NULL,
+    docno TEXT NOT NULL,
+    rank INTEGER NOT NULL,           -- as written in the file (ignored for ordering)
+    score REAL NOT NULL,
+    trec_rank INTEGER NOT NULL,      -- 1-based position in trec_eval order
+    PRIMARY KEY (run_id, trec_rank, topic)  -- a run's top k is one range scan
+) WITHOUT ROWID;
+
+CREATE TABLE runs (
+    run_id INTEGER PRIMARY KEY,
+    run_tag TEXT NOT NULL UNIQUE,
+    source_path TEXT NOT NULL,
+    sha256 TEXT NOT NULL,            -- of the whole source file
+    lines INTEGER NOT NULL,          -- entries of this run tag
+    topics INTEGER NOT NULL,
+    imported_at TEXT NOT NULL
+);
+
+CREATE TABLE scan_terms (
+    assessor TEXT NOT NULL,
+    topic TEXT NOT NULL,
+    terms TEXT NOT NULL,             -- JSON list of the words/phrases the assessor highlights
+    updated_at TEXT NOT NULL,
+    PRIMARY KEY (assessor, topic)
+);
+
+CREATE TABLE settings (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+
+CREATE TABLE skip_marks (
+    assessor TEXT NOT NULL,
+    topic TEXT NOT NULL,
+    docno TEXT NOT NULL,
+    skipped_at TEXT NOT NULL,        -- a document left for later in the judging UI
+    PRIMARY KEY (assessor, topic, docno)
+) WITHOUT ROWID;
+
+CREATE TABLE topics (
+    topic TEXT PRIMARY KEY,
+    title TEXT NOT NULL,
+    description TEXT NOT NULL,
+    narrative TEXT NOT NULL,
+    import_id INTEGER REFERENCES imports(import_id)
+);
+
+CREATE TABLE ui_positions (
+    assessor TEXT NOT NULL,
+    topic TEXT NOT NULL,
+    docno TEXT NOT NULL,             -- the document last on the assessor's screen
+    updated_at TEXT NOT NULL,
+    PRIMARY KEY (assessor, topic)
+);
+
+CREATE INDEX assignments_by_assessor ON assignments(assessor, topic);
+
+CREATE UNIQUE INDEX "idx__sqlite_migrations_migration_set_name"
+    ON "_sqlite_migrations" ("migration_set", "name");
+
+CREATE INDEX judgments_by_assessor ON judgments(assessor, topic);
+
+CREATE INDEX judgments_by_pair ON judgments(topic, docno);
+
+CREATE INDEX judgments_retracts ON judgments(retracts) WHERE retracts IS NOT NULL;

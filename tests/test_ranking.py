@@ -1,0 +1,55 @@
+"""trec_eval's order: score descending, ties by docno descending, rank column ignored."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pooltool.formats.run import read_run
+from pooltool.ranking import order_run, top_k
+
+
+def test_ties_broken_by_docno_descending_and_rank_ignored() -> None:
+    run = read_run("1 Q0 a 1 1.0 t\n1 Q0 c 2 1.0 t\n1 Q0 b 3 2.0 t\n1 Q0 B 4 1.0 t\n")
+    ordered = order_run(run)
+    assert ordered["docno"].tolist() == ["b", "c", "a", "B"]
+    assert ordered["trec_rank"].tolist() == [1, 2, 3, 4]
+
+
+def test_positions_restart_per_topic_and_run() -> None:
+    run = read_run("2 Q0 x 1 1 t\n1 Q0 y 1 1 t\n1 Q0 z 1 5 t\n1 Q0 y 1 1 u\n")
+    ordered = order_run(run)
+    assert ordered[["run_tag", "topic", "docno", "trec_rank"]].values.tolist() == [
+        ["t", "1", "z", 1], ["t", "1", "y", 2], ["t", "2", "x", 1], ["u", "1", "y", 1]]
+
+
+def test_docno_comparison_is_strcmp_order() -> None:
+    """strcmp compares bytes: digits < upper case < lower case; '10' < '9'."""
+    run = read_run("1 Q0 9 1 0 t\n1 Q0 10 1 0 t\n1 Q0 Z 1 0 t\n1 Q0 a 1 0 t\n")
+    assert order_run(run)["docno"].tolist() == ["a", "Z", "9", "10"]
+
+
+def test_top_k_and_bad_depth() -> None:
+    run = read_run("1 Q0 a 1 3 t\n1 Q0 b 2 2 t\n1 Q0 c 3 1 t\n")
+    assert top_k(run, 2)["docno"].tolist() == ["a", "b"]
+    with pytest.raises(ValueError, match="depth must be at least 1"):
+        top_k(run, 0)
+
+
+def independent_order(path: Path) -> dict[str, list[str]]:
+    """Plain-Python trec_eval order of a run file, written apart from pooltool."""
+    by_topic: dict[str, list[tuple[float, str]]] = {}
+    for line in path.read_text().splitlines():
+        topic, _, docno, _, score, _ = line.split()[:6]
+        by_topic.setdefault(topic, []).append((float(score), docno))
+    return {t: [d for _, d in sorted(docs, reverse=True)] for t, docs in by_topic.items()}
+
+
+@pytest.mark.parametrize("name", ["ixa-ir-filter-query", "UIowaS_Run3", "sheikh_bm25_all"])
+def test_real_runs_with_ties_and_odd_ranks(shared_data: Path, name: str) -> None:
+    path = shared_data / "trec_covid_r1" / "runs" / name
+    ordered = order_run(read_run(path))
+    expected = independent_order(path)
+    got = {t: g["docno"].tolist() for t, g in ordered.groupby("topic")}
+    assert got == expected
