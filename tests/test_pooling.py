@@ -1,0 +1,126 @@
+"""Depth-k pooling: union of every run's top k (trec_eval order), growing pools, queue."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pooltool import pooling
+from pooltool.errors import StoreError, UnknownRun
+from pooltool.formats.run import read_run
+from pooltool.store import JudgmentStore
+
+RUNS = """\
+1 Q0 a 1 3 A
+1 Q0 b 2 2 A
+1 Q0 c 3 1 A
+1 Q0 b 1 9 B
+1 Q0 d 2 9 B
+1 Q0 a 3 1 B
+2 Q0 x 1 1 A
+"""
+
+TREC_COVID_POOLED = [
+    "BBGhelani2", "bm25_baseline", "ixa-ir-filter-query", "OHSU_RUN2", "run1",
+    "sab20.1.meta.docs", "sheikh_bm25_all", "smith.rm3", "T5R1", "udel_fang_run2",
+    "UIowaS_Run3", "uogTrDPH_QE",
+]
+
+
+@pytest.fixture
+def store() -> JudgmentStore:
+    store = JudgmentStore.memory()
+    store.add_run_frame(read_run(RUNS))
+    return store
+
+
+def pairs(frame) -> list[tuple[str, str]]:  # type: ignore[no-untyped-def]
+    return list(zip(frame["topic"], frame["docno"], strict=True))
+
+
+def test_depth_pool_is_the_union_of_top_k(store: JudgmentStore) -> None:
+    result = pooling.pool_runs(store, 2)
+    # B's top 2 is (d, b): tie at 9 broken by docno descending; A's top 2 is (a, b).
+    assert pairs(pooling.pool_docs(store)) == [("1", "a"), ("1", "b"), ("1", "d"), ("2", "x")]
+    assert (result.docs_added, result.pool_size) == (4, 4)
+    assert result.contributions.values.tolist() == [["A", 3, 2, 3], ["B", 2, 1, 2]]
+
+
+def test_pools_grow_and_only_add_new_documents(store: JudgmentStore) -> None:
+    pooling.pool_runs(store, 1, ["A"])
+    grown = pooling.pool_runs(store, 3)
+    assert grown.docs_added == 3 and grown.pool_size == 5
+    assert grown.contributions.set_index("run_tag")["new"].to_dict() == {"A": 2, "B": 2}
+    again = pooling.pool_runs(store, 3)
+    assert again.docs_added == 0 and again.pool_size == 5
+    rounds = pooling.pool_rounds(store)
+    assert rounds[["depth", "docs_added"]].values.tolist() == [[1, 2], [3, 3], [3, 0]]
+
+
+def test_hits_record_which_runs_retrieved_each_doc(store: JudgmentStore) -> None:
+    pooling.pool_runs(store, 3)
+    hits = pooling.pool_hits(store)
+    a_hits = hits[(hits["topic"] == "1") & (hits["docno"] == "a")]
+    assert a_hits[["run_tag", "trec_rank"]].values.tolist() == [["A", 1], ["B", 3]]
+    docs = pooling.pool_docs(store).set_index("docno")
+    assert (docs.loc["a", "runs"], docs.loc["a", "best_rank"]) == (2, 1)
+
+
+def test_queue_leaves_out_judged_but_keeps_negative_grades(store: JudgmentStore) -> None:
+    pooling.pool_runs(store, 2)
+    store.record_judgment("1", "a", 0, "ann")
+    store.record_judgment("1", "d", -1, "ann")
+    assert pairs(pooling.judging_queue(store)) == [("1", "b"), ("1", "d"), ("2", "x")]
+    status = pooling.pool_status(store).set_index("topic")
+    assert status.loc["1", ["pooled", "judged", "unjudged", "relevant"]].tolist() == [3, 1, 2, 0]
+
+
+def test_bad_requests(store: JudgmentStore) -> None:
+    with pytest.raises(StoreError, match="at least 1"):
+        pooling.pool_runs(store, 0)
+    with pytest.raises(UnknownRun):
+        pooling.pool_runs(store, 5, ["nope"])
+    with pytest.raises(StoreError, match="no pool 'main'"):
+        pooling.pool_docs(store)
+
+
+def independent_pool(run_dir: Path, names: list[str], depth: int) -> set[tuple[str, str]]:
+    """The depth-k pool computed from the files in plain Python, apart from pooltool."""
+    pool: set[tuple[str, str]] = set()
+    for name in names:
+        by_topic: dict[str, list[tuple[float, str]]] = {}
+        for line in (run_dir / name).read_text().splitlines():
+            topic, _, docno, _, score, _ = line.split()
+            by_topic.setdefault(topic, []).append((float(score), docno))
+        for topic, docs in by_topic.items():
+            pool.update((topic, d) for _, d in sorted(docs, reverse=True)[:depth])
+    return pool
+
+
+@pytest.fixture(scope="module")
+def covid_store() -> JudgmentStore:
+    data = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "trec_covid_r1"
+    if not data.is_dir():
+        pytest.skip("../shared/data not present (a user's clone)")
+    store = JudgmentStore.memory()
+    store.add_runs([data / "runs" / name for name in sorted((data / "runs").iterdir())])
+    store.import_qrels(data / "qrels-rnd1.txt", "official")
+    return store
+
+
+@pytest.mark.parametrize(("depth", "size"), [(7, 1603), (100, 18088)])
+def test_trec_covid_pool_matches_an_independent_count(
+        covid_store: JudgmentStore, shared_data: Path, depth: int, size: int) -> None:
+    run_dir = shared_data / "trec_covid_r1" / "runs"
+    pooling.pool_runs(covid_store, depth, TREC_COVID_POOLED, pool=f"d{depth}")
+    pooled = set(pairs(pooling.pool_docs(covid_store, f"d{depth}")))
+    assert pooled == independent_pool(run_dir, TREC_COVID_POOLED, depth)
+    assert len(pooled) == size
+
+
+def test_trec_covid_depth7_pool_is_almost_all_judged(covid_store: JudgmentStore) -> None:
+    """NIST judged the depth-7 pool of the pooled runs: only 2 of our 1603 pairs lack a judgment."""
+    pooling.pool_runs(covid_store, 7, TREC_COVID_POOLED, pool="official7")
+    queue = pooling.judging_queue(covid_store, "official7")
+    assert len(queue) == 2
