@@ -1,0 +1,266 @@
+"""Commands that build the collection: init, add-topics, add-docs, add-runs, pool,
+export-pool, import-qrels, export-qrels, status."""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+from pathlib import Path
+
+import click
+import pandas as pd
+
+from pooltool import pooling
+from pooltool.cli.group import cli, db_path, output_option, warn
+from pooltool.formats.documents import iter_documents
+from pooltool.formats.qrels import write_qrels
+from pooltool.formats.topics import read_topics
+from pooltool.records import QRELS_COLUMNS
+from pooltool.report import emit
+from pooltool.store import JudgmentStore
+from pooltool.store.judgments import POLICIES
+
+existing_file = click.Path(exists=True, dir_okay=False, path_type=Path)
+
+
+def open_store(ctx: click.Context) -> JudgmentStore:
+    """The store named by ``--db`` (it must exist)."""
+    return JudgmentStore.open(db_path(ctx))
+
+
+def output_file_option(f):  # type: ignore[no-untyped-def]
+    """Add ``-o/--output FILE`` (default: stdout)."""
+    return click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
+                        help="Write to FILE instead of stdout.")(f)
+
+
+@cli.command()
+@click.pass_context
+def init(ctx: click.Context) -> None:
+    """Create an empty judgment store (or bring an old one's schema up to date).
+
+    \b
+    Example:
+      pooltool --db covid.db init
+    """
+    path = db_path(ctx)
+    JudgmentStore.open(path, create=True).close()
+    warn(f"store ready: {path}")
+
+
+@cli.command("add-topics")
+@click.argument("file", type=existing_file)
+@click.option("--topic-format", "fmt", type=click.Choice(["trec", "xml", "tsv", "jsonl",
+              "cranfield"]), help="Input format (default: detected).")
+@click.pass_context
+def add_topics(ctx: click.Context, file: Path, fmt: str | None) -> None:
+    """Add topic statements (TREC <top>, TREC-COVID XML, TSV, JSONL, Cranfield .qry).
+
+    \b
+    Example:
+      pooltool add-topics topics-rnd1.xml
+    """
+    with open_store(ctx) as store:
+        summary = store.add_topics(read_topics(file, fmt), str(file))
+    warn(f"{file}: {summary.read} topics read, {summary.added} added, "
+         f"{summary.skipped} already present")
+
+
+@cli.command("add-docs")
+@click.argument("files", nargs=-1, required=True, type=existing_file)
+@click.option("--doc-format", "fmt", type=click.Choice(["jsonl", "tsv", "trec", "cranfield"]),
+              help="Input format (default: detected).")
+@click.pass_context
+def add_docs(ctx: click.Context, files: tuple[Path, ...], fmt: str | None) -> None:
+    """Add document texts for the judging UI (JSONL, TSV, TREC <DOC> SGML, Cranfield).
+
+    A docno already stored keeps its first text.
+
+    \b
+    Example:
+      pooltool add-docs corpus.jsonl.gz
+    """
+    with open_store(ctx) as store:
+        for file in files:
+            summary = store.add_documents(iter_documents(file, fmt), str(file))
+            warn(f"{file}: {summary.read} documents read, {summary.added} added, "
+                 f"{summary.skipped} already present")
+
+
+@cli.command("add-runs")
+@click.argument("files", nargs=-1, required=True, type=existing_file)
+@output_option()
+@click.pass_context
+def add_runs(ctx: click.Context, files: tuple[Path, ...], fmt: str) -> None:
+    """Import TREC run files (several tags in a file are several runs); one transaction.
+
+    \b
+    Example:
+      pooltool add-runs runs/*.txt
+    """
+    with open_store(ctx) as store:
+        added = store.add_runs(files)
+    emit(added, fmt, title="runs added")
+
+
+@cli.command()
+@click.option("--depth", "-k", type=click.IntRange(min=1), required=True, help="Pool depth k.")
+@click.option("--runs", "run_tags", multiple=True, metavar="TAG",
+              help="Pool only these runs (repeat the option); default: every stored run.")
+@click.option("--pool", "pool_name", default=pooling.DEFAULT_POOL, show_default=True,
+              help="Name of the pool to build or grow.")
+@output_option()
+@click.pass_context
+def pool(ctx: click.Context, depth: int, run_tags: tuple[str, ...], pool_name: str,
+         fmt: str) -> None:
+    """Pool the top K documents of each run (trec_eval order) into the store.
+
+    Pools only grow: pooling again with more runs or a larger K adds just the
+    new documents. Prints what each run contributed: pooled (its top-K
+    pairs), unique (no other pooled run has them) and new (not pooled before).
+
+    \b
+    Example:
+      pooltool pool --depth 7 --runs BBGhelani2 --runs T5R1
+    """
+    with open_store(ctx) as store:
+        result = pooling.pool_runs(store, depth, list(run_tags) or None, pool_name)
+    emit(result.contributions, fmt, title=f"pool {result.pool!r} at depth {depth}")
+    warn(f"{result.docs_added} documents added; the pool now holds {result.pool_size}")
+
+
+@cli.command("export-pool")
+@click.option("--pool", "pool_name", default=pooling.DEFAULT_POOL, show_default=True)
+@click.option("--queue", is_flag=True,
+              help="Only documents still to judge (a judging queue), judged ones left out.")
+@output_file_option
+@click.pass_context
+def export_pool(ctx: click.Context, pool_name: str, queue: bool, output: Path | None) -> None:
+    """Write the pool as 'topic docno' lines (a NIST pool file).
+
+    \b
+    Example:
+      pooltool export-pool --queue -o to-judge.txt
+    """
+    with open_store(ctx) as store:
+        docs = pooling.judging_queue(store, pool_name) if queue else pooling.pool_docs(
+            store, pool_name)
+    with _output(output) as out:
+        for topic, docno in zip(docs["topic"], docs["docno"], strict=True):
+            out.write(f"{topic} {docno}\n")
+
+
+@cli.command("import-qrels")
+@click.argument("file", type=existing_file)
+@click.option("--version", "version", required=True, help="Name the resulting qrels version.")
+@click.option("--assessor", default="qrels", show_default=True,
+              help="Assessor recorded on the imported judgments.")
+@click.option("--replace", is_flag=True,
+              help="Retract judged pairs absent from FILE, so the version equals FILE.")
+@click.pass_context
+def import_qrels(ctx: click.Context, file: Path, version: str, assessor: str,
+                 replace: bool) -> None:
+    """Append a qrels file to the judgment log and name the result as a version.
+
+    \b
+    Example:
+      pooltool import-qrels qrels-rnd1.txt --version official
+    """
+    with open_store(ctx) as store:
+        result = store.import_qrels(file, version, assessor, replace=replace)
+    warn(f"{file}: {result['read']} judgments read, {result['added']} added, "
+         f"{result['unchanged']} unchanged, {result['retracted']} retracted; "
+         f"version {version!r}")
+
+
+@cli.command("export-qrels")
+@click.option("--version", "version", help="A named qrels version (default: the log now).")
+@click.option("--policy", default="latest", show_default=True, metavar="POLICY",
+              help=f"How several judgments of a pair become one grade: {', '.join(POLICIES)}.")
+@click.option("--unjudged-as", type=int, metavar="GRADE",
+              help="Also write pooled but unjudged documents with this grade (e.g. -1).")
+@click.option("--pool", "pool_name", default=pooling.DEFAULT_POOL, show_default=True)
+@output_file_option
+@click.pass_context
+def export_qrels(ctx: click.Context, version: str | None, policy: str,
+                 unjudged_as: int | None, pool_name: str, output: Path | None) -> None:
+    """Write qrels (topic iteration docno grade) derived from the judgment log.
+
+    \b
+    Example:
+      pooltool export-qrels --version official -o qrels.txt
+      pooltool export-qrels --unjudged-as -1 --policy majority
+    """
+    with open_store(ctx) as store:
+        qrels = store.qrels(version, policy)
+        if unjudged_as is not None:
+            qrels = _with_unjudged(qrels, pooling.pool_docs(store, pool_name), unjudged_as)
+    with _output(output) as out:
+        write_qrels(qrels, out)
+
+
+def _with_unjudged(qrels: pd.DataFrame, docs: pd.DataFrame, grade: int) -> pd.DataFrame:
+    missing = docs[~pooling.pair_isin(docs, qrels)]
+    extra = missing.assign(iteration="0", grade=grade)[QRELS_COLUMNS]
+    return pd.concat([qrels, extra], ignore_index=True)
+
+
+@cli.command()
+@click.option("--pool", "pool_name", default=pooling.DEFAULT_POOL, show_default=True)
+@click.option("-l", "--level", default=1, show_default=True, help="Relevant means grade >= LEVEL.")
+@output_option()
+@click.pass_context
+def status(ctx: click.Context, pool_name: str, level: int, fmt: str) -> None:
+    """Judging progress per topic: pooled, judged, unjudged, relevant.
+
+    \b
+    Example:
+      pooltool status --format csv
+    """
+    with open_store(ctx) as store:
+        table = pooling.pool_status(store, pool_name, level)
+    emit(table, fmt, title=f"pool {pool_name!r}")
+
+
+class _output:
+    """A context manager yielding the output stream: FILE (written whole) or stdout."""
+
+    def __init__(self, path: Path | None) -> None:
+        self.path = path
+
+    def __enter__(self):  # type: ignore[no-untyped-def]
+        self.handle = open(self.path, "w", encoding="utf-8") if self.path else sys.stdout
+        return self.handle
+
+    def __exit__(self, *exc: object) -> None:
+        if self.path:
+            self.handle.close()
+
+
+@cli.command()
+@click.argument("folder", required=False, type=click.Path(file_okay=False, path_type=Path))
+@click.pass_context
+def demo(ctx: click.Context, folder: Path | None) -> None:
+    """Build a demo store from the bundled collection, pool it, and show what to do next.
+
+    FOLDER receives pooltool.db (default: a new temporary folder). Works offline.
+
+    \b
+    Example:
+      pooltool demo ./demo-store
+    """
+    from pooltool.demo import DEMO_DEPTH, DEMO_VERSION, build_demo
+
+    target = folder if folder is not None else Path(tempfile.mkdtemp(prefix="pooltool-demo-"))
+    result = build_demo(target)
+    with JudgmentStore.open(result.store_path) as store:
+        emit(pooling.pool_status(store), "table",
+             title=f"demo pool (depth {DEMO_DEPTH}) against qrels {DEMO_VERSION!r}")
+    db, runs = result.store_path, result.files / "runs"
+    click.echo(
+        f"\nDemo store: {db}\nNext:\n"
+        f"  pooltool --db {db} judge --assessor you      # grade the unjudged pooled documents\n"
+        f"  pooltool --db {db} recall {runs}/*.run --version {DEMO_VERSION} -k 5,10,50\n"
+        f"  pooltool --db {db} export-qrels -o qrels.txt\n"
+        f"  pooltool --db {db} bias -k 10 --depth {DEMO_DEPTH}"
+    )

@@ -1,0 +1,61 @@
+"""The bundled demo collection and the function that builds a store from it.
+
+The files ship in ``demo/`` (installed as the package ``pooltool.demo_data``):
+topics, documents built from Python standard-library docstrings, runs from
+several retrievers, and a partial qrels. See ``demo/README.md``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from pooltool import pooling
+from pooltool.formats.documents import iter_documents
+from pooltool.formats.topics import read_topics
+from pooltool.store import JudgmentStore
+
+DEMO_DEPTH = 10
+DEMO_VERSION = "demo-partial"
+
+
+@dataclass(frozen=True)
+class DemoResult:
+    """Where the demo store is and what the demo pool looks like."""
+
+    store_path: Path
+    files: Path
+    pool: pooling.PoolRound
+
+
+def demo_files() -> Path:
+    """The folder holding the demo collection (``demo/`` of a checkout, or the installed copy).
+
+    :raises FileNotFoundError: neither location holds ``topics.xml``.
+    """
+    package = Path(__file__).resolve().parent
+    for folder in (package.parent / "demo", package / "demo_data"):
+        if (folder / "topics.xml").is_file():
+            return folder
+    raise FileNotFoundError("the demo collection is not installed (no demo/topics.xml)")
+
+
+def build_demo(folder: Path) -> DemoResult:
+    """Build ``folder/pooltool.db`` from the demo collection and pool it at depth 10.
+
+    :param folder: created if missing; an existing demo store there is replaced
+        (it holds nothing but demo data).
+    :returns: the store path, the demo files folder and the pooling round.
+    """
+    files = demo_files()
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "pooltool.db"
+    for stale in (path, path.with_suffix(".db-wal"), path.with_suffix(".db-shm")):
+        stale.unlink(missing_ok=True)
+    with JudgmentStore.open(path, create=True) as store:
+        store.add_topics(read_topics(files / "topics.xml"), str(files / "topics.xml"))
+        store.add_documents(iter_documents(files / "docs.jsonl"), str(files / "docs.jsonl"))
+        store.add_runs(sorted((files / "runs").glob("*.run")))
+        store.import_qrels(files / "qrels.txt", DEMO_VERSION, assessor="demo")
+        round_ = pooling.pool_runs(store, DEMO_DEPTH)
+    return DemoResult(path, files, round_)

@@ -1,0 +1,105 @@
+"""The collection commands, end to end through click, with exact outputs and errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from pooltool.cli import cli
+
+RUN_A = "1 Q0 a 1 3 A\n1 Q0 b 2 2 A\n1 Q0 c 3 1 A\n2 Q0 x 1 1 A\n"
+RUN_B = "1 Q0 b 1 9 B\n1 Q0 d 2 9 B\n1 Q0 a 3 1 B\n"
+TOPICS = "1\tfirst topic\n2\tsecond topic\n"
+QRELS = "1 0 a 1\n1 0 b 0\n"
+
+
+@pytest.fixture
+def work(tmp_path: Path) -> Path:
+    for name, text in {"a.run": RUN_A, "b.run": RUN_B, "topics.tsv": TOPICS,
+                       "qrels.txt": QRELS}.items():
+        (tmp_path / name).write_text(text)
+    return tmp_path
+
+
+def run(work: Path, *args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(cli, ["--db", str(work / "s.db"), *args])
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_build_pool_judge_export(work: Path) -> None:
+    assert run(work, "init")[0] == 0
+    assert run(work, "add-topics", str(work / "topics.tsv"))[2] == (
+        f"{work / 'topics.tsv'}: 2 topics read, 2 added, 0 already present\n")
+    code, out, _ = run(work, "add-runs", str(work / "a.run"), str(work / "b.run"), "--format", "csv")
+    assert (code, out) == (0, f"run_tag,source_path,lines,topics\nA,{work / 'a.run'},4,2\n"
+                              f"B,{work / 'b.run'},3,1\n")
+    code, out, err = run(work, "pool", "--depth", "2", "--format", "json")
+    assert code == 0 and err == "4 documents added; the pool now holds 4\n"
+    assert json.loads(out) == [{"run_tag": "A", "pooled": 3, "unique": 2, "new": 3},
+                               {"run_tag": "B", "pooled": 2, "unique": 1, "new": 2}]
+    assert run(work, "export-pool")[1] == "1 a\n1 b\n1 d\n2 x\n"
+    assert run(work, "import-qrels", str(work / "qrels.txt"), "--version", "v1")[0] == 0
+    assert run(work, "export-pool", "--queue")[1] == "1 d\n2 x\n"
+    assert run(work, "export-qrels", "--version", "v1")[1] == QRELS
+    assert run(work, "export-qrels", "--unjudged-as", "-1")[1] == QRELS + "1 0 d -1\n2 0 x -1\n"
+    code, out, _ = run(work, "status", "--format", "csv")
+    assert out == ("topic,pooled,judged,unjudged,relevant,judged_outside,done\n"
+                   "1,3,2,1,1,0,0.6666666666666666\n2,1,0,1,0,0,0.0\n")
+
+
+def test_export_to_file(work: Path) -> None:
+    run(work, "init")
+    run(work, "import-qrels", str(work / "qrels.txt"), "--version", "v1")
+    assert run(work, "export-qrels", "-o", str(work / "out.txt"))[0] == 0
+    assert (work / "out.txt").read_text() == QRELS
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["status"], "Error: no store at {db}: create one with 'pooltool --db {db} init'\n"),
+    ],
+)
+def test_missing_store(work: Path, args: list[str], message: str) -> None:
+    code, _, err = run(work, *args)
+    db = work / "s.db"
+    assert (code, err) == (1, message.format(db=db))
+
+
+def test_bad_run_is_a_clean_error_and_imports_nothing(work: Path) -> None:
+    (work / "bad.run").write_text("1 Q0 a 1 3 C\n1 Q0 a 2 2 C\n")
+    run(work, "init")
+    code, out, err = run(work, "add-runs", str(work / "a.run"), str(work / "bad.run"))
+    assert code == 1
+    assert err == (f"Error: {work / 'bad.run'}:2: docno 'a' appears twice for topic '1' "
+                   "in run 'C' (first on line 1)\n")
+    assert "Traceback" not in out + err
+    assert run(work, "pool", "--depth", "1")[2] == (
+        "Error: the store has no runs to pool: add some with 'pooltool add-runs'\n")
+
+
+def test_bad_qrels_is_a_clean_error(work: Path) -> None:
+    (work / "bad.txt").write_text("1 0 a 1\n1 0 b 1.5\n")
+    run(work, "init")
+    code, _, err = run(work, "import-qrels", str(work / "bad.txt"), "--version", "v")
+    assert (code, err) == (1, f"Error: {work / 'bad.txt'}:2: grade '1.5' is not an integer\n")
+    assert run(work, "export-qrels")[1] == ""
+
+
+def test_python_dash_m_entry_point() -> None:
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "pooltool", "--help"], capture_output=True,
+                          text=True, check=True)
+    assert "Build IR test collections the TREC way" in done.stdout
+
+
+def test_demo_builds_a_store(tmp_path: Path) -> None:
+    result = CliRunner().invoke(cli, ["demo", str(tmp_path / "d")])
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "d" / "pooltool.db").is_file()
+    assert "Next:" in result.stdout and "judge --assessor" in result.stdout
