@@ -1,0 +1,1 @@
+"""How qrels changes move the scores: qrels diffs, ranking stability, pool bias."""
