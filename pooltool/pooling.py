@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from pooltool.errors import StoreError
+from pooltool.records import topic_key
 from pooltool.store import JudgmentStore
 from pooltool.store.store import utc_now
 
@@ -202,7 +203,8 @@ def pool_status(store: JudgmentStore, pool: str = DEFAULT_POOL, level: int = 1,
     per_topic["judged_outside"] = outside.reindex(per_topic.index, fill_value=0).astype("int64")
     per_topic["done"] = per_topic["judged"] / per_topic["pooled"]
     columns = ["pooled", "judged", "unjudged", "relevant", "judged_outside", "done"]
-    return per_topic[columns].reset_index()
+    order = sorted(per_topic.index, key=topic_key)
+    return per_topic.loc[order, columns].reset_index()
 
 
 def _judged_outside(qrels: pd.DataFrame, docs: pd.DataFrame) -> pd.Series:

@@ -52,3 +52,11 @@ class Document(NamedTuple):
     docno: str
     title: str
     text: str
+
+
+def topic_key(topic: str) -> tuple[int, int, str]:
+    """Sort key that puts numeric topic ids in numeric order ("2" before "10"), then the rest.
+
+    For display only: measures keep trec_eval's ``strcmp`` order.
+    """
+    return (0, int(topic), topic) if topic.isdigit() else (1, 0, topic)
