@@ -84,3 +84,14 @@ def _per_topic(merged: pd.DataFrame, level: int) -> pd.DataFrame:
     table = flags.groupby("topic", sort=True).sum().astype("int64")
     table["num_rel_change"] = table["num_rel_b"] - table["num_rel_a"]
     return table.reset_index()
+
+
+def qrels_counts(qrels: pd.DataFrame, level: int = 1) -> dict[str, int]:
+    """Size of a qrels: ``topics``, ``judged`` (lines), ``judged_nonneg`` (grade >= 0,
+    what trec_eval counts as judged) and ``relevant`` (grade >= ``level``)."""
+    return {
+        "topics": int(qrels["topic"].nunique()),
+        "judged": len(qrels),
+        "judged_nonneg": int((qrels["grade"] >= 0).sum()),
+        "relevant": int((qrels["grade"] >= level).sum()),
+    }
