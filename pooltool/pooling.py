@@ -11,7 +11,9 @@ which runs retrieved each pooled document at which rank (``pool_hits``).
 from __future__ import annotations
 
 import json
+import sqlite3
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -59,32 +61,61 @@ def pool_runs(store: JudgmentStore, depth: int, run_tags: list[str] | None = Non
     if not tags:
         raise StoreError("the store has no runs to pool: add some with 'pooltool add-runs'")
     run_ids = {tag: store.run_id(tag) for tag in tags}
-    hits = _top_k_hits(store, run_ids, depth)
     with store.writing() as conn:
         pool_id = _pool_id(store, pool)
         before = _pool_pairs(store, pool_id)
-        round_id = conn.execute(
+        round_id = int(conn.execute(
             "INSERT INTO pool_rounds(pool_id, depth, run_tags, docs_added, created_at) "
-            "VALUES (?, ?, ?, 0, ?)", [pool_id, depth, json.dumps(tags), utc_now()]).lastrowid
-        added = _insert_new_docs(conn, hits, before, pool_id, int(round_id or 0))
-        conn.executemany(
-            "INSERT OR IGNORE INTO pool_hits(pool_id, topic, docno, run_id, trec_rank, round_id) "
-            "VALUES (?, ?, ?, ?, ?, ?)",
-            ((pool_id, t, d, r, k, round_id) for t, d, r, k in
-             hits[["topic", "docno", "run_id", "trec_rank"]].itertuples(index=False, name=None)))
+            "VALUES (?, ?, ?, 0, ?)", [pool_id, depth, json.dumps(tags), utc_now()]).lastrowid or 0)
+        added = _insert_round(conn, run_ids, depth, pool_id, round_id)
         conn.execute("UPDATE pool_rounds SET docs_added = ? WHERE round_id = ?", [added, round_id])
+        hits = _top_k_hits(conn, run_ids, depth)
     size = len(before) + added
-    return PoolRound(pool, depth, added, size, _contributions(hits, before, tags))
+    return PoolRound(pool, depth, added, size, _contributions(hits, before, run_ids, tags))
 
 
-def _top_k_hits(store: JudgmentStore, run_ids: dict[str, int], depth: int) -> pd.DataFrame:
-    frames = [
-        store.query(
-            "SELECT ? AS run_tag, run_id, topic, docno, trec_rank FROM run_entries "
-            "WHERE run_id = ? AND trec_rank <= ?", [tag, run_id, depth])
-        for tag, run_id in run_ids.items()
-    ]
-    return pd.concat(frames, ignore_index=True)
+# A run's top k is one range scan of run_entries' primary key (run_id, trec_rank, topic).
+_TOP_K = "FROM run_entries WHERE run_id = ? AND trec_rank <= ?"
+
+
+def _insert_round(conn: sqlite3.Connection, run_ids: dict[str, int], depth: int,
+                  pool_id: int, round_id: int) -> int:
+    """Store each run's top ``depth`` as hits, and the pairs not pooled yet as pool
+    documents of this round, SQLite to SQLite in primary-key order; returns the
+    number of pairs added."""
+    added = 0
+    for run_id in run_ids.values():
+        added += conn.execute(
+            "INSERT OR IGNORE INTO pool_docs(pool_id, topic, docno, round_id) "
+            f"SELECT ?, topic, docno, ? {_TOP_K} ORDER BY topic, docno",
+            [pool_id, round_id, run_id, depth]).rowcount
+        # a docno twice in a topic of one run (only add_run_frame lets that in) keeps
+        # its best rank: the first row inserted wins
+        conn.execute(
+            "INSERT OR IGNORE INTO pool_hits(pool_id, topic, docno, run_id, trec_rank, round_id) "
+            f"SELECT ?, topic, docno, run_id, trec_rank, ? {_TOP_K} "
+            "ORDER BY topic, docno, trec_rank",
+            [pool_id, round_id, run_id, depth])
+    return added
+
+
+class _Hits(NamedTuple):
+    """Every run's top k, one element per (run, topic, docno) line."""
+
+    run: np.ndarray     # position of the run in the round's run_ids
+    topic: np.ndarray   # str objects
+    docno: np.ndarray   # str objects
+
+
+def _top_k_hits(conn: sqlite3.Connection, run_ids: dict[str, int], depth: int) -> _Hits:
+    runs, topics, docnos = [], [], []
+    for position, run_id in enumerate(run_ids.values()):
+        rows = conn.execute(f"SELECT topic, docno {_TOP_K}", [run_id, depth]).fetchall()
+        runs.append(np.full(len(rows), position, dtype=np.int64))
+        for column, values in zip((topics, docnos), zip(*rows), strict=False):
+            column.extend(values)
+    return _Hits(np.concatenate(runs), np.array(topics, dtype=object),
+                 np.array(docnos, dtype=object))
 
 
 def _pool_id(store: JudgmentStore, pool: str) -> int:
@@ -101,23 +132,24 @@ def _pool_pairs(store: JudgmentStore, pool_id: int) -> set[tuple[str, str]]:
     return set(rows)
 
 
-def _insert_new_docs(conn, hits: pd.DataFrame, before: set[tuple[str, str]],  # type: ignore[no-untyped-def]
-                     pool_id: int, round_id: int) -> int:
-    pairs = hits[["topic", "docno"]].drop_duplicates()
-    new = [p for p in pairs.itertuples(index=False, name=None) if p not in before]
-    conn.executemany(
-        "INSERT INTO pool_docs(pool_id, topic, docno, round_id) VALUES (?, ?, ?, ?)",
-        ((pool_id, t, d, round_id) for t, d in new))
-    return len(new)
-
-
-def _contributions(hits: pd.DataFrame, before: set[tuple[str, str]],
+def _contributions(hits: _Hits, before: set[tuple[str, str]], run_ids: dict[str, int],
                    tags: list[str]) -> pd.DataFrame:
-    runs_per_pair = hits.groupby(["topic", "docno"])["run_id"].transform("size")
-    is_new = [p not in before for p in zip(hits["topic"], hits["docno"], strict=True)]
-    flags = hits.assign(unique=runs_per_pair == 1, new=is_new)
-    table = flags.groupby("run_tag").agg(
-        pooled=("docno", "size"), unique=("unique", "sum"), new=("new", "sum"))
+    topic_codes, _ = pd.factorize(hits.topic)
+    docno_codes, docnos = pd.factorize(hits.docno)
+    pair = topic_codes.astype(np.int64) * max(len(docnos), 1) + docno_codes
+    _, pair_of_hit, runs_per_pair = np.unique(pair, return_inverse=True, return_counts=True)
+    unique = runs_per_pair[pair_of_hit.reshape(-1)] == 1
+    if before:
+        pairs = zip(hits.topic.tolist(), hits.docno.tolist(), strict=True)
+        new = np.fromiter((p not in before for p in pairs), dtype=bool, count=len(hits.run))
+    else:
+        new = np.ones(len(hits.run), dtype=bool)
+    n = len(run_ids)
+    table = pd.DataFrame(
+        {"pooled": np.bincount(hits.run, minlength=n).astype(np.int64),
+         "unique": np.bincount(hits.run, weights=unique, minlength=n).astype(np.int64),
+         "new": np.bincount(hits.run, weights=new, minlength=n).astype(np.int64)},
+        index=list(run_ids))
     return table.reindex(tags, fill_value=0).rename_axis("run_tag").reset_index()
 
 
@@ -210,3 +242,29 @@ def pool_status(store: JudgmentStore, pool: str = DEFAULT_POOL, level: int = 1,
 def _judged_outside(qrels: pd.DataFrame, docs: pd.DataFrame) -> pd.Series:
     outside = qrels[~pair_isin(qrels, docs) & (qrels["grade"] >= 0).to_numpy()]
     return outside.groupby("topic").size()
+
+
+def pool_contributors(store: JudgmentStore, pool: str = DEFAULT_POOL) -> tuple[list[str], int]:
+    """The runs that built a pool (in first-pooled order) and its largest depth.
+
+    :raises StoreError: no such pool.
+    """
+    rounds = pool_rounds(store, pool)
+    tags: list[str] = []
+    for listed in rounds["run_tags"]:
+        tags += [t for t in json.loads(listed) if t not in tags]
+    return tags, int(rounds["depth"].max())
+
+
+def top_entries(store: JudgmentStore, run_tags: list[str], depth: int) -> pd.DataFrame:
+    """The first ``depth`` documents per topic of stored runs, in trec_eval order.
+
+    :returns: columns ``run_tag, topic, docno, score, trec_rank``.
+    :raises UnknownRun: a tag not in the store.
+    """
+    frames = [
+        store.query("SELECT ? AS run_tag, topic, docno, score, trec_rank FROM run_entries "
+                    "WHERE run_id = ? AND trec_rank <= ?", [tag, store.run_id(tag), depth])
+        for tag in run_tags
+    ]
+    return pd.concat(frames, ignore_index=True)

@@ -7,7 +7,7 @@ import pandas as pd
 
 from pooltool.analysis.qrels_diff import diff_qrels, qrels_counts
 from pooltool.cli.group import cli, db_path, output_option
-from pooltool.cli.sources import load_qrels
+from pooltool.cli.sources import load_qrels, load_runs
 from pooltool.report import emit, emit_json, records
 from pooltool.store import JudgmentStore
 
@@ -79,3 +79,106 @@ def qrels_diff(ctx: click.Context, qrels_a: str, qrels_b: str, level: int,
     totals = pd.DataFrame([{"topic": "all", **diff.totals()}])
     emit(pd.concat([diff.per_topic, totals], ignore_index=True), fmt,
          title=f"qrels diff {qrels_a} -> {qrels_b} (relevant: grade >= {level})")
+
+
+@cli.command()
+@click.option("-k", "k", default=100, show_default=True, type=click.IntRange(min=1),
+              help="Cutoff of Recall@k, P@k and unjudged@k.")
+@click.option("--depth", type=click.IntRange(min=1),
+              help="Pool depth D (default: the pool's largest depth).")
+@click.option("--pool", "pool_name", default="main", show_default=True,
+              help="The pool whose runs contributed.")
+@click.option("--runs", "run_tags", multiple=True, metavar="TAG",
+              help="Contributing runs (repeat; default: the runs that built the pool).")
+@click.option("--version", "version", help="Qrels version in the store (default: the log now).")
+@click.option("--qrels", "qrels_file", type=click.Path(exists=True, dir_okay=False),
+              help="Qrels file instead of a store version.")
+@click.option("--group", "group_regex", metavar="REGEX",
+              help="Group runs by the first capture group of REGEX (e.g. '^([^_]+)_' for teams).")
+@click.option("--groups", "groups_file", type=click.Path(exists=True, dir_okay=False),
+              help="TSV file 'run_tag<TAB>group' (e.g. run -> team).")
+@click.option("--new", "new_runs", multiple=True, metavar="RUN",
+              help="A run that did not contribute (file or stored tag; repeat). Stored runs "
+                   "outside the pool are always included.")
+@level_option
+@click.option("-c", "complete", is_flag=True, help="trec_eval -c: missing topics score 0.")
+@output_option(choices=("table", "csv", "json"))
+@click.option("--plot", type=click.Path(dir_okay=False), help="Draw the drop per run to FILE.png.")
+@click.pass_context
+def bias(ctx: click.Context, k: int, depth: int | None, pool_name: str, run_tags: tuple[str, ...],
+         version: str | None, qrels_file: str | None, group_regex: str | None,
+         groups_file: str | None, new_runs: tuple[str, ...], level: int, complete: bool,
+         fmt: str, plot: str | None) -> None:
+    """Pool bias: leave each contributing run (or group) out of the pool and score it again.
+
+    For each run that built the depth-D pool, the judgments of documents only
+    it (or only its group) pooled are removed and Recall@k / P@k recomputed
+    (Zobel 1998; Buckley et al. 2007). Runs that did not contribute are
+    scored too, with a sentence on whether the qrels look reusable for them.
+
+    \b
+    Example:
+      pooltool bias -k 100 --depth 7 --version official
+      pooltool bias -k 10 --group '^(.*?)[._-]' --new other.run --format json
+    """
+    from pooltool import pooling
+    from pooltool.analysis.bias import group_runs, leave_one_out, new_run_exposure
+
+    if group_regex and groups_file:
+        raise click.UsageError("use just one of --group and --groups")
+    if version and qrels_file:
+        raise click.UsageError("use just one of --version and --qrels")
+    with JudgmentStore.open(db_path(ctx)) as store:
+        pooled, pool_depth = pooling.pool_contributors(store, pool_name)
+        tags = list(run_tags) or pooled
+        depth = depth or pool_depth
+        top = pooling.top_entries(store, tags, max(k, depth))
+        qrels = load_qrels(ctx, qrels_file) if qrels_file else store.qrels(version)
+        outside = [t for t in store.run_tags() if t not in tags]
+    groups = (group_runs(tags, group_regex) if group_regex else
+              _read_groups(groups_file) if groups_file else None)
+    result = leave_one_out(top, qrels, depth, k, level, groups, complete)
+    others = [*outside, *[r for r in new_runs if r not in outside]]
+    report = new_run_exposure(load_runs(ctx, others), qrels, result,
+                              complete=complete) if others else None
+    if plot:
+        from pooltool.analysis.plots import plot_bias
+
+        plot_bias(result, plot)
+    _emit_bias(result, report, fmt)
+
+
+def _read_groups(path: str) -> dict[str, str]:
+    from pooltool.errors import FormatError
+
+    groups = {}
+    with open(path, encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            fields = line.rstrip("\n").split("\t")
+            if not line.strip() or line.startswith("#"):
+                continue
+            if len(fields) != 2 or not all(f.strip() for f in fields):
+                raise FormatError(path, number, "expected 'run_tag<TAB>group'")
+            groups[fields[0].strip()] = fields[1].strip()
+    return groups
+
+
+def _emit_bias(result, report, fmt: str) -> None:  # type: ignore[no-untyped-def]
+    overall = result.overall()
+    new = report.per_run if report is not None else pd.DataFrame()
+    if fmt == "json":
+        emit_json({"overall": overall, "per_run": records(result.per_run),
+                   "new_runs": records(new)})
+        return
+    if fmt == "csv":
+        emit(result.per_run, fmt)
+        return
+    emit(result.per_run, fmt, title=f"leave-one-out at depth {result.depth}, k = {result.k}")
+    click.echo(
+        f"MAE {overall['mae']:.4f}   largest drop {overall['max_drop']:.4f} "
+        f"({overall['max_drop_run']})   SRE {overall['sre']}   "
+        f"Kendall tau {overall['kendall_tau']:.4f}   tau_ap {overall['tau_ap']:.4f}")
+    if not new.empty:
+        emit(new.drop(columns="sentence"), fmt, title="runs that did not contribute")
+        for sentence in new["sentence"]:
+            click.echo(sentence)

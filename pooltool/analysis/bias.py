@@ -1,0 +1,288 @@
+"""Pool bias: the leave-one-run-out test of pool reusability, and new runs' exposure.
+
+Zobel (1998) and Buckley et al. (2007): for each run (or group of runs, e.g.
+one team's) that contributed to a depth-D pool, remove from the qrels the
+judgments of the documents that only this run (group) brought into the pool,
+score the run again, and see how much its score and rank drop. Runs of one
+team share documents, so leave-one-run-out alone understates bias; with a
+group mapping, each run loses what its whole group alone contributed
+(leave-one-group-out).
+
+The computation shares everything it can: the runs are ordered once, scored
+once with the full qrels (:func:`pooltool.measures.recall.evaluate_recall`),
+and each run's leave-out score is derived from that by subtracting, per
+topic, its group's unique relevant documents from ``num_rel`` and those in
+its top k from ``num_rel_ret@k``. Judged documents outside the pool (from
+runs not given here) stay in the qrels.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from pooltool.analysis.stability import RankingComparison, compare_rankings
+from pooltool.errors import PooltoolError
+from pooltool.measures.recall import evaluate_recall
+from pooltool.measures.summary import trec_mean
+from pooltool.ranking import order_run
+
+
+@dataclass(frozen=True)
+class BiasResult:
+    """Leave-one-out results.
+
+    :ivar per_run: one row per contributing run, in order of full-qrels
+        recall: ``run_tag, group, recall, recall_loo, recall_drop,
+        recall_drop_rel`` (drop / recall, NaN when recall is 0), ``P, P_loo,
+        P_drop, unique_pooled`` (pairs only its group pooled),
+        ``unique_relevant`` (those judged relevant), ``unjudged, unjudged_loo``
+        (unjudged@k before and after removal), ``rank, rank_loo,
+        rank_change`` (its rank among the other runs' full-qrels scores when
+        only its own score is the leave-out one; positive is a fall).
+        Scores are macro means over topics (trec_eval's ``all``), fractions 0..1.
+    :ivar per_topic: one row per run x topic: ``run_tag, topic, num_rel,
+        num_rel_loo, recall, recall_loo, P, P_loo, unjudged, unjudged_loo``.
+    :ivar ranking: full-qrels ranking against the ranking by every run's
+        leave-out score (Kendall's tau-b, tau_ap).
+    :ivar k, depth, level: the cutoff, pool depth and relevance threshold.
+    """
+
+    per_run: pd.DataFrame
+    per_topic: pd.DataFrame
+    ranking: RankingComparison
+    k: int
+    depth: int
+    level: int
+
+    def overall(self) -> dict[str, object]:
+        """Summary over runs: ``runs``, ``mae`` (mean |recall drop|), ``max_drop`` and
+        ``max_drop_run``, ``sre`` (sum of |rank change|), ``max_rank_change``,
+        ``kendall_tau``, ``tau_ap`` (full ranking vs leave-out ranking),
+        ``mean_unjudged_loo`` and ``max_unjudged_loo``."""
+        runs = self.per_run
+        worst = runs.loc[runs["recall_drop"].idxmax()] if len(runs) else None
+        return {
+            "runs": len(runs),
+            "k": self.k,
+            "depth": self.depth,
+            "mae": float(runs["recall_drop"].abs().mean()),
+            "max_drop": float(worst["recall_drop"]) if worst is not None else float("nan"),
+            "max_drop_run": str(worst["run_tag"]) if worst is not None else "",
+            "sre": int(runs["rank_change"].abs().sum()),
+            "max_rank_change": int(runs["rank_change"].abs().max()) if len(runs) else 0,
+            "kendall_tau": self.ranking.kendall_tau,
+            "tau_ap": self.ranking.tau_ap,
+            "mean_unjudged_loo": float(runs["unjudged_loo"].mean()),
+            "max_unjudged_loo": float(runs["unjudged_loo"].max()),
+        }
+
+
+def leave_one_out(runs: pd.DataFrame, qrels: pd.DataFrame, depth: int, k: int = 100,
+                  level: int = 1, groups: dict[str, str] | None = None,
+                  complete: bool = False) -> BiasResult:
+    """Leave-one-run-out (or leave-one-group-out) over the runs that built a depth-``depth`` pool.
+
+    :param runs: the contributing runs' lines (``run_tag, topic, docno,
+        score``; a ``trec_rank`` column, if present, is trusted as the
+        trec_eval order). Only the first ``max(k, depth)`` documents per topic
+        matter, so a truncated run gives the same result.
+    :param qrels: ``topic, docno, grade``.
+    :param depth: the pool depth D.
+    :param k: the cutoff of Recall@k, P@k and unjudged@k.
+    :param groups: run tag -> group (e.g. team); runs not in it are their own group.
+    :param complete: trec_eval ``-c`` for the means.
+    :raises PooltoolError: fewer than two runs, or a depth / k below 1.
+    """
+    if depth < 1 or k < 1:
+        raise PooltoolError(f"pool depth and k must be at least 1 (got depth {depth}, k {k})")
+    top = _top(runs, max(k, depth))
+    group_of = {t: (groups or {}).get(t, t) for t in top["run_tag"].unique()}
+    if len(group_of) < 2:
+        raise PooltoolError("leave-one-out needs at least two contributing runs")
+    full = evaluate_recall(top, qrels, ks=[k], level=level, complete=complete)
+    unique = _unique_pairs(top, depth, group_of, qrels)
+    per_topic = _leave_out_topics(full.per_topic, top, unique, group_of, k, level)
+    per_run = _per_run(per_topic, unique, group_of, level, list(group_of))
+    ranking = compare_rankings(per_run.set_index("run_tag")["recall"],
+                               per_run.set_index("run_tag")["recall_loo"])
+    return BiasResult(per_run, per_topic, ranking, k, depth, level)
+
+
+def _top(runs: pd.DataFrame, depth: int) -> pd.DataFrame:
+    ordered = runs if "trec_rank" in runs.columns else order_run(runs)
+    return ordered[ordered["trec_rank"] <= depth].reset_index(drop=True)
+
+
+def _unique_pairs(top: pd.DataFrame, depth: int, group_of: dict[str, str],
+                  qrels: pd.DataFrame) -> pd.DataFrame:
+    """Pool pairs that one group alone pooled: ``topic, docno, owner, grade`` (NaN: unjudged)."""
+    pooled = top.loc[top["trec_rank"] <= depth, ["topic", "docno", "run_tag"]]
+    pooled = pooled.assign(group=pooled["run_tag"].map(group_of))
+    owners = pooled.groupby(["topic", "docno"])["group"].agg(["nunique", "first"])
+    unique = owners[owners["nunique"] == 1]["first"].rename("owner").reset_index()
+    return unique.merge(qrels[["topic", "docno", "grade"]], on=["topic", "docno"], how="left")
+
+
+def _leave_out_topics(full: pd.DataFrame, top: pd.DataFrame, unique: pd.DataFrame,
+                      group_of: dict[str, str], k: int, level: int) -> pd.DataFrame:
+    frame = full[["run_tag", "topic", "num_rel", f"num_rel_ret@{k}", f"recall@{k}", f"P@{k}",
+                  f"unjudged@{k}"]].copy()
+    frame.columns = ["run_tag", "topic", "num_rel", "rel_ret", "recall", "P", "unjudged"]
+    frame["group"] = frame["run_tag"].map(group_of)
+    removed = _count(unique[unique["grade"] >= level], ["owner", "topic"])
+    frame["removed_rel"] = _lookup(frame, removed, ["group", "topic"])
+    own = _own_top_k(top, unique, group_of, k)
+    frame["lost_rel"] = _lookup(frame, _count(own[own["grade"] >= level], ["run_tag", "topic"]),
+                                ["run_tag", "topic"])
+    frame["lost_judged"] = _lookup(frame, _count(own[own["grade"] >= 0], ["run_tag", "topic"]),
+                                   ["run_tag", "topic"])
+    frame["num_rel_loo"] = frame["num_rel"] - frame["removed_rel"]
+    rel_ret_loo = (frame["rel_ret"] - frame["lost_rel"]).to_numpy(dtype=np.float64)
+    num_rel_loo = frame["num_rel_loo"].to_numpy(dtype=np.float64)
+    frame["recall_loo"] = np.divide(rel_ret_loo, num_rel_loo, out=np.zeros_like(rel_ret_loo),
+                                    where=num_rel_loo > 0)
+    frame["P_loo"] = rel_ret_loo / k
+    frame["unjudged_loo"] = frame["unjudged"] + frame["lost_judged"] / k
+    return frame[["run_tag", "topic", "num_rel", "num_rel_loo", "recall", "recall_loo",
+                  "P", "P_loo", "unjudged", "unjudged_loo"]]
+
+
+def _own_top_k(top: pd.DataFrame, unique: pd.DataFrame, group_of: dict[str, str],
+               k: int) -> pd.DataFrame:
+    """The unique pairs each run holds in its own top k (pairs its group alone pooled)."""
+    top_k = top.loc[top["trec_rank"] <= k, ["run_tag", "topic", "docno"]]
+    held = top_k.merge(unique, on=["topic", "docno"], how="inner")
+    return held[held["owner"] == held["run_tag"].map(group_of)]
+
+
+def _count(frame: pd.DataFrame, keys: list[str]) -> pd.Series:
+    return frame.groupby(keys).size()
+
+
+def _lookup(frame: pd.DataFrame, counts: pd.Series, keys: list[str]) -> np.ndarray:
+    index = pd.MultiIndex.from_frame(frame[keys])
+    return counts.reindex(index, fill_value=0).to_numpy(dtype=np.int64)
+
+
+def _per_run(per_topic: pd.DataFrame, unique: pd.DataFrame, group_of: dict[str, str],
+             level: int, tags: list[str]) -> pd.DataFrame:
+    rows = []
+    for tag in tags:
+        topics = per_topic[per_topic["run_tag"] == tag]
+        owned = unique[unique["owner"] == group_of[tag]]
+        row = {"run_tag": tag, "group": group_of[tag]}
+        for column in ("recall", "recall_loo", "P", "P_loo", "unjudged", "unjudged_loo"):
+            row[column] = trec_mean(topics[column].to_numpy(), len(topics))
+        row["unique_pooled"] = len(owned)
+        row["unique_relevant"] = int((owned["grade"] >= level).sum())
+        rows.append(row)
+    frame = pd.DataFrame(rows)
+    frame["recall_drop"] = frame["recall"] - frame["recall_loo"]
+    frame["recall_drop_rel"] = frame["recall_drop"] / frame["recall"].where(frame["recall"] > 0)
+    frame["P_drop"] = frame["P"] - frame["P_loo"]
+    frame = _with_rank_changes(frame)
+    columns = ["run_tag", "group", "recall", "recall_loo", "recall_drop", "recall_drop_rel",
+               "P", "P_loo", "P_drop", "unique_pooled", "unique_relevant", "unjudged",
+               "unjudged_loo", "rank", "rank_loo", "rank_change"]
+    return frame.sort_values("rank")[columns].reset_index(drop=True)
+
+
+def _with_rank_changes(frame: pd.DataFrame) -> pd.DataFrame:
+    """Each run's rank with its own leave-out score among the others' full scores.
+
+    Ranks are by score descending, ties broken by run tag, as in
+    :mod:`pooltool.analysis.stability`.
+    """
+    keys = {t: (-s, t) for t, s in zip(frame["run_tag"], frame["recall"], strict=True)}
+    ordered = sorted(keys.values())
+    frame["rank"] = [ordered.index(keys[t]) + 1 for t in frame["run_tag"]]
+    frame["rank_loo"] = [
+        1 + sum(1 for other, key in keys.items() if other != t and key < (-loo, t))
+        for t, loo in zip(frame["run_tag"], frame["recall_loo"], strict=True)
+    ]
+    frame["rank_change"] = frame["rank_loo"] - frame["rank"]
+    return frame
+
+
+def group_runs(tags: list[str], pattern: str) -> dict[str, str]:
+    """Group run tags by a regular expression: the group is the first capture group
+    (or the whole match); tags that do not match are their own group.
+
+    :raises PooltoolError: the pattern is not a valid regular expression.
+    """
+    import re
+
+    try:
+        regex = re.compile(pattern)
+    except re.error as exc:
+        raise PooltoolError(f"--group {pattern!r} is not a valid regular expression: {exc}") from exc
+    groups = {}
+    for tag in tags:
+        match = regex.search(tag)
+        groups[tag] = (match.group(1) if match and regex.groups else
+                       match.group(0) if match else tag)
+    return groups
+
+
+@dataclass(frozen=True)
+class NewRunReport:
+    """How exposed runs that did not contribute to the pool are to its gaps.
+
+    :ivar per_run: one row per new run: ``run_tag``; for each cutoff c,
+        ``unjudged@c``; at the bias cutoff k, ``recall`` (as judged),
+        ``recall_upper`` (as if its unjudged top-k documents were relevant),
+        ``P``; ``verdict`` (``reusable``, ``use with care`` or ``not
+        reusable``) and ``sentence``, the verdict in words.
+    """
+
+    per_run: pd.DataFrame
+
+
+def new_run_exposure(new_runs: pd.DataFrame, qrels: pd.DataFrame, bias: BiasResult,
+                     cutoffs: tuple[int, ...] = (10, 20, 50, 100),
+                     complete: bool = False) -> NewRunReport:
+    """Score runs that did not build the pool and compare them with the leave-out runs.
+
+    The verdict compares the new run's unjudged@k with the unjudged@k the
+    contributing runs had once their own documents were removed, for which
+    the leave-out drops were measured: up to their mean, those drops (MAE)
+    are a fair guide and the qrels look reusable; up to their largest, use
+    the qrels with care; beyond, the run is more exposed than any leave-out
+    run was and its recall@k is only known to lie between the judged value
+    and ``recall_upper``.
+    """
+    k = bias.k
+    ks = tuple(sorted(set(cutoffs) | {k}))
+    result = evaluate_recall(new_runs, qrels, ks=ks, level=bias.level, complete=complete)
+    summary = result.summary.pivot(index="run_tag", columns="k")
+    frame = pd.DataFrame({"run_tag": result.run_tags})
+    for c in ks:
+        frame[f"unjudged@{c}"] = frame["run_tag"].map(summary[("unjudged", c)])
+    for column in ("recall", "recall_upper", "P"):
+        frame[column] = frame["run_tag"].map(summary[(column, k)])
+    overall = bias.overall()
+    verdicts = [_verdict(row, k, overall) for row in frame.to_dict("records")]
+    frame["verdict"] = [v for v, _ in verdicts]
+    frame["sentence"] = [s for _, s in verdicts]
+    return NewRunReport(frame)
+
+
+def _verdict(row: dict[str, object], k: int, overall: dict[str, object]) -> tuple[str, str]:
+    unjudged = float(row[f"unjudged@{k}"])  # type: ignore[arg-type]
+    mean = float(overall["mean_unjudged_loo"])  # type: ignore[arg-type]
+    limit = float(overall["max_unjudged_loo"])  # type: ignore[arg-type]
+    mae = float(overall["mae"])  # type: ignore[arg-type]
+    span = f"recall@{k} is between {row['recall']:.4f} (as judged) and {row['recall_upper']:.4f}"
+    seen = (f"{unjudged:.1%} of its top {k} is unjudged; contributing runs left out of the "
+            f"pool saw {mean:.1%} on average (at most {limit:.1%}) and lost {mae:.4f} "
+            f"recall@{k} on average")
+    if unjudged <= mean:
+        return "reusable", f"The qrels look reusable for {row['run_tag']}: {seen}."
+    if unjudged <= limit:
+        return "use with care", (f"Use the qrels with care for {row['run_tag']}: {seen}; "
+                                 f"{span}.")
+    return "not reusable", (f"The qrels do not look reusable for {row['run_tag']}: {seen}; "
+                            f"{span}. Judge its unjudged top-{k} documents first.")
