@@ -182,3 +182,148 @@ def _emit_bias(result, report, fmt: str) -> None:  # type: ignore[no-untyped-def
         emit(new.drop(columns="sentence"), fmt, title="runs that did not contribute")
         for sentence in new["sentence"]:
             click.echo(sentence)
+
+
+# --- pooltool impact --------------------------------------------------------------
+
+IMPACT_SCHEMA = "impact-v1"
+
+
+@cli.command()
+@click.option("--from", "qrels_from", required=True, metavar="A",
+              help="The reference qrels: a qrels file or a version name in the store.")
+@click.option("--to", "qrels_to", required=True, metavar="B",
+              help="The qrels compared with A: a qrels file or a version name.")
+@click.argument("runs", nargs=-1, required=True, metavar="RUN...")
+@click.option("-k", "k", default=100, show_default=True, type=click.IntRange(min=1),
+              help="Cutoff of Recall@k, unjudged@k and P@k.")
+@level_option
+@click.option("-c", "--complete", is_flag=True,
+              help="Score qrels topics missing from a run as 0 and count them (trec_eval -c).")
+@click.option("--top", default=5, show_default=True, type=click.IntRange(min=1),
+              help="Topics listed per run, and over all runs, among those that moved most.")
+@output_option(choices=("table", "csv", "json"))
+@click.option("--plot", type=click.Path(dir_okay=False),
+              help="Draw Recall@k under A against under B per run into this image (.png).")
+@click.pass_context
+def impact(ctx: click.Context, qrels_from: str, qrels_to: str, runs: tuple[str, ...], k: int,
+           level: int, complete: bool, top: int, fmt: str, plot: str | None) -> None:
+    """How changing the qrels from A to B moves each run's Recall@k and the ranking.
+
+    A and B are qrels files or version names in the store; RUN is a run file
+    or a stored run tag. Per run: Recall@k, unjudged@k and P@k under A and B,
+    and its rank by Recall@k on each side; then Kendall's tau-b and tau_ap
+    (Yilmaz, Aslam and Robertson 2008) between the two rankings; then the
+    topics whose recall@k moved most. Topics follow trec_eval: only qrels
+    topics count, and a topic a run lacks is left out of its mean unless -c.
+    csv writes the per-run rows only; json (schemas/impact-v1.json) has all.
+
+    \b
+    In Python: pooltool.analysis.impact.qrels_impact
+
+    \b
+    Example:
+      pooltool impact --from official --to round2 bm25 dense -k 100
+      pooltool impact --from qrels-v1.txt --to qrels-v2.txt runs/* --top 10 --plot impact.png
+    """
+    from pooltool.analysis.impact import qrels_impact
+
+    result = qrels_impact(_distinct_runs(ctx, runs), load_qrels(ctx, qrels_from),
+                          load_qrels(ctx, qrels_to), k, level, complete, top)
+    _warn_impact_topics(result)
+    if fmt == "json":
+        emit_json(impact_json(result, qrels_from, qrels_to))
+    elif fmt == "csv":
+        emit(result.per_run, fmt)
+    else:
+        _impact_table(result, qrels_from, qrels_to)
+    if plot is not None:
+        from pooltool.analysis.plots import plot_impact
+
+        click.echo(f"plot written: {plot_impact(result, plot, qrels_from, qrels_to)}", err=True)
+
+
+def _distinct_runs(ctx: click.Context, specs: tuple[str, ...]) -> pd.DataFrame:
+    """The runs of every spec, refusing a run tag that two specs both hold."""
+    from pooltool.cli import sources
+    from pooltool.measures import DuplicateRunTag
+
+    frames: list[pd.DataFrame] = []
+    seen: dict[str, str] = {}
+    for spec in specs:
+        frame = sources.load_runs(ctx, [spec])
+        for tag in frame["run_tag"].unique():
+            if tag in seen:
+                raise DuplicateRunTag(f"run tag {tag!r} is in both {seen[tag]} and {spec}")
+            seen[str(tag)] = spec
+        frames.append(frame)
+    return pd.concat(frames, ignore_index=True)
+
+
+def _warn_impact_topics(result) -> None:  # type: ignore[no-untyped-def]
+    fate = "scored 0 and counted (-c)" if result.complete else "left out of its mean"
+    for tag in result.recall_a.run_tags:
+        missing_a = result.recall_a.missing_topics[tag]
+        missing_b = result.recall_b.missing_topics[tag]
+        sides = ([("A and B", missing_a)] if missing_a == missing_b
+                 else [("A", missing_a), ("B", missing_b)])
+        for side, missing in sides:
+            if missing:
+                shown = ", ".join(missing[:20]) + (", ..." if len(missing) > 20 else "")
+                click.echo(f"warning: run {tag}: {len(missing)} topic(s) of qrels {side} not in "
+                           f"the run, {fate}: {shown}", err=True)
+
+
+def impact_json(result, source_a: str, source_b: str) -> dict[str, object]:  # type: ignore[no-untyped-def]
+    """The ``--format json`` document of ``pooltool impact`` (schemas/impact-v1.json)."""
+    return {
+        "schema": IMPACT_SCHEMA,
+        "from": source_a,
+        "to": source_b,
+        "options": {"k": result.k, "level": result.level, "complete": result.complete,
+                    "top": result.top},
+        "runs": records(result.per_run),
+        "ranking": {
+            "measure": f"recall@{result.k}",
+            "kendall_tau": _number(result.kendall_tau),
+            "tau_ap": _number(result.tau_ap),
+            "largest_rank_change": result.largest_rank_change,
+            "largest_rank_change_runs": result.largest_rank_change_runs,
+            "sum_rank_change": result.ranking.sum_rank_change,
+        },
+        "topics_moved": records(result.topics_moved),
+        "topics_overall": records(result.topics_overall),
+        "missing_topics": {"a": result.recall_a.missing_topics,
+                           "b": result.recall_b.missing_topics},
+    }
+
+
+def _number(value: float) -> float | None:
+    return None if value != value else float(value)  # NaN -> null
+
+
+def _impact_table(result, source_a: str, source_b: str) -> None:  # type: ignore[no-untyped-def]
+    per_run, mode = result.per_run, ", -c" if result.complete else ""
+    counts = {*per_run["num_q_a"], *per_run["num_q_b"]}
+    if len(counts) == 1:  # one topic count everywhere: say it once, keep the table narrow
+        per_run, mode = per_run.drop(columns=["num_q_a", "num_q_b"]), f"{mode}, {counts.pop()} topics"
+    emit(per_run, "table", title=f"Recall@{result.k}: {source_a} -> {source_b} "
+                                 f"(relevant: grade >= {result.level}{mode})")
+    click.echo(_ranking_line(result))
+    if result.topics_moved.empty:
+        click.echo(f"no topic's recall@{result.k} changed for any run")
+        return
+    emit(result.topics_moved, "table",
+         title=f"topics whose recall@{result.k} moved most (top {result.top} per run)")
+    emit(result.topics_overall, "table",
+         title=f"topics that moved most over all runs (mean over runs, top {result.top})")
+
+
+def _ranking_line(result) -> str:  # type: ignore[no-untyped-def]
+    def show(value: float) -> str:
+        return "n/a" if value != value else f"{value:.4f}"
+
+    moved = ", ".join(result.largest_rank_change_runs) or "no run moved"
+    return (f"ranking by Recall@{result.k}: Kendall's tau-b {show(result.kendall_tau)}, "
+            f"tau_ap {show(result.tau_ap)}, largest rank change "
+            f"{result.largest_rank_change} ({moved})")
