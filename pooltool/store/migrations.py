@@ -141,3 +141,45 @@ def _statements(script: str) -> list[str]:
 def apply(db: Database) -> None:
     """Bring ``db`` to the newest schema (no-op when it is current)."""
     migrations.apply(db)
+
+
+SCHEMA_V2_JUDGING = """
+CREATE TABLE assignments (
+    topic TEXT NOT NULL,
+    assessor TEXT NOT NULL,
+    role TEXT NOT NULL,              -- 'primary' | 'overlap' (a second judge for agreement)
+    assigned_at TEXT NOT NULL,       -- UTC, ISO 8601
+    PRIMARY KEY (topic, assessor)
+);
+CREATE INDEX assignments_by_assessor ON assignments(assessor, topic);
+CREATE TABLE scan_terms (
+    assessor TEXT NOT NULL,
+    topic TEXT NOT NULL,
+    terms TEXT NOT NULL,             -- JSON list of the words/phrases the assessor highlights
+    updated_at TEXT NOT NULL,
+    PRIMARY KEY (assessor, topic)
+);
+CREATE TABLE skip_marks (
+    assessor TEXT NOT NULL,
+    topic TEXT NOT NULL,
+    docno TEXT NOT NULL,
+    skipped_at TEXT NOT NULL,        -- a document left for later in the judging UI
+    PRIMARY KEY (assessor, topic, docno)
+) WITHOUT ROWID;
+CREATE TABLE ui_positions (
+    assessor TEXT NOT NULL,
+    topic TEXT NOT NULL,
+    docno TEXT NOT NULL,             -- the document last on the assessor's screen
+    updated_at TEXT NOT NULL,
+    PRIMARY KEY (assessor, topic)
+);
+CREATE INDEX judgments_by_assessor ON judgments(assessor, topic);
+"""
+
+
+@migrations()
+def m002_judging_ui(db: Database) -> None:
+    """Topic assignments, and judging-UI state per assessor and topic (scan terms,
+    skip marks, last position). None of it touches the judgment log."""
+    for statement in _statements(SCHEMA_V2_JUDGING):
+        db.execute(statement)

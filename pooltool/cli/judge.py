@@ -1,0 +1,117 @@
+"""Commands for assessors: judge (the terminal UI), assign, agreement."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from pooltool.agreement import store_agreement
+from pooltool.assignment import assign_topics
+from pooltool.cli.group import cli, db_path, output_option, warn
+from pooltool.pooling import DEFAULT_POOL
+from pooltool.report import emit
+from pooltool.store import JudgmentStore
+from pooltool.topic_queue import ORDERS
+
+pool_option = click.option("--pool", "pool_name", default=DEFAULT_POOL, show_default=True,
+                           help="The pool to judge.")
+
+
+@cli.command()
+@click.option("-a", "--assessor", required=True, help="Who is judging (recorded with each grade).")
+@click.option("-t", "--topic", "topics", multiple=True,
+              help="Judge this topic (repeatable); one topic opens straight on it.")
+@click.option("--order", type=click.Choice(ORDERS), default="docno", show_default=True,
+              help="Queue order: docno (as NIST), rank (best rank over runs), or seeded random.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of --order random.")
+@pool_option
+@click.option("--serve", is_flag=True, help="Serve the app to a web browser (textual-serve).")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address for --serve.")
+@click.option("--port", type=int, default=8000, show_default=True, help="Port for --serve.")
+@click.pass_context
+def judge(ctx: click.Context, assessor: str, topics: tuple[str, ...], order: str, seed: int,
+          pool_name: str, serve: bool, host: str, port: int) -> None:
+    """Judge pooled documents in the terminal (a Textual app).
+
+    Lists your assigned topics (or all pooled topics) with their progress;
+    Enter opens one. Each grade key saves a judgment at once (0-3 by
+    default); u undoes, n adds a note, s skips, left/right revisit, j jumps
+    to the next unjudged document, ? lists every key, q quits. Reopen to
+    continue where you stopped. Several assessors can judge one store at once.
+
+    \b
+    Example:
+      pooltool --db covid.db judge --assessor alice
+      pooltool --db covid.db judge -a bob --topic 7 --order random --seed 3
+    """
+    from pooltool.tui.app import make_app
+
+    app = make_app(db_path(ctx), assessor, list(topics), order, seed, pool_name)
+    if serve:
+        app.store.close()
+        _serve(db_path(ctx), assessor, topics, order, seed, pool_name, host, port)
+        return
+    app.run()
+
+
+def _serve(db: Path, assessor: str, topics: tuple[str, ...], order: str, seed: int,
+           pool_name: str, host: str, port: int) -> None:
+    from pooltool.tui.serve import app_command, serve
+
+    warn(f"serving the judging app on http://{host}:{port} (Ctrl+C stops)")
+    serve(app_command(db, assessor, topics, order, seed, pool_name), host, port)
+
+
+@cli.command()
+@click.argument("assessors", nargs=-1, required=True)
+@click.option("-t", "--topic", "topics", multiple=True,
+              help="Assign this topic (repeatable; default: every pooled topic).")
+@click.option("--overlap", type=click.FloatRange(0, 1), default=0.0, show_default=True,
+              help="Share of topics judged by a second assessor (for agreement).")
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="Picks which topics overlap.")
+@pool_option
+@output_option()
+@click.pass_context
+def assign(ctx: click.Context, assessors: tuple[str, ...], topics: tuple[str, ...],
+           overlap: float, seed: int, pool_name: str, fmt: str) -> None:
+    """Give pooled topics to ASSESSORS, balancing pooled documents.
+
+    Topics assigned again replace their earlier assignment. With --overlap,
+    that share of topics also goes to a second assessor.
+
+    \b
+    Example:
+      pooltool --db covid.db assign alice bob carol --overlap 0.2
+    """
+    with JudgmentStore.open(db_path(ctx)) as store:
+        plan = assign_topics(store, list(assessors), list(topics) or None, overlap, seed,
+                             pool_name)
+    emit(plan, fmt)
+    warn(f"assigned {plan['topic'].nunique()} topics to {len(assessors)} assessors")
+
+
+@cli.command()
+@click.option("--threshold", type=int, default=1, show_default=True,
+              help="Lowest grade counted as relevant for binary kappa.")
+@click.option("-t", "--topic", "topics", multiple=True, help="Only this topic (repeatable).")
+@output_option()
+@click.pass_context
+def agreement(ctx: click.Context, threshold: int, topics: tuple[str, ...], fmt: str) -> None:
+    """Agreement between assessors on the documents both judged.
+
+    One row per assessor pair and topic (plus 'all' per pair): raw agreement
+    on grades, binary agreement and Cohen's kappa at --threshold, and
+    linearly and quadratically weighted kappa on grades. Each assessor's
+    latest grade counts; disagreements stay in the log.
+
+    \b
+    Example:
+      pooltool --db covid.db agreement --threshold 2 --format csv
+    """
+    with JudgmentStore.open(db_path(ctx)) as store:
+        table = store_agreement(store, threshold, list(topics) or None)
+    if table.empty:
+        warn("no document was judged by two assessors")
+    emit(table, fmt)

@@ -1,0 +1,122 @@
+"""How fast judging goes: judgments per hour, seconds per document, ETA.
+
+Only *timed* judgments count: log rows with a grade and ``ms_spent`` (what
+the judging UI records; imported qrels carry no time). A regrade is a new
+timed judgment and counts again. Each time is capped at :data:`IDLE_CAP_MS`,
+so a document left on screen over lunch does not sink the rate.
+
+* ``judgments_per_hour`` = 3,600,000 x judgments / sum of capped milliseconds;
+* ``median_seconds`` = the median capped time per judgment, in seconds;
+* ``remaining`` = pooled documents still to judge: for an assessor with
+  assigned topics (:mod:`pooltool.assignment`), the pooled documents of those
+  topics they have not judged; otherwise (and in the ``all`` row) the pooled
+  documents nobody has given a grade >= 0;
+* ``eta_hours`` = remaining / judgments_per_hour (for ``all``: over the sum of
+  the assessors' rates, as they judge in parallel).
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections.abc import Sequence
+from typing import NamedTuple
+
+import pandas as pd
+
+from pooltool.errors import StoreError
+from pooltool.pooling import DEFAULT_POOL, pair_isin, pool_docs
+from pooltool.store import JudgmentStore
+
+IDLE_CAP_MS = 10 * 60 * 1000
+STATS_COLUMNS = ["assessor", "judgments", "judgments_per_hour", "median_seconds",
+                 "remaining", "eta_hours"]
+
+
+class Pace(NamedTuple):
+    """Judging speed: judgments per hour and median seconds per judgment (NaN if unknown)."""
+
+    per_hour: float
+    median_seconds: float
+
+
+def pace(ms_values: Sequence[int | None]) -> Pace:
+    """The pace of a list of on-screen times (milliseconds; ``None`` ignored)."""
+    capped = [min(int(v), IDLE_CAP_MS) for v in ms_values if v is not None and v >= 0]
+    total = sum(capped)
+    if not capped or total == 0:
+        return Pace(math.nan, math.nan)
+    return Pace(3_600_000 * len(capped) / total, statistics.median(capped) / 1000)
+
+
+def eta_hours(remaining: int, per_hour: float) -> float:
+    """Hours to judge ``remaining`` documents at ``per_hour`` (0 when nothing remains)."""
+    if remaining == 0:
+        return 0.0
+    return remaining / per_hour if per_hour > 0 else math.nan
+
+
+def judging_stats(store: JudgmentStore, assessor: str | None = None,
+                  pool: str = DEFAULT_POOL) -> pd.DataFrame:
+    """Judging speed per assessor, and an ``all`` row (see the module docstring).
+
+    :param assessor: only this assessor's row (and no ``all`` row).
+    :returns: columns :data:`STATS_COLUMNS`, one row per assessor with timed
+        judgments or assigned topics, in name order, then ``all``.
+    """
+    timed = store.query(
+        "SELECT assessor, ms_spent FROM judgments WHERE grade IS NOT NULL "
+        "AND ms_spent IS NOT NULL")
+    names = sorted(set(timed["assessor"]) | _assigned_names(store))
+    if assessor is not None:
+        names = [assessor]
+    docs = _pool_or_empty(store, pool)
+    rows = [_assessor_row(store, name, timed, docs) for name in names]
+    if assessor is None:
+        rows.append(_all_row(store, timed, docs, rows))
+    return pd.DataFrame(rows, columns=STATS_COLUMNS)
+
+
+def _assigned_names(store: JudgmentStore) -> set[str]:
+    return {row[0] for row in store.conn.execute("SELECT DISTINCT assessor FROM assignments")}
+
+
+def _pool_or_empty(store: JudgmentStore, pool: str) -> pd.DataFrame:
+    try:
+        return pool_docs(store, pool)
+    except StoreError:
+        return pd.DataFrame(columns=["topic", "docno"])
+
+
+def _assessor_row(store: JudgmentStore, name: str, timed: pd.DataFrame,
+                  docs: pd.DataFrame) -> dict[str, object]:
+    ms = timed.loc[timed["assessor"] == name, "ms_spent"].tolist()
+    speed = pace(ms)
+    remaining = _remaining(store, name, docs)
+    return {"assessor": name, "judgments": len(ms), "judgments_per_hour": speed.per_hour,
+            "median_seconds": speed.median_seconds, "remaining": remaining,
+            "eta_hours": eta_hours(remaining, speed.per_hour)}
+
+
+def _remaining(store: JudgmentStore, name: str, docs: pd.DataFrame) -> int:
+    topics = [r[0] for r in store.conn.execute(
+        "SELECT topic FROM assignments WHERE assessor = ?", [name])]
+    if not topics:
+        return _unjudged(store, docs)
+    mine = docs[docs["topic"].isin(topics)]
+    return int((~pair_isin(mine, store.qrels(policy=f"assessor:{name}"))).sum())
+
+
+def _unjudged(store: JudgmentStore, docs: pd.DataFrame) -> int:
+    qrels = store.qrels()
+    return int((~pair_isin(docs, qrels[qrels["grade"] >= 0])).sum())
+
+
+def _all_row(store: JudgmentStore, timed: pd.DataFrame, docs: pd.DataFrame,
+             rows: list[dict[str, object]]) -> dict[str, object]:
+    rates = pd.Series([r["judgments_per_hour"] for r in rows], dtype=float)
+    per_hour = float(rates.sum(min_count=1))
+    remaining = _unjudged(store, docs)
+    return {"assessor": "all", "judgments": len(timed), "judgments_per_hour": per_hour,
+            "median_seconds": pace(timed["ms_spent"].tolist()).median_seconds,
+            "remaining": remaining, "eta_hours": eta_hours(remaining, per_hour)}

@@ -1,0 +1,154 @@
+"""The judging app: ``pooltool judge`` (build it with :func:`make_app`).
+
+The app owns the store connection (on the UI thread) and one
+:class:`~pooltool.tui.writes.WriteQueue`; screens read the store directly and
+write through the queue. A timer retries writes the store refused while
+another process held its lock.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from textual import on
+from textual.app import App
+
+from pooltool.assignment import assigned_topics
+from pooltool.errors import StoreError, UnknownTopic
+from pooltool.pooling import DEFAULT_POOL
+from pooltool.store import JudgmentStore
+from pooltool.store.store import GradeLevel
+from pooltool.topic_queue import ORDERS
+from pooltool.tui.messages import GradeRecorded, JudgmentUndone, LeaveTopic, TopicChosen
+from pooltool.tui.screens.judge import COMMAND_KEYS, JudgeScreen
+from pooltool.tui.screens.topic_picker import TopicPickerScreen
+from pooltool.tui.session import JudgingSession
+from pooltool.tui.writes import BUSY_WAIT_MS, WriteQueue
+
+RETRY_EVERY_S = 0.5
+QUIT_WAIT_S = 30.0
+
+
+class JudgeApp(App[None]):
+    """Topic picker and judging screen for one assessor.
+
+    :param store: an open store (the app closes it when it exits).
+    :param topics: the topics the picker lists.
+    :param open_topic: open straight on this topic's judging screen.
+    :param order: queue order (:data:`pooltool.topic_queue.ORDERS`); ``seed``
+        seeds the random order.
+    """
+
+    CSS_PATH = "judge.tcss"
+    TITLE = "pooltool judge"
+    ENABLE_COMMAND_PALETTE = False
+
+    def __init__(self, store: JudgmentStore, assessor: str, topics: list[str],
+                 open_topic: str | None = None, order: str = "docno", seed: int = 0,
+                 pool: str = DEFAULT_POOL) -> None:
+        super().__init__()
+        self.store, self.assessor, self.topics = store, assessor, topics
+        self.open_topic, self.order, self.seed, self.pool = open_topic, order, seed, pool
+        self.writes = WriteQueue(store)
+        self.scale = store.grade_scale()
+        self.show_runs = bool(store.setting("show_runs", False))
+        self.sub_title = f"assessor {assessor}"
+
+    def on_mount(self) -> None:
+        self.push_screen(TopicPickerScreen(self.store, self.assessor, self.topics, self.pool))
+        if self.open_topic is not None:
+            self.open(self.open_topic)
+        self.set_interval(RETRY_EVERY_S, self.retry_writes)
+
+    def open(self, topic: str) -> None:
+        """Open the judging screen of ``topic``."""
+        session = JudgingSession(self.writes, topic, self.assessor, self.order, self.seed,
+                                 self.pool)
+        self.push_screen(JudgeScreen(session, self.scale, self.show_runs))
+
+    @on(TopicChosen)
+    def topic_chosen(self, message: TopicChosen) -> None:
+        """The picker chose a topic."""
+        self.open(message.topic)
+
+    @on(LeaveTopic)
+    def leave_topic(self) -> None:
+        """Back from a judging screen to the picker."""
+        self.pop_screen()
+
+    @on(GradeRecorded)
+    @on(JudgmentUndone)
+    def judgment_changed(self) -> None:
+        """Warn when a write could not be committed at once."""
+        if self.writes.pending:
+            self.notify("The store is busy (another writer): your judgment is kept and "
+                        "will be saved in a moment.", severity="warning")
+
+    def retry_writes(self) -> None:
+        """Commit writes the store refused earlier (a timer calls this)."""
+        if self.writes.pending:
+            self.writes.flush()
+            if isinstance(self.screen, JudgeScreen):
+                self.screen.draw_state()
+
+    async def action_quit(self) -> None:
+        """Commit anything still queued (waiting for the lock if needed), then exit."""
+        if not self.writes.drain(QUIT_WAIT_S):
+            self.notify(f"{self.writes.pending} write(s) could not be saved: the store "
+                        "stayed locked. Try q again.", severity="error")
+            return
+        self.exit()
+
+    def on_unmount(self) -> None:
+        self.writes.drain(QUIT_WAIT_S)
+        self.store.close()
+
+
+def make_app(db: str | Path, assessor: str, topics: Sequence[str] = (), order: str = "docno",
+             seed: int = 0, pool: str = DEFAULT_POOL) -> JudgeApp:
+    """Open the store at ``db`` and build the judging app.
+
+    The picker lists ``topics`` if given, else the topics assigned to the
+    assessor, else every pooled topic; with exactly one ``topic`` the app
+    opens on its judging screen.
+
+    :raises StoreError: no store, no pool, no pooled topic, an empty assessor
+        name, an unknown order, or a grade key that clashes with a command key.
+    :raises UnknownTopic: a topic with no pooled documents.
+    """
+    if not assessor.strip():
+        raise StoreError("name the assessor with --assessor")
+    if order not in ORDERS:
+        raise StoreError(f"unknown queue order {order!r}; choose one of {', '.join(ORDERS)}")
+    store = JudgmentStore.open(db)
+    try:
+        listed = _topics(store, assessor, list(topics), pool)
+        _check_scale(store.grade_scale())
+    except BaseException:
+        store.close()
+        raise
+    store.conn.execute(f"PRAGMA busy_timeout = {BUSY_WAIT_MS}")
+    opened = listed[0] if len(topics) == 1 else None
+    return JudgeApp(store, assessor, listed, opened, order, seed, pool)
+
+
+def _topics(store: JudgmentStore, assessor: str, topics: list[str], pool: str) -> list[str]:
+    rows = store.conn.execute(
+        "SELECT DISTINCT d.topic FROM pool_docs d JOIN pools p USING (pool_id) "
+        "WHERE p.name = ? ORDER BY d.topic", [pool])
+    pooled = [row[0] for row in rows]
+    if not pooled:
+        raise StoreError(f"pool {pool!r} holds no documents: build it with 'pooltool pool'")
+    missing = [t for t in topics if t not in set(pooled)]
+    if missing:
+        raise UnknownTopic(f"no pooled documents for topic(s) {', '.join(missing)}")
+    assigned = [t for t in assigned_topics(store, assessor) if t in set(pooled)]
+    return topics or assigned or pooled
+
+
+def _check_scale(scale: list[GradeLevel]) -> None:
+    clash = [level.key for level in scale if level.key in COMMAND_KEYS]
+    if clash:
+        raise StoreError(f"grade key(s) {', '.join(clash)} clash with judging commands; "
+                         "choose other keys for the grade scale")

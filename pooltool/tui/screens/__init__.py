@@ -1,0 +1,1 @@
+"""The judging UI's screens: topic picker, judging screen, and modal dialogs."""

@@ -1,0 +1,58 @@
+"""The help dialog: every key of the judging screen."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.table import Table
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+from pooltool.store.store import GradeLevel
+
+COMMAND_KEYS = [
+    ("u", "undo your latest judgment (a retraction is logged; nothing is deleted)"),
+    ("n", "write a note on this document"),
+    ("s", "skip this document for now (it comes back last)"),
+    ("← →", "previous / next document (to look again or change a grade)"),
+    ("j", "jump to the next document you have not judged"),
+    ("h", "turn query-term highlighting off / on"),
+    ("/", "edit your scan terms for this topic (kept for next time)"),
+    ("Esc", "back to the topic list"),
+    ("?", "this help"),
+    ("q", "quit (every judgment is already saved)"),
+]
+
+
+def help_table(scale: list[GradeLevel]) -> Table:
+    """The keys, grades first, as a two-column table."""
+    table = Table(show_header=False, box=None, padding=(0, 2))
+    table.add_column(style="bold")
+    table.add_column()
+    for level in scale:
+        table.add_row(level.key, f"grade {level.grade}: {level.name} (saves and moves on)")
+    for key, what in COMMAND_KEYS:
+        table.add_row(key, what)
+    return table
+
+
+class HelpScreen(ModalScreen[None]):
+    """Lists the keys; any of Escape, q or ? closes it."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,q,question_mark", "close", "Close")]
+
+    def __init__(self, scale: list[GradeLevel], **kwargs: str) -> None:
+        super().__init__(**kwargs)
+        self.scale = scale
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="help"):
+            yield Static("Judging keys", id="help-title")
+            yield Static(help_table(self.scale))
+
+    def action_close(self) -> None:
+        """Back to judging."""
+        self.dismiss(None)

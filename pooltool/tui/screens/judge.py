@@ -1,0 +1,227 @@
+"""The judging screen: topic statement beside the document, one key per grade."""
+
+from __future__ import annotations
+
+import math
+import time
+from typing import ClassVar
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingsMap, BindingType
+from textual.containers import Horizontal
+from textual.reactive import var
+from textual.screen import Screen
+from textual.widgets import Footer, Header, Static
+
+from pooltool.judging_stats import eta_hours
+from pooltool.store.store import GradeLevel
+from pooltool.tui.messages import GradeRecorded, JudgmentUndone, LeaveTopic
+from pooltool.tui.screens.help import HelpScreen
+from pooltool.tui.screens.prompt import PromptScreen
+from pooltool.tui.session import JudgingSession
+from pooltool.tui.widgets.document_view import DocumentView
+from pooltool.tui.widgets.grade_bar import GradeBar
+from pooltool.tui.widgets.highlight import format_scan_terms, parse_scan_terms, query_terms
+from pooltool.tui.widgets.topic_panel import TopicPanel
+
+COMMAND_BINDINGS = [
+    Binding("u", "undo", "Undo"),
+    Binding("n", "note", "Note"),
+    Binding("s", "skip", "Skip"),
+    Binding("j", "next_unjudged", "Unjudged"),
+    Binding("left", "move(-1)", "Previous", show=False),
+    Binding("right", "move(1)", "Next", show=False),
+    Binding("h", "toggle_highlight", "Highlight", show=False),
+    Binding("slash", "scan_terms", "Scan terms", show=False),
+    Binding("escape", "leave", "Topics", show=False),
+    Binding("question_mark", "help", "Help"),
+    Binding("q", "quit", "Quit"),
+]
+COMMAND_KEYS = frozenset(b.key for b in COMMAND_BINDINGS) | {"/", "?"}
+
+
+class JudgeScreen(Screen[None]):
+    """Judge one topic: grade keys from the store's scale, then the commands above.
+
+    :param session: the assessor's state on the topic.
+    :param scale: the store's grade scale (one key binding per grade, shown in the footer).
+    :param show_runs: show which runs retrieved the document, at which rank
+        (hidden by default, as NIST does, so as not to bias assessors).
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [*COMMAND_BINDINGS]
+    show_query: var[bool] = var(True)
+
+    def __init__(self, session: JudgingSession, scale: list[GradeLevel],
+                 show_runs: bool = False, **kwargs: str) -> None:
+        super().__init__(**kwargs)
+        self.session, self.scale, self.show_runs = session, scale, show_runs
+        self.query_words = query_terms(session.topic_statement())
+        self.shown_at = time.monotonic()
+        self._bindings = _with_grades(scale, self._bindings)
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static(id="status")
+        with Horizontal(id="panes"):
+            yield TopicPanel(id="topic")
+            yield DocumentView(id="document")
+        yield GradeBar(self.scale, id="grades")
+        yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        self.show_document()
+
+    # -- drawing ------------------------------------------------------------
+
+    def show_document(self) -> None:
+        """Draw the document at the session's position and start its clock."""
+        session = self.session
+        self.query_one(DocumentView).show(session.docno, session.document(), self.query_words,
+                                          session.scan_terms, self.show_query)
+        self.draw_topic()
+        self.draw_state()
+        self.shown_at = time.monotonic()
+
+    def draw_topic(self) -> None:
+        """Redraw the topic statement (highlighting or scan terms changed)."""
+        self.query_one(TopicPanel).show(self.session.topic_statement(), self.query_words,
+                                        self.session.scan_terms, self.show_query)
+
+    def draw_state(self) -> None:
+        """Redraw the grade bar and the status line."""
+        session, bar = self.session, self.query_one(GradeBar)
+        bar.grade = session.grade_of(session.docno)
+        bar.skipped = session.docno in session.skipped
+        bar.note_waiting = session.docno in session.notes
+        self.query_one("#status", Static).update(self.status_text())
+
+    def status_text(self) -> Text:
+        """``Topic 7 · doc 184 · 37 / 120 · judged 36 · 142/h · 12.3 s/doc · ETA 41 min``."""
+        s = self.session
+        speed = s.pace()
+        parts = [Text(f"Topic {s.topic}", style="bold"), Text(s.docno, style="bold"),
+                 Text(f"{s.position + 1} / {len(s.queue)}"),
+                 Text(f"judged {s.judged}/{len(s.queue)}")]
+        if not math.isnan(speed.per_hour):
+            eta = eta_hours(len(s.queue) - s.judged, speed.per_hour)
+            parts += [Text(f"{speed.per_hour:.0f}/h"), Text(f"{speed.median_seconds:.1f} s/doc"),
+                      Text(f"ETA {format_hours(eta)}")]
+        if self.show_runs:
+            hits = ", ".join(f"{tag} #{rank}" for tag, rank in s.hits()) or "no run"
+            parts.append(Text(f"runs: {hits}", style="dim"))
+        pending = s.writes.pending
+        if pending:
+            parts.append(Text(f"{pending} write(s) waiting: store busy", style="bold red"))
+        return Text(" · ").join(parts)
+
+    def watch_show_query(self) -> None:
+        if self.is_mounted:
+            self.query_one(DocumentView).show(self.session.docno, self.session.document(),
+                                              self.query_words, self.session.scan_terms,
+                                              self.show_query)
+            self.draw_topic()
+
+    # -- keys -----------------------------------------------------------------
+
+    def action_grade(self, grade: int) -> None:
+        """Record ``grade`` for the document on screen and move on."""
+        ms_spent = int((time.monotonic() - self.shown_at) * 1000)
+        docno = self.session.docno
+        self.session.grade(grade, ms_spent)
+        self.post_message(GradeRecorded(self.session.topic, docno, grade))
+        if self.session.done and self.session.docno == docno:
+            self.notify(f"All {len(self.session.queue)} documents of topic "
+                        f"{self.session.topic} are judged.", title="Topic done")
+        self.show_document()
+
+    def action_undo(self) -> None:
+        """Retract the latest judgment and go back to its document."""
+        docno = self.session.undo()
+        if docno is None:
+            self.notify("Nothing to undo on this topic.", severity="warning")
+            return
+        self.post_message(JudgmentUndone(self.session.topic, docno))
+        self.show_document()
+
+    def action_move(self, step: int) -> None:
+        """Go to a neighbouring document."""
+        before = self.session.position
+        self.session.move(step)
+        if self.session.position != before:
+            self.show_document()
+
+    def action_next_unjudged(self) -> None:
+        """Go to the next document not judged yet."""
+        if not self.session.jump_unjudged():
+            self.notify("Every document of this topic is judged.")
+        self.show_document()
+
+    def action_skip(self) -> None:
+        """Leave this document for later."""
+        self.session.skip()
+        self.show_document()
+
+    def action_toggle_highlight(self) -> None:
+        """Turn query-term highlighting off or on."""
+        self.show_query = not self.show_query
+
+    def action_note(self) -> None:
+        """Ask for a note on this document."""
+        prompt = PromptScreen(f"Note on document {self.session.docno}",
+                              self.session.notes.get(self.session.docno, ""),
+                              "Enter saves the note with your grade; Escape cancels")
+        self.app.push_screen(prompt, self._save_note)
+
+    def _save_note(self, text: str | None) -> None:
+        if text:
+            stored = self.session.note(text)
+            self.notify("Note saved." if stored else "Note kept: it is saved with your grade.")
+            self.draw_state()
+
+    def action_scan_terms(self) -> None:
+        """Ask for the scan terms of this topic."""
+        prompt = PromptScreen(f"Scan terms for topic {self.session.topic}",
+                              format_scan_terms(self.session.scan_terms),
+                              'Words separated by spaces, "a phrase" in quotes; Enter saves')
+        self.app.push_screen(prompt, self._save_scan_terms)
+
+    def _save_scan_terms(self, line: str | None) -> None:
+        if line is not None:
+            self.session.set_scan_terms(parse_scan_terms(line))
+            self.watch_show_query()
+            self.draw_state()
+
+    def action_help(self) -> None:
+        """Show every key."""
+        self.app.push_screen(HelpScreen(self.scale))
+
+    def action_leave(self) -> None:
+        """Back to the topic picker (the position is remembered)."""
+        self.session.save_position()
+        self.post_message(LeaveTopic(self.session.topic))
+
+    async def action_quit(self) -> None:
+        """Remember the position and quit."""
+        self.session.save_position()
+        await self.app.action_quit()
+
+
+def _with_grades(scale: list[GradeLevel], commands: BindingsMap) -> BindingsMap:
+    """A bindings map with one binding per grade first (so the footer lists them first)."""
+    grades = BindingsMap([Binding(level.key, f"grade({level.grade})", level.name)
+                          for level in scale])
+    for key, bindings in commands.key_to_bindings.items():
+        grades.key_to_bindings.setdefault(key, []).extend(bindings)
+    return grades
+
+
+def format_hours(hours: float) -> str:
+    """A duration for people: ``<1 min``, ``41 min``, ``2 h 05 min``, or ``?`` when unknown."""
+    if math.isnan(hours):
+        return "?"
+    minutes = round(hours * 60)
+    if minutes == 0:
+        return "0 min" if hours == 0 else "<1 min"
+    return f"{minutes} min" if minutes < 60 else f"{minutes // 60} h {minutes % 60:02d} min"

@@ -1,0 +1,81 @@
+"""The topic picker: every topic with its judging progress; Enter opens one."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import pandas as pd
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Header, Static
+
+from pooltool.store import JudgmentStore
+from pooltool.topic_queue import topic_progress
+from pooltool.tui.messages import TopicChosen
+from pooltool.tui.widgets.progress import progress_bar
+
+COLUMNS = ("Topic", "Query", "Pooled", "Judged (all)", "Judged (me)", "Remaining",
+           "Relevant", "Your progress")
+TITLE_WIDTH = 32
+
+
+class TopicPickerScreen(Screen[None]):
+    """Lists topics with pooled, judged by anyone / by the assessor, remaining,
+    relevant found and a progress bar; Enter on a row sends :class:`TopicChosen`.
+
+    :param topics: the topics to list (in this order).
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("q", "app.quit", "Quit"), Binding("r", "reload", "Refresh")]
+
+    def __init__(self, store: JudgmentStore, assessor: str, topics: list[str],
+                 pool: str, **kwargs: str) -> None:
+        super().__init__(**kwargs)
+        self.store, self.assessor, self.topics, self.pool = store, assessor, topics, pool
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static(id="picker-title")
+        yield DataTable(id="topics", cursor_type="row", zebra_stripes=True)
+        yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        self.query_one("#topics", DataTable).add_columns(*COLUMNS)
+        self.action_reload()
+
+    def on_screen_resume(self) -> None:
+        self.action_reload()
+
+    def action_reload(self) -> None:
+        """Recompute every topic's progress from the store."""
+        frame = topic_progress(self.store, self.assessor, self.topics, self.pool)
+        frame = frame.set_index("topic").reindex(self.topics).dropna(subset=["pooled"])
+        table = self.query_one("#topics", DataTable)
+        cursor = table.cursor_row
+        table.clear()
+        for topic, row in frame.iterrows():
+            table.add_row(*_cells(str(topic), row), key=str(topic))
+        table.move_cursor(row=min(cursor, max(len(frame) - 1, 0)))
+        judged, pooled = int(frame["judged_me"].sum()), int(frame["pooled"].sum())
+        self.query_one("#picker-title", Static).update(Text.assemble(
+            ("Assessor ", "dim"), (self.assessor, "bold"),
+            (f"  ·  {len(frame)} topics  ·  you judged {judged} of {pooled} pooled documents"
+             "  ·  Enter opens a topic", "dim")))
+
+    @on(DataTable.RowSelected, "#topics")
+    def choose(self, event: DataTable.RowSelected) -> None:
+        """Open the selected topic."""
+        self.post_message(TopicChosen(str(event.row_key.value)))
+
+
+def _cells(topic: str, row: pd.Series) -> list[str | Text]:
+    title = str(row["title"])
+    if len(title) > TITLE_WIDTH:
+        title = title[: TITLE_WIDTH - 1] + "…"
+    numbers = row[["pooled", "judged_any", "judged_me", "remaining", "relevant"]]
+    right = [Text(str(int(n)), justify="right") for n in numbers]
+    return [topic, title, *right, progress_bar(float(row["done"]))]

@@ -1,0 +1,1 @@
+"""Widgets of the judging UI, grouped by screen area."""

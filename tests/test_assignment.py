@@ -1,0 +1,71 @@
+"""Dealing topics to assessors, with an overlap judged by two."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from pooltool.assignment import assign_topics, assigned_topics, assignments, plan_assignment
+from pooltool.errors import StoreError, UnknownTopic
+from pooltool.pooling import pool_runs
+from pooltool.store import JudgmentStore
+
+SIZES = {"1": 10, "2": 8, "3": 5, "4": 3}
+
+
+def test_largest_topics_go_to_the_least_loaded_assessor() -> None:
+    plan = plan_assignment(SIZES, ["ann", "ben"])
+    # 1 (10) -> ann, 2 (8) -> ben, 3 (5) -> ben (8 < 10), 4 (3) -> ann (10 < 13)
+    assert dict(zip(plan["topic"], plan["assessor"], strict=True)) == {
+        "1": "ann", "2": "ben", "3": "ben", "4": "ann"}
+    assert set(plan["role"]) == {"primary"}
+
+
+def test_overlap_share_adds_a_second_assessor() -> None:
+    plan = plan_assignment(SIZES, ["ann", "ben", "cat"], overlap=0.5, seed=1)
+    overlap = plan[plan["role"] == "overlap"]
+    assert len(overlap) == 2
+    for topic, second in zip(overlap["topic"], overlap["assessor"], strict=True):
+        first = plan[(plan["topic"] == topic) & (plan["role"] == "primary")]["assessor"].item()
+        assert second != first
+    assert plan.equals(plan_assignment(SIZES, ["ann", "ben", "cat"], overlap=0.5, seed=1))
+
+
+def test_full_overlap_gives_every_topic_two_assessors() -> None:
+    plan = plan_assignment(SIZES, ["ann", "ben"], overlap=1.0)
+    assert plan.groupby("topic")["assessor"].nunique().tolist() == [2, 2, 2, 2]
+
+
+@pytest.mark.parametrize(("assessors", "overlap", "message"), [
+    ([], 0.0, "at least one assessor"),
+    (["ann", "ann"], 0.0, "named twice"),
+    (["ann", "ben"], 1.5, "between 0 and 1"),
+    (["ann"], 0.2, "at least two assessors"),
+])
+def test_bad_requests_are_refused(assessors: list[str], overlap: float, message: str) -> None:
+    with pytest.raises(StoreError, match=message):
+        plan_assignment(SIZES, assessors, overlap)
+
+
+@pytest.fixture
+def pooled_store() -> JudgmentStore:
+    store = JudgmentStore.memory()
+    run = pd.DataFrame([("r", t, f"d{i}", i + 1, 10.0 - i) for t, n in SIZES.items()
+                        for i in range(n)], columns=["run_tag", "topic", "docno", "rank", "score"])
+    store.add_run_frame(run)
+    pool_runs(store, depth=100)
+    return store
+
+
+def test_assign_topics_stores_and_replaces(pooled_store: JudgmentStore) -> None:
+    assign_topics(pooled_store, ["ann", "ben"])
+    assert assigned_topics(pooled_store, "ann") == ["1", "4"]
+    assign_topics(pooled_store, ["cat"], topics=["4"])
+    assert assigned_topics(pooled_store, "ann") == ["1"]
+    assert assigned_topics(pooled_store, "cat") == ["4"]
+    assert list(assignments(pooled_store)["topic"]) == ["1", "2", "3", "4"]
+
+
+def test_assign_unknown_topic(pooled_store: JudgmentStore) -> None:
+    with pytest.raises(UnknownTopic, match="99"):
+        assign_topics(pooled_store, ["ann"], topics=["99"])

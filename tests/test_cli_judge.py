@@ -1,0 +1,100 @@
+"""The assessor commands (judge, assign, agreement) through click."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from pooltool.cli import cli
+from pooltool.pooling import pool_runs
+from pooltool.store import JudgmentStore
+from pooltool.tui import serve as serve_module
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> Path:
+    path = tmp_path / "s.db"
+    with JudgmentStore.open(path, create=True) as store:
+        run = pd.DataFrame([("A", t, f"d{i}", i + 1, 9.0 - i) for t, n in (("1", 4), ("2", 2))
+                            for i in range(n)], columns=["run_tag", "topic", "docno", "rank",
+                                                         "score"])
+        store.add_run_frame(run)
+        pool_runs(store, depth=10)
+        for docno, a, b in (("d0", 1, 1), ("d1", 0, 1), ("d2", 2, 2), ("d3", 0, 0)):
+            store.record_judgment("1", docno, a, "ann")
+            store.record_judgment("1", docno, b, "ben")
+    return path
+
+
+def run(db: Path, *args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(cli, ["--db", str(db), *args])
+    return result.exit_code, result.stdout, result.stderr
+
+
+@pytest.mark.parametrize("command", ["judge", "assign", "agreement"])
+def test_help(command: str) -> None:
+    result = CliRunner().invoke(cli, [command, "--help"])
+    assert result.exit_code == 0 and "Example:" in result.output
+
+
+def test_assign(db: Path) -> None:
+    code, out, err = run(db, "assign", "ann", "ben", "--overlap", "0.5", "--format", "csv")
+    assert code == 0 and err == "assigned 2 topics to 2 assessors\n"
+    # topic 1 (4 docs) -> ann, 2 -> ben; seed 0 picks topic 2 to overlap, with ann
+    assert out == ("topic,assessor,role,pooled\n1,ann,primary,4\n2,ben,primary,2\n"
+                   "2,ann,overlap,2\n")
+
+
+def test_assign_errors(db: Path) -> None:
+    assert run(db, "assign", "ann", "--overlap", "0.5")[2] == (
+        "Error: an overlap needs at least two assessors\n")
+    assert run(db, "assign", "ann", "--overlap", "2")[0] == 2
+
+
+def test_agreement(db: Path) -> None:
+    code, out, _ = run(db, "agreement", "--format", "json")
+    rows = json.loads(out)
+    assert code == 0 and len(rows) == 1
+    row = rows[0]
+    assert (row["assessor_a"], row["assessor_b"], row["topic"], row["docs"]) == (
+        "ann", "ben", "1", 4)
+    assert row["agreement"] == 0.75
+    # binary at 1: ann 1010, ben 1110: p_o = .75, p_e = .5 x .75 + .5 x .25 = .5,
+    # kappa = (.75 - .5) / .5 = .5
+    assert row["binary_agreement"] == 0.75 and row["kappa"] == 0.5
+
+
+def test_agreement_without_overlap(tmp_path: Path) -> None:
+    db = tmp_path / "e.db"
+    JudgmentStore.open(db, create=True).close()
+    code, out, err = run(db, "agreement", "--format", "csv")
+    assert code == 0 and err == "no document was judged by two assessors\n"
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--topic", "9"], "Error: no pooled documents for topic(s) 9\n"),
+    (["--pool", "other"], "Error: pool 'other' holds no documents: build it with 'pooltool pool'\n"),
+    (["--assessor", " "], "Error: name the assessor with --assessor\n"),
+])
+def test_judge_errors_before_the_app_starts(db: Path, args: list[str], message: str) -> None:
+    options = ["--assessor", "ann"] if "--assessor" not in args else []
+    assert run(db, "judge", *options, *args)[2] == message
+
+
+def test_judge_missing_store(tmp_path: Path) -> None:
+    code, _, err = run(tmp_path / "none.db", "judge", "-a", "ann")
+    assert code == 1 and err.startswith("Error: no store at")
+
+
+def test_judge_serve_binds_localhost(db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = []
+    monkeypatch.setattr(serve_module, "serve", lambda *a: calls.append(a))
+    code, _, err = run(db, "judge", "-a", "ann", "--topic", "1", "--serve")
+    assert code == 0 and "http://127.0.0.1:8000" in err
+    command, host, port = calls[0]
+    assert (host, port) == ("127.0.0.1", 8000)
+    assert "-m pooltool.tui" in command and "--topic 1" in command

@@ -1,0 +1,87 @@
+"""Queue orders, an assessor's own judgments, and topic progress."""
+
+from __future__ import annotations
+
+import hashlib
+
+import pandas as pd
+import pytest
+
+from pooltool.errors import StoreError, UnknownTopic
+from pooltool.pooling import pool_runs
+from pooltool.store import JudgmentStore
+from pooltool.topic_queue import order_queue, own_judgments, topic_progress, topic_queue
+
+ROWS = [("9", 1), ("10", 3), ("b", None), ("a", 2)]
+
+
+def test_docno_order_is_string_order() -> None:
+    assert order_queue(ROWS, "docno") == ["10", "9", "a", "b"]
+
+
+def test_rank_order_best_rank_first_unranked_last() -> None:
+    assert order_queue(ROWS, "rank") == ["9", "a", "10", "b"]
+
+
+def test_random_order_is_sha256_of_seed_topic_docno() -> None:
+    expected = sorted(["9", "10", "b", "a"], key=lambda d: hashlib.sha256(
+        f"5\t7\t{d}".encode()).hexdigest())
+    assert order_queue(ROWS, "random", seed=5, topic="7") == expected
+    assert order_queue(ROWS, "random", seed=5, topic="7") == expected
+    many: list[tuple[str, int | None]] = [(str(i), None) for i in range(50)]
+    assert order_queue(many, "random", 1, "7") != order_queue(many, "random", 2, "7")
+
+
+def test_random_order_keeps_relative_order_when_pool_grows() -> None:
+    small = order_queue(ROWS, "random", 3, "7")
+    grown = order_queue([*ROWS, ("new", 1)], "random", 3, "7")
+    assert [d for d in grown if d != "new"] == small
+
+
+def test_unknown_order() -> None:
+    with pytest.raises(StoreError, match="unknown queue order"):
+        order_queue(ROWS, "score")
+
+
+@pytest.fixture
+def store() -> JudgmentStore:
+    store = JudgmentStore.memory()
+    run = pd.DataFrame([("r1", "1", "dz", 1, 3.0), ("r1", "1", "da", 2, 2.0),
+                        ("r2", "1", "da", 1, 9.0), ("r2", "2", "dx", 1, 1.0)],
+                       columns=["run_tag", "topic", "docno", "rank", "score"])
+    store.add_run_frame(run)
+    pool_runs(store, depth=10)
+    return store
+
+
+def test_topic_queue_from_store(store: JudgmentStore) -> None:
+    assert topic_queue(store, "1") == ["da", "dz"]
+    assert topic_queue(store, "1", "rank") == ["da", "dz"]
+    with pytest.raises(UnknownTopic):
+        topic_queue(store, "3")
+    with pytest.raises(StoreError, match="no pool"):
+        topic_queue(store, "1", pool="other")
+
+
+def test_own_judgments_skip_retracted_and_others(store: JudgmentStore) -> None:
+    first = store.record_judgment("1", "da", 1, "ann", ms_spent=10)
+    store.record_judgment("1", "da", 2, "ann", ms_spent=20)
+    gone = store.record_judgment("1", "dz", 0, "ann")
+    store.retract(gone, "ann")
+    store.record_judgment("1", "dz", 3, "ben")
+    own = own_judgments(store, "1", "ann")
+    assert [(j.judgment_id, j.docno, j.grade) for j in own] == [(first, "da", 1),
+                                                                (first + 1, "da", 2)]
+
+
+def test_topic_progress_counts(store: JudgmentStore) -> None:
+    store.record_judgment("1", "da", 2, "ann")
+    store.record_judgment("1", "dz", 0, "ben")
+    store.topics  # noqa: B018  (no statements stored: titles are empty)
+    table = topic_progress(store, "ann")
+    assert table.to_dict("records") == [
+        {"topic": "1", "title": "", "pooled": 2, "judged_any": 2, "judged_me": 1,
+         "remaining": 1, "relevant": 1, "done": 0.5},
+        {"topic": "2", "title": "", "pooled": 1, "judged_any": 0, "judged_me": 0,
+         "remaining": 1, "relevant": 0, "done": 0.0},
+    ]

@@ -1,0 +1,26 @@
+"""Fixtures for the judging UI tests (the store itself is built in ``judge_fixtures``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from judge_fixtures import build_store
+
+from pooltool.tui.app import JudgeApp, make_app
+
+
+@pytest.fixture
+def store_path(tmp_path: Path) -> Path:
+    """A store file: topic 1 pools d1 d2 d3 d4 d5 (d5 without text), topic 2 pools d1 d2 d6."""
+    return build_store(tmp_path / "judge.db")
+
+
+@pytest.fixture
+def app_factory(store_path: Path) -> Callable[..., JudgeApp]:
+    """Build judging apps on the fixture store (``make_app`` with the store path bound)."""
+    def factory(assessor: str = "alice", topics: tuple[str, ...] = ("1",),
+                **options: object) -> JudgeApp:
+        return make_app(store_path, assessor, list(topics), **options)  # type: ignore[arg-type]
+    return factory

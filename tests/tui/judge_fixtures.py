@@ -1,0 +1,57 @@
+"""A small store file with two pooled topics, for the judging UI tests."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pandas as pd
+
+from pooltool.pooling import pool_runs
+from pooltool.records import Document, Topic
+from pooltool.store import JudgmentStore
+
+if TYPE_CHECKING:
+    from pooltool.tui.app import JudgeApp
+
+AppFactory = Callable[..., "JudgeApp"]
+"""Builds a judging app on the fixture store: ``factory(assessor, topics, **make_app options)``."""
+
+TOPICS = [
+    Topic("1", "boundary layer flow", "How does the boundary layer behave near a plate?",
+          "Relevant documents measure or model the layer; mere mentions are not relevant."),
+    Topic("2", "heat transfer in slabs", "Which heat conduction problems in slabs are solved?",
+          ""),
+]
+DOCUMENTS = [
+    Document("d1", "Flow over a flat plate", "The boundary layer on a flat plate thickens "
+             "downstream. Boundary-layer flow separates near the trailing edge."),
+    Document("d2", "Heat conduction", "Heat transfer through composite slabs is solved "
+             "exactly for constant properties."),
+    Document("d3", "Wings", "Lift of a wing in a slipstream; no layer is measured."),
+    Document("d4", "Overflow", "Overflows and flows are not whole-word matches of flow."),
+    Document("d6", "Slabs", "Slab heating with radiation at the surface."),
+]
+# d5 is pooled but has no text in the store.
+RUN = pd.DataFrame(
+    [("runA", "1", d, i + 1, 10.0 - i) for i, d in enumerate(["d3", "d1", "d5", "d4"])]
+    + [("runB", "1", d, i + 1, 5.0 - i) for i, d in enumerate(["d1", "d2"])]
+    + [("runA", "2", d, i + 1, 3.0 - i) for i, d in enumerate(["d2", "d6", "d1"])],
+    columns=["run_tag", "topic", "docno", "rank", "score"])
+
+
+def build_store(path: Path) -> Path:
+    """Write the fixture store to ``path`` and return it."""
+    with JudgmentStore.open(path, create=True) as store:
+        store.add_topics(TOPICS, "<fixture>")
+        store.add_documents(DOCUMENTS, "<fixture>")
+        store.add_run_frame(RUN)
+        pool_runs(store, depth=10)
+    return path
+
+
+def log_rows(path: Path) -> pd.DataFrame:
+    """The judgment log of the store at ``path`` (read through a fresh connection)."""
+    with JudgmentStore.open(path) as store:
+        return store.judgment_log()

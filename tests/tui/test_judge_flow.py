@@ -1,0 +1,291 @@
+"""The judging screen driven from the keyboard, checked on the store's rows."""
+
+from __future__ import annotations
+
+import math
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from judge_fixtures import AppFactory, log_rows
+from textual.app import App
+
+from pooltool import workspace
+from pooltool.store import JudgmentStore
+from pooltool.tui.screens.judge import JudgeScreen
+from pooltool.tui.screens.topic_picker import TopicPickerScreen
+from pooltool.tui.widgets.document_view import DocumentView
+from pooltool.tui.widgets.grade_bar import GradeBar
+
+SIZE = (110, 30)
+
+
+def screen_of(app: App[None]) -> JudgeScreen:
+    assert isinstance(app.screen, JudgeScreen)
+    return app.screen
+
+
+async def test_opens_on_first_document_in_docno_order(app_factory: AppFactory) -> None:
+    app = app_factory()
+    async with app.run_test(size=SIZE):
+        screen = screen_of(app)
+        assert screen.session.queue == ["d1", "d2", "d3", "d4", "d5"]
+        assert screen.session.docno == "d1"
+        assert "1 / 5" in screen.status_text().plain
+
+
+async def test_grade_key_commits_at_once_and_moves_on(app_factory: AppFactory, store_path: Path) -> None:
+    app = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("2")
+        rows = log_rows(store_path)  # another connection sees it while the app runs
+        assert screen_of(app).session.docno == "d2"
+        assert "2 / 5" in screen_of(app).status_text().plain
+        await pilot.press("0")
+    rows = log_rows(store_path)
+    assert list(rows["docno"]) == ["d1", "d2"]
+    assert list(rows["grade"]) == [2, 0]
+    assert set(rows["assessor"]) == {"alice"} and set(rows["origin"]) == {"tui"}
+    assert all(ms >= 0 for ms in rows["ms_spent"])
+    assert all(str(t).endswith("+00:00") for t in rows["judged_at"])
+
+
+async def test_undo_appends_a_retraction_and_goes_back(app_factory: AppFactory, store_path: Path) -> None:
+    app = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("2", "3", "u")
+        assert screen_of(app).session.docno == "d2"
+        assert app.screen.query_one(GradeBar).grade is None
+        await pilot.press("u")
+        assert screen_of(app).session.docno == "d1"
+        await pilot.press("u")  # nothing left: a warning, no row
+    rows = log_rows(store_path)
+    assert len(rows) == 4
+    assert list(rows["retracts"].iloc[2:]) == [2, 1]
+    with JudgmentStore.open(store_path) as store:
+        assert store.qrels().empty
+
+
+async def test_regrade_then_undo_falls_back_to_previous_grade(app_factory: AppFactory,
+                                                                store_path: Path) -> None:
+    app = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("1", "left")
+        assert app.screen.query_one(GradeBar).grade == 1
+        await pilot.press("3")  # regrade d1
+        assert screen_of(app).session.docno == "d2"  # moves on to the next unjudged
+        await pilot.press("u")
+        assert screen_of(app).session.grade_of("d1") == 1
+    with JudgmentStore.open(store_path) as store:
+        qrels = store.qrels()
+    assert list(zip(qrels["docno"], qrels["grade"], strict=True)) == [("d1", 1)]
+
+
+async def test_left_right_stop_at_the_ends(app_factory: AppFactory) -> None:
+    app = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("left")
+        assert screen_of(app).session.position == 0
+        await pilot.press(*["right"] * 7)
+        assert screen_of(app).session.docno == "d5"
+
+
+async def test_note_waits_for_grade_or_joins_the_existing_one(app_factory: AppFactory,
+                                                              store_path: Path) -> None:
+    app = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("n", *"see fig", "enter")
+        assert app.screen.query_one(GradeBar).note_waiting
+        assert log_rows(store_path).empty
+        await pilot.press("1", "left", "n", *"sure", "enter")
+        await pilot.press("n", "escape")  # cancelled: nothing written
+    rows = log_rows(store_path)
+    assert list(rows["note"]) == ["see fig", "sure"]
+    assert list(rows["grade"]) == [1, 1]
+    assert math.isnan(rows["ms_spent"].iloc[1])  # a note is not a timed judgment
+
+
+async def test_skip_marks_and_comes_back_last(app_factory: AppFactory, store_path: Path) -> None:
+    app = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("s")
+        assert screen_of(app).session.docno == "d2"
+        await pilot.press("0", "0", "0", "0")  # d2..d5
+        assert screen_of(app).session.docno == "d1"  # the skipped one, last
+        assert app.screen.query_one(GradeBar).skipped
+    with JudgmentStore.open(store_path) as store:
+        assert workspace.skipped(store, "alice", "1") == {"d1"}
+
+
+async def test_j_jumps_to_next_unjudged(app_factory: AppFactory) -> None:
+    app = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("right", "1", "1")  # d2, d3 judged; now on d4
+        await pilot.press("left", "left", "left", "j")
+        assert screen_of(app).session.docno == "d4"
+
+
+async def test_resume_after_close_mid_topic(app_factory: AppFactory, store_path: Path) -> None:
+    async with app_factory().run_test(size=SIZE) as pilot:
+        await pilot.press("2", "1", "q")
+    async with app_factory().run_test(size=SIZE) as pilot:
+        screen = screen_of(pilot.app)
+        assert screen.session.docno == "d3"
+        assert screen.session.judged == 2
+        await pilot.press("left", "left", "q")  # viewing judged d1: reopen on first unjudged
+    async with app_factory().run_test(size=SIZE) as pilot:
+        assert screen_of(pilot.app).session.docno == "d3"
+        await pilot.press("right", "escape")  # leave on unjudged d4: reopen there
+    async with app_factory().run_test(size=SIZE) as pilot:
+        assert screen_of(pilot.app).session.docno == "d4"
+    assert len(log_rows(store_path)) == 2
+
+
+async def test_resume_skips_skipped_documents(app_factory: AppFactory) -> None:
+    async with app_factory().run_test(size=SIZE) as pilot:
+        await pilot.press("s")
+    async with app_factory().run_test(size=SIZE) as pilot:
+        assert screen_of(pilot.app).session.docno == "d2"
+
+
+async def test_two_apps_on_one_store_lose_no_row(app_factory: AppFactory, store_path: Path) -> None:
+    alice, bob = app_factory("alice"), app_factory("bob")
+    async with alice.run_test(size=SIZE) as pa, bob.run_test(size=SIZE) as pb:
+        for a_key, b_key in zip("01230", "32101", strict=True):
+            await pa.press(a_key)
+            await pb.press(b_key)
+        await pa.press("u")
+        await pb.press("left", "2")
+    rows = log_rows(store_path)
+    assert len(rows) == 12
+    alice_rows = rows[rows["assessor"] == "alice"]
+    assert list(alice_rows["grade"].iloc[:5]) == [0, 1, 2, 3, 0]
+    with JudgmentStore.open(store_path) as store:
+        assert len(store.qrels(policy="assessor:bob")) == 5
+        assert len(store.qrels(policy="assessor:alice")) == 4
+
+
+async def test_busy_store_queues_writes_without_freezing(app_factory: AppFactory, store_path: Path) -> None:
+    app = app_factory()
+    blocker = sqlite3.connect(store_path, isolation_level=None)
+    async with app.run_test(size=SIZE) as pilot:
+        blocker.execute("BEGIN IMMEDIATE")
+        started = time.monotonic()
+        await pilot.press("2", "1")
+        assert time.monotonic() - started < 2.0  # two waits of at most 200 ms each
+        assert app.writes.pending == 2
+        assert "waiting: store busy" in screen_of(app).status_text().plain
+        blocker.execute("COMMIT")
+        await pilot.pause(1.2)  # the retry timer runs every 0.5 s
+        assert app.writes.pending == 0
+    blocker.close()
+    rows = log_rows(store_path)
+    assert list(zip(rows["docno"], rows["grade"], strict=True)) == [("d1", 2), ("d2", 1)]
+
+
+async def test_missing_text_shows_notice_and_is_judgeable(app_factory: AppFactory, store_path: Path) -> None:
+    app = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press(*["right"] * 4)
+        view = app.screen.query_one(DocumentView)
+        assert screen_of(app).session.docno == "d5"
+        assert view.has_class("-missing")
+        await pilot.press("3")
+    rows = log_rows(store_path)
+    assert list(zip(rows["docno"], rows["grade"], strict=True)) == [("d5", 3)]
+
+
+async def test_h_toggles_query_highlighting(app_factory: AppFactory) -> None:
+    app = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        assert screen_of(app).show_query
+        await pilot.press("h")
+        assert not screen_of(app).show_query
+        await pilot.press("h")
+        assert screen_of(app).show_query
+
+
+async def test_scan_terms_kept_per_assessor_and_topic(app_factory: AppFactory, store_path: Path) -> None:
+    async with app_factory().run_test(size=SIZE) as pilot:
+        await pilot.press("slash", *'plate "trailing edge"', "enter")
+        assert screen_of(pilot.app).session.scan_terms == ["plate", "trailing edge"]
+    async with app_factory().run_test(size=SIZE) as pilot:
+        assert screen_of(pilot.app).session.scan_terms == ["plate", "trailing edge"]
+    with JudgmentStore.open(store_path) as store:
+        assert workspace.scan_terms(store, "bob", "1") == []
+        assert workspace.scan_terms(store, "alice", "2") == []
+
+
+async def test_runs_hidden_unless_store_setting(app_factory: AppFactory, store_path: Path) -> None:
+    app = app_factory()
+    async with app.run_test(size=SIZE):
+        assert "run" not in screen_of(app).status_text().plain
+    with JudgmentStore.open(store_path) as store:
+        store.set_setting("show_runs", True)
+    app = app_factory()
+    async with app.run_test(size=SIZE):
+        assert "runs: runB #1, runA #2" in screen_of(app).status_text().plain
+
+
+async def test_help_opens_and_closes(app_factory: AppFactory) -> None:
+    app = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("question_mark")
+        assert type(app.screen).__name__ == "HelpScreen"
+        await pilot.press("escape")
+        assert isinstance(app.screen, JudgeScreen)
+
+
+async def test_picker_opens_topic_and_shows_progress(app_factory: AppFactory) -> None:
+    app = app_factory(topics=())
+    async with app.run_test(size=SIZE) as pilot:
+        assert isinstance(app.screen, TopicPickerScreen)
+        await pilot.press("down", "enter")
+        assert screen_of(app).session.topic == "2"
+        await pilot.press("1", "escape")
+        assert isinstance(app.screen, TopicPickerScreen)
+        assert "you judged 1 of 8" in str(app.screen.query_one("#picker-title").render())
+
+
+async def test_random_order_is_reproducible(app_factory: AppFactory) -> None:
+    orders = []
+    for seed in (7, 7, 8):
+        app = app_factory(order="random", seed=seed)
+        async with app.run_test(size=SIZE):
+            orders.append(screen_of(app).session.queue)
+    assert orders[0] == orders[1] and sorted(orders[0]) == sorted(orders[2])
+
+
+WRITER = """
+import sys
+import time
+from pathlib import Path
+from pooltool.store import JudgmentStore
+store, stop, n = JudgmentStore.open(sys.argv[1]), Path(sys.argv[2]), 0
+while not stop.exists():
+    store.record_judgment("1", f"d{n % 5 + 1}", n % 4, "bob", origin="script")
+    n += 1
+    time.sleep(0.002)
+print(n)
+"""
+
+
+async def test_app_and_another_process_write_at_once(app_factory: AppFactory, store_path: Path) -> None:
+    stop = store_path.with_suffix(".stop")
+    writer = subprocess.Popen([sys.executable, "-c", WRITER, str(store_path), str(stop)],
+                              stdout=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 30
+    while log_rows(store_path).empty and time.monotonic() < deadline:
+        time.sleep(0.05)
+    app = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        started = time.monotonic()
+        await pilot.press("1", "1", "1", "1", "1", *["left", "3"] * 5)
+        assert time.monotonic() - started < 5  # 15 keys, each waits 200 ms at most
+    stop.touch()  # the app's exit committed whatever the busy writer had held up
+    written = int(writer.communicate(timeout=30)[0])
+    rows = log_rows(store_path)
+    assert (rows["assessor"] == "bob").sum() == written > 0
+    assert (rows["assessor"] == "alice").sum() == 10

@@ -1,0 +1,79 @@
+"""Pictures of the judging UI's main screens (pytest-textual-snapshot).
+
+Update with ``pytest tests/tui/test_snapshots.py --snapshot-update`` only after
+looking at the new pictures (``tests/tui/__snapshots__/``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from judge_fixtures import build_store
+from textual.pilot import Pilot
+
+from pooltool.store import JudgmentStore
+from pooltool.tui.app import make_app
+
+SIZE = (110, 30)
+SnapCompare = Callable[..., bool]
+
+
+@pytest.fixture
+def snapshot_store(tmp_path: Path) -> Path:
+    """The fixture store with two timed judgments of topic 1 by alice (d1: 2, d2: 0)."""
+    path = build_store(tmp_path / "snap.db")
+    with JudgmentStore.open(path) as store:
+        store.record_judgment("1", "d1", 2, "alice", ms_spent=12_000, origin="tui")
+        store.record_judgment("1", "d2", 0, "alice", ms_spent=6_000, origin="tui")
+        store.record_judgment("1", "d1", 1, "bob", ms_spent=9_000, origin="tui")
+    return path
+
+
+class TestJudgingScreen:
+    def test_document_with_highlighted_terms(self, snap_compare: SnapCompare, snapshot_store: Path) -> None:
+        """Topic 1 reopened by alice (on d3, her first unjudged) and moved back to
+        d1: status line "Topic 1 · d1 · 1 / 5 · judged 2/5 · 400/h · 9.0 s/doc ·
+        ETA <1 min"; the statement (query, description, narrative) on the left;
+        the document on the right; the query words "boundary", "layer" and "flow"
+        marked (orange-yellow background) in the statement, the document title
+        and text, including "Boundary" and "layer" of "Boundary-layer", while
+        "plate" is not marked; the grade bar lit on "2 highly relevant"; the
+        footer lists the four grade names first, then u, n, s, j, ? and q.
+        """
+        app = make_app(snapshot_store, "alice", ["1"])
+        assert snap_compare(app, press=["left", "left"], terminal_size=SIZE)
+
+    def test_scan_terms_and_missing_text(self, snap_compare: SnapCompare, snapshot_store: Path) -> None:
+        """On d5, which has no text in the store: the docno as the title and a
+        bordered notice that the text is missing and the document can still be
+        judged; "trailing edge" and "slab" under "Scan terms" on the left; the
+        grade bar shows "unjudged".
+        """
+        with JudgmentStore.open(snapshot_store) as store:
+            from pooltool.workspace import set_scan_terms
+
+            set_scan_terms(store, "alice", "1", ["trailing edge", "slab"])
+        app = make_app(snapshot_store, "alice", ["1"])
+        assert snap_compare(app, press=["right", "right"], terminal_size=SIZE)
+
+    def test_help_dialog(self, snap_compare: SnapCompare, snapshot_store: Path) -> None:
+        """The help dialog over the judging screen: the four grade keys with
+        their names, then u, n, s, arrows, j, h, /, Esc, ? and q explained."""
+        app = make_app(snapshot_store, "alice", ["1"])
+        assert snap_compare(app, press=["question_mark"], terminal_size=SIZE)
+
+
+class TestTopicPicker:
+    def test_progress_per_topic(self, snap_compare: SnapCompare, snapshot_store: Path) -> None:
+        """The picker for alice: topic 1 with 5 pooled, judged (all) 2, judged (me) 2,
+        remaining 3, relevant 1 (bob's later grade 1 of d1 is the latest) and a bar
+        at 40 %; topic 2 with 3 pooled, nothing judged, an empty bar at 0 %; the
+        cursor on topic 1; the title line "you judged 2 of 8 pooled documents"."""
+        app = make_app(snapshot_store, "alice")
+
+        async def settle(pilot: Pilot[None]) -> None:
+            await pilot.pause()
+
+        assert snap_compare(app, run_before=settle, terminal_size=SIZE)
