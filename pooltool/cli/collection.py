@@ -16,7 +16,7 @@ from pooltool.formats.documents import iter_documents
 from pooltool.formats.qrels import write_qrels
 from pooltool.formats.topics import read_topics
 from pooltool.records import QRELS_COLUMNS
-from pooltool.report import emit
+from pooltool.report import emit, emit_json, records
 from pooltool.store import JudgmentStore
 from pooltool.store.judgments import POLICIES
 
@@ -211,15 +211,26 @@ def _with_unjudged(qrels: pd.DataFrame, docs: pd.DataFrame, grade: int) -> pd.Da
 @output_option()
 @click.pass_context
 def status(ctx: click.Context, pool_name: str, level: int, fmt: str) -> None:
-    """Judging progress per topic: pooled, judged, unjudged, relevant.
+    """Judging progress per topic (pooled, judged, unjudged, relevant) and per assessor
+    (judgments per hour, median seconds per document, remaining, ETA in hours).
+
+    CSV, TSV and JSONL give the per-topic rows; JSON gives both tables.
 
     \b
     Example:
       pooltool status --format csv
     """
+    from pooltool.judging_stats import judging_stats
+
     with open_store(ctx) as store:
-        table = pooling.pool_status(store, pool_name, level)
-    emit(table, fmt, title=f"pool {pool_name!r}")
+        topics = pooling.pool_status(store, pool_name, level)
+        pace = judging_stats(store, pool=pool_name)
+    if fmt == "json":
+        emit_json({"topics": records(topics), "assessors": records(pace)})
+        return
+    emit(topics, fmt, title=f"pool {pool_name!r}")
+    if fmt == "table":
+        emit(pace, fmt, title="judging pace")
 
 
 class _output:
