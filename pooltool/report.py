@@ -55,9 +55,17 @@ def plain(value: Any) -> Any:
 
 
 def emit_json(obj: Any, stream: IO[str] | None = None) -> None:
-    """Write ``obj`` as indented JSON followed by a newline."""
+    """Write ``obj`` as indented JSON followed by a newline (NaN written as ``null``)."""
     out = stream if stream is not None else sys.stdout
-    out.write(json.dumps(obj, indent=2, default=plain) + "\n")
+    out.write(json.dumps(_json_ready(obj), indent=2, allow_nan=False) + "\n")
+
+
+def _json_ready(obj: Any) -> Any:
+    if isinstance(obj, dict):
+        return {str(k): _json_ready(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_json_ready(v) for v in obj]
+    return plain(obj)
 
 
 def _emit_table(frame: pd.DataFrame, out: IO[str], title: str | None) -> None:

@@ -145,7 +145,9 @@ def bias(ctx: click.Context, k: int, depth: int | None, pool_name: str, run_tags
         from pooltool.analysis.plots import plot_bias
 
         plot_bias(result, plot)
-    _emit_bias(result, report, fmt)
+    _emit_bias(result, report, fmt, {"k": k, "depth": depth, "level": level,
+                                      "complete": complete, "qrels": qrels_file or version or "",
+                                      "groups": groups or {}})
 
 
 def _read_groups(path: str) -> dict[str, str]:
@@ -163,23 +165,32 @@ def _read_groups(path: str) -> dict[str, str]:
     return groups
 
 
-def _emit_bias(result, report, fmt: str) -> None:  # type: ignore[no-untyped-def]
+BIAS_TABLE_COLUMNS = ["run_tag", "group", "recall", "recall_loo", "recall_drop",
+                      "recall_drop_rel", "P", "P_loo", "unique_relevant", "unjudged_loo",
+                      "rank", "rank_loo"]
+
+
+def _emit_bias(result, report, fmt: str, options: dict) -> None:  # type: ignore[no-untyped-def]
     overall = result.overall()
     new = report.per_run if report is not None else pd.DataFrame()
     if fmt == "json":
-        emit_json({"overall": overall, "per_run": records(result.per_run),
-                   "new_runs": records(new)})
+        emit_json({"schema": "bias-v1", "options": options, "overall": overall,
+                   "per_run": records(result.per_run), "new_runs": records(new)})
         return
     if fmt == "csv":
         emit(result.per_run, fmt)
         return
-    emit(result.per_run, fmt, title=f"leave-one-out at depth {result.depth}, k = {result.k}")
+    shown = result.per_run[BIAS_TABLE_COLUMNS if result.per_run["group"].ne(
+        result.per_run["run_tag"]).any() else BIAS_TABLE_COLUMNS[:1] + BIAS_TABLE_COLUMNS[2:]]
+    emit(shown.rename(columns=lambda c: c.replace("recall", "R").replace("unique_", "uniq_")),
+         fmt, title=f"leave-one-out at pool depth {result.depth}: Recall@{result.k} (R) and "
+                    f"P@{result.k}; all columns with --format csv|json")
     click.echo(
         f"MAE {overall['mae']:.4f}   largest drop {overall['max_drop']:.4f} "
         f"({overall['max_drop_run']})   SRE {overall['sre']}   "
         f"Kendall tau {overall['kendall_tau']:.4f}   tau_ap {overall['tau_ap']:.4f}")
     if not new.empty:
-        emit(new.drop(columns="sentence"), fmt, title="runs that did not contribute")
+        emit(new.drop(columns=["sentence"]), fmt, title="runs that did not contribute")
         for sentence in new["sentence"]:
             click.echo(sentence)
 

@@ -1,0 +1,84 @@
+"""pooltool bias from the command line: table, JSON (schema-valid), plot, bad input."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+from click.testing import CliRunner
+
+from pooltool.cli import cli
+
+ROOT = Path(__file__).resolve().parents[2]
+RUNS = {
+    "a.run": "1 Q0 a1 1 9 team1_a\n1 Q0 s 2 8 team1_a\n1 Q0 b1 3 7 team1_a\n",
+    "b.run": "1 Q0 b1 1 9 team1_b\n1 Q0 s 2 8 team1_b\n1 Q0 o 3 7 team1_b\n",
+    "c.run": "1 Q0 c1 1 9 team2_c\n1 Q0 s 2 8 team2_c\n1 Q0 a1 3 7 team2_c\n",
+    "new.run": "1 Q0 x 1 9 new\n1 Q0 y 2 8 new\n1 Q0 s 3 7 new\n",
+}
+QRELS = "1 0 a1 1\n1 0 b1 1\n1 0 c1 0\n1 0 s 1\n1 0 o 1\n"
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> Path:
+    for name, text in RUNS.items():
+        (tmp_path / name).write_text(text)
+    (tmp_path / "qrels.txt").write_text(QRELS)
+    db = tmp_path / "s.db"
+    for args in (["init"], ["add-runs", *(str(tmp_path / n) for n in ["a.run", "b.run", "c.run"])],
+                 ["pool", "--depth", "2"], ["import-qrels", str(tmp_path / "qrels.txt"),
+                                                "--version", "v1"]):
+        assert CliRunner().invoke(cli, ["--db", str(db), *args]).exit_code == 0
+    return db
+
+
+def invoke(db: Path, *args: str):  # type: ignore[no-untyped-def]
+    return CliRunner().invoke(cli, ["--db", str(db), "bias", *args])
+
+
+def test_json_validates_and_holds_the_new_run(db: Path) -> None:
+    result = invoke(db, "-k", "3", "--version", "v1", "--new", str(db.parent / "new.run"),
+                    "--format", "json")
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    jsonschema.validate(report, json.loads((ROOT / "schemas" / "bias-v1.json").read_text()))
+    per_run = {r["run_tag"]: r for r in report["per_run"]}
+    # team1_b alone pooled b1 (relevant): 3/4 -> 2/3
+    assert per_run["team1_b"]["recall"] == pytest.approx(3 / 4)
+    assert per_run["team1_b"]["recall_loo"] == pytest.approx(2 / 3)
+    assert [r["run_tag"] for r in report["new_runs"]] == ["new"]
+    assert report["new_runs"][0]["unjudged@10"] == pytest.approx(2 / 10)
+
+
+def test_groups_by_regex_and_plot(db: Path) -> None:
+    plot = db.parent / "bias.png"
+    result = invoke(db, "-k", "3", "--group", "^(team[0-9])_", "--plot", str(plot),
+                    "--format", "json")
+    assert result.exit_code == 0, result.output
+    per_run = {r["run_tag"]: r for r in json.loads(result.stdout)["per_run"]}
+    # team2_c retrieves a1 only at rank 3, below the depth, so team1 alone pooled a1 and b1:
+    # team1_a loses both (num_rel 4 -> 2) and keeps s in its top 3 -> 1/2
+    assert per_run["team1_a"]["group"] == "team1"
+    assert per_run["team1_a"]["recall_loo"] == pytest.approx(1 / 2)
+    assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_table_names_the_summary(db: Path) -> None:
+    result = invoke(db, "-k", "3")
+    assert result.exit_code == 0
+    assert "MAE" in result.stdout and "tau_ap" in result.stdout
+
+
+def test_bad_groups_file_names_the_line(db: Path) -> None:
+    groups = db.parent / "groups.tsv"
+    groups.write_text("team1_a\tteam1\nteam1_b team1\n")
+    result = invoke(db, "--groups", str(groups))
+    assert result.exit_code == 1
+    assert result.stderr == f"Error: {groups}:2: expected 'run_tag<TAB>group'\n"
+
+
+def test_conflicting_options(db: Path) -> None:
+    result = invoke(db, "--group", "x", "--groups", str(db))
+    assert result.exit_code == 2 and "use just one of --group and --groups" in result.stderr
