@@ -1,0 +1,185 @@
+"""``pooltool recall``: Recall@k as trec_eval computes it, with the unjudged rate beside it.
+
+In Python: :func:`pooltool.measures.evaluate_recall` and
+:func:`pooltool.measures.evaluate_recall_files`.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+import pandas as pd
+
+from pooltool.cli.group import cli, db_path, output_option, warn
+from pooltool.errors import PooltoolError
+from pooltool.formats.qrels import read_qrels
+from pooltool.measures import (
+    DuplicateRunTag,
+    RecallResult,
+    evaluate_recall,
+    evaluate_recall_files,
+)
+from pooltool.report import FORMATS, emit, emit_json
+
+RECALL_FORMATS = (*FORMATS, "trec")
+#: Summary columns shown in the table view (csv/json carry them all).
+TABLE_SUMMARY = ["run_tag", "k", "num_q", "recall", "micro_recall", "median_recall",
+                 "min_recall", "zero_recall_share", "ceiling", "P", "unjudged", "judged",
+                 "recall_upper"]
+MISSING_SHOWN = 50
+
+
+def parse_ks(_ctx: click.Context, _param: click.Parameter, value: str) -> tuple[int, ...]:
+    """``-k 10,100,1000`` -> ``(10, 100, 1000)``."""
+    try:
+        ks = tuple(int(part) for part in value.split(",") if part.strip())
+    except ValueError:
+        raise click.BadParameter(f"expected comma-separated integers, got {value!r}") from None
+    if not ks or min(ks) < 1:
+        raise click.BadParameter(f"cutoffs must be integers >= 1, got {value!r}")
+    return ks
+
+
+@cli.command()
+@click.argument("runs", nargs=-1, required=True, metavar="RUN...")
+@click.option("--qrels", "qrels_file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="Qrels file (TREC format).")
+@click.option("--version", "version", metavar="NAME", help="Take the qrels from this stored version.")
+@click.option("-k", "ks", default="10,100,1000", show_default=True, callback=parse_ks,
+              help="Cutoffs, comma-separated.")
+@click.option("-l", "--level", type=click.IntRange(min=0), default=1, show_default=True,
+              help="Relevant means grade >= LEVEL (trec_eval -l).")
+@click.option("-c", "--complete", is_flag=True,
+              help="Score qrels topics missing from a run as 0 and count them (trec_eval -c).")
+@click.option("-M", "--max-docs", type=click.IntRange(min=1),
+              help="Use only the first N documents per topic (trec_eval -M).")
+@click.option("-q", "--per-topic", is_flag=True, help="Also give one row per run and topic.")
+@output_option(choices=RECALL_FORMATS)
+@click.option("--plot", type=click.Path(dir_okay=False, path_type=Path),
+              help="Draw Recall@k against k (with the unjudged rate) into this image file.")
+@click.pass_context
+def recall(ctx: click.Context, runs: tuple[str, ...], qrels_file: Path | None, version: str | None,
+           ks: tuple[int, ...], level: int, complete: bool, max_docs: int | None,
+           per_topic: bool, fmt: str, plot: Path | None) -> None:
+    """Recall@k, P@k and unjudged rates of runs, exactly as trec_eval 10.0 computes them.
+
+    RUN is a run file, or the tag of a run in the store. Documents are ranked
+    by score, ties by docno descending (the rank column is ignored). Topics in
+    the qrels but not in a run are left out of its mean (named on stderr)
+    unless -c. --format trec prints trec_eval's own layout (num_ret, num_rel,
+    num_rel_ret, P_k, recall_k, unj_k; with -q per topic), quirks included:
+    with -c its num_rel 'all' counts every qrels line with grade > 0, whatever
+    -l says.
+
+    \b
+    Example:
+      pooltool recall runs/* --qrels qrels.txt -k 10,100,1000 -c
+      pooltool recall bm25 --version round1 -q --format csv
+    """
+    if (qrels_file is None) == (version is None):
+        raise click.UsageError("give exactly one of --qrels FILE or --version NAME")
+    options = {"ks": ks, "level": level, "complete": complete, "max_docs": max_docs}
+    try:
+        result, source = _evaluate(ctx, runs, qrels_file, version, options)
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from exc
+    _warn_topics(result)
+    _write(result, fmt, per_topic, source)
+    if plot is not None:
+        from pooltool.measures.plot import plot_recall
+
+        warn(f"plot written: {plot_recall(result, plot)}")
+
+
+def _evaluate(ctx: click.Context, runs: tuple[str, ...], qrels_file: Path | None,
+              version: str | None, options: dict) -> tuple[RecallResult, str]:
+    files = [Path(r) for r in runs if Path(r).is_file()]
+    tags = [r for r in runs if not Path(r).is_file()]
+    if not tags and qrels_file is not None:
+        return evaluate_recall_files(files, read_qrels(qrels_file), **options), str(qrels_file)
+    with _open_store(ctx, tags) as store:
+        qrels = read_qrels(qrels_file) if qrels_file else store.qrels(version=version)
+        stored = [_stored_run(store, tag) for tag in tags]
+    from pooltool.measures.fastload import load_run
+
+    frames = [load_run(path, ranks=False) for path in files] + stored
+    _check_distinct_tags(frames, [str(p) for p in files] + [f"the store ({t})" for t in tags])
+    source = str(qrels_file) if qrels_file else f"version:{version}"
+    return evaluate_recall(pd.concat(frames, ignore_index=True), qrels, **options), source
+
+
+def _check_distinct_tags(frames: list[pd.DataFrame], sources: list[str]) -> None:
+    seen: dict[str, str] = {}
+    for frame, source in zip(frames, sources, strict=True):
+        for tag in frame["run_tag"].unique():
+            if tag in seen:
+                raise DuplicateRunTag(f"run tag {tag!r} is in both {seen[tag]} and {source}")
+            seen[str(tag)] = source
+
+
+def _open_store(ctx: click.Context, tags: list[str]):  # type: ignore[no-untyped-def]
+    path = db_path(ctx)
+    if not path.exists():
+        what = f"{tags[0]!r} is not a file, and" if tags else "--version needs a store, but"
+        raise PooltoolError(f"{what} there is no store at {path} (set --db or POOLTOOL_DB)")
+    from pooltool.store import JudgmentStore
+
+    return JudgmentStore.open(path)
+
+
+def _stored_run(store, tag: str) -> pd.DataFrame:  # type: ignore[no-untyped-def]
+    if not store.has_run(tag):
+        raise PooltoolError(f"{tag!r} is neither a file nor a run in the store")
+    return store.run_frame(tag)
+
+
+def _warn_topics(result: RecallResult) -> None:
+    for tag in result.run_tags:
+        missing = result.missing_topics[tag]
+        if missing:
+            fate = ("scored 0 and counted (-c)" if result.options.complete
+                    else "left out of its mean (use -c to score them 0)")
+            warn(f"warning: run {tag}: {len(missing)} qrels topic(s) not in the run, {fate}: "
+                 f"{_names(missing)}")
+        ignored = result.ignored_topics[tag]
+        if ignored:
+            warn(f"note: run {tag}: {len(ignored)} run topic(s) not in the qrels, ignored: "
+                 f"{_names(ignored)}")
+
+
+def _names(topics: list[str]) -> str:
+    shown = " ".join(topics[:MISSING_SHOWN])
+    return shown + (f" ... ({len(topics) - MISSING_SHOWN} more)" if len(topics) > MISSING_SHOWN
+                    else "")
+
+
+def _write(result: RecallResult, fmt: str, per_topic: bool, source: str) -> None:
+    if fmt == "trec":
+        from pooltool.measures.trec_format import format_trec
+
+        sys.stdout.write(format_trec(result, per_topic))
+    elif fmt == "json":
+        from pooltool.measures.document import recall_document
+
+        emit_json(recall_document(result, per_topic, source))
+    elif fmt == "table":
+        if per_topic:
+            emit(_long_per_topic(result), "table", title="per topic")
+        emit(result.summary[TABLE_SUMMARY], "table", title="summary (means over topics)")
+    else:
+        emit(result.per_topic if per_topic else result.summary, fmt)
+
+
+def _long_per_topic(result: RecallResult) -> pd.DataFrame:
+    """Per-topic rows with one row per k, narrow enough for a terminal."""
+    base = ["run_tag", "topic", "num_ret", "num_rel"]
+    parts = []
+    for k in result.options.ks:
+        names = ["num_rel_ret", "recall", "P", "ceiling", "unjudged", "judged", "recall_upper"]
+        part = result.per_topic[base + [f"{n}@{k}" for n in names]].copy()
+        part.columns = base + ["rel_ret", *names[1:]]
+        part.insert(4, "k", k)
+        parts.append(part)
+    return pd.concat(parts).sort_index(kind="stable").reset_index(drop=True)
