@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -61,61 +61,89 @@ def pool_runs(store: JudgmentStore, depth: int, run_tags: list[str] | None = Non
     if not tags:
         raise StoreError("the store has no runs to pool: add some with 'pooltool add-runs'")
     run_ids = {tag: store.run_id(tag) for tag in tags}
+    hits = _top_k_hits(store.conn, run_ids, depth)
     with store.writing() as conn:
         pool_id = _pool_id(store, pool)
         before = _pool_pairs(store, pool_id)
         round_id = int(conn.execute(
             "INSERT INTO pool_rounds(pool_id, depth, run_tags, docs_added, created_at) "
             "VALUES (?, ?, ?, 0, ?)", [pool_id, depth, json.dumps(tags), utc_now()]).lastrowid or 0)
-        added = _insert_round(conn, run_ids, depth, pool_id, round_id)
+        added = _insert_round(conn, list(run_ids.values()), depth, pool_id, round_id)
         conn.execute("UPDATE pool_rounds SET docs_added = ? WHERE round_id = ?", [added, round_id])
-        hits = _top_k_hits(conn, run_ids, depth)
-    size = len(before) + added
+    size = len(before.topic) + added
     return PoolRound(pool, depth, added, size, _contributions(hits, before, run_ids, tags))
 
 
 # A run's top k is one range scan of run_entries' primary key (run_id, trec_rank, topic).
 _TOP_K = "FROM run_entries WHERE run_id = ? AND trec_rank <= ?"
 
+# runs per statement in _insert_round (SQLite allows 999 parameters before 3.32)
+_RUNS_PER_STATEMENT = 500
 
-def _insert_round(conn: sqlite3.Connection, run_ids: dict[str, int], depth: int,
+
+def _insert_round(conn: sqlite3.Connection, run_ids: list[int], depth: int,
                   pool_id: int, round_id: int) -> int:
-    """Store each run's top ``depth`` as hits, and the pairs not pooled yet as pool
-    documents of this round, SQLite to SQLite in primary-key order; returns the
-    number of pairs added."""
+    """Store the runs' top ``depth`` as hits, and the pairs not pooled yet as pool
+    documents of this round; returns the number of pairs added.
+
+    Rows go SQLite to SQLite, sorted in the tables' primary-key order, so each
+    table is written in one sweep.
+    """
     added = 0
-    for run_id in run_ids.values():
+    for start in range(0, len(run_ids), _RUNS_PER_STATEMENT):
+        chunk = run_ids[start:start + _RUNS_PER_STATEMENT]
+        top_k = (f"FROM run_entries WHERE run_id IN ({', '.join('?' * len(chunk))}) "
+                 "AND trec_rank <= ?")
         added += conn.execute(
             "INSERT OR IGNORE INTO pool_docs(pool_id, topic, docno, round_id) "
-            f"SELECT ?, topic, docno, ? {_TOP_K} ORDER BY topic, docno",
-            [pool_id, round_id, run_id, depth]).rowcount
+            f"SELECT ?, topic, docno, ? {top_k} ORDER BY topic, docno",
+            [pool_id, round_id, *chunk, depth]).rowcount
         # a docno twice in a topic of one run (only add_run_frame lets that in) keeps
         # its best rank: the first row inserted wins
         conn.execute(
             "INSERT OR IGNORE INTO pool_hits(pool_id, topic, docno, run_id, trec_rank, round_id) "
-            f"SELECT ?, topic, docno, run_id, trec_rank, ? {_TOP_K} "
-            "ORDER BY topic, docno, trec_rank",
-            [pool_id, round_id, run_id, depth])
+            f"SELECT ?, topic, docno, run_id, trec_rank, ? {top_k} "
+            "ORDER BY topic, docno, run_id, trec_rank",
+            [pool_id, round_id, *chunk, depth])
     return added
 
 
-class _Hits(NamedTuple):
-    """Every run's top k, one element per (run, topic, docno) line."""
+class _Pairs(NamedTuple):
+    """(topic, docno) pairs as two arrays of str objects, and for hits the run of each:
+    its position in the round's ``run_ids``."""
 
-    run: np.ndarray     # position of the run in the round's run_ids
-    topic: np.ndarray   # str objects
-    docno: np.ndarray   # str objects
+    topic: np.ndarray
+    docno: np.ndarray
+    run: np.ndarray
 
 
-def _top_k_hits(conn: sqlite3.Connection, run_ids: dict[str, int], depth: int) -> _Hits:
+def _fetch_pairs(conn: sqlite3.Connection, sql: str, params: list[Any]) -> tuple[list, list]:
+    """The (topic, docno) rows of a query as two lists. Small batches: tuples kept
+    alive by the hundred thousand make Python's garbage collector crawl."""
+    cursor = conn.execute(sql, params)
+    topics: list[str] = []
+    docnos: list[str] = []
+    while rows := cursor.fetchmany(256):
+        for column, values in zip((topics, docnos), zip(*rows, strict=True), strict=True):
+            column.extend(values)
+    return topics, docnos
+
+
+def _top_k_hits(conn: sqlite3.Connection, run_ids: dict[str, int], depth: int) -> _Pairs:
     runs, topics, docnos = [], [], []
     for position, run_id in enumerate(run_ids.values()):
-        rows = conn.execute(f"SELECT topic, docno {_TOP_K}", [run_id, depth]).fetchall()
-        runs.append(np.full(len(rows), position, dtype=np.int64))
-        for column, values in zip((topics, docnos), zip(*rows), strict=False):
-            column.extend(values)
-    return _Hits(np.concatenate(runs), np.array(topics, dtype=object),
-                 np.array(docnos, dtype=object))
+        run_topics, run_docnos = _fetch_pairs(conn, f"SELECT topic, docno {_TOP_K}",
+                                              [run_id, depth])
+        runs.append(np.full(len(run_topics), position, dtype=np.int64))
+        topics += run_topics
+        docnos += run_docnos
+    return _Pairs(_objects(topics), _objects(docnos), np.concatenate(runs))
+
+
+def _objects(values: list[str]) -> np.ndarray:
+    array = np.empty(len(values), dtype=object)
+    array[:] = values
+    return array
 
 
 def _pool_id(store: JudgmentStore, pool: str) -> int:
@@ -127,23 +155,22 @@ def _pool_id(store: JudgmentStore, pool: str) -> int:
     return int(cursor.lastrowid or 0)
 
 
-def _pool_pairs(store: JudgmentStore, pool_id: int) -> set[tuple[str, str]]:
-    rows = store.conn.execute("SELECT topic, docno FROM pool_docs WHERE pool_id = ?", [pool_id])
-    return set(rows)
+def _pool_pairs(store: JudgmentStore, pool_id: int) -> _Pairs:
+    topics, docnos = _fetch_pairs(
+        store.conn, "SELECT topic, docno FROM pool_docs WHERE pool_id = ?", [pool_id])
+    return _Pairs(_objects(topics), _objects(docnos), np.zeros(len(topics), dtype=np.int64))
 
 
-def _contributions(hits: _Hits, before: set[tuple[str, str]], run_ids: dict[str, int],
+def _contributions(hits: _Pairs, before: _Pairs, run_ids: dict[str, int],
                    tags: list[str]) -> pd.DataFrame:
-    topic_codes, _ = pd.factorize(hits.topic)
-    docno_codes, docnos = pd.factorize(hits.docno)
+    # one integer per distinct (topic, docno), over the hits and the pairs pooled before
+    topic_codes, _ = pd.factorize(np.concatenate([hits.topic, before.topic]))
+    docno_codes, docnos = pd.factorize(np.concatenate([hits.docno, before.docno]))
     pair = topic_codes.astype(np.int64) * max(len(docnos), 1) + docno_codes
-    _, pair_of_hit, runs_per_pair = np.unique(pair, return_inverse=True, return_counts=True)
+    hit_pair, before_pair = pair[:len(hits.run)], pair[len(hits.run):]
+    _, pair_of_hit, runs_per_pair = np.unique(hit_pair, return_inverse=True, return_counts=True)
     unique = runs_per_pair[pair_of_hit.reshape(-1)] == 1
-    if before:
-        pairs = zip(hits.topic.tolist(), hits.docno.tolist(), strict=True)
-        new = np.fromiter((p not in before for p in pairs), dtype=bool, count=len(hits.run))
-    else:
-        new = np.ones(len(hits.run), dtype=bool)
+    new = ~np.isin(hit_pair, before_pair)
     n = len(run_ids)
     table = pd.DataFrame(
         {"pooled": np.bincount(hits.run, minlength=n).astype(np.int64),

@@ -10,6 +10,7 @@ same order as ``strcmp`` on the bytes. NIST pooled TREC-COVID in this order
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 
@@ -24,13 +25,103 @@ def order_run(frame: pd.DataFrame) -> pd.DataFrame:
         run and topic in that order.
     """
     keys = [c for c in ("run_tag", "topic") if c in frame.columns]
-    ordered = frame.sort_values(
-        keys + ["score", "docno"],
-        ascending=[True] * len(keys) + [False, False],
-        kind="mergesort",
-    ).reset_index(drop=True)
-    ordered["trec_rank"] = ordered.groupby(keys, sort=False).cumcount().astype("int64") + 1
+    fast = _trec_order(frame, keys)
+    if fast is None:
+        ordered = frame.sort_values(
+            keys + ["score", "docno"],
+            ascending=[True] * len(keys) + [False, False],
+            kind="mergesort",
+        ).reset_index(drop=True)
+        ordered["trec_rank"] = ordered.groupby(keys, sort=False).cumcount().astype("int64") + 1
+        return ordered
+    order, trec_rank = fast
+    ordered = frame.take(order).reset_index(drop=True)
+    ordered["trec_rank"] = trec_rank
     return ordered
+
+
+def _trec_order(frame: pd.DataFrame, keys: list[str]) -> tuple[np.ndarray, np.ndarray] | None:
+    """The row order and positions :func:`order_run` gives, computed on numbers.
+
+    Sorts integer codes of the keys (in string order) and the negated score
+    with ``np.lexsort``, then re-sorts only the rows whose (keys, score) is
+    tied by docno descending. The result is the stable mergesort's, row for
+    row. ``None`` (use pandas' sort) for inputs where that is not certain:
+    no ``topic`` key, no rows, a score that is not float64 or has a NaN,
+    key or docno columns that are not plain strings or integers.
+    """
+    if "topic" not in keys or len(frame) == 0 or "score" not in frame or "docno" not in frame:
+        return None
+    score = frame["score"]
+    if score.dtype != np.float64:
+        return None
+    scores = score.to_numpy()
+    if np.isnan(scores).any():
+        return None
+    columns: dict[str, np.ndarray] = {}
+    for name in [*keys, "docno"]:
+        values = _sortable(frame[name])
+        if values is None:
+            return None
+        columns[name] = values
+    group = np.zeros(len(frame), dtype=np.int64)
+    for key in keys:
+        codes, uniques = pd.factorize(columns[key], sort=True)
+        group = group * len(uniques) + codes
+    order = np.lexsort((-scores, group))
+    group, scores = group[order], scores[order]
+    tied = (group[1:] == group[:-1]) & (scores[1:] == scores[:-1])
+    if tied.any():
+        block = np.cumsum(np.concatenate(([True], ~tied)))
+        in_tie = np.zeros(len(order), dtype=bool)
+        in_tie[:-1] |= tied
+        in_tie[1:] |= tied
+        rows = np.flatnonzero(in_tie)
+        docnos = _order_codes(columns["docno"][order[rows]])
+        # within each block, docno descending; equal docnos keep their order
+        key = block[rows] * (int(docnos.max()) + 1) + (docnos.max() - docnos)
+        order[rows] = order[rows][np.argsort(key, kind="stable")]
+    starts = np.flatnonzero(np.concatenate(([True], group[1:] != group[:-1])))
+    lengths = np.diff(np.append(starts, len(order)))
+    trec_rank = np.arange(1, len(order) + 1, dtype=np.int64) - np.repeat(starts, lengths)
+    return order, trec_rank
+
+
+def _order_codes(values: np.ndarray) -> np.ndarray:
+    """Integer codes that sort as ``values`` do (equal values, equal codes).
+
+    Short strings go through numpy's fixed-width unicode sort, which compares
+    code points as Python does, unless a string ends in NUL (numpy pads with
+    NUL, so ``"a"`` and ``"a\\0"`` would compare equal); anything else through
+    ``pd.factorize``.
+    """
+    if values.dtype == object and len(values):
+        lengths = np.fromiter(map(len, values), dtype=np.int64, count=len(values))
+        if lengths.max() <= _MAX_FIXED_WIDTH:
+            fixed = values.astype(str)
+            if (np.char.str_len(fixed) == lengths).all():
+                return np.unique(fixed, return_inverse=True)[1].reshape(-1).astype(np.int64)
+    return pd.factorize(values, sort=True)[0].astype(np.int64)
+
+
+_MAX_FIXED_WIDTH = 256
+
+
+def _sortable(column: pd.Series) -> np.ndarray | None:
+    """The column as a numpy array that numpy and ``pd.factorize`` order as pandas'
+    sort orders the column, or ``None`` (not sure): numpy integers, or plain ``str``
+    values (object dtype, or pandas' python-backed string dtype)."""
+    dtype = column.dtype
+    if isinstance(dtype, np.dtype) and dtype.kind in "iu":
+        return column.to_numpy()
+    is_object = isinstance(dtype, np.dtype) and dtype.kind == "O"
+    is_str_dtype = isinstance(dtype, pd.StringDtype) and dtype.storage == "python"
+    if not (is_object or is_str_dtype):
+        return None
+    values = column.to_numpy(dtype=object)
+    if pd.api.types.infer_dtype(values, skipna=False) != "string":
+        return None
+    return values
 
 
 def top_k(frame: pd.DataFrame, depth: int) -> pd.DataFrame:

@@ -22,9 +22,12 @@ Every error is a :class:`~pooltool.errors.FormatError` naming file and line.
 
 from __future__ import annotations
 
+import csv
+import io
 import math
 from collections.abc import Iterable, Iterator
 
+import numpy as np
 import pandas as pd
 
 from pooltool.errors import FormatError
@@ -92,6 +95,8 @@ def parse_run_fields(fields: list[str], name: str, number: int) -> RunEntry:
         rank = int(rank_text)
     except ValueError:
         raise FormatError(name, number, f"rank {rank_text!r} is not an integer") from None
+    if not -(2**63) <= rank < 2**63:
+        raise FormatError(name, number, f"rank {rank_text!r} is out of range (64-bit integer)")
     try:
         score = float(score_text)
     except ValueError:
@@ -117,42 +122,51 @@ def _read_fast(text: str) -> pd.DataFrame | None:
     """Parse well-formed text with pandas' C reader; ``None`` sends the text to the strict path.
 
     Any doubt (a comment line, a short or long line, a bad number, a
-    duplicate) returns ``None`` so that :func:`iter_run_entries` reports the
-    exact line; the result is identical to the strict path's when it is not
-    ``None``.
+    duplicate, a character the two paths could split differently) returns
+    ``None`` so that :func:`iter_run_entries` reports the exact line; the
+    result is identical to the strict path's when it is not ``None``.
     """
-    if not text.strip() or "#" in text:
+    if not text.strip() or "#" in text or _has_odd_characters(text):
         return None
-    import io
-
     try:
         frame = pd.read_csv(
-            io.StringIO(text),
+            io.BytesIO(text.encode("utf-8")),
             sep=r"\s+",
             header=None,
-            names=["topic", "q0", "docno", "rank", "score", "run_tag"],
-            dtype={"topic": str, "q0": str, "docno": str, "run_tag": str, "rank": str},
+            # "rest" holds a seventh field, if any: such text goes to the strict path. (A
+            # first line of 8+ fields makes pandas take the first as the index, which
+            # still leaves text in "rest"; a later long line is a ParserError.)
+            names=["topic", "q0", "docno", "rank", "score", "run_tag", "rest"],
+            dtype=object,
             keep_default_na=False,
             na_filter=False,
+            quoting=csv.QUOTE_NONE,
             engine="c",
         )
-    except (ValueError, pd.errors.ParserError):
+        # numpy converts str objects with Python's int() and float(), as the strict path does
+        rank = frame["rank"].to_numpy().astype(np.int64)
+        score = frame["score"].to_numpy().astype(np.float64)
+    except (ValueError, OverflowError, UnicodeError, pd.errors.ParserError):
         return None
-    if not _fast_frame_is_valid(frame):
+    if (frame["rest"].to_numpy() != "").any() or np.isnan(score).any():
         return None
-    frame["rank"] = frame["rank"].astype("int64")
-    return _typed(frame[RUN_COLUMNS])
+    if (frame["run_tag"].to_numpy() == "").any():
+        return None
+    if frame.duplicated(["run_tag", "topic", "docno"]).any():
+        return None
+    return frame[RUN_COLUMNS].assign(rank=rank, score=score)
 
 
-def _fast_frame_is_valid(frame: pd.DataFrame) -> bool:
-    if frame["score"].dtype.kind != "f" and frame["score"].dtype.kind != "i":
-        return False
-    if frame["score"].isna().any() or (frame["run_tag"] == "").any():
-        return False
-    if not frame["rank"].str.fullmatch(r"[+-]?\d+").all():
-        return False
-    frame["score"] = frame["score"].astype("float64")
-    return not frame.duplicated(["run_tag", "topic", "docno"]).any()
+# str.split() splits on these (and str.splitlines() breaks lines on some), pandas'
+# whitespace separator does not; NUL is kept off the C reader too.
+_ODD_ASCII = ("\x00", "\x0b", "\x0c", "\x0d", "\x1c", "\x1d", "\x1e", "\x1f")
+_ODD_UNICODE = ("\x85", "\xa0", "\u1680", *map(chr, range(0x2000, 0x200B)),
+                "\u2028", "\u2029", "\u202f", "\u205f", "\u3000")
+
+
+def _has_odd_characters(text: str) -> bool:
+    odd = _ODD_ASCII if text.isascii() else _ODD_ASCII + _ODD_UNICODE
+    return any(c in text for c in odd)
 
 
 def write_run(frame: pd.DataFrame, handle) -> None:  # type: ignore[no-untyped-def]
