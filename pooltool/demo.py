@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pooltool import pooling
+from pooltool.errors import StoreError
 from pooltool.formats.documents import iter_documents
 from pooltool.formats.topics import read_topics
 from pooltool.store import JudgmentStore
@@ -40,19 +41,36 @@ def demo_files() -> Path:
     raise FileNotFoundError("the demo collection is not installed (no demo/topics.xml)")
 
 
+def _remove_old_demo(path: Path) -> None:
+    """Delete an earlier demo store; refuse to touch anything else."""
+    try:
+        with JudgmentStore.open(path) as store:
+            is_demo = store.setting("demo", False) is True
+    except StoreError:
+        is_demo = False
+    if not is_demo:
+        raise StoreError(f"{path} already exists and is not a demo store: choose another folder "
+                         "(the demo never overwrites your data)")
+    for stale in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+        stale.unlink(missing_ok=True)
+
+
 def build_demo(folder: Path) -> DemoResult:
     """Build ``folder/pooltool.db`` from the demo collection and pool it at depth 10.
 
-    :param folder: created if missing; an existing demo store there is replaced
-        (it holds nothing but demo data).
+    :param folder: created if missing; an earlier demo store there is
+        replaced (it holds nothing but demo data), any other file named
+        ``pooltool.db`` is left alone.
     :returns: the store path, the demo files folder and the pooling round.
+    :raises StoreError: ``folder/pooltool.db`` exists and is not a demo store.
     """
     files = demo_files()
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / "pooltool.db"
-    for stale in (path, path.with_suffix(".db-wal"), path.with_suffix(".db-shm")):
-        stale.unlink(missing_ok=True)
+    if path.exists():
+        _remove_old_demo(path)
     with JudgmentStore.open(path, create=True) as store:
+        store.set_setting("demo", True)
         store.add_topics(read_topics(files / "topics.xml"), str(files / "topics.xml"))
         store.add_documents(iter_documents(files / "docs.jsonl"), str(files / "docs.jsonl"))
         store.add_runs(sorted((files / "runs").glob("*.run")))

@@ -103,3 +103,39 @@ def test_demo_builds_a_store(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     assert (tmp_path / "d" / "pooltool.db").is_file()
     assert "Next:" in result.stdout and "judge --assessor" in result.stdout
+
+
+def test_unwritable_output_is_a_clean_error(work: Path) -> None:
+    run(work, "init")
+    code, _, err = run(work, "export-qrels", "-o", str(work / "missing" / "q.txt"))
+    assert (code, err) == (1, f"Error: {work / 'missing' / 'q.txt'}: No such file or directory\n")
+
+
+def test_a_locked_store_is_a_clean_error(work: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import sqlite3
+
+    import pooltool.store.store as store_module
+
+    run(work, "init")
+    monkeypatch.setattr(store_module, "BUSY_TIMEOUT_S", 0.05)
+    holder = sqlite3.connect(work / "s.db", isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    try:
+        code, _, err = run(work, "import-qrels", str(work / "qrels.txt"), "--version", "v1")
+    finally:
+        holder.execute("ROLLBACK")
+    assert code == 1 and err.startswith("Error: the store is busy")
+    assert run(work, "qrels", "versions", "--format", "csv")[1].count("\n") == 1
+
+
+def test_demo_never_overwrites_a_real_store(work: Path) -> None:
+    assert CliRunner().invoke(cli, ["--db", str(work / "pooltool.db"), "init"]).exit_code == 0
+    result = CliRunner().invoke(cli, ["demo", str(work)])
+    assert result.exit_code == 1
+    assert "already exists and is not a demo store" in result.stderr
+
+
+def test_blank_names_are_refused(work: Path) -> None:
+    run(work, "init")
+    code, _, err = run(work, "import-qrels", str(work / "qrels.txt"), "--version", " ")
+    assert code == 2 and "version must not be blank" in err

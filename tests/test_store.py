@@ -185,3 +185,45 @@ def test_schema_file_matches_migrations() -> None:
     actual = ";\n\n".join(r[0] for r in rows) + ";\n"
     expected = (Path(__file__).resolve().parents[1] / "schemas" / "store.sql").read_text()
     assert actual == expected
+
+
+def test_another_applications_database_is_never_written(tmp_path: Path) -> None:
+    path = tmp_path / "other.db"
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE TABLE t (x)")
+    conn.commit()
+    conn.close()
+    for create in (False, True):
+        with pytest.raises(StoreError, match=r"database of something else \(tables: t\)"):
+            JudgmentStore.open(path, create=create)
+    tables = sqlite3.connect(path).execute("SELECT name FROM sqlite_master").fetchall()
+    assert tables == [("t",)]
+
+
+def test_an_empty_file_is_a_store_only_when_created(tmp_path: Path) -> None:
+    path = tmp_path / "empty.db"
+    path.touch()
+    with pytest.raises(StoreError, match="is empty, not a pooltool store"):
+        JudgmentStore.open(path)
+    assert path.stat().st_size == 0
+    JudgmentStore.open(path, create=True).close()
+    JudgmentStore.open(path).close()
+
+
+def test_an_unopenable_path_is_a_store_error(tmp_path: Path) -> None:
+    with pytest.raises(StoreError, match="cannot open a store at"):
+        JudgmentStore.open(tmp_path / "no" / "such" / "dir.db", create=True)
+
+
+def test_a_tag_in_two_files_names_both(store: JudgmentStore, tmp_path: Path) -> None:
+    a = write(tmp_path, "a.run", RUN_A)
+    b = write(tmp_path, "b.run", RUN_A)
+    with pytest.raises(StoreError, match=r"b\.run: run tag 'A' is also in .*a\.run; nothing"):
+        store.add_runs([a, b])
+    assert store.run_tags() == []
+
+
+def test_assessor_policy_names_unknown_assessors(store: JudgmentStore) -> None:
+    store.record_judgment("1", "d", 1, "ann")
+    with pytest.raises(StoreError, match=r"no judgments by assessor 'bob' \(assessors: ann\)"):
+        store.qrels(policy="assessor:bob")

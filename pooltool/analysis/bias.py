@@ -94,7 +94,9 @@ def leave_one_out(runs: pd.DataFrame, qrels: pd.DataFrame, depth: int, k: int = 
     :param k: the cutoff of Recall@k, P@k and unjudged@k.
     :param groups: run tag -> group (e.g. team); runs not in it are their own group.
     :param complete: trec_eval ``-c`` for the means.
-    :raises PooltoolError: fewer than two runs, or a depth / k below 1.
+    :raises PooltoolError: fewer than two runs, a depth / k below 1, a group
+        mapping naming runs that are not given, or qrels with no relevant
+        judgment at ``level``.
     """
     if depth < 1 or k < 1:
         raise PooltoolError(f"pool depth and k must be at least 1 (got depth {depth}, k {k})")
@@ -102,6 +104,13 @@ def leave_one_out(runs: pd.DataFrame, qrels: pd.DataFrame, depth: int, k: int = 
     group_of = {t: (groups or {}).get(t, t) for t in top["run_tag"].unique()}
     if len(group_of) < 2:
         raise PooltoolError("leave-one-out needs at least two contributing runs")
+    strangers = sorted(set(groups or {}) - set(group_of))
+    if strangers:
+        raise PooltoolError(f"the group mapping names runs that did not contribute: "
+                            f"{', '.join(strangers)}")
+    if not (qrels["grade"] >= level).any():
+        raise PooltoolError(f"the qrels hold no relevant judgment (grade >= {level}): "
+                            "leave-one-out has nothing to measure")
     full = evaluate_recall(top, qrels, ks=[k], level=level, complete=complete)
     unique = _unique_pairs(top, depth, group_of, qrels)
     per_topic = _leave_out_topics(full.per_topic, top, unique, group_of, k, level)

@@ -11,7 +11,7 @@ import click
 import pandas as pd
 
 from pooltool import pooling
-from pooltool.cli.group import cli, db_path, output_option, warn
+from pooltool.cli.group import cli, db_path, level_option, output_option, warn
 from pooltool.formats.documents import iter_documents
 from pooltool.formats.qrels import write_qrels
 from pooltool.formats.topics import read_topics
@@ -150,10 +150,17 @@ def export_pool(ctx: click.Context, pool_name: str, queue: bool, output: Path | 
             out.write(f"{topic} {docno}\n")
 
 
+def _non_blank(_ctx: click.Context, param: click.Parameter, value: str) -> str:
+    if not value.strip():
+        raise click.BadParameter(f"{param.name} must not be blank")
+    return value.strip()
+
+
 @cli.command("import-qrels")
 @click.argument("file", type=existing_file)
-@click.option("--version", "version", required=True, help="Name the resulting qrels version.")
-@click.option("--assessor", default="qrels", show_default=True,
+@click.option("--version", "version", required=True, callback=_non_blank,
+              help="Name the resulting qrels version.")
+@click.option("--assessor", default="qrels", show_default=True, callback=_non_blank,
               help="Assessor recorded on the imported judgments.")
 @click.option("--replace", is_flag=True,
               help="Retract judged pairs absent from FILE, so the version equals FILE.")
@@ -179,7 +186,8 @@ def import_qrels(ctx: click.Context, file: Path, version: str, assessor: str,
               help=f"How several judgments of a pair become one grade: {', '.join(POLICIES)}.")
 @click.option("--unjudged-as", type=int, metavar="GRADE",
               help="Also write pooled but unjudged documents with this grade (e.g. -1).")
-@click.option("--pool", "pool_name", default=pooling.DEFAULT_POOL, show_default=True)
+@click.option("--pool", "pool_name", default=pooling.DEFAULT_POOL, show_default=True,
+              help="The pool whose unjudged documents --unjudged-as writes.")
 @output_file_option
 @click.pass_context
 def export_qrels(ctx: click.Context, version: str | None, policy: str,
@@ -207,7 +215,7 @@ def _with_unjudged(qrels: pd.DataFrame, docs: pd.DataFrame, grade: int) -> pd.Da
 
 @cli.command()
 @click.option("--pool", "pool_name", default=pooling.DEFAULT_POOL, show_default=True)
-@click.option("-l", "--level", default=1, show_default=True, help="Relevant means grade >= LEVEL.")
+@level_option
 @output_option()
 @click.pass_context
 def status(ctx: click.Context, pool_name: str, level: int, fmt: str) -> None:

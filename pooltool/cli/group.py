@@ -7,6 +7,7 @@ hands the result to :mod:`pooltool.report`. Any :class:`PooltoolError` becomes
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -15,19 +16,35 @@ import click
 
 from pooltool.errors import PooltoolError
 from pooltool.report import FORMATS
+from pooltool.store.store import BUSY_TIMEOUT_S
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 F = TypeVar("F", bound=Callable[..., Any])
 
 
 class PooltoolGroup(click.Group):
-    """A click group that turns pooltool errors into clean ``Error:`` lines."""
+    """A click group that turns the errors a user can cause into clean ``Error:`` lines:
+    pooltool's own, files that cannot be written or read (``OSError``), and a store
+    that another process keeps locked past the busy timeout."""
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
         except PooltoolError as exc:
             raise click.ClickException(str(exc)) from exc
+        except OSError as exc:
+            raise click.ClickException(_os_message(exc)) from exc
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) and "busy" not in str(exc):
+                raise
+            raise click.ClickException(
+                "the store is busy: another process has held its write lock for over "
+                f"{BUSY_TIMEOUT_S:.0f} s; nothing was changed, try again") from exc
+
+
+def _os_message(exc: OSError) -> str:
+    where = f"{exc.filename}: " if exc.filename else ""
+    return f"{where}{exc.strerror or exc}"
 
 
 @click.group(cls=PooltoolGroup, context_settings=CONTEXT_SETTINGS)
@@ -61,6 +78,34 @@ def output_option(default: str = "table", choices: tuple[str, ...] = FORMATS) ->
         show_default=True,
         help="Output format.",
     )
+
+
+def level_option(f: F) -> F:
+    """Add ``-l/--level`` (relevant means grade >= LEVEL, trec_eval -l; at least 0)."""
+    return click.option("-l", "--level", type=click.IntRange(min=0), default=1,
+                        show_default=True,
+                        help="Relevant means grade >= LEVEL (trec_eval -l).")(f)
+
+
+PLOT_SUFFIXES = (".png", ".svg", ".pdf")
+
+
+def _check_plot_path(_ctx: click.Context, _param: click.Parameter,
+                     value: Path | None) -> Path | None:
+    if value is None:
+        return None
+    if value.suffix.lower() not in PLOT_SUFFIXES:
+        raise click.BadParameter(f"{value}: the image type comes from the suffix, one of "
+                                 f"{', '.join(PLOT_SUFFIXES)}")
+    if not value.parent.is_dir():
+        raise click.BadParameter(f"{value}: no such folder {value.parent}")
+    return value
+
+
+def plot_option(help_text: str) -> Callable[[F], F]:
+    """Add ``--plot FILE`` (.png, .svg or .pdf, in an existing folder)."""
+    return click.option("--plot", type=click.Path(dir_okay=False, path_type=Path),
+                        callback=_check_plot_path, help=help_text)
 
 
 def db_path(ctx: click.Context) -> Path:

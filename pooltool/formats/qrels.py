@@ -15,6 +15,7 @@ chosen without a policy.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator
 from typing import IO
 
@@ -31,13 +32,16 @@ def read_qrels(source: Source) -> pd.DataFrame:
     :param source: a path (``.gz`` accepted), an open text stream, or the text.
     :returns: one row per distinct (topic, docno), in file order, with columns
         ``topic, iteration, docno`` (str) and ``grade`` (int64).
-    :raises FormatError: wrong column count, a grade that is not an integer,
+    :raises FormatError: an empty file, wrong column count, a grade that is
+        not an integer (ASCII digits with an optional sign, in 64-bit range),
         or a (topic, docno) given twice with different grades; the message
         names file and line.
     """
     name = source_name(source)
     with open_text(source) as handle:
         rows = list(iter_qrels(handle, name))
+    if not rows:
+        raise FormatError(name, 0, "holds no qrels lines")
     frame = pd.DataFrame(rows, columns=QRELS_COLUMNS)
     return frame.astype({"grade": "int64"})
 
@@ -78,11 +82,16 @@ def parse_qrels_fields(fields: list[str], name: str, number: int) -> Qrel:
             name, number, f"expected 4 columns (topic iteration docno grade), got {len(fields)}"
         )
     topic, iteration, docno, grade_text = fields
-    try:
-        grade = int(grade_text)
-    except ValueError:
-        raise FormatError(name, number, f"grade {grade_text!r} is not an integer") from None
+    if not _INTEGER.fullmatch(grade_text):
+        raise FormatError(name, number, f"grade {grade_text!r} is not an integer")
+    grade = int(grade_text)
+    if not -(2**63) <= grade < 2**63:
+        raise FormatError(name, number, f"grade {grade_text} is out of range (64-bit integer)")
     return Qrel(topic, iteration, docno, grade)
+
+
+# ASCII only: Python's int() also takes "1_0" and other scripts' digits, trec_eval's atol not.
+_INTEGER = re.compile(r"[+-]?[0-9]+")
 
 
 def write_qrels(frame: pd.DataFrame, handle: IO[str]) -> None:

@@ -112,22 +112,32 @@ class JudgmentStore(JudgmentLog):
     def open(cls, path: str | Path, create: bool = False) -> JudgmentStore:
         """Open the store at ``path``.
 
-        :param create: create the file when missing; otherwise a missing file
-            is an error (so a typo in ``--db`` does not make an empty store).
-        :raises StoreError: the file is missing (and ``create`` is false) or
-            is not a SQLite database.
+        :param create: create the store when the file is missing or empty;
+            otherwise that is an error (so a typo in ``--db`` does not make an
+            empty store). An existing SQLite database that is not a pooltool
+            store is never written to.
+        :raises StoreError: the file is missing or empty (and ``create`` is
+            false), cannot be opened, is not a SQLite database, or is another
+            application's database.
         """
         path = Path(path)
         if not create and not path.exists():
             raise StoreError(
                 f"no store at {path}: create one with 'pooltool --db {path} init'"
             )
-        conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S)
         try:
+            conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S)
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot open a store at {path}: {exc}") from exc
+        try:
+            _check_is_store(conn, path, create)
             return cls(conn, path)
         except sqlite3.DatabaseError as exc:
             conn.close()
             raise StoreError(f"{path} is not a pooltool store: {exc}") from exc
+        except StoreError:
+            conn.close()
+            raise
 
     @classmethod
     def memory(cls) -> JudgmentStore:
@@ -210,18 +220,20 @@ class JudgmentStore(JudgmentLog):
         rows = list(topics)
         with self.writing() as conn:
             import_id = self._record_import(conn, "topics", source, len(rows))
-            added = sum(self._add_topic(conn, t, import_id) for t in rows)
+            added = sum(self._add_topic(conn, t, import_id, source) for t in rows)
             conn.execute("UPDATE imports SET added = ? WHERE import_id = ?", [added, import_id])
         return ImportSummary(source, len(rows), added)
 
-    def _add_topic(self, conn: sqlite3.Connection, topic: Topic, import_id: int) -> bool:
+    def _add_topic(self, conn: sqlite3.Connection, topic: Topic, import_id: int,
+                   source: str) -> bool:
         old = conn.execute(
             "SELECT title, description, narrative FROM topics WHERE topic = ?", [topic.topic]
         ).fetchone()
         if old is not None:
             if tuple(old) != tuple(topic[1:]):
                 raise StoreError(
-                    f"topic {topic.topic!r} is already stored with a different statement"
+                    f"{source}: topic {topic.topic!r} is already stored with a different "
+                    "statement (topics are never overwritten; nothing was imported)"
                 )
             return False
         conn.execute("INSERT INTO topics VALUES (?, ?, ?, ?, ?)", [*topic, import_id])
@@ -307,6 +319,10 @@ class JudgmentStore(JudgmentLog):
         def store(path: str | Path, loading: Future) -> None:
             runs, sha = loading.result()
             for tag, run in runs:
+                earlier = [a["source_path"] for a in added if a["run_tag"] == tag]
+                if earlier:
+                    raise StoreError(f"{path}: run tag {tag!r} is also in {earlier[0]}; "
+                                     "nothing was imported")
                 added.append(self._add_run(conn, tag, run, str(path), sha, ordered=True))
 
         added: list[dict[str, Any]] = []
@@ -414,6 +430,24 @@ class JudgmentStore(JudgmentLog):
             [tag, self.run_id(tag)],
         )
         return frame[RUN_COLUMNS + ["trec_rank"]]
+
+
+def _check_is_store(conn: sqlite3.Connection, path: Path, create: bool) -> None:
+    """Refuse to migrate a database that is neither a pooltool store nor (with create) empty."""
+    tables = [r[0] for r in conn.execute(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")]
+    if not tables:
+        if not create:
+            raise StoreError(f"{path} is empty, not a pooltool store: create one with "
+                             f"'pooltool --db {path} init'")
+        return
+    ours = migrations.migrations.migrations_table in tables and conn.execute(
+        f"SELECT 1 FROM {migrations.migrations.migrations_table} WHERE migration_set = ?",
+        [migrations.migrations.name]).fetchone()
+    if not ours:
+        shown = ", ".join(sorted(tables)[:5]) + (", ..." if len(tables) > 5 else "")
+        raise StoreError(f"{path} is a SQLite database of something else (tables: {shown}), "
+                         "not a pooltool store; pooltool will not write into it")
 
 
 def _batches(items: Iterable[Any], size: int) -> Iterator[list[Any]]:

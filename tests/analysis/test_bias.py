@@ -61,6 +61,10 @@ def test_bad_requests() -> None:
         leave_one_out(read_run(RUNS), read_qrels(QRELS), 0)
     with pytest.raises(PooltoolError, match="not a valid regular expression"):
         group_runs(["A"], "(")
+    with pytest.raises(PooltoolError, match="names runs that did not contribute: Z"):
+        leave_one_out(read_run(RUNS), read_qrels(QRELS), 2, groups={"A": "t", "Z": "t"})
+    with pytest.raises(PooltoolError, match=r"no relevant judgment \(grade >= 5\)"):
+        leave_one_out(read_run(RUNS), read_qrels(QRELS), 2, level=5)
 
 
 POOLED = ["BBGhelani2", "bm25_baseline", "ixa-ir-filter-query", "OHSU_RUN2", "run1",
