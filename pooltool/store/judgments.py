@@ -258,7 +258,11 @@ def apply_policy(live: pd.DataFrame, policy: str) -> pd.DataFrame:
     if policy == "majority":
         return _majority(own)
     if policy.startswith("assessor:") and len(policy) > len("assessor:"):
-        return own[own["assessor"] == policy.split(":", 1)[1]]
+        name = policy.split(":", 1)[1]
+        if not live.empty and name not in set(live["assessor"]):
+            known = ", ".join(sorted(set(live["assessor"])))
+            raise StoreError(f"no judgments by assessor {name!r} (assessors: {known})")
+        return own[own["assessor"] == name]
     raise StoreError(f"unknown policy {policy!r}; choose one of {', '.join(POLICIES)}")
 
 
