@@ -19,3 +19,11 @@ def shared_data() -> Path:
     if not SHARED_DATA.is_dir():
         pytest.skip("../shared/data not present (a user's clone)")
     return SHARED_DATA
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """Say plainly when the real-data tests did not run."""
+    if not SHARED_DATA.is_dir():
+        terminalreporter.write_line(
+            f"note: {SHARED_DATA} is absent, so the tests on real TREC data were skipped; "
+            "they run where ../shared/data sits beside the repository.", yellow=True)
