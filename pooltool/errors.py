@@ -46,3 +46,26 @@ class UnknownRun(StoreError):
 
 class UnknownVersion(StoreError):
     """A qrels version name was named that the store does not hold."""
+
+
+class DuplicateRunTag(PooltoolError):
+    """Two inputs (run files, or a file and the store) hold runs with the same tag."""
+
+
+class NothingToScore(PooltoolError):
+    """A run shares no topic with the qrels, and ``complete`` (``-c``) is off."""
+
+
+class DuplicateDocno(PooltoolError, ValueError):
+    """A docno appears twice for one topic of one run (trec_eval refuses too).
+
+    Also a :class:`ValueError`, as the measures raise for any unscorable frame.
+    """
+
+    def __init__(self, run_tag: str, topic: str, docno: str) -> None:
+        self.run_tag, self.topic, self.docno = run_tag, topic, docno
+        super().__init__(f"docno {docno!r} appears twice for topic {topic!r} in run {run_tag!r}")
+
+
+class ImpactInputError(PooltoolError, ValueError):
+    """Bad options (k, level, top) or a runs / qrels frame that ``impact`` cannot score."""

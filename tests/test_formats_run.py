@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import gzip
 from pathlib import Path
+from unittest import mock
 
+import pandas as pd
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pooltool.errors import FormatError
-from pooltool.formats.run import iter_run_entries, read_run
+from pooltool.formats import run as run_module
+from pooltool.formats.run import read_run
 
 RUN = """\
 1 Q0 d1 1 2.5 tagA
@@ -95,21 +98,149 @@ line = st.tuples(
 )
 
 
+def read_strict(source: str | Path, **options: bool) -> pd.DataFrame:
+    """read_run with its fast path switched off: the line-by-line reader alone."""
+    with mock.patch.object(run_module, "_read_fast", return_value=None):
+        return read_run(source, **options)
+
+
+def same_as_strict(source: str | Path, **options: bool) -> None:
+    """read_run gives the strict path's frame, or its error word for word."""
+    try:
+        expected = read_strict(source, **options)
+    except FormatError as exc:
+        with pytest.raises(FormatError) as caught:
+            read_run(source, **options)
+        assert str(caught.value) == str(exc)
+        return
+    pd.testing.assert_frame_equal(read_run(source, **options), expected)
+
+
 @settings(max_examples=60, deadline=None)
 @given(st.lists(line, max_size=30), st.sampled_from([" ", "\t", "  "]))
 def test_fast_and_strict_paths_agree(lines: list[tuple], sep: str) -> None:
     text = "".join(sep.join([t, "Q0", d, str(r), repr(s), g]) + "\n" for t, d, r, s, g in lines)
-    try:
-        strict = list(iter_run_entries(text.splitlines()))
-    except FormatError as exc:
-        with pytest.raises(FormatError) as info:
-            read_run(text)
-        assert str(info.value) == str(exc)
-        return
-    fast = read_run(text)
-    assert [tuple(r) for r in fast[["topic", "docno", "rank", "score", "run_tag"]].values] == [
-        tuple(e) for e in strict
-    ]
+    same_as_strict(text)
+    same_as_strict(text, check_duplicates=False)
+
+
+CASES = {
+    "plain": "1 Q0 a 1 1.5 t\n1 Q0 b 2 0.5 t\n",
+    "tabs": "1\tQ0\ta\t1\t1.5\tt\n1\tQ0\tb\t2\t0.5\tt\n",
+    "tabs and padding": "1\tQ0\ta\t1\t  1.5\tt\n2\tQ0\tb\t2\t0.5\tt\n",
+    "doubled tab": "1\tQ0\t\ta\t1\t1\tt\n",
+    "tabs and spaces": "1\tQ0 a\t1 1\tt\n",
+    "leading spaces": " 1 Q0 a 1 1 t\n  1 Q0 b 2 1 t\n",
+    "trailing blanks": "1 Q0 a 1 1 t \n1 Q0 b 2 1 t\t\n",
+    "leading space hides a missing column": " 1 a 1 1 t\n",
+    "doubled space hides a missing column": "1  a 1 1 t\n",
+    "doubled space before an empty score": "1 Q0 a 1  t\n",
+    "crlf": "1 Q0 a 1 1.5 t\r\n1 Q0 b 2 0.5 t\r\n",
+    "crlf after a space": "1 Q0 a 1 1.5 t \r\n",
+    "lone carriage return": "1 Q0 a 1 1 t\r1 Q0 b 2 1 t\n",
+    "no final newline": "1 Q0 a 1 1.5 t\n1 Q0 b 2 0.5 t",
+    "blank lines": "\n1 Q0 a 1 1.5 t\n\n   \n1 Q0 b 2 0.5 t\n",
+    "only blanks": "\n  \n\t\n",
+    "comment line": "# made by hand\n1 Q0 a 1 1.5 t\n",
+    "indented comment line": "1 Q0 a 1 1.5 t\n  #1 Q0 b 2 1 t\n",
+    "hash inside docno": "1 Q0 doc#1 1 1.5 t\n",
+    "byte order mark": "\ufeff1 Q0 a 1 1 t\n",
+    "byte order mark before a comment": "\ufeff# c\n1 Q0 a 1 1 t\n",
+    "two byte order marks": "\ufeff\ufeff1 Q0 a 1 1 t\n",
+    "signed and padded ranks": "1 Q0 a +1 1 t\n1 Q0 b -02 1 t\n1 Q0 c 1_0 1 t\n",
+    "largest ranks": "1 Q0 a 9223372036854775807 1 t\n1 Q0 b -9223372036854775808 1 t\n",
+    "rank beyond int64": "1 Q0 a 1 1 t\n1 Q0 b 9223372036854775808 1 t\n",
+    "exponent and inf scores": "1 Q0 a 1 1e3 t\n1 Q0 b 2 -inf t\n1 Q0 c 3 Infinity t\n",
+    "several tags": "1 Q0 a 1 1 t\n1 Q0 a 1 1 u\n",
+    "topic ids": "09 Q0 a 1 1 t\n9 Q0 a 1 1 t\n",
+    "non-ascii docno": "1 Q0 doc\u00e9 1 1 t\n",
+    "non-breaking space": "1 Q0 a\u00a0b 1 1 t\n",
+    "unit separator": "1 Q0 a\x1fb 1 1 t\n",
+    "control character in docno": "1 Q0 a\x01b 1 1 t\n",
+    "nul": "1 Q0 a\x00b 1 1 t\n",
+    "quote in docno": '1 Q0 "a 1 1 t\n1 Q0 b" 2 1 t\n',
+    "rank 1.0": "1 Q0 a 1.0 1 t\n",
+    "rank 1e2": "1 Q0 a 1e2 1 t\n",
+    "nan score": "1 Q0 a 1 nan t\n",
+    "word score": "1 Q0 a 1 high t\n",
+    "five columns": "1 Q0 a 1 1\n",
+    "five on line two": "1 Q0 a 1 1 t\n1 Q0 b 2 1\n",
+    "seven columns": "1 Q0 a 1 1 t extra\n",
+    "seven on line one": "1 Q0 a 1 1 t x\n1 Q0 b 2 1 t\n",
+    "seven on line two": "1 Q0 a 1 1 t\n1 Q0 b 2 1 t x\n",
+    "duplicate docno": "1 Q0 a 1 1 t\n1 Q0 a 2 1 t\n",
+    "empty": "",
+    "vertical tab": "1 Q0 a\x0bb 1 1 t\n",
+    "form feed": "1 Q0 a 1 1 t\x0c1 Q0 b 2 1 t\n",
+}
+
+
+@pytest.mark.parametrize("check_duplicates", [True, False])
+@pytest.mark.parametrize("text", CASES.values(), ids=CASES.keys())
+def test_same_frame_or_same_error(tmp_path: Path, text: str, check_duplicates: bool) -> None:
+    path = tmp_path / "run.txt"
+    path.write_bytes(text.encode("utf-8"))
+    same_as_strict(path, check_duplicates=check_duplicates)
+    same_as_strict(text, check_duplicates=check_duplicates)
+
+
+@pytest.mark.parametrize("name", ["plain", "tabs", "tabs and padding", "doubled tab",
+                                  "tabs and spaces", "leading spaces", "trailing blanks", "crlf",
+                                  "blank lines", "byte order mark", "several tags",
+                                  "non-ascii docno", "hash inside docno", "largest ranks"])
+def test_well_formed_text_takes_the_fast_path(tmp_path: Path, name: str) -> None:
+    path = tmp_path / "run.txt"
+    path.write_bytes(CASES[name].encode("utf-8"))
+    with mock.patch.object(run_module, "iter_run_entries", side_effect=AssertionError("strict")):
+        read_run(CASES[name])
+        read_run(path)
+
+
+def test_a_byte_order_mark_is_not_part_of_the_first_topic(tmp_path: Path) -> None:
+    path = tmp_path / "run.txt"
+    path.write_bytes("\ufeff1 Q0 a 1 1 t\n# note\n".encode())
+    assert read_run(path)["topic"].tolist() == ["1"]
+    assert read_strict(path)["topic"].tolist() == ["1"]
+
+
+def test_without_duplicate_check_repeats_are_kept() -> None:
+    text = "1 Q0 a 1 1 t\n1 Q0 a 2 1 t\n"
+    assert len(read_run(text, check_duplicates=False)) == 2
+    assert len(read_strict(text, check_duplicates=False)) == 2
+
+
+def test_bytes_that_are_not_utf8_are_a_clear_error(tmp_path: Path) -> None:
+    path = tmp_path / "run.txt"
+    path.write_bytes(b"1 Q0 a\xff 1 1 t\n")
+    with pytest.raises(FormatError, match=r"run\.txt: cannot be read"):
+        read_run(path)
+
+
+def test_gzip_takes_the_same_paths(tmp_path: Path) -> None:
+    for name in ("plain", "comment line", "duplicate docno"):
+        path = tmp_path / f"{len(name)}.txt.gz"
+        with gzip.open(path, "wt") as handle:
+            handle.write(CASES[name])
+        same_as_strict(path)
+
+
+TOKEN = st.sampled_from(["1", "+2", "-3", "007", "1.0", "2e3", ".5", "5.", "inf", "-Infinity",
+                         "nan", "1_0", "x", "0x1", "1e", "--1", "9" * 18, "9" * 19,
+                         "1.7976931348623157e309", "2.4703282292062328e-324", ""])
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.tuples(st.sampled_from(["1", "2", "03"]), st.sampled_from("abcdef"), TOKEN,
+                          TOKEN, st.sampled_from([" ", "\t", "  ", " \t"]),
+                          st.sampled_from(["", " ", "\t"]), st.sampled_from(["\n", "\r\n"])),
+                min_size=1, max_size=6))
+def test_random_tokens(tmp_path: Path, lines: list[tuple[str, ...]]) -> None:
+    text = "".join(lead + sep.join([topic, "Q0", doc, rank, score, "t"]) + end
+                   for topic, doc, rank, score, sep, lead, end in lines)
+    path = tmp_path / "run.txt"
+    path.write_bytes(text.encode("utf-8"))
+    same_as_strict(path)
+    same_as_strict(path, check_duplicates=False)
 
 
 def test_real_trec_covid_runs_all_import(shared_data: Path) -> None:
@@ -121,6 +252,13 @@ def test_real_trec_covid_runs_all_import(shared_data: Path) -> None:
     assert sizes["OHSU_RUN2"] == 29977
     assert sizes["run1"] == 14983
     assert read_run(runs / "UIowaS_Run3")["rank"].min() == 0
+
+
+def test_real_trec_covid_runs_take_the_fast_path(shared_data: Path) -> None:
+    for path in sorted((shared_data / "trec_covid_r1" / "runs").iterdir()):
+        with mock.patch.object(run_module, "iter_run_entries", side_effect=AssertionError(path)):
+            frame = read_run(path)
+        pd.testing.assert_frame_equal(frame, read_strict(path))
 
 
 TREC_EVAL_TEST_RUNS = {

@@ -8,15 +8,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from pooltool.errors import FormatError
+from pooltool.errors import DuplicateRunTag, FormatError, NothingToScore
 from pooltool.formats.qrels import read_qrels
 from pooltool.formats.run import read_run
-from pooltool.measures import (
-    DuplicateRunTag,
-    NothingToScore,
-    evaluate_recall,
-    evaluate_recall_files,
-)
+from pooltool.measures import evaluate_recall, evaluate_recall_files
 from pooltool.measures.trec_format import format_trec
 
 # topic 1: relevant a (2), x (1, never retrieved); b judged 0; c pooled but -1.
@@ -211,6 +206,27 @@ def test_files_in_worker_processes_equal_one_process(tmp_path) -> None:  # type:
     assert two.run_tags == ["r0", "r1", "r2"]
     with pytest.raises(FormatError, match="no such file"):
         evaluate_recall_files([tmp_path / "nope.txt", paths[0]], QRELS, workers=2)
+
+
+def test_files_duplicate_docno_in_worker_processes_names_the_line(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    good, dup = tmp_path / "good.txt", tmp_path / "dup.txt"
+    good.write_text("1 Q0 a 1 1.0 g\n")
+    dup.write_text("".join(f"1 Q0 d{i} {i} {100 - i} t\n" for i in range(50)) + "1 Q0 d3 51 0 t\n")
+    with pytest.raises(FormatError, match=r"dup.txt:51: docno 'd3' appears twice"):
+        evaluate_recall_files([good, dup], QRELS, workers=2)
+
+
+def test_worker_processes_ask_pandas_for_one_parse_thread() -> None:
+    """pandas 3.1 parses with several threads; each worker process of a full pool asks for one."""
+    from pooltool.measures.recall import one_parse_thread
+
+    try:
+        before = pd.get_option("mode.max_threads")
+    except pd.errors.OptionError:
+        pytest.skip("this pandas parses with one thread anyway")
+    with pd.option_context("mode.max_threads", before):
+        one_parse_thread()
+        assert pd.get_option("mode.max_threads") == 1
 
 
 def test_topic_with_only_negative_grades() -> None:

@@ -131,6 +131,22 @@ def test_malformed_run_is_a_clean_error(tmp_path: Path, files: tuple[str, str]) 
     assert result.stderr == f"Error: {bad}:2: score 'oops' is not a number\n"
 
 
+def test_duplicate_docno_and_bad_qrels_are_clean_errors(tmp_path: Path,
+                                                       files: tuple[str, str]) -> None:
+    run, qrels = files
+    dup = tmp_path / "dup.txt"
+    dup.write_text("1 Q0 a 1 1.0 t\n1 Q0 b 2 0.5 t\n1 Q0 a 3 0.2 t\n")
+    result = invoke(str(dup), "--qrels", qrels)
+    assert result.exit_code == 1
+    assert result.stderr == (
+        f"Error: {dup}:3: docno 'a' appears twice for topic '1' in run 't' (first on line 1)\n")
+    bad = tmp_path / "bad.qrels"
+    bad.write_text("1 0 a 1\n1 0 b x\n")
+    result = invoke(run, "--qrels", str(bad))
+    assert result.exit_code == 1
+    assert result.stderr == f"Error: {bad}:2: grade 'x' is not an integer\n"
+
+
 def test_unknown_run_without_store(tmp_path: Path, files: tuple[str, str]) -> None:
     _, qrels = files
     result = CliRunner().invoke(cli, ["--db", str(tmp_path / "none.db"), "recall", "bm25",
@@ -157,8 +173,8 @@ class FakeStore:
     def run_frame(self, tag: str) -> pd.DataFrame:
         return self.runs[tag]
 
-    def qrels(self, version: str | None = None) -> pd.DataFrame:
-        assert version == "round1"
+    def qrels(self, version: str | None = None, policy: str = "latest") -> pd.DataFrame:
+        assert version == "round1" and policy == "latest"
         return read_qrels(QRELS)
 
 
@@ -176,3 +192,9 @@ def test_runs_and_qrels_from_the_store(monkeypatch, tmp_path: Path, files: tuple
     assert frame["recall"].tolist() == [0.25, 0.25]
     unknown = CliRunner().invoke(cli, ["--db", str(db), "recall", "nope", "--version", "round1"])
     assert unknown.exit_code == 1 and "'nope' is neither a file nor a run in the store" in unknown.stderr
+    twice = tmp_path / "bm25.txt"
+    twice.write_text(RUN.replace(" t\n", " bm25\n"))
+    clash = CliRunner().invoke(cli, ["--db", str(db), "recall", "bm25", str(twice), "--version",
+                                     "round1"])
+    assert clash.exit_code == 1
+    assert clash.stderr == f"Error: run tag 'bm25' is in both the store (bm25) and {twice}\n"

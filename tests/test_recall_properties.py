@@ -14,7 +14,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pooltool.measures import NothingToScore, evaluate_recall
+from pooltool.errors import NothingToScore
+from pooltool.measures import evaluate_recall
 from pooltool.measures.oracle import pytrec_eval_scores
 
 TOPICS = ["9", "09", "1", "10", "a"]

@@ -41,8 +41,8 @@ import numpy as np
 import pandas as pd
 
 from pooltool.analysis.stability import RankingComparison, compare_rankings
-from pooltool.errors import PooltoolError
-from pooltool.measures.recall import NothingToScore, RecallResult, evaluate_recall
+from pooltool.errors import ImpactInputError, NothingToScore
+from pooltool.measures.recall import RecallResult, evaluate_recall
 
 #: Topics listed per run (and over all runs) by default.
 DEFAULT_TOP = 5
@@ -53,10 +53,6 @@ PER_RUN_COLUMNS = [
 MOVED_COLUMNS = ["run_tag", "topic", "recall_a", "recall_b", "change"]
 OVERALL_COLUMNS = ["topic", "recall_a", "recall_b", "change", "abs_change", "runs_moved",
                    "num_rel_a", "num_rel_b"]
-
-
-class ImpactInputError(PooltoolError, ValueError):
-    """Bad options (k, level, top) or a runs / qrels frame that cannot be scored."""
 
 
 @dataclass(frozen=True)

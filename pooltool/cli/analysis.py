@@ -239,7 +239,7 @@ def impact(ctx: click.Context, qrels_from: str, qrels_to: str, runs: tuple[str, 
     """
     from pooltool.analysis.impact import qrels_impact
 
-    result = qrels_impact(_distinct_runs(ctx, runs), load_qrels(ctx, qrels_from),
+    result = qrels_impact(load_runs(ctx, runs), load_qrels(ctx, qrels_from),
                           load_qrels(ctx, qrels_to), k, level, complete, top)
     _warn_impact_topics(result)
     if fmt == "json":
@@ -252,23 +252,6 @@ def impact(ctx: click.Context, qrels_from: str, qrels_to: str, runs: tuple[str, 
         from pooltool.analysis.plots import plot_impact
 
         click.echo(f"plot written: {plot_impact(result, plot, qrels_from, qrels_to)}", err=True)
-
-
-def _distinct_runs(ctx: click.Context, specs: tuple[str, ...]) -> pd.DataFrame:
-    """The runs of every spec, refusing a run tag that two specs both hold."""
-    from pooltool.cli import sources
-    from pooltool.measures import DuplicateRunTag
-
-    frames: list[pd.DataFrame] = []
-    seen: dict[str, str] = {}
-    for spec in specs:
-        frame = sources.load_runs(ctx, [spec])
-        for tag in frame["run_tag"].unique():
-            if tag in seen:
-                raise DuplicateRunTag(f"run tag {tag!r} is in both {seen[tag]} and {spec}")
-            seen[str(tag)] = spec
-        frames.append(frame)
-    return pd.concat(frames, ignore_index=True)
 
 
 def _warn_impact_topics(result) -> None:  # type: ignore[no-untyped-def]

@@ -12,15 +12,9 @@ from pathlib import Path
 import click
 import pandas as pd
 
-from pooltool.cli.group import cli, db_path, output_option, warn
-from pooltool.errors import PooltoolError
-from pooltool.formats.qrels import read_qrels
-from pooltool.measures import (
-    DuplicateRunTag,
-    RecallResult,
-    evaluate_recall,
-    evaluate_recall_files,
-)
+from pooltool.cli.group import cli, output_option, warn
+from pooltool.cli.sources import load_qrels, load_runs, stored_qrels
+from pooltool.measures import RecallResult, evaluate_recall, evaluate_recall_files
 from pooltool.report import FORMATS, emit, emit_json
 
 RECALL_FORMATS = (*FORMATS, "trec")
@@ -82,11 +76,11 @@ def recall(ctx: click.Context, runs: tuple[str, ...], qrels_file: Path | None, v
         raise click.UsageError("give exactly one of --qrels FILE or --version NAME")
     options = {"ks": ks, "level": level, "complete": complete, "max_docs": max_docs}
     try:
-        result, source = _evaluate(ctx, runs, qrels_file, version, options)
+        result = _evaluate(ctx, runs, qrels_file, version, options)
     except ValueError as exc:
         raise click.ClickException(str(exc)) from exc
     _warn_topics(result)
-    _write(result, fmt, per_topic, source)
+    _write(result, fmt, per_topic, str(qrels_file) if qrels_file else f"version:{version}")
     if plot is not None:
         from pooltool.measures.plot import plot_recall
 
@@ -94,45 +88,17 @@ def recall(ctx: click.Context, runs: tuple[str, ...], qrels_file: Path | None, v
 
 
 def _evaluate(ctx: click.Context, runs: tuple[str, ...], qrels_file: Path | None,
-              version: str | None, options: dict) -> tuple[RecallResult, str]:
-    files = [Path(r) for r in runs if Path(r).is_file()]
-    tags = [r for r in runs if not Path(r).is_file()]
-    if not tags and qrels_file is not None:
-        return evaluate_recall_files(files, read_qrels(qrels_file), **options), str(qrels_file)
-    with _open_store(ctx, tags) as store:
-        qrels = read_qrels(qrels_file) if qrels_file else store.qrels(version=version)
-        stored = [_stored_run(store, tag) for tag in tags]
-    from pooltool.measures.fastload import load_run
-
-    frames = [load_run(path, ranks=False) for path in files] + stored
-    _check_distinct_tags(frames, [str(p) for p in files] + [f"the store ({t})" for t in tags])
-    source = str(qrels_file) if qrels_file else f"version:{version}"
-    return evaluate_recall(pd.concat(frames, ignore_index=True), qrels, **options), source
+              version: str | None, options: dict) -> RecallResult:
+    """Score file by file when every RUN is a file; else load the runs (stored ones too)."""
+    if all(Path(run).is_file() for run in runs):
+        files = [Path(run) for run in runs]
+        return evaluate_recall_files(files, _qrels(ctx, qrels_file, version), **options)
+    frame = load_runs(ctx, runs)
+    return evaluate_recall(frame, _qrels(ctx, qrels_file, version), **options)
 
 
-def _check_distinct_tags(frames: list[pd.DataFrame], sources: list[str]) -> None:
-    seen: dict[str, str] = {}
-    for frame, source in zip(frames, sources, strict=True):
-        for tag in frame["run_tag"].unique():
-            if tag in seen:
-                raise DuplicateRunTag(f"run tag {tag!r} is in both {seen[tag]} and {source}")
-            seen[str(tag)] = source
-
-
-def _open_store(ctx: click.Context, tags: list[str]):  # type: ignore[no-untyped-def]
-    path = db_path(ctx)
-    if not path.exists():
-        what = f"{tags[0]!r} is not a file, and" if tags else "--version needs a store, but"
-        raise PooltoolError(f"{what} there is no store at {path} (set --db or POOLTOOL_DB)")
-    from pooltool.store import JudgmentStore
-
-    return JudgmentStore.open(path)
-
-
-def _stored_run(store, tag: str) -> pd.DataFrame:  # type: ignore[no-untyped-def]
-    if not store.has_run(tag):
-        raise PooltoolError(f"{tag!r} is neither a file nor a run in the store")
-    return store.run_frame(tag)
+def _qrels(ctx: click.Context, qrels_file: Path | None, version: str | None) -> pd.DataFrame:
+    return load_qrels(ctx, str(qrels_file)) if qrels_file else stored_qrels(ctx, version)
 
 
 def _warn_topics(result: RecallResult) -> None:

@@ -1,20 +1,28 @@
 """Where a command's qrels and runs come from: a file, or a version / run tag in the store.
 
-A store is opened only when a name is not an existing file, so the
-measuring commands work as a trec_eval replacement without any store.
+Every command that takes qrels or runs by name loads them here. A store is
+opened only when a name is not an existing file, so the measuring commands
+work as a trec_eval replacement without any store.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from contextlib import nullcontext
 from pathlib import Path
+from typing import TYPE_CHECKING, ContextManager
 
 import click
 import pandas as pd
 
 from pooltool.cli.group import db_path
-from pooltool.errors import UnknownRun
+from pooltool.errors import DuplicateRunTag, UnknownRun
 from pooltool.formats.qrels import read_qrels
 from pooltool.formats.run import read_run
+from pooltool.records import RUN_COLUMNS
+
+if TYPE_CHECKING:
+    from pooltool.store import JudgmentStore
 
 
 def load_qrels(ctx: click.Context, spec: str, policy: str = "latest") -> pd.DataFrame:
@@ -22,39 +30,71 @@ def load_qrels(ctx: click.Context, spec: str, policy: str = "latest") -> pd.Data
 
     :returns: columns ``topic, iteration, docno, grade``.
     :raises FormatError: a malformed file.
-    :raises StoreError: no store, or no such version (the message says both
-        were tried).
+    :raises StoreError: no store, or no such version.
     """
     if Path(spec).is_file():
         return read_qrels(Path(spec))
+    return stored_qrels(ctx, spec, policy)
+
+
+def stored_qrels(ctx: click.Context, version: str | None, policy: str = "latest") -> pd.DataFrame:
+    """The qrels of a store version (``None``: the judgment log now), never a file.
+
+    :raises StoreError: no store, or no such version.
+    """
     from pooltool.store import JudgmentStore
 
     with JudgmentStore.open(db_path(ctx)) as store:
-        return store.qrels(spec, policy)
+        return store.qrels(version, policy)
 
 
-def load_runs(ctx: click.Context, specs: tuple[str, ...] | list[str]) -> pd.DataFrame:
-    """Runs from files, else from the store's run tags, concatenated.
+def load_runs(ctx: click.Context, specs: Sequence[str]) -> pd.DataFrame:
+    """The runs named by ``specs``, in the order given, as one frame.
+
+    Each spec is a run file (which may hold several runs), else the tag of a
+    run in the store.
 
     :returns: columns ``run_tag, topic, docno, rank, score`` (as
         :func:`~pooltool.formats.run.read_run`).
     :raises FormatError: a malformed file.
-    :raises UnknownRun: a name that is neither a file nor a stored run tag.
-    :raises StoreError: a tag given but no store to look it up in.
+    :raises UnknownRun: a spec that is neither a file nor a run in the store,
+        or no store to look a tag up in.
+    :raises DuplicateRunTag: two specs hold runs with the same tag.
     """
-    files = [s for s in specs if Path(s).is_file()]
-    tags = [s for s in specs if not Path(s).is_file()]
-    frames = [read_run(Path(f)) for f in files]
-    if tags:
-        frames += _stored_runs(ctx, tags)
-    return pd.concat(frames, ignore_index=True) if frames else read_run("")
+    tags = [spec for spec in specs if not Path(spec).is_file()]
+    with _store_for(ctx, tags) as store:
+        parts = [_load_one(spec, store) for spec in specs]
+    _check_distinct_tags(parts)
+    return pd.concat([frame for _, frame in parts], ignore_index=True) if parts else read_run("")
 
 
-def _stored_runs(ctx: click.Context, tags: list[str]) -> list[pd.DataFrame]:
-    from pooltool.store import JudgmentStore
-
+def _store_for(ctx: click.Context, tags: list[str]) -> ContextManager[JudgmentStore | None]:
+    """The store to look ``tags`` up in; none is opened when there is no tag."""
+    if not tags:
+        return nullcontext()
     path = db_path(ctx)
     if not path.exists():
-        raise UnknownRun(f"{tags[0]!r} is neither a run file nor (no store at {path}) a run tag")
-    with JudgmentStore.open(path) as store:
-        return [store.run_frame(tag).drop(columns="trec_rank") for tag in tags]
+        raise UnknownRun(
+            f"{tags[0]!r} is not a file, and there is no store at {path} (set --db or POOLTOOL_DB)"
+        )
+    from pooltool.store import JudgmentStore
+
+    return JudgmentStore.open(path)
+
+
+def _load_one(spec: str, store: JudgmentStore | None) -> tuple[str, pd.DataFrame]:
+    """Where a spec's runs come from (for messages), and the runs."""
+    if store is None or Path(spec).is_file():
+        return str(Path(spec)), read_run(Path(spec))
+    if not store.has_run(spec):
+        raise UnknownRun(f"{spec!r} is neither a file nor a run in the store")
+    return f"the store ({spec})", store.run_frame(spec)[RUN_COLUMNS]
+
+
+def _check_distinct_tags(parts: list[tuple[str, pd.DataFrame]]) -> None:
+    seen: dict[str, str] = {}
+    for origin, frame in parts:
+        for tag in frame["run_tag"].unique():
+            if tag in seen:
+                raise DuplicateRunTag(f"run tag {tag!r} is in both {seen[tag]} and {origin}")
+            seen[str(tag)] = origin

@@ -18,6 +18,14 @@ last line's tag and score them as one). The reader is strict where trec_eval is 
   only: ordering ignores it, see :mod:`pooltool.ranking`).
 
 Every error is a :class:`~pooltool.errors.FormatError` naming file and line.
+
+:func:`read_run` is the one reader of run files, and it has two paths that give
+the same frame. A well-formed file is parsed by pandas' C reader with typed
+scores and no per-line Python work; anything it cannot be sure of (decided
+on the raw bytes before parsing, and on the parsed columns after) goes to
+:func:`iter_run_entries`, line by line, which gives the frame or the error
+naming the line. ``tests/test_formats_run.py`` holds the two paths to the same
+frame, or the same error, on hand-made and generated files.
 """
 
 from __future__ import annotations
@@ -25,42 +33,50 @@ from __future__ import annotations
 import csv
 import io
 import math
+import re
 from collections.abc import Iterable, Iterator
 
 import numpy as np
 import pandas as pd
 
 from pooltool.errors import FormatError
-from pooltool.formats.source import Source, open_text, source_name
+from pooltool.formats.source import Source, open_text, plain_file_bytes, source_name
 from pooltool.records import RUN_COLUMNS, RunEntry
 
 
-def read_run(source: Source) -> pd.DataFrame:
+def read_run(source: Source, *, check_duplicates: bool = True) -> pd.DataFrame:
     """Read a TREC run file into a DataFrame.
 
     :param source: a path (``.gz`` accepted), an open text stream, or the
-        run's text itself.
+        run's text itself. A UTF-8 byte order mark at the start is skipped.
+    :param check_duplicates: refuse a docno repeated within one topic of one
+        run, as trec_eval does. ``False`` leaves that check to the caller and
+        saves about a quarter of the time (the measures find repeats on codes
+        they build anyway); the frame may then hold repeats.
     :returns: one row per run line, in file order, with columns
         ``run_tag, topic, docno`` (str), ``rank`` (int64, as written) and
         ``score`` (float64).
     :raises FormatError: fewer than 6 columns, a rank that is not an integer,
-        a non-numeric or NaN score, or a docno repeated within one topic of
-        one run; the message names file and line.
+        a non-numeric or NaN score, or (with ``check_duplicates``) a docno
+        repeated within one topic of one run; the message names file and line.
     """
-    name = source_name(source)
-    with open_text(source) as handle:
-        text = handle.read()
-    frame = _read_fast(text)
-    if frame is None:
-        frame = _entries_frame(iter_run_entries(text.splitlines(), name))
-    return frame
+    data, text = _contents(source)
+    frame = _read_fast(data, check_duplicates) if data is not None else None
+    if frame is not None:
+        return frame
+    lines = (_read_text(source) if text is None else text).splitlines()
+    entries = iter_run_entries(lines, source_name(source), check_duplicates=check_duplicates)
+    return _entries_frame(entries)
 
 
-def iter_run_entries(lines: Iterable[str], name: str = "<string>") -> Iterator[RunEntry]:
+def iter_run_entries(
+    lines: Iterable[str], name: str = "<string>", *, check_duplicates: bool = True
+) -> Iterator[RunEntry]:
     """Parse run lines one by one, strictly, yielding :class:`RunEntry` records.
 
     :param lines: the lines of the file (with or without line endings).
     :param name: the file name used in error messages.
+    :param check_duplicates: see :func:`read_run`.
     :raises FormatError: see :func:`read_run`.
     """
     first_line: dict[tuple[str, str, str], int] = {}
@@ -69,15 +85,16 @@ def iter_run_entries(lines: Iterable[str], name: str = "<string>") -> Iterator[R
         if not fields or fields[0].startswith("#"):
             continue
         entry = parse_run_fields(fields, name, number)
-        key = (entry.run_tag, entry.topic, entry.docno)
-        if key in first_line:
-            raise FormatError(
-                name,
-                number,
-                f"docno {entry.docno!r} appears twice for topic {entry.topic!r} in run "
-                f"{entry.run_tag!r} (first on line {first_line[key]})",
-            )
-        first_line[key] = number
+        if check_duplicates:
+            key = (entry.run_tag, entry.topic, entry.docno)
+            if key in first_line:
+                raise FormatError(
+                    name,
+                    number,
+                    f"docno {entry.docno!r} appears twice for topic {entry.topic!r} in run "
+                    f"{entry.run_tag!r} (first on line {first_line[key]})",
+                )
+            first_line[key] = number
         yield entry
 
 
@@ -106,67 +123,169 @@ def parse_run_fields(fields: list[str], name: str, number: int) -> RunEntry:
     return RunEntry(topic, docno, rank, score, tag)
 
 
+def _contents(source: Source) -> tuple[bytes | None, str | None]:
+    """The bytes for the fast path (``None`` if there are none) and, when the source had
+    to be read as text, that text; a leading byte order mark is dropped from either."""
+    data = plain_file_bytes(source)
+    if data is not None:
+        return data.removeprefix(_BOM), None
+    text = _read_text(source)
+    return _utf8(text), text
+
+
+def _read_text(source: Source) -> str:
+    with open_text(source) as handle:
+        text = handle.read()
+    return text.removeprefix("\ufeff")
+
+
+def _utf8(text: str) -> bytes | None:
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate in a str source
+        return None
+
+
 def _entries_frame(entries: Iterable[RunEntry]) -> pd.DataFrame:
     rows = list(entries)
     frame = pd.DataFrame(rows, columns=list(RunEntry._fields))
-    return _typed(frame[RUN_COLUMNS])
-
-
-def _typed(frame: pd.DataFrame) -> pd.DataFrame:
-    return frame.astype(
+    return frame[RUN_COLUMNS].astype(
         {"run_tag": object, "topic": object, "docno": object, "rank": "int64", "score": "float64"}
     ).reset_index(drop=True)
 
 
-def _read_fast(text: str) -> pd.DataFrame | None:
-    """Parse well-formed text with pandas' C reader; ``None`` sends the text to the strict path.
+# --- the fast path -----------------------------------------------------------------
 
-    Any doubt (a comment line, a short or long line, a bad number, a
-    duplicate, a character the two paths could split differently) returns
-    ``None`` so that :func:`iter_run_entries` reports the exact line; the
-    result is identical to the strict path's when it is not ``None``.
+_NAMES = ["topic", "q0", "docno", "rank", "score", "run_tag"]
+_DTYPES = {"topic": object, "q0": object, "docno": object, "rank": object,
+           "score": "float64", "run_tag": object}
+_BOM = b"\xef\xbb\xbf"
+_COMMENT_LINE = re.compile(rb"(?m)^[ \t]*#")
+_PLAIN_BYTES = bytes(range(0x20, 0x80)) + b"\t\n\r"
+# whitespace to str.split() (and line breaks to str.splitlines()) but not to the C reader
+_ODD_SPACE = re.compile(r"[^\S \t\r\n]")
+_RANK_BYTES = b"0123456789+-\n"
+_ANY_SPACE = r"\s+"
+_TEXT_COLUMNS = ("topic", "q0", "docno", "run_tag")
+
+
+def _read_fast(data: bytes, check_duplicates: bool) -> pd.DataFrame | None:
+    """Parse well-formed bytes with pandas' C reader; ``None`` sends them to the strict path.
+
+    The result, when not ``None``, is the frame :func:`iter_run_entries` gives.
     """
-    if not text.strip() or "#" in text or _has_odd_characters(text):
+    if not _plain(data):
         return None
+    sep = _separator(data)
+    frame = _parse(data, sep)
+    if frame is None and sep != _ANY_SPACE:
+        frame = _parse(data, _ANY_SPACE)
+    if frame is None or (check_duplicates and _repeats_docno(frame)):
+        return None
+    return frame
+
+
+def _plain(data: bytes) -> bool:
+    """Whether the C reader and ``str.split`` would see the same lines and fields.
+
+    Not so with: nothing but blanks, a ``#`` comment line, a ``\\r`` that
+    does not end a line, bytes that are not UTF-8, NUL, a byte order mark
+    (pandas would drop one at the start), and whitespace other than space,
+    TAB, CR and LF (``\\x0b``, ``\\x1c``, NBSP, ...), which ``str.split``
+    splits on and the C reader keeps.
+    """
+    if not data or data.isspace():
+        return False
+    if b"#" in data and _COMMENT_LINE.search(data):
+        return False
+    if b"\r" in data and data.count(b"\r") != data.count(b"\r\n"):
+        return False
+    if data.translate(None, _PLAIN_BYTES):
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            return False
+        if "\x00" in text or "\ufeff" in text or _ODD_SPACE.search(text):
+            return False
+    return True
+
+
+def _separator(data: bytes) -> str:
+    """The separator to try first: ``" "`` when the data holds no TAB, ``"\\t"`` when
+    it holds no space (the C reader's faster one-character mode), else any run of
+    whitespace.
+
+    A one-byte separator that is doubled, or that starts or ends a line, makes
+    an empty field or a seventh one, which :func:`_parse` refuses; the caller
+    then parses again with :data:`_ANY_SPACE`.
+    """
+    if b"\t" not in data:
+        return " "
+    if b" " not in data:
+        return "\t"
+    return _ANY_SPACE
+
+
+def _parse(data: bytes, sep: str) -> pd.DataFrame | None:
+    """The frame of plain bytes, or ``None`` on any line the strict path must judge.
+
+    pandas parses the scores exactly as ``float()`` does, refusing the
+    tokens ``float()`` takes and it does not (``1_0``, ``nan``); a line of
+    more than six fields is a ParserError or, on the first line, an index; a
+    line of fewer, or a doubled one-byte separator, leaves a field empty.
+    """
     try:
         frame = pd.read_csv(
-            io.BytesIO(text.encode("utf-8")),
-            sep=r"\s+",
-            header=None,
-            # "rest" holds a seventh field, if any: such text goes to the strict path. (A
-            # first line of 8+ fields makes pandas take the first as the index, which
-            # still leaves text in "rest"; a later long line is a ParserError.)
-            names=["topic", "q0", "docno", "rank", "score", "run_tag", "rest"],
-            dtype=object,
-            keep_default_na=False,
-            na_filter=False,
-            quoting=csv.QUOTE_NONE,
-            engine="c",
+            io.BytesIO(data), sep=sep, header=None, names=_NAMES, dtype=_DTYPES,
+            keep_default_na=False, na_filter=False, engine="c",
+            quoting=csv.QUOTE_NONE, encoding="utf-8",
         )
-        # numpy converts str objects with Python's int() and float(), as the strict path does
-        rank = frame["rank"].to_numpy().astype(np.int64)
-        score = frame["score"].to_numpy().astype(np.float64)
-    except (ValueError, OverflowError, UnicodeError, pd.errors.ParserError):
+    except (ValueError, OverflowError, pd.errors.ParserError):
         return None
-    if (frame["rest"].to_numpy() != "").any() or np.isnan(score).any():
+    if not isinstance(frame.index, pd.RangeIndex):
         return None
-    if (frame["run_tag"].to_numpy() == "").any():
+    if any((frame[column].to_numpy() == "").any() for column in _TEXT_COLUMNS):
         return None
-    if frame.duplicated(["run_tag", "topic", "docno"]).any():
+    if np.isnan(frame["score"].to_numpy()).any():
         return None
-    return frame[RUN_COLUMNS].assign(rank=rank, score=score)
+    rank = _ranks(frame["rank"].to_numpy())
+    if rank is None:
+        return None
+    return frame[RUN_COLUMNS].assign(rank=rank)
 
 
-# str.split() splits on these (and str.splitlines() breaks lines on some), pandas'
-# whitespace separator does not; NUL is kept off the C reader too.
-_ODD_ASCII = ("\x00", "\x0b", "\x0c", "\x0d", "\x1c", "\x1d", "\x1e", "\x1f")
-_ODD_UNICODE = ("\x85", "\xa0", "\u1680", *map(chr, range(0x2000, 0x200B)),
-                "\u2028", "\u2029", "\u202f", "\u205f", "\u3000")
+def _ranks(tokens: np.ndarray) -> np.ndarray | None:
+    """The rank tokens as int64, read with ``int()`` as the strict path does; ``None`` if in doubt.
+
+    Only signs and digits are let through (``int()`` also takes ``1_000``
+    and non-ASCII digits: the strict path then decides, as it does for a
+    rank out of the int64 range); each distinct token is converted once.
+    """
+    if "\n".join(tokens).encode("utf-8").translate(None, _RANK_BYTES):
+        return None
+    codes, uniques = pd.factorize(tokens)
+    try:
+        values = np.array([int(token) for token in uniques], dtype=np.int64)
+    except (ValueError, OverflowError):
+        return None
+    return values[codes]
 
 
-def _has_odd_characters(text: str) -> bool:
-    odd = _ODD_ASCII if text.isascii() else _ODD_ASCII + _ODD_UNICODE
-    return any(c in text for c in odd)
+def _repeats_docno(frame: pd.DataFrame) -> bool:
+    """Whether a (run_tag, topic, docno) occurs twice, found on integer codes.
+
+    Should the combined code overflow int64, distinct keys may collide: that
+    only sends the file to the strict path, equal keys stay equal.
+    """
+    key = np.zeros(len(frame), dtype=np.int64)
+    for column in ("run_tag", "topic", "docno"):
+        values = frame[column].to_numpy()
+        if column == "run_tag" and (values == values[0]).all():
+            continue  # one run, the usual case
+        codes, uniques = pd.factorize(values)
+        key = key * len(uniques) + codes
+    ordered = np.sort(key)
+    return bool((ordered[1:] == ordered[:-1]).any())
 
 
 def write_run(frame: pd.DataFrame, handle) -> None:  # type: ignore[no-untyped-def]

@@ -1,13 +1,16 @@
-"""Opening an input given as a path (``.gz`` accepted), a file object or a string."""
+"""Opening an input given as a path (``.gz`` accepted), a file object or a string,
+and the small pieces the line-based readers share (file extensions, JSON lines).
+"""
 
 from __future__ import annotations
 
 import gzip
 import io
+import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, Union
+from typing import IO, Any, Union
 
 from pooltool.errors import FormatError
 
@@ -54,3 +57,59 @@ def open_text(source: Source) -> Iterator[IO[str]]:
         yield io.StringIO(source)
         return
     yield source
+
+
+def plain_file_bytes(source: Source) -> bytes | None:
+    """The raw bytes of ``source`` when it names an existing file that is not ``.gz``.
+
+    :returns: the bytes as stored (not decoded, line endings untouched), or
+        ``None`` for text, a stream, a ``.gz`` file or a missing file
+        (:func:`open_text` then reads it, or reports the error).
+    """
+    if isinstance(source, str) and not _looks_like_path(source):
+        return None
+    if not isinstance(source, (str, Path)) or Path(source).suffix == ".gz":
+        return None
+    path = Path(source)
+    return path.read_bytes() if path.is_file() else None
+
+
+def extension(name: str) -> str:
+    """The lower-case extension of a file name, looking through ``.gz`` (``a.TSV.gz`` -> ``.tsv``)."""
+    path = Path(name)
+    if path.suffix == ".gz":
+        path = path.with_suffix("")
+    return path.suffix.lower()
+
+
+def json_object(line: str, name: str, number: int) -> dict[str, Any]:
+    """Decode one JSON line (its line ending is ignored) that must hold an object.
+
+    :raises FormatError: bad JSON, or JSON that is not an object.
+    """
+    try:
+        record = json.loads(line.rstrip("\r\n"))
+    except json.JSONDecodeError as exc:
+        raise FormatError(name, number, f"bad JSON: {exc.msg} (column {exc.colno})") from None
+    if not isinstance(record, dict):
+        raise FormatError(name, number, f"expected a JSON object, got {type(record).__name__}")
+    return record
+
+
+def first_key(record: dict[str, Any], keys: tuple[str, ...]) -> str | None:
+    """The first of ``keys`` present in ``record``, or ``None``."""
+    return next((key for key in keys if key in record), None)
+
+
+def json_text(record: dict[str, Any], keys: tuple[str, ...], name: str, number: int) -> str:
+    """The value of the first of ``keys`` present, as written; ``""`` when absent or null.
+
+    :raises FormatError: the value is not a string.
+    """
+    key = first_key(record, keys)
+    value = record[key] if key is not None else None
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise FormatError(name, number, f"key {key!r} is not a string")
+    return value

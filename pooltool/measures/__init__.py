@@ -18,8 +18,6 @@ from __future__ import annotations
 
 from pooltool.measures.recall import (
     DEFAULT_KS,
-    DuplicateRunTag,
-    NothingToScore,
     RecallOptions,
     RecallResult,
     evaluate_recall,
@@ -28,8 +26,6 @@ from pooltool.measures.recall import (
 
 __all__ = [
     "DEFAULT_KS",
-    "DuplicateRunTag",
-    "NothingToScore",
     "RecallOptions",
     "RecallResult",
     "evaluate_recall",

@@ -1,22 +1,26 @@
-"""Encoding a plain run file straight from its bytes, without a Python string per line.
+"""Encoding a plain run file straight from its bytes, for scoring only.
 
-:func:`encode_bytes` is the fast path of
-:func:`pooltool.measures.recall.evaluate_recall_files`: it splits the file
-into whitespace-separated tokens with numpy, checks that every line has the
-six fields of a run line, and turns topics, docnos and scores into the
-integer and float arrays :func:`pooltool.measures.per_topic.finish_run`
-orders and counts. Docnos are hashed to 64-bit keys for the qrels lookup and
-the duplicate check; every key match is confirmed on the bytes, so a hash
-collision can cost time but never change a number.
+Why this exists beside :func:`pooltool.formats.run.read_run`, the one reader
+of run files: scoring does not need the run's strings at all, only which
+lines share a topic, each line's grade and score, and an order for docnos
+tied on score. ``read_run`` has to build a Python string for every topic,
+docno and tag; :func:`encode_bytes` instead splits the file into tokens with
+numpy and hashes the docnos to 64-bit keys for the qrels lookup and the
+duplicate check. On a generated 250,000-line run file that took about a
+quarter off the time of :func:`pooltool.measures.recall.evaluate_recall_files`
+in one process (147 against 202 ms with ``read_run``). Every key match is
+confirmed on the bytes, so a hash collision can cost time but never change
+a number.
 
-It answers ``None`` whenever it cannot be sure of giving exactly what
-:func:`~pooltool.formats.run.read_run` followed by
+It is a shortcut, not a second reader: it answers ``None`` whenever it
+cannot be sure of giving exactly what ``read_run`` followed by
 :func:`~pooltool.measures.per_topic.encode_run` gives: a byte outside
 printable ASCII, TAB and LF (so no CR, no non-ASCII docno), a ``#``
 comment, a blank line, a line without exactly six fields, several run
 tags, a rank that is not plain digits, a score ``float()`` refuses or NaN,
 or topics so scattered that per-block work would not pay. The caller then
-takes the general path, which gives the same numbers or ``read_run``'s error.
+reads the file with ``read_run``, which gives the same numbers or the
+error naming the line.
 """
 
 from __future__ import annotations
@@ -26,7 +30,8 @@ import re
 import numpy as np
 import pandas as pd
 
-from pooltool.measures.per_topic import DuplicateDocno, EncodedRun
+from pooltool.errors import DuplicateDocno
+from pooltool.measures.per_topic import EncodedRun
 from pooltool.measures.qrels_index import NONPOOL, QrelsIndex
 
 _WHITESPACE = np.zeros(256, dtype=bool)

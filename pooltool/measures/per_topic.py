@@ -37,19 +37,12 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from pooltool.errors import DuplicateDocno
 from pooltool.measures.qrels_index import NONPOOL, QrelsIndex
 from pooltool.ranking import order_run
 
 #: The per-k measures, in column order; each becomes ``<name>@<k>``.
 AT_K = ("num_rel_ret", "recall", "P", "ceiling", "unjudged", "judged", "recall_upper")
-
-
-class DuplicateDocno(ValueError):
-    """A docno appears twice for one topic of one run (trec_eval refuses too)."""
-
-    def __init__(self, run_tag: str, topic: str, docno: str) -> None:
-        self.run_tag, self.topic, self.docno = run_tag, topic, docno
-        super().__init__(f"docno {docno!r} appears twice for topic {topic!r} in run {run_tag!r}")
 
 
 @dataclass(frozen=True)

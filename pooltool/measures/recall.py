@@ -36,25 +36,16 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from pooltool.errors import FormatError, PooltoolError
+from pooltool.errors import DuplicateDocno, DuplicateRunTag, FormatError, NothingToScore
 from pooltool.formats.run import read_run
 from pooltool.measures.bytes_run import encode_bytes
-from pooltool.measures.fastload import load_run
-from pooltool.measures.per_topic import DuplicateDocno, RunScores, finish_run, score_run
+from pooltool.measures.per_topic import RunScores, finish_run, score_run
 from pooltool.measures.qrels_index import QrelsIndex, check_level, index_qrels
 from pooltool.measures.summary import summarize
 
 DEFAULT_KS = (10, 100, 1000)
 #: Below this many bytes of run files, one process reads them all.
 PARALLEL_MIN_BYTES = 32 * 1024 * 1024
-
-
-class NothingToScore(PooltoolError):
-    """A run shares no topic with the qrels, and ``complete`` is off."""
-
-
-class DuplicateRunTag(PooltoolError):
-    """Two run files hold runs with the same tag."""
 
 
 @dataclass(frozen=True)
@@ -154,8 +145,8 @@ def evaluate_recall_files(
 ) -> RecallResult:
     """:func:`evaluate_recall` on run files, read and scored one file per task.
 
-    Files are read with :func:`pooltool.measures.fastload.load_run` (the
-    frame :func:`~pooltool.formats.run.read_run` would give, faster) and
+    Files are read with :func:`pooltool.measures.bytes_run.encode_bytes`
+    when it can, else with :func:`~pooltool.formats.run.read_run`, and
     scored where they are read, so only the small per-topic rows travel
     between processes.
 
@@ -305,7 +296,7 @@ def _map_files(
         context = multiprocessing.get_context(
             "fork" if "fork" in multiprocessing.get_all_start_methods() else None
         )
-        with ProcessPoolExecutor(workers, context, _init_worker, (index, options, 1)) as pool:
+        with ProcessPoolExecutor(workers, context, _init_worker, (index, options, True)) as pool:
             outcomes = list(pool.map(_score_file, paths))
     for outcome in outcomes:
         if isinstance(outcome, tuple) and outcome and outcome[0] == "FormatError":
@@ -313,19 +304,35 @@ def _map_files(
     return outcomes  # type: ignore[return-value]
 
 
-def _init_worker(index: QrelsIndex, options: RecallOptions, threads: int | None = None) -> None:
+def _init_worker(index: QrelsIndex, options: RecallOptions, in_process: bool = False) -> None:
     global _STATE
     _STATE = (index, options)
-    if threads is not None:  # in a worker process of ours
-        pd.set_option("mode.max_threads", threads)  # one parse thread per process
+    if in_process:  # a worker process of ours, one of a pool that fills the CPUs
+        one_parse_thread()
         gc.disable()  # short-lived; frames hold no reference cycles
+
+
+def one_parse_thread() -> None:
+    """Make pandas parse with one thread, where it can use more.
+
+    pandas 3.1 reads large files with several threads (option
+    ``mode.max_threads``); in a pool of processes that already fills the
+    CPUs they would only compete. Older pandas has no such option and reads
+    with one thread anyway.
+    """
+    try:
+        pd.set_option("mode.max_threads", 1)
+    except pd.errors.OptionError:
+        pass
 
 
 def _score_file(path: Path) -> list[tuple[str, RunScores]] | tuple[str, str, int, str]:
     """Read and score one file; a FormatError comes back as a plain tuple (it pickles).
 
     Plain files take :func:`pooltool.measures.bytes_run.encode_bytes`; the rest,
-    and anything it is unsure of, :func:`~pooltool.measures.fastload.load_run`.
+    and anything it is unsure of, :func:`~pooltool.formats.run.read_run`
+    (without its duplicate check: :func:`~pooltool.measures.per_topic.score_run`
+    finds repeats on the codes it builds anyway).
     """
     if _STATE is None:
         raise RuntimeError("worker used before _init_worker")
@@ -339,7 +346,7 @@ def _score_file(path: Path) -> list[tuple[str, RunScores]] | tuple[str, str, int
                 tag, encoded = fast
                 return [(tag, finish_run(tag, encoded, index, options.ks, options.complete,
                                          options.max_docs))]
-            return _score_frame(load_run(path, ranks=False, duplicates=False), index, options)
+            return _score_frame(read_run(path, check_duplicates=False), index, options)
         except DuplicateDocno:
             read_run(path)  # raises the FormatError naming the line
             raise

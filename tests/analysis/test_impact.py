@@ -20,14 +20,12 @@ from pooltool.analysis.impact import (
     MOVED_COLUMNS,
     OVERALL_COLUMNS,
     PER_RUN_COLUMNS,
-    ImpactInputError,
     qrels_impact,
 )
 from pooltool.cli import cli
-from pooltool.errors import PooltoolError
+from pooltool.errors import ImpactInputError, NothingToScore, PooltoolError
 from pooltool.formats.qrels import read_qrels
 from pooltool.formats.run import read_run
-from pooltool.measures import NothingToScore
 
 REPO = Path(__file__).resolve().parents[2]
 SCHEMA = json.loads((REPO / "schemas" / "impact-v1.json").read_text())

@@ -15,8 +15,8 @@ import pandas as pd
 import pytest
 
 from pooltool.formats.qrels import read_qrels
+from pooltool.formats.run import read_run
 from pooltool.measures import evaluate_recall_files
-from pooltool.measures.fastload import load_run
 from pooltool.measures.oracle import ir_measures_judged, pytrec_eval_scores
 
 KS = (5, 10, 100, 1000)
@@ -37,7 +37,7 @@ def covid(data_dir: Path) -> tuple[Path, pd.DataFrame]:
 def test_per_topic_and_means_match_pytrec_eval(covid, run: str, level: int) -> None:  # type: ignore[no-untyped-def]
     folder, qrels = covid
     path = folder / "runs" / run
-    theirs = pytrec_eval_scores(load_run(path), qrels, KS, level).set_index("topic")
+    theirs = pytrec_eval_scores(read_run(path), qrels, KS, level).set_index("topic")
     for complete in (False, True):
         result = evaluate_recall_files([path], qrels, ks=KS, level=level, complete=complete)
         mine = result.per_topic.set_index("topic")
@@ -58,7 +58,7 @@ def test_per_topic_and_means_match_pytrec_eval(covid, run: str, level: int) -> N
 def test_run_missing_topics_is_reported(covid) -> None:  # type: ignore[no-untyped-def]
     """A run cut to 25 of the 30 qrels topics: the five others are named, pytrec_eval skips them too."""
     folder, qrels = covid
-    run = load_run(folder / "runs" / "T5R1")
+    run = read_run(folder / "runs" / "T5R1")
     cut = run[~run["topic"].isin(["3", "14", "15", "26", "30"])]
     from pooltool.measures import evaluate_recall
 
@@ -74,7 +74,7 @@ def test_judged_matches_ir_measures_on_tie_free_runs(covid, run: str) -> None:  
     """These runs have no score ties, so ir_measures' docno-ascending tie order cannot matter."""
     folder, qrels = covid
     path = folder / "runs" / run
-    theirs = ir_measures_judged(load_run(path), qrels, KS).set_index("topic")
+    theirs = ir_measures_judged(read_run(path), qrels, KS).set_index("topic")
     mine = evaluate_recall_files([path], qrels, ks=KS).per_topic.set_index("topic")
     columns = [f"judged@{k}" for k in KS]
     np.testing.assert_allclose(mine.loc[theirs.index, columns].to_numpy(float),
@@ -83,7 +83,6 @@ def test_judged_matches_ir_measures_on_tie_free_runs(covid, run: str) -> None:  
 
 def test_file_path_equals_frame_path_on_every_shared_run(data_dir: Path) -> None:
     """The bytes fast path (TREC-COVID runs) and the general path give identical frames."""
-    from pooltool.formats.run import read_run
     from pooltool.measures import evaluate_recall
 
     folder = data_dir / "trec_covid_r1"
