@@ -47,15 +47,21 @@ documents before the bad line have been yielded.
 from __future__ import annotations
 
 import html
-import json
 import re
 from collections.abc import Iterable, Iterator
 from itertools import chain
-from pathlib import Path
 from typing import IO, Any, NamedTuple
 
 from pooltool.errors import FormatError
-from pooltool.formats.source import Source, open_text, source_name
+from pooltool.formats.source import (
+    Source,
+    extension,
+    first_key,
+    json_object,
+    json_text,
+    open_text,
+    source_name,
+)
 from pooltool.records import Document
 
 DOCUMENT_FORMATS = ("jsonl", "tsv", "trec", "cranfield")
@@ -139,7 +145,7 @@ def detect_document_format(first_line: str, name: str, number: int = 1) -> str:
         return "cranfield"
     if "\t" in first_line:
         return "tsv"
-    by_extension = _EXTENSIONS.get(_extension(name))
+    by_extension = _EXTENSIONS.get(extension(name))
     if by_extension is None:
         raise FormatError(
             name,
@@ -148,13 +154,6 @@ def detect_document_format(first_line: str, name: str, number: int = 1) -> str:
             "object, <DOC>, .I or a tab-separated line); name it with fmt",
         )
     return by_extension
-
-
-def _extension(name: str) -> str:
-    path = Path(name)
-    if path.suffix == ".gz":
-        path = path.with_suffix("")
-    return path.suffix.lower()
 
 
 def _unique(pairs: Iterable[tuple[int, Document]], name: str) -> Iterator[Document]:
@@ -174,7 +173,7 @@ def _read_jsonl(lines: Iterable[tuple[int, str]], name: str) -> Iterator[tuple[i
     for number, line in lines:
         if not line.strip():
             continue
-        record = _json_object(line, name, number)
+        record = json_object(line, name, number)
         docno = _json_docno(record, name, number)
         if "title" not in record and not any(key in record for key in _TEXT_KEYS):
             raise FormatError(
@@ -182,23 +181,12 @@ def _read_jsonl(lines: Iterable[tuple[int, str]], name: str) -> Iterator[tuple[i
                 number,
                 f"no title or text (expected key 'title' or one of {_quoted(_TEXT_KEYS)})",
             )
-        title = _json_text(record, ("title",), name, number)
-        yield number, Document(docno, title, _json_text(record, _TEXT_KEYS, name, number))
-
-
-def _json_object(line: str, name: str, number: int) -> dict[str, Any]:
-    """Decode one JSON line that must hold an object."""
-    try:
-        record = json.loads(line.rstrip("\r\n"))
-    except json.JSONDecodeError as exc:
-        raise FormatError(name, number, f"bad JSON: {exc.msg} (column {exc.colno})") from None
-    if not isinstance(record, dict):
-        raise FormatError(name, number, f"expected a JSON object, got {type(record).__name__}")
-    return record
+        title = json_text(record, ("title",), name, number).strip()
+        yield number, Document(docno, title, json_text(record, _TEXT_KEYS, name, number).strip())
 
 
 def _json_docno(record: dict[str, Any], name: str, number: int) -> str:
-    key = next((key for key in _DOCNO_KEYS if key in record), None)
+    key = first_key(record, _DOCNO_KEYS)
     if key is None:
         raise FormatError(name, number, f"no docno (expected one of keys {_quoted(_DOCNO_KEYS)})")
     docno = record[key]
@@ -207,17 +195,6 @@ def _json_docno(record: dict[str, Any], name: str, number: int) -> str:
             name, number, f"docno {docno!r} (key {key!r}) is not a non-empty string or integer"
         )
     return str(docno).strip()
-
-
-def _json_text(record: dict[str, Any], keys: tuple[str, ...], name: str, number: int) -> str:
-    """The value of the first of ``keys`` present: a string, or ``""`` when absent/null."""
-    key = next((key for key in keys if key in record), None)
-    value = record[key] if key is not None else None
-    if value is None:
-        return ""
-    if not isinstance(value, str):
-        raise FormatError(name, number, f"key {key!r} is not a string")
-    return value.strip()
 
 
 def _quoted(keys: Iterable[str]) -> str:

@@ -52,16 +52,22 @@ every topic needs a non-empty id and title. Every error is a
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable, Iterable, Iterator
-from pathlib import Path
 from typing import Any
 from xml.parsers import expat
 
 from pooltool.errors import FormatError
 from pooltool.formats.documents import iter_cranfield_records
-from pooltool.formats.source import Source, open_text, source_name
+from pooltool.formats.source import (
+    Source,
+    extension,
+    first_key,
+    json_object,
+    json_text,
+    open_text,
+    source_name,
+)
 from pooltool.records import Topic
 
 TOPIC_FORMATS = ("trec", "xml", "tsv", "jsonl", "cranfield")
@@ -136,7 +142,7 @@ def detect_topic_format(text: str, name: str) -> str:
         raise FormatError(name, 0, "no topics found")
     found = _format_of_line(line)
     if found is None:
-        found = _EXTENSIONS.get(_extension(name))
+        found = _EXTENSIONS.get(extension(name))
     if found is None:
         raise FormatError(
             name,
@@ -158,13 +164,6 @@ def _format_of_line(raw: str) -> str | None:
     if re.match(r"\.i(\s|$)", line):
         return "cranfield"
     return "tsv" if "\t" in raw else None
-
-
-def _extension(name: str) -> str:
-    path = Path(name)
-    if path.suffix == ".gz":
-        path = path.with_suffix("")
-    return path.suffix.lower()
 
 
 def _checked(pairs: Iterable[tuple[int, Topic]], name: str) -> list[Topic]:
@@ -349,26 +348,16 @@ def _read_jsonl(text: str, name: str) -> Numbered:
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
-        record = _json_object(line, name, number)
+        record = json_object(line, name, number)
         topic = _json_id(record, name, number)
-        title = _json_text(record, _TITLE_KEYS, name, number)
-        description = _json_text(record, _DESCRIPTION_KEYS, name, number)
-        narrative = _json_text(record, ("narrative",), name, number)
+        title = _clean(json_text(record, _TITLE_KEYS, name, number))
+        description = _clean(json_text(record, _DESCRIPTION_KEYS, name, number))
+        narrative = _clean(json_text(record, ("narrative",), name, number))
         yield number, Topic(topic, title, description, narrative)
 
 
-def _json_object(line: str, name: str, number: int) -> dict[str, Any]:
-    try:
-        record = json.loads(line)
-    except json.JSONDecodeError as exc:
-        raise FormatError(name, number, f"bad JSON: {exc.msg} (column {exc.colno})") from None
-    if not isinstance(record, dict):
-        raise FormatError(name, number, f"expected a JSON object, got {type(record).__name__}")
-    return record
-
-
 def _json_id(record: dict[str, Any], name: str, number: int) -> str:
-    key = next((key for key in _ID_KEYS if key in record), None)
+    key = first_key(record, _ID_KEYS)
     if key is None:
         keys = ", ".join(repr(key) for key in _ID_KEYS)
         raise FormatError(name, number, f"no topic id (expected one of keys {keys})")
@@ -378,16 +367,6 @@ def _json_id(record: dict[str, Any], name: str, number: int) -> str:
             name, number, f"topic id {value!r} (key {key!r}) is not a string or integer"
         )
     return _clean(str(value))
-
-
-def _json_text(record: dict[str, Any], keys: tuple[str, ...], name: str, number: int) -> str:
-    key = next((key for key in keys if key in record), None)
-    value = record[key] if key is not None else None
-    if value is None:
-        return ""
-    if not isinstance(value, str):
-        raise FormatError(name, number, f"key {key!r} is not a string")
-    return _clean(value)
 
 
 def _read_cranfield(text: str, name: str) -> Numbered:
