@@ -139,3 +139,11 @@ def test_blank_names_are_refused(work: Path) -> None:
     run(work, "init")
     code, _, err = run(work, "import-qrels", str(work / "qrels.txt"), "--version", " ")
     assert code == 2 and "version must not be blank" in err
+
+
+def test_export_for_an_assessor_who_judged_nothing(work: Path) -> None:
+    run(work, "init")
+    run(work, "import-qrels", str(work / "qrels.txt"), "--version", "v1", "--assessor", "ann")
+    code, _, err = run(work, "export-qrels", "--policy", "assessor:bob")
+    assert (code, err) == (1, "Error: no judgments by assessor 'bob' (assessors: ann)\n")
+    assert run(work, "export-qrels", "--policy", "assessor:ann")[1] == QRELS

@@ -221,9 +221,3 @@ def test_a_tag_in_two_files_names_both(store: JudgmentStore, tmp_path: Path) -> 
     with pytest.raises(StoreError, match=r"b\.run: run tag 'A' is also in .*a\.run; nothing"):
         store.add_runs([a, b])
     assert store.run_tags() == []
-
-
-def test_assessor_policy_names_unknown_assessors(store: JudgmentStore) -> None:
-    store.record_judgment("1", "d", 1, "ann")
-    with pytest.raises(StoreError, match=r"no judgments by assessor 'bob' \(assessors: ann\)"):
-        store.qrels(policy="assessor:bob")

@@ -12,6 +12,7 @@ import pandas as pd
 
 from pooltool import pooling
 from pooltool.cli.group import cli, db_path, level_option, output_option, warn
+from pooltool.errors import StoreError
 from pooltool.formats.documents import iter_documents
 from pooltool.formats.qrels import write_qrels
 from pooltool.formats.topics import read_topics
@@ -201,10 +202,19 @@ def export_qrels(ctx: click.Context, version: str | None, policy: str,
     """
     with open_store(ctx) as store:
         qrels = store.qrels(version, policy)
+        if qrels.empty and policy.startswith("assessor:"):
+            _check_assessor(store, policy.split(":", 1)[1])
         if unjudged_as is not None:
             qrels = _with_unjudged(qrels, pooling.pool_docs(store, pool_name), unjudged_as)
     with _output(output) as out:
         write_qrels(qrels, out)
+
+
+def _check_assessor(store: JudgmentStore, name: str) -> None:
+    known = sorted(set(store.live_judgments()["assessor"]))
+    if name not in known:
+        raise StoreError(f"no judgments by assessor {name!r} (assessors: "
+                         f"{', '.join(known) or 'none yet'})")
 
 
 def _with_unjudged(qrels: pd.DataFrame, docs: pd.DataFrame, grade: int) -> pd.DataFrame:
