@@ -51,6 +51,15 @@ CREATE TABLE judgments (
     CHECK ((grade IS NULL) = (retracts IS NOT NULL))
 );
 
+CREATE TABLE note_drafts (
+    assessor TEXT NOT NULL,
+    topic TEXT NOT NULL,
+    docno TEXT NOT NULL,
+    note TEXT NOT NULL,              -- a note written before the grade; joins the next judgment
+    updated_at TEXT NOT NULL,
+    PRIMARY KEY (assessor, topic, docno)
+) WITHOUT ROWID;
+
 CREATE TABLE pool_docs (
     pool_id INTEGER NOT NULL REFERENCES pools(pool_id),
     topic TEXT NOT NULL,
@@ -149,6 +158,12 @@ CREATE TABLE ui_positions (
     docno TEXT NOT NULL,             -- the document last on the assessor's screen
     updated_at TEXT NOT NULL,
     PRIMARY KEY (assessor, topic)
+);
+
+CREATE TABLE ui_write_tokens (
+    token TEXT PRIMARY KEY,          -- a judging-UI write that waited in a journal file
+    result INTEGER,                  -- what it returned (a judgment_id), for later writes
+    applied_at TEXT NOT NULL         -- UTC, ISO 8601
 );
 
 CREATE INDEX assignments_by_assessor ON assignments(assessor, topic);

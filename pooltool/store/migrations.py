@@ -183,3 +183,29 @@ def m002_judging_ui(db: Database) -> None:
     skip marks, last position). None of it touches the judgment log."""
     for statement in _statements(SCHEMA_V2_JUDGING):
         db.execute(statement)
+
+
+SCHEMA_V3_DURABLE_UI = """
+CREATE TABLE note_drafts (
+    assessor TEXT NOT NULL,
+    topic TEXT NOT NULL,
+    docno TEXT NOT NULL,
+    note TEXT NOT NULL,              -- a note written before the grade; joins the next judgment
+    updated_at TEXT NOT NULL,
+    PRIMARY KEY (assessor, topic, docno)
+) WITHOUT ROWID;
+CREATE TABLE ui_write_tokens (
+    token TEXT PRIMARY KEY,          -- a judging-UI write that waited in a journal file
+    result INTEGER,                  -- what it returned (a judgment_id), for later writes
+    applied_at TEXT NOT NULL         -- UTC, ISO 8601
+);
+"""
+
+
+@migrations()
+def m003_durable_ui(db: Database) -> None:
+    """Judging-UI state that must survive a crash: note drafts (a note written before
+    the grade), and the tokens of journalled writes already committed (so that a
+    journal replayed twice adds nothing twice). None of it touches the judgment log."""
+    for statement in _statements(SCHEMA_V3_DURABLE_UI):
+        db.execute(statement)
