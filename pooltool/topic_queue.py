@@ -36,12 +36,14 @@ ORDERS = ("docno", "rank", "random")
 
 
 class OwnJudgment(NamedTuple):
-    """One live judgment of an assessor: the log row id, the document and its grade."""
+    """One live judgment of an assessor: the log row id, the document, its grade,
+    the time spent on it and its note."""
 
     judgment_id: int
     docno: str
     grade: int
     ms_spent: int | None
+    note: str | None = None
 
 
 def order_queue(rows: list[tuple[str, int | None]], order: str = "docno", seed: int = 0,
@@ -95,7 +97,7 @@ def own_judgments(store: JudgmentStore, topic: str, assessor: str) -> list[OwnJu
     """An assessor's live judgments of a topic, oldest first (several per document
     when they regraded it; the last one is their current grade)."""
     rows = store.conn.execute(
-        "SELECT judgment_id, docno, grade, ms_spent FROM judgments j "
+        "SELECT judgment_id, docno, grade, ms_spent, note FROM judgments j "
         "WHERE topic = ? AND assessor = ? AND grade IS NOT NULL AND NOT EXISTS "
         "(SELECT 1 FROM judgments r WHERE r.retracts = j.judgment_id) ORDER BY judgment_id",
         [topic, assessor]).fetchall()

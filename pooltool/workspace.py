@@ -2,10 +2,16 @@
 
 * **scan terms**: words and phrases the assessor asked to see highlighted;
 * **skip marks**: documents left for later (``s`` in the judging UI);
-* **position**: the document last on their screen, where the UI reopens.
+* **position**: the document last on their screen, where the UI reopens;
+* **note drafts**: a note written on a document not graded yet, kept until
+  the assessor's next judgment of that document carries it (migration
+  ``m003_durable_ui``);
+* **last topic**: the topic the assessor worked on most recently (derived).
 
-These tables (migration ``m002_judging_ui``) are UI state, not evidence: rows
-are replaced freely. The judgment log is never touched here.
+These tables (migrations ``m002_judging_ui`` and ``m003_durable_ui``) are UI
+state, not evidence: rows are replaced freely. The judgment log is never
+touched here. Writers take an optional ``at`` (UTC, ISO 8601), the time the
+assessor acted, for writes that waited for a busy store; default now.
 """
 
 from __future__ import annotations
@@ -24,14 +30,15 @@ def scan_terms(store: JudgmentStore, assessor: str, topic: str) -> list[str]:
     return [] if row is None else [str(t) for t in json.loads(row[0])]
 
 
-def set_scan_terms(store: JudgmentStore, assessor: str, topic: str, terms: list[str]) -> None:
+def set_scan_terms(store: JudgmentStore, assessor: str, topic: str, terms: list[str],
+                   at: str | None = None) -> None:
     """Replace the assessor's scan terms for a topic."""
     with store.writing() as conn:
         conn.execute(
             "INSERT INTO scan_terms(assessor, topic, terms, updated_at) VALUES (?, ?, ?, ?) "
             "ON CONFLICT(assessor, topic) DO UPDATE SET terms = excluded.terms, "
             "updated_at = excluded.updated_at",
-            [assessor, topic, json.dumps(terms), utc_now()])
+            [assessor, topic, json.dumps(terms), at or utc_now()])
 
 
 def skipped(store: JudgmentStore, assessor: str, topic: str) -> set[str]:
@@ -41,12 +48,13 @@ def skipped(store: JudgmentStore, assessor: str, topic: str) -> set[str]:
     return {row[0] for row in rows}
 
 
-def mark_skipped(store: JudgmentStore, assessor: str, topic: str, docno: str) -> None:
+def mark_skipped(store: JudgmentStore, assessor: str, topic: str, docno: str,
+                 at: str | None = None) -> None:
     """Mark a document as skipped (left for later); marking it again is a no-op."""
     with store.writing() as conn:
         conn.execute(
             "INSERT OR IGNORE INTO skip_marks(assessor, topic, docno, skipped_at) "
-            "VALUES (?, ?, ?, ?)", [assessor, topic, docno, utc_now()])
+            "VALUES (?, ?, ?, ?)", [assessor, topic, docno, at or utc_now()])
 
 
 def last_position(store: JudgmentStore, assessor: str, topic: str) -> str | None:
@@ -57,10 +65,56 @@ def last_position(store: JudgmentStore, assessor: str, topic: str) -> str | None
     return None if row is None else str(row[0])
 
 
-def save_position(store: JudgmentStore, assessor: str, topic: str, docno: str) -> None:
+def save_position(store: JudgmentStore, assessor: str, topic: str, docno: str,
+                  at: str | None = None) -> None:
     """Record the docno on the assessor's screen for a topic."""
     with store.writing() as conn:
         conn.execute(
             "INSERT INTO ui_positions(assessor, topic, docno, updated_at) VALUES (?, ?, ?, ?) "
             "ON CONFLICT(assessor, topic) DO UPDATE SET docno = excluded.docno, "
-            "updated_at = excluded.updated_at", [assessor, topic, docno, utc_now()])
+            "updated_at = excluded.updated_at", [assessor, topic, docno, at or utc_now()])
+
+
+def note_drafts(store: JudgmentStore, assessor: str, topic: str) -> dict[str, str]:
+    """The assessor's note drafts in a topic: ``{docno: note}``."""
+    rows = store.conn.execute(
+        "SELECT docno, note FROM note_drafts WHERE assessor = ? AND topic = ?", [assessor, topic])
+    return {str(docno): str(note) for docno, note in rows}
+
+
+def save_note_draft(store: JudgmentStore, assessor: str, topic: str, docno: str,
+                    note: str | None, at: str | None = None) -> None:
+    """Keep ``note`` as the draft for a document (replacing any earlier one); an
+    empty or ``None`` note removes the draft."""
+    with store.writing() as conn:
+        if not note:
+            conn.execute("DELETE FROM note_drafts WHERE assessor = ? AND topic = ? AND docno = ?",
+                         [assessor, topic, docno])
+            return
+        conn.execute(
+            "INSERT INTO note_drafts(assessor, topic, docno, note, updated_at) "
+            "VALUES (?, ?, ?, ?, ?) ON CONFLICT(assessor, topic, docno) DO UPDATE SET "
+            "note = excluded.note, updated_at = excluded.updated_at",
+            [assessor, topic, docno, note, at or utc_now()])
+
+
+def last_topic(store: JudgmentStore, assessor: str, topics: list[str] | None = None) -> str | None:
+    """The topic the assessor used last in the judging UI, or ``None`` if none.
+
+    "Used" is the latest of: a judgment they made in the UI (``origin`` 'tui'),
+    the position saved when they left a topic, a skip mark, a note draft or
+    scan terms; ties go to the topic that sorts last.
+
+    :param topics: only consider these topics (default: any).
+    """
+    rows = store.conn.execute(
+        "SELECT topic, MAX(at) FROM ("
+        " SELECT topic, judged_at AS at FROM judgments WHERE assessor = :a AND origin = 'tui'"
+        " UNION ALL SELECT topic, updated_at FROM ui_positions WHERE assessor = :a"
+        " UNION ALL SELECT topic, skipped_at FROM skip_marks WHERE assessor = :a"
+        " UNION ALL SELECT topic, updated_at FROM note_drafts WHERE assessor = :a"
+        " UNION ALL SELECT topic, updated_at FROM scan_terms WHERE assessor = :a"
+        ") GROUP BY topic", {"a": assessor}).fetchall()
+    allowed = None if topics is None else set(topics)
+    used = [(at, topic) for topic, at in rows if allowed is None or topic in allowed]
+    return str(max(used)[1]) if used else None

@@ -3,7 +3,9 @@
 The app owns the store connection (on the UI thread) and one
 :class:`~pooltool.tui.writes.WriteQueue`; screens read the store directly and
 write through the queue. A timer retries writes the store refused while
-another process held its lock.
+another process held its lock; until they are committed they are also kept
+in a journal file next to the store, which the assessor's next app replays
+if this one is killed (see :mod:`pooltool.tui.writes`).
 """
 
 from __future__ import annotations
@@ -20,14 +22,21 @@ from pooltool.pooling import DEFAULT_POOL
 from pooltool.store import JudgmentStore
 from pooltool.store.store import GradeLevel
 from pooltool.topic_queue import ORDERS
-from pooltool.tui.messages import GradeRecorded, JudgmentUndone, LeaveTopic, TopicChosen
+from pooltool.tui.messages import (
+    GradeRecorded,
+    JudgmentUndone,
+    LeaveTopic,
+    NoteChanged,
+    TopicChosen,
+)
 from pooltool.tui.screens.judge import COMMAND_KEYS, JudgeScreen
 from pooltool.tui.screens.topic_picker import TopicPickerScreen
 from pooltool.tui.session import JudgingSession
-from pooltool.tui.writes import BUSY_WAIT_MS, WriteQueue
+from pooltool.tui.writes import BUSY_WAIT_MS, WriteQueue, journal_path, journals
 
 RETRY_EVERY_S = 0.5
 QUIT_WAIT_S = 30.0
+RECOVER_WAIT_S = 5.0
 
 
 class JudgeApp(App[None]):
@@ -50,12 +59,22 @@ class JudgeApp(App[None]):
         super().__init__()
         self.store, self.assessor, self.topics = store, assessor, topics
         self.open_topic, self.order, self.seed, self.pool = open_topic, order, seed, pool
-        self.writes = WriteQueue(store)
+        journal = None if store.path is None else journal_path(store.path, assessor)
+        self.writes = WriteQueue(store, journal)
+        self.recovered = 0 if store.path is None else self.writes.recover(
+            journals(store.path, assessor))
         self.scale = store.grade_scale()
         self.show_runs = bool(store.setting("show_runs", False))
         self.sub_title = f"assessor {assessor}"
 
     def on_mount(self) -> None:
+        if self.recovered:
+            saved = self.writes.drain(RECOVER_WAIT_S)
+            self.notify(f"{self.recovered} write(s) left by a judging session that ended "
+                        "while the store was busy " + (
+                            "are now saved." if saved else "wait for the store: they are "
+                            "saved as soon as it is free."),
+                        severity="information" if saved else "warning", timeout=10)
         self.push_screen(TopicPickerScreen(self.store, self.assessor, self.topics, self.pool))
         if self.open_topic is not None:
             self.open(self.open_topic)
@@ -79,11 +98,24 @@ class JudgeApp(App[None]):
 
     @on(GradeRecorded)
     @on(JudgmentUndone)
+    @on(NoteChanged)
     def judgment_changed(self) -> None:
         """Warn when a write could not be committed at once."""
         if self.writes.pending:
-            self.notify("The store is busy (another writer): your judgment is kept and "
-                        "will be saved in a moment.", severity="warning")
+            self.notify(BUSY_NOTICE, severity="warning")
+        self.report_failed()
+
+    def report_failed(self) -> None:
+        """Tell the assessor about writes the store rejected for good (then forget
+        them), and about a journal that could not be written."""
+        for _, error in self.writes.failed:
+            self.notify(f"A write could not be saved: {error}", severity="error", timeout=10)
+        self.writes.failed.clear()
+        if self.writes.journal_error:
+            self.notify(f"Could not write the journal {self.writes.journal_error}: waiting "
+                        "writes are kept in memory only; do not close this app until the "
+                        "store is free.", severity="error", timeout=10)
+            self.writes.journal_error = None
 
     def retry_writes(self) -> None:
         """Commit writes the store refused earlier (a timer calls this)."""
@@ -91,18 +123,25 @@ class JudgeApp(App[None]):
             self.writes.flush()
             if isinstance(self.screen, JudgeScreen):
                 self.screen.draw_state()
+            self.report_failed()
 
     async def action_quit(self) -> None:
         """Commit anything still queued (waiting for the lock if needed), then exit."""
         if not self.writes.drain(QUIT_WAIT_S):
-            self.notify(f"{self.writes.pending} write(s) could not be saved: the store "
-                        "stayed locked. Try q again.", severity="error")
+            self.notify(f"{self.writes.pending} write(s) wait: the store stayed locked "
+                        f"for {QUIT_WAIT_S:.0f} s. Try q again (they are kept in a journal "
+                        "next to the store until saved).", severity="error")
             return
         self.exit()
 
     def on_unmount(self) -> None:
         self.writes.drain(QUIT_WAIT_S)
         self.store.close()
+
+
+BUSY_NOTICE = ("The store is busy (another writer): your judgment is kept in a journal "
+               "next to the store and saved in a moment, or when you next open pooltool "
+               "judge if this app is stopped first.")
 
 
 def make_app(db: str | Path, assessor: str, topics: Sequence[str] = (), order: str = "docno",

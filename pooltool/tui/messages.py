@@ -32,6 +32,14 @@ class JudgmentUndone(Message):
 
 
 @dataclass
+class NoteChanged(Message):
+    """The assessor saved a note (with a judgment, or as a draft)."""
+
+    topic: str
+    docno: str
+
+
+@dataclass
 class LeaveTopic(Message):
     """The assessor left the judging screen for the topic picker."""
 

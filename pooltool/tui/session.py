@@ -10,31 +10,39 @@ Rules, in the order an assessor meets them:
   screen if they have not judged it yet; otherwise on the first document
   of the queue they have neither judged nor skipped; otherwise the first
   skipped one; otherwise (all judged) on the last document they viewed.
-* **Grade**: appends a judgment (with the milliseconds the document was on
-  screen, and a note written before the grade) and moves to the next
-  unjudged document after it (wrapping round), or stays when the topic is done.
+* **Grade**: appends a judgment (with the time of the key press, the
+  milliseconds the document was on screen until then, and the note drafted
+  for it, whose draft is cleared in the same transaction) and moves to the
+  next unjudged document after it (wrapping round), or stays when the topic
+  is done.
 * **Undo**: retracts the assessor's most recent live judgment of a document
   in the queue (this session's or an earlier one's) and returns to that document; the
   document falls back to their previous grade, if any. Repeated undos walk
-  back through the log.
-* **Note**: on a graded document, a new judgment with the same grade and
-  the note; on an ungraded one, the note waits for the grade (in memory:
-  leaving the topic before grading drops it).
+  back through the log. When the document is left ungraded, a note that
+  went with the undone grade becomes its draft again.
+* **Note**: the note window opens on the document's draft, else on the
+  assessor's latest note on it. On a graded document a changed note is a new
+  judgment with the same grade and the note; on an ungraded one it is saved
+  at once as a draft (:func:`pooltool.workspace.save_note_draft`) that joins
+  the next grade (an empty note removes the draft).
 * **Skip**: marks an unjudged document as left for later and moves on;
   "next unjudged" prefers documents not skipped, then the skipped ones.
 """
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Literal, NamedTuple
 
 from pooltool import workspace
 from pooltool.judging_stats import Pace, pace
 from pooltool.pooling import DEFAULT_POOL
 from pooltool.records import Document, Topic
 from pooltool.store import JudgmentStore
+from pooltool.store.store import utc_now
 from pooltool.topic_queue import hits_of, own_judgments, topic_queue
 from pooltool.tui.writes import PendingWrite, WriteQueue
+
+NoteOutcome = Literal["recorded", "draft", "cleared", "unchanged"]
 
 
 class Mark(NamedTuple):
@@ -45,6 +53,7 @@ class Mark(NamedTuple):
     write: PendingWrite
     ms_spent: int | None
     previous: Mark | None
+    note: str | None = None
 
 
 class JudgingSession:
@@ -67,10 +76,10 @@ class JudgingSession:
             if row.docno not in queued:  # judged outside this pool: not this queue's business
                 continue
             self._push(Mark(row.docno, row.grade, PendingWrite.committed(row.judgment_id),
-                            row.ms_spent, self.marks.get(row.docno)))
+                            row.ms_spent, self.marks.get(row.docno), row.note))
         self.skipped = workspace.skipped(self.store, assessor, topic)
         self.scan_terms = workspace.scan_terms(self.store, assessor, topic)
-        self.notes: dict[str, str] = {}
+        self.notes = workspace.note_drafts(self.store, assessor, topic)
         self.position = self._resume()
 
     # -- reading ------------------------------------------------------------
@@ -89,6 +98,16 @@ class JudgingSession:
     def done(self) -> bool:
         """Whether every document of the queue is judged."""
         return len(self.marks) >= len(self.queue)
+
+    def saved_note(self, docno: str) -> str:
+        """The note the note window opens on: the document's draft, else the
+        assessor's latest note on it (of a live judgment), else ``""``."""
+        if docno in self.notes:
+            return self.notes[docno]
+        for mark in reversed(self.history):
+            if mark.docno == docno and mark.note:
+                return mark.note
+        return ""
 
     def grade_of(self, docno: str) -> int | None:
         """The assessor's current grade of a document, or ``None``."""
@@ -150,18 +169,24 @@ class JudgingSession:
 
     # -- writing ------------------------------------------------------------
 
-    def grade(self, grade: int, ms_spent: int | None) -> None:
-        """Judge the document on screen and move on (see the module docstring)."""
+    def grade(self, grade: int, ms_spent: int | None, judged_at: str | None = None) -> None:
+        """Judge the document on screen and move on (see the module docstring).
+
+        :param ms_spent: milliseconds the document was on screen before the key press.
+        :param judged_at: the time of the key press (UTC, ISO 8601); default now.
+        """
         docno = self.docno
         note = self.notes.pop(docno, None)
-        self._record(docno, grade, ms_spent, note)
+        self._record(docno, grade, ms_spent, note, judged_at or utc_now(),
+                     clear_draft=note is not None)
         self.jump_unjudged()
 
-    def _record(self, docno: str, grade: int, ms_spent: int | None, note: str | None) -> None:
-        topic, assessor = self.topic, self.assessor
-        write = self.writes.submit(lambda s: s.record_judgment(
-            topic, docno, grade, assessor, ms_spent=ms_spent, note=note, origin="tui"))
-        self._push(Mark(docno, grade, write, ms_spent, self.marks.get(docno)))
+    def _record(self, docno: str, grade: int, ms_spent: int | None, note: str | None,
+                judged_at: str, clear_draft: bool = False) -> None:
+        write = self.writes.submit(
+            "judgment", topic=self.topic, docno=docno, grade=grade, assessor=self.assessor,
+            ms_spent=ms_spent, note=note, at=judged_at, clear_draft=clear_draft)
+        self._push(Mark(docno, grade, write, ms_spent, self.marks.get(docno), note))
 
     def _push(self, mark: Mark) -> None:
         self.marks[mark.docno] = mark
@@ -175,45 +200,66 @@ class JudgingSession:
         if not self.history:
             return None
         mark = self.history.pop()
-        assessor = self.assessor
-        self.writes.submit(lambda s: s.retract(_judgment_id(mark.write), assessor, origin="tui"))
+        if mark.write.done:
+            self.writes.submit("retract", assessor=self.assessor,
+                               judgment_id=_judgment_id(mark.write))
+        else:  # still queued: name it by its journal token
+            self.writes.submit("retract", after=mark.write, assessor=self.assessor,
+                               target=mark.write.token)
         if mark.previous is None:
             del self.marks[mark.docno]
+            if mark.note and mark.docno not in self.notes:
+                self._save_draft(mark.docno, mark.note)
         else:
             self.marks[mark.docno] = mark.previous
         self.position = self.queue.index(mark.docno)
         return mark.docno
 
-    def note(self, text: str) -> bool:
-        """Attach a note to the document on screen.
+    def note(self, text: str) -> NoteOutcome:
+        """Set the note of the document on screen (see the module docstring).
 
-        :returns: whether it was stored at once (``False``: it waits for the grade).
+        :returns: ``"recorded"`` (a judgment with the note), ``"draft"`` (kept
+            for the grade), ``"cleared"`` (the draft removed) or ``"unchanged"``.
         """
-        mark = self.marks.get(self.docno)
+        docno, text = self.docno, text.strip()
+        mark = self.marks.get(docno)
+        if text == self.saved_note(docno):
+            return "unchanged"
         if mark is None:
-            self.notes[self.docno] = text
-            return False
-        self._record(self.docno, mark.grade, None, text)
-        return True
+            self._save_draft(docno, text)
+            return "draft" if text else "cleared"
+        if not text:  # the log keeps notes: a blank one would only add a row
+            return "unchanged"
+        self._record(docno, mark.grade, None, text, utc_now())
+        return "recorded"
+
+    def _save_draft(self, docno: str, text: str) -> None:
+        if text:
+            self.notes[docno] = text
+        else:
+            self.notes.pop(docno, None)
+        self.writes.submit("note_draft", assessor=self.assessor, topic=self.topic, docno=docno,
+                           note=text or None, at=utc_now())
 
     def skip(self) -> None:
         """Leave the document on screen for later and move on."""
-        docno, topic, assessor = self.docno, self.topic, self.assessor
+        docno = self.docno
         if docno not in self.marks and docno not in self.skipped:
             self.skipped.add(docno)
-            self.writes.submit(lambda s: workspace.mark_skipped(s, assessor, topic, docno))
+            self.writes.submit("skip", assessor=self.assessor, topic=self.topic, docno=docno,
+                               at=utc_now())
         self.jump_unjudged()
 
     def set_scan_terms(self, terms: list[str]) -> None:
         """Replace the assessor's scan terms for this topic (kept in the store)."""
         self.scan_terms = list(terms)
-        topic, assessor = self.topic, self.assessor
-        self.writes.submit(lambda s: workspace.set_scan_terms(s, assessor, topic, list(terms)))
+        self.writes.submit("scan_terms", assessor=self.assessor, topic=self.topic,
+                           terms=list(terms), at=utc_now())
 
     def save_position(self) -> None:
         """Remember the document on screen, to reopen on it."""
-        docno, topic, assessor = self.docno, self.topic, self.assessor
-        self.writes.submit(lambda s: workspace.save_position(s, assessor, topic, docno))
+        self.writes.submit("position", assessor=self.assessor, topic=self.topic,
+                           docno=self.docno, at=utc_now())
 
 
 def _judgment_id(write: PendingWrite) -> int:

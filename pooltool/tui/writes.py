@@ -1,43 +1,142 @@
-"""Writes from the judging UI: committed at once, retried while the store is busy.
+"""Writes from the judging UI: committed at once, retried while the store is busy,
+and kept in a journal file until they are committed.
 
-Every write (a grade, an undo, a skip mark, ...) is committed the moment it
-is submitted, in its own short transaction, on the UI thread. When another
-process holds the store's write lock, SQLite waits at most
+Every write (a grade, an undo, a skip mark, a note draft, ...) is committed
+the moment it is submitted, in its own short transaction, on the UI thread.
+When another process holds the store's write lock, SQLite waits at most
 :data:`BUSY_WAIT_MS` (the app sets its connection's busy timeout to it), so
 the screen never freezes for longer; the write then stays queued, in order,
 and the app retries it on a timer. Later writes queue behind it, so the log
 keeps the order in which keys were pressed.
+
+**Journal.** A write is data (an operation name from :data:`OPERATIONS` and
+its arguments, with the time of the key press), so a write that has to wait
+is also appended, as one JSON line, to a journal file next to the store
+(:func:`journal_path`: ``<db>.pending-<assessor>-<pid>.jsonl``, flushed to
+disk). The journal is deleted once the queue is empty. If the process dies
+with writes still queued, the next app of that assessor on that store
+replays its journals (:meth:`WriteQueue.recover`) before it opens a topic.
+Each journalled write carries a random token, recorded in the store
+(``ui_write_tokens``) in the same transaction as the write itself: a write
+whose token is already there is not applied again, so replaying a journal
+twice, or while the process that wrote it is still alive, adds nothing twice.
+An undo of a grade that was still queued names the grade by its token.
 """
 
 from __future__ import annotations
 
+import glob
+import json
+import os
+import re
 import sqlite3
 import time
+import uuid
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
 
+from pooltool import workspace
+from pooltool.errors import PooltoolError, StoreError
 from pooltool.store import JudgmentStore
+from pooltool.store.store import utc_now
 
 BUSY_WAIT_MS = 200
 """How long, in milliseconds, one write attempt waits for another writer."""
 
-Operation = Callable[[JudgmentStore], "int | None"]
+Operation = Callable[[JudgmentStore, dict[str, Any]], "int | None"]
+OPERATIONS: dict[str, Operation] = {}
+"""The writes the judging UI makes, by name: ``operation(store, args)``."""
+
+
+def operation(name: str) -> Callable[[Operation], Operation]:
+    """Register a write operation under ``name`` (its journal name)."""
+    def register(function: Operation) -> Operation:
+        OPERATIONS[name] = function
+        return function
+    return register
+
+
+@operation("judgment")
+def _judgment(store: JudgmentStore, a: dict[str, Any]) -> int:
+    """A grade (``note``: a note going with it; ``clear_draft``: the note was a draft)."""
+    judgment_id = store.record_judgment(
+        a["topic"], a["docno"], a["grade"], a["assessor"], ms_spent=a.get("ms_spent"),
+        note=a.get("note"), origin="tui", judged_at=a.get("at"))
+    if a.get("clear_draft"):
+        workspace.save_note_draft(store, a["assessor"], a["topic"], a["docno"], None)
+    return judgment_id
+
+
+@operation("retract")
+def _retract(store: JudgmentStore, a: dict[str, Any]) -> int:
+    """An undo: ``judgment_id``, or ``target``, the token of a journalled grade."""
+    judgment_id = a.get("judgment_id")
+    if judgment_id is None:
+        judgment_id = committed_result(store, a["target"])
+    return store.retract(int(judgment_id), a["assessor"], origin="tui")
+
+
+@operation("skip")
+def _skip(store: JudgmentStore, a: dict[str, Any]) -> None:
+    workspace.mark_skipped(store, a["assessor"], a["topic"], a["docno"], at=a.get("at"))
+
+
+@operation("scan_terms")
+def _scan_terms(store: JudgmentStore, a: dict[str, Any]) -> None:
+    workspace.set_scan_terms(store, a["assessor"], a["topic"], list(a["terms"]), at=a.get("at"))
+
+
+@operation("position")
+def _position(store: JudgmentStore, a: dict[str, Any]) -> None:
+    workspace.save_position(store, a["assessor"], a["topic"], a["docno"], at=a.get("at"))
+
+
+@operation("note_draft")
+def _note_draft(store: JudgmentStore, a: dict[str, Any]) -> None:
+    workspace.save_note_draft(store, a["assessor"], a["topic"], a["docno"], a.get("note"),
+                              at=a.get("at"))
+
+
+def committed_result(store: JudgmentStore, token: str) -> int:
+    """What the journalled write ``token`` returned when it was committed.
+
+    :raises StoreError: it has not been committed.
+    """
+    row = store.conn.execute(
+        "SELECT result FROM ui_write_tokens WHERE token = ?", [token]).fetchone()
+    if row is None or row[0] is None:
+        raise StoreError(f"the write {token} this one depends on was never committed")
+    return int(row[0])
 
 
 class PendingWrite:
-    """One write; ``result`` (e.g. the new ``judgment_id``) is set once it is committed."""
+    """One write; ``result`` (e.g. the new ``judgment_id``) is set once it is committed.
 
-    __slots__ = ("operation", "result", "done")
+    :param kind: a name in :data:`OPERATIONS` (``None``: a write loaded as committed).
+    :param after: for an undo of a grade still queued, that grade's write (its
+        result is the judgment to retract, once committed).
+    """
 
-    def __init__(self, operation: Operation | None = None, result: int | None = None) -> None:
-        self.operation = operation
-        self.result = result
-        self.done = operation is None
+    __slots__ = ("kind", "args", "result", "done", "token", "journaled", "after")
+
+    def __init__(self, kind: str | None = None, args: dict[str, Any] | None = None,
+                 result: int | None = None, token: str | None = None,
+                 after: PendingWrite | None = None) -> None:
+        self.kind, self.args, self.result, self.after = kind, args or {}, result, after
+        self.done = kind is None
+        self.token = token or uuid.uuid4().hex
+        self.journaled = False
 
     @classmethod
     def committed(cls, result: int) -> PendingWrite:
         """A write already in the store (loaded from the log)."""
-        return cls(None, result)
+        return cls(None, None, result)
+
+    def record(self) -> dict[str, Any]:
+        """The journal line of this write."""
+        return {"token": self.token, "kind": self.kind, "args": self.args}
 
 
 def is_busy(exc: sqlite3.OperationalError) -> bool:
@@ -46,15 +145,49 @@ def is_busy(exc: sqlite3.OperationalError) -> bool:
     return "locked" in message or "busy" in message
 
 
+def _safe(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.]", "_", name) or "_"
+
+
+def journal_path(db: str | Path, assessor: str, pid: int | None = None) -> Path:
+    """The journal of one judging process: ``<db>.pending-<assessor>-<pid>.jsonl``
+    (characters other than letters, digits, ``_`` and ``.`` in the name become ``_``)."""
+    pid = os.getpid() if pid is None else pid
+    return Path(f"{db}.pending-{_safe(assessor)}-{pid}.jsonl")
+
+
+def journals(db: str | Path, assessor: str) -> list[Path]:
+    """Journal files left next to the store by judging processes of ``assessor``,
+    oldest first."""
+    db = Path(db)
+    found = db.parent.glob(f"{glob.escape(db.name)}.pending-{_safe(assessor)}-*.jsonl")
+    dated = []
+    for path in found:
+        if not re.fullmatch(r"\d+", path.stem.rsplit("-", 1)[1]):
+            continue
+        try:
+            dated.append((path.stat().st_mtime, path.name, path))
+        except FileNotFoundError:  # committed and removed by its process meanwhile
+            continue
+    return [path for *_, path in sorted(dated)]
+
+
 class WriteQueue:
     """Writes to one store, committed in submission order.
 
     :param store: the store the UI reads and writes (its connection belongs
         to the UI thread).
+    :param journal: the file where writes that must wait are kept (``None``:
+        kept in memory only; see the module docstring).
     """
 
-    def __init__(self, store: JudgmentStore) -> None:
+    def __init__(self, store: JudgmentStore, journal: Path | None = None) -> None:
         self.store = store
+        self.journal = journal
+        self.failed: list[tuple[PendingWrite, PooltoolError]] = []
+        self._journal_written = False
+        self.journal_error: str | None = None
+        """Why the journal could not be written (``None``: it could, or was not needed)."""
         self._queue: deque[PendingWrite] = deque()
 
     @property
@@ -62,15 +195,31 @@ class WriteQueue:
         """Writes submitted but not yet committed."""
         return len(self._queue)
 
-    def submit(self, operation: Operation) -> PendingWrite:
-        """Queue ``operation`` (called with the store) and try to commit everything queued."""
-        write = PendingWrite(operation)
+    def submit(self, kind: str, after: PendingWrite | None = None,
+               **args: Any) -> PendingWrite:
+        """Queue the operation ``kind`` with ``args`` (JSON values) and try to
+        commit everything queued.
+
+        A write that cannot be committed at once is appended to the journal.
+
+        :param after: the queued write whose result this one needs (an undo of
+            a queued grade; ``args`` then name it by its ``target`` token too).
+        """
+        if kind not in OPERATIONS:
+            raise ValueError(f"unknown write operation {kind!r}")
+        write = PendingWrite(kind, args, after=after)
         self._queue.append(write)
         self.flush()
+        if not write.done:
+            self._journal([write])
         return write
 
     def flush(self) -> bool:
         """Commit queued writes in order, stopping at the first one the lock refuses.
+
+        A write the store rejects for good (a :class:`PooltoolError`, such as
+        an undo of a judgment already retracted) is dropped and kept in
+        :attr:`failed`, so that it cannot hold up the writes behind it.
 
         :returns: whether the queue is now empty.
         :raises sqlite3.OperationalError: an error other than a busy store.
@@ -78,16 +227,38 @@ class WriteQueue:
         while self._queue:
             write = self._queue[0]
             try:
-                write.result = write.operation(self.store) if write.operation else None
+                write.result = self._commit(write)
             except sqlite3.OperationalError as exc:
                 if self.store.conn.in_transaction:
                     self.store.conn.rollback()
                 if not is_busy(exc):
                     raise
                 return False
+            except PooltoolError as exc:
+                self.failed.append((write, exc))
             write.done = True
             self._queue.popleft()
+        if self._journal_written and self.journal is not None:
+            self.journal.unlink(missing_ok=True)
+            self._journal_written = False
         return True
+
+    def _commit(self, write: PendingWrite) -> int | None:
+        assert write.kind is not None
+        with self.store.writing() as conn:
+            if write.journaled:
+                row = conn.execute("SELECT result FROM ui_write_tokens WHERE token = ?",
+                                   [write.token]).fetchone()
+                if row is not None:  # committed already (a journal replayed twice)
+                    return None if row[0] is None else int(row[0])
+            args = write.args
+            if write.after is not None and write.after.result is not None:
+                args = {**args, "judgment_id": write.after.result}
+            result = OPERATIONS[write.kind](self.store, args)
+            if write.journaled:
+                conn.execute("INSERT INTO ui_write_tokens(token, result, applied_at) "
+                             "VALUES (?, ?, ?)", [write.token, result, utc_now()])
+        return result
 
     def drain(self, timeout_s: float = 30.0) -> bool:
         """Retry until everything is committed or ``timeout_s`` seconds have passed (on quit).
@@ -100,3 +271,60 @@ class WriteQueue:
                 return False
             time.sleep(0.05)
         return True
+
+    # -- the journal ---------------------------------------------------------------
+
+    def _journal(self, writes: Iterable[PendingWrite], mode: str = "a") -> None:
+        writes = list(writes)
+        for write in writes:
+            write.journaled = True
+        if self.journal is None:
+            return
+        self._journal_written = True
+        try:
+            with self.journal.open(mode, encoding="utf-8") as out:
+                for write in writes:
+                    out.write(json.dumps(write.record(), ensure_ascii=False) + "\n")
+                out.flush()
+                os.fsync(out.fileno())
+        except OSError as exc:  # the writes stay queued in memory; the app says so
+            self.journal_error = f"{self.journal}: {exc.strerror or exc}"
+
+    def recover(self, paths: Iterable[Path]) -> int:
+        """Queue the writes of journals left by processes that died (see the module
+        docstring), keep them in this queue's own journal, delete the old files
+        and try to commit them. Unreadable lines (a write cut short) are ignored.
+
+        Call it before any other write. :returns: how many writes were recovered.
+        """
+        recovered: dict[str, PendingWrite] = {}
+        paths = [p for p in paths if p != self.journal] + (
+            [self.journal] if self.journal is not None and self.journal.exists() else [])
+        for path in paths:
+            try:
+                text = path.read_text(encoding="utf-8")
+            except FileNotFoundError:
+                continue
+            for line in text.splitlines():
+                write = _parse(line)
+                if write is not None:
+                    recovered.setdefault(write.token, write)
+        if recovered:
+            self._queue.extend(recovered.values())
+            self._journal(recovered.values(), mode="w")
+        for path in paths:
+            if path != self.journal or not recovered:
+                path.unlink(missing_ok=True)
+        self.flush()
+        return len(recovered)
+
+
+def _parse(line: str) -> PendingWrite | None:
+    try:
+        record = json.loads(line)
+        kind, args, token = record["kind"], record["args"], record["token"]
+    except (ValueError, KeyError, TypeError):
+        return None
+    if kind not in OPERATIONS or not isinstance(args, dict) or not isinstance(token, str):
+        return None
+    return PendingWrite(kind, args, token=token)

@@ -99,10 +99,10 @@ async def test_note_waits_for_grade_or_joins_the_existing_one(app_factory: AppFa
         await pilot.press("n", *"see fig", "enter")
         assert app.screen.query_one(GradeBar).note_waiting
         assert log_rows(store_path).empty
-        await pilot.press("1", "left", "n", *"sure", "enter")
+        await pilot.press("1", "left", "n", *" 2", "enter")  # the window holds "see fig"
         await pilot.press("n", "escape")  # cancelled: nothing written
     rows = log_rows(store_path)
-    assert list(rows["note"]) == ["see fig", "sure"]
+    assert list(rows["note"]) == ["see fig", "see fig 2"]
     assert list(rows["grade"]) == [1, 1]
     assert math.isnan(rows["ms_spent"].iloc[1])  # a note is not a timed judgment
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
@@ -11,7 +12,7 @@ from judge_fixtures import log_rows
 
 from pooltool.store import JudgmentStore
 from pooltool.tui.session import JudgingSession
-from pooltool.tui.writes import WriteQueue, is_busy
+from pooltool.tui.writes import OPERATIONS, WriteQueue, is_busy, journal_path, journals
 
 
 @pytest.fixture
@@ -56,13 +57,28 @@ def test_undo_of_a_queued_grade_waits_for_its_id(writes: WriteQueue, store_path:
     blocker.close()
 
 
-def test_other_errors_are_raised(writes: WriteQueue) -> None:
-    def broken(store: JudgmentStore) -> int:
+def test_other_errors_are_raised(writes: WriteQueue, monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(store: JudgmentStore, args: dict[str, object]) -> int:
         store.conn.execute("SELECT * FROM no_such_table")
         return 0
 
+    monkeypatch.setitem(OPERATIONS, "broken", broken)
     with pytest.raises(sqlite3.OperationalError, match="no such table"):
-        writes.submit(broken)
+        writes.submit("broken")
+    with pytest.raises(ValueError, match="unknown write operation"):
+        writes.submit("nothing")
+
+
+def test_a_write_the_store_rejects_is_dropped_not_blocking(writes: WriteQueue,
+                                                           store_path: Path) -> None:
+    session = JudgingSession(writes, "1", "alice")
+    session.grade(1, 10)
+    writes.store.retract(1, "alice")  # e.g. another app of alice's undid it first
+    assert session.undo() == "d1"  # the retraction the store refuses...
+    session.grade(2, 10)  # ...does not hold up the next write
+    assert writes.pending == 0
+    assert [str(error) for _, error in writes.failed] == ["judgment 1 is already retracted"]
+    assert list(log_rows(store_path)["grade"].fillna(-9)) == [1, -9, 2]
 
 
 def test_is_busy() -> None:
@@ -74,3 +90,29 @@ def test_judgments_outside_the_pool_are_ignored(writes: WriteQueue) -> None:
     writes.store.record_judgment("1", "elsewhere", 2, "alice")
     session = JudgingSession(writes, "1", "alice")
     assert session.judged == 0 and session.undo() is None
+
+
+def test_an_unwritable_journal_keeps_writes_in_memory(store_path: Path, tmp_path: Path) -> None:
+    store = JudgmentStore.open(store_path)
+    store.conn.execute("PRAGMA busy_timeout = 50")
+    writes = WriteQueue(store, tmp_path / "no such folder" / "journal.jsonl")
+    blocker = sqlite3.connect(store_path, isolation_level=None)
+    blocker.execute("BEGIN IMMEDIATE")
+    JudgingSession(writes, "1", "alice").grade(2, 10)
+    assert writes.pending == 1 and writes.journal_error is not None
+    assert "no such folder" in writes.journal_error
+    blocker.execute("COMMIT")
+    blocker.close()
+    assert writes.flush()
+    assert list(log_rows(store_path)["grade"]) == [2]
+    store.close()
+
+
+def test_journal_files_by_assessor_oldest_first(tmp_path: Path) -> None:
+    db = tmp_path / "s[1].db"
+    old, new = journal_path(db, "ann b", pid=20), journal_path(db, "ann b", pid=3)
+    assert old.name == "s[1].db.pending-ann_b-20.jsonl"
+    for path in (old, new, journal_path(db, "ann", pid=4), tmp_path / "s[1].db.pending-ann_b-x.jsonl"):
+        path.write_text("")
+    os.utime(old, (1, 1))
+    assert journals(db, "ann b") == [old, new]

@@ -15,8 +15,8 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
 from pooltool.judging_stats import eta_hours
-from pooltool.store.store import GradeLevel
-from pooltool.tui.messages import GradeRecorded, JudgmentUndone, LeaveTopic
+from pooltool.store.store import GradeLevel, utc_now
+from pooltool.tui.messages import GradeRecorded, JudgmentUndone, LeaveTopic, NoteChanged
 from pooltool.tui.screens.help import HelpScreen
 from pooltool.tui.screens.prompt import PromptScreen
 from pooltool.tui.session import JudgingSession
@@ -39,6 +39,11 @@ COMMAND_BINDINGS = [
     Binding("q", "quit", "Quit"),
 ]
 COMMAND_KEYS = frozenset(b.key for b in COMMAND_BINDINGS) | {"/", "?"}
+NOTE_MESSAGES = {
+    "recorded": "Note saved with your grade.",
+    "draft": "Note saved: it joins your grade of this document.",
+    "cleared": "Note removed.",
+}
 
 
 class JudgeScreen(Screen[None]):
@@ -126,10 +131,13 @@ class JudgeScreen(Screen[None]):
     # -- keys -----------------------------------------------------------------
 
     def action_grade(self, grade: int) -> None:
-        """Record ``grade`` for the document on screen and move on."""
+        """Record ``grade`` for the document on screen and move on (the time of
+        the key press and the time on screen are taken first, so a write that
+        waits for a busy store keeps them)."""
+        judged_at = utc_now()
         ms_spent = int((time.monotonic() - self.shown_at) * 1000)
         docno = self.session.docno
-        self.session.grade(grade, ms_spent)
+        self.session.grade(grade, ms_spent, judged_at)
         self.post_message(GradeRecorded(self.session.topic, docno, grade))
         if self.session.done and self.session.docno == docno:
             self.notify(f"All {len(self.session.queue)} documents of topic "
@@ -169,16 +177,21 @@ class JudgeScreen(Screen[None]):
 
     def action_note(self) -> None:
         """Ask for a note on this document."""
-        prompt = PromptScreen(f"Note on document {self.session.docno}",
-                              self.session.notes.get(self.session.docno, ""),
-                              "Enter saves the note with your grade; Escape cancels")
+        docno = self.session.docno
+        graded = self.session.grade_of(docno) is not None
+        hint = ("Enter saves the note with your grade; Escape cancels" if graded else
+                "Enter saves the note now; it joins your grade. Empty removes it; Escape cancels")
+        prompt = PromptScreen(f"Note on document {docno}", self.session.saved_note(docno), hint)
         self.app.push_screen(prompt, self._save_note)
 
     def _save_note(self, text: str | None) -> None:
-        if text:
-            stored = self.session.note(text)
-            self.notify("Note saved." if stored else "Note kept: it is saved with your grade.")
-            self.draw_state()
+        if text is None:
+            return
+        outcome = self.session.note(text)
+        if outcome != "unchanged":
+            self.notify(NOTE_MESSAGES[outcome])
+        self.post_message(NoteChanged(self.session.topic, self.session.docno))
+        self.draw_state()
 
     def action_scan_terms(self) -> None:
         """Ask for the scan terms of this topic."""

@@ -29,7 +29,9 @@ class PromptScreen(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="prompt"):
             yield Label(self.title_text, id="prompt-title")
-            yield Input(value=self.value, id="prompt-input")
+            # the cursor at the end of the text, none of it selected: a saved note
+            # is edited, not replaced by the first key
+            yield Input(value=self.value, id="prompt-input", select_on_focus=False)
             yield Label(self.hint or "Enter to save, Escape to cancel", id="prompt-hint")
 
     @on(Input.Submitted, "#prompt-input")

@@ -1,0 +1,221 @@
+"""Nothing is lost: note drafts, the time of the key press, and writes that wait for a
+busy store survive quitting, and killing the process."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from judge_fixtures import AppFactory, log_rows
+from textual.widgets import Input
+
+from pooltool import workspace
+from pooltool.store import JudgmentStore
+from pooltool.store.store import utc_now
+from pooltool.tui import app as app_module
+from pooltool.tui.screens.judge import JudgeScreen
+from pooltool.tui.screens.prompt import PromptScreen
+from pooltool.tui.widgets.grade_bar import GradeBar
+from pooltool.tui.writes import journal_path, journals
+
+SIZE = (110, 30)
+
+
+def drafts(store_path: Path, assessor: str = "alice", topic: str = "1") -> dict[str, str]:
+    with JudgmentStore.open(store_path) as store:
+        return workspace.note_drafts(store, assessor, topic)
+
+
+def journal_lines(path: Path) -> list[dict[str, object]]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+# -- 1. notes -------------------------------------------------------------------------
+
+
+async def test_note_on_unjudged_document_survives_quit(app_factory: AppFactory,
+                                                       store_path: Path) -> None:
+    async with app_factory().run_test(size=SIZE) as pilot:
+        await pilot.press("n", *"see fig", "enter")
+        assert drafts(store_path) == {"d1": "see fig"}  # saved at once
+        await pilot.press("q")
+    assert log_rows(store_path).empty
+    async with app_factory().run_test(size=SIZE) as pilot:
+        assert pilot.app.screen.query_one(GradeBar).note_waiting
+        await pilot.press("n")
+        assert isinstance(pilot.app.screen, PromptScreen)
+        assert pilot.app.screen.query_one(Input).value == "see fig"
+        await pilot.press("escape", "2")
+    rows = log_rows(store_path)
+    assert list(zip(rows["docno"], rows["grade"], rows["note"], strict=True)) == [
+        ("d1", 2, "see fig")]
+    assert drafts(store_path) == {}  # the grade took the draft
+
+
+async def test_note_on_skipped_document_survives_leaving(app_factory: AppFactory,
+                                                         store_path: Path) -> None:
+    async with app_factory().run_test(size=SIZE) as pilot:
+        await pilot.press("s", "left", "n", *"later", "enter", "escape")  # back to the picker
+    assert drafts(store_path) == {"d1": "later"}
+    async with app_factory().run_test(size=SIZE) as pilot:
+        assert isinstance(pilot.app.screen, JudgeScreen)
+        assert pilot.app.screen.session.docno == "d1"  # where she left
+        assert pilot.app.screen.query_one(GradeBar).skipped
+        assert pilot.app.screen.query_one(GradeBar).note_waiting
+        await pilot.press("1")
+    rows = log_rows(store_path)
+    assert list(zip(rows["docno"], rows["note"], strict=True)) == [("d1", "later")]
+    assert drafts(store_path) == {}
+
+
+async def test_note_window_shows_the_saved_note_for_editing(app_factory: AppFactory,
+                                                            store_path: Path) -> None:
+    async with app_factory().run_test(size=SIZE) as pilot:
+        await pilot.press("n", *"fig 3", "enter", "2")  # d1 graded with the note
+    async with app_factory().run_test(size=SIZE) as pilot:
+        await pilot.press("left", "n")
+        assert pilot.app.screen.query_one(Input).value == "fig 3"
+        await pilot.press("enter")  # unchanged: no new row
+        await pilot.press("n", "backspace", *"4", "enter")
+        await pilot.press("n")
+        assert pilot.app.screen.query_one(Input).value == "fig 4"
+        await pilot.press("escape", "3")  # a regrade without a new note...
+        await pilot.press("left", "n")  # ...still shows the latest note
+        assert pilot.app.screen.query_one(Input).value == "fig 4"
+        await pilot.press("escape")
+    rows = log_rows(store_path)
+    assert list(zip(rows["docno"], rows["grade"], rows["note"].fillna(""), strict=True)) == [
+        ("d1", 2, "fig 3"), ("d1", 2, "fig 4"), ("d1", 3, "")]
+    assert math.isnan(rows["ms_spent"].iloc[1])
+
+
+async def test_empty_note_removes_the_draft_and_undo_restores_it(app_factory: AppFactory,
+                                                                 store_path: Path) -> None:
+    async with app_factory().run_test(size=SIZE) as pilot:
+        await pilot.press("n", *"x", "enter")
+        await pilot.press("n", "backspace", "enter")
+        assert drafts(store_path) == {}
+        assert not pilot.app.screen.query_one(GradeBar).note_waiting
+        await pilot.press("n", *"keep me", "enter", "1", "u")  # graded with it, then undone
+        assert pilot.app.screen.session.docno == "d1"
+        assert pilot.app.screen.query_one(GradeBar).note_waiting
+    assert drafts(store_path) == {"d1": "keep me"}
+    rows = log_rows(store_path)
+    assert list(rows["note"].fillna("")) == ["keep me", ""] and rows["retracts"].iloc[1] == 1
+
+
+# -- 2. the time of the key press ---------------------------------------------------------
+
+
+async def test_busy_store_keeps_the_key_press_time(app_factory: AppFactory,
+                                                   store_path: Path) -> None:
+    app = app_factory()
+    blocker = sqlite3.connect(store_path, isolation_level=None)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause(0.3)
+        blocker.execute("BEGIN IMMEDIATE")
+        before = utc_now()
+        await pilot.press("2")
+        pressed = utc_now()
+        await pilot.pause(1.5)  # the store stays busy well after the key press
+        assert app.writes.pending == 1
+        released = utc_now()
+        blocker.execute("COMMIT")
+        await pilot.pause(0.8)
+        assert app.writes.pending == 0
+    blocker.close()
+    rows = log_rows(store_path)
+    judged_at = rows["judged_at"].iloc[0]
+    assert before <= judged_at <= pressed < released
+    assert 250 <= rows["ms_spent"].iloc[0] < 1500  # time on screen up to the key press
+
+
+# -- 7. the journal of waiting writes ------------------------------------------------------
+
+
+async def test_writes_waiting_when_the_app_stops_are_replayed(app_factory: AppFactory,
+                                                              store_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(app_module, "QUIT_WAIT_S", 0.2)  # the app ends with writes queued
+    blocker = sqlite3.connect(store_path, isolation_level=None)
+    app = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        blocker.execute("BEGIN IMMEDIATE")
+        before = utc_now()
+        await pilot.press("2", "1", "u", "0", "n", *"late", "enter", "s")
+        assert app.writes.pending == 6
+        journal = app.writes.journal
+        assert journal is not None and journal == journal_path(store_path, "alice")
+        kinds = [line["kind"] for line in journal_lines(journal)]
+        assert kinds == ["judgment", "judgment", "retract", "judgment", "note_draft", "skip"]
+    blocker.execute("COMMIT")
+    blocker.close()
+    assert log_rows(store_path).empty and journal.exists()
+    saved = journal.with_suffix(".copy")
+    shutil.copy(journal, saved)
+
+    app = app_factory()
+    async with app.run_test(size=SIZE):
+        assert app.recovered == 6 and app.writes.pending == 0
+        assert app.screen.session.judged == 2  # the replayed grades are on screen
+        assert app.screen.session.docno == "d4"  # d3 is skipped (and has the note draft)
+    assert journals(store_path, "alice") == []
+    rows = log_rows(store_path)
+    assert list(zip(rows["docno"], rows["grade"].fillna(-9), rows["retracts"].fillna(0),
+                    strict=True)) == [("d1", 2, 0), ("d2", 1, 0), ("d2", -9, 2), ("d2", 0, 0)]
+    assert all(before <= t < utc_now() for t in rows["judged_at"])
+    assert drafts(store_path) == {"d3": "late"}
+
+    shutil.move(saved, journal_path(store_path, "alice", pid=1))  # the same journal again
+    async with app_factory().run_test(size=SIZE):
+        pass
+    assert len(log_rows(store_path)) == 4  # nothing applied twice
+
+
+KILLED = """
+import os, signal, sys
+from pooltool.tui.app import make_app
+from pooltool.tui.session import JudgingSession
+app = make_app(sys.argv[1], "carol", ["1"])
+session = JudgingSession(app.writes, "1", "carol")
+session.grade(3, 1200)
+session.grade(1, 800)
+session.undo()
+print(app.writes.pending, flush=True)
+os.kill(os.getpid(), signal.SIGKILL)
+"""
+
+
+async def test_writes_of_a_killed_process_are_replayed(app_factory: AppFactory,
+                                                       store_path: Path) -> None:
+    blocker = sqlite3.connect(store_path, isolation_level=None)
+    blocker.execute("BEGIN IMMEDIATE")
+    try:
+        child = subprocess.run([sys.executable, "-c", KILLED, str(store_path)],
+                               capture_output=True, text=True, timeout=60,
+                               env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    finally:
+        blocker.execute("COMMIT")
+        blocker.close()
+    assert child.returncode == -signal.SIGKILL and child.stdout.strip() == "3"
+    assert log_rows(store_path).empty
+    assert len(journals(store_path, "carol")) == 1
+    started = time.monotonic()
+    app = app_factory("carol")
+    async with app.run_test(size=SIZE):
+        assert app.recovered == 3
+        assert time.monotonic() - started < 5
+    rows = log_rows(store_path)
+    assert list(zip(rows["docno"], rows["grade"].fillna(-9), rows["ms_spent"].fillna(0),
+                    strict=True)) == [("d1", 3, 1200), ("d2", 1, 800), ("d2", -9, 0)]
+    assert rows["retracts"].iloc[2] == rows["judgment_id"].iloc[1]
+    assert journals(store_path, "carol") == []
