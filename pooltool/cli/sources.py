@@ -65,7 +65,13 @@ def load_runs(ctx: click.Context, specs: Sequence[str]) -> pd.DataFrame:
     with _store_for(ctx, tags) as store:
         parts = [_load_one(spec, store) for spec in specs]
     _check_distinct_tags(parts)
-    return pd.concat([frame for _, frame in parts], ignore_index=True) if parts else read_run("")
+    if not parts:
+        return pd.DataFrame({c: pd.Series(dtype=t) for c, t in _RUN_DTYPES.items()})
+    return pd.concat([frame for _, frame in parts], ignore_index=True)
+
+
+_RUN_DTYPES = {"run_tag": object, "topic": object, "docno": object, "rank": "int64",
+               "score": "float64"}
 
 
 def _store_for(ctx: click.Context, tags: list[str]) -> ContextManager[JudgmentStore | None]:

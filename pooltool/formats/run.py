@@ -56,8 +56,9 @@ def read_run(source: Source, *, check_duplicates: bool = True) -> pd.DataFrame:
     :returns: one row per run line, in file order, with columns
         ``run_tag, topic, docno`` (str), ``rank`` (int64, as written) and
         ``score`` (float64).
-    :raises FormatError: fewer than 6 columns, a rank that is not an integer,
-        a non-numeric or NaN score, or (with ``check_duplicates``) a docno
+    :raises FormatError: an empty file, fewer than 6 columns, a rank that is
+        not an integer, a score that is not a decimal number (ASCII digits;
+        ``inf`` allowed) or is NaN, or (with ``check_duplicates``) a docno
         repeated within one topic of one run; the message names file and line.
     """
     data, text = _contents(source)
@@ -66,7 +67,10 @@ def read_run(source: Source, *, check_duplicates: bool = True) -> pd.DataFrame:
         return frame
     lines = (_read_text(source) if text is None else text).splitlines()
     entries = iter_run_entries(lines, source_name(source), check_duplicates=check_duplicates)
-    return _entries_frame(entries)
+    frame = _entries_frame(entries)
+    if frame.empty:
+        raise FormatError(source_name(source), 0, "holds no run lines")
+    return frame
 
 
 def iter_run_entries(
@@ -108,19 +112,24 @@ def parse_run_fields(fields: list[str], name: str, number: int) -> RunEntry:
             name, number, f"expected 6 columns (topic Q0 docno rank score tag), got {len(fields)}"
         )
     topic, _q0, docno, rank_text, score_text, tag = fields[:6]
-    try:
-        rank = int(rank_text)
-    except ValueError:
-        raise FormatError(name, number, f"rank {rank_text!r} is not an integer") from None
+    if not _INTEGER.fullmatch(rank_text):
+        raise FormatError(name, number, f"rank {rank_text!r} is not an integer")
+    rank = int(rank_text)
     if not -(2**63) <= rank < 2**63:
         raise FormatError(name, number, f"rank {rank_text!r} is out of range (64-bit integer)")
-    try:
-        score = float(score_text)
-    except ValueError:
-        raise FormatError(name, number, f"score {score_text!r} is not a number") from None
+    if not _NUMBER.fullmatch(score_text):
+        raise FormatError(name, number, f"score {score_text!r} is not a number")
+    score = float(score_text)
     if math.isnan(score):
         raise FormatError(name, number, f"score {score_text!r} is not a number (NaN)")
     return RunEntry(topic, docno, rank, score, tag)
+
+
+# ASCII decimal numbers only: Python's int() and float() also take "1_000" and other
+# scripts' digits, which C's atof/atol (trec_eval) read differently.
+_INTEGER = re.compile(r"[+-]?[0-9]+")
+_NUMBER = re.compile(r"[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|inf|infinity|nan)",
+                     re.IGNORECASE)
 
 
 def _contents(source: Source) -> tuple[bytes | None, str | None]:
