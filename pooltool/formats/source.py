@@ -36,9 +36,11 @@ def open_text(source: Source) -> Iterator[IO[str]]:
 
     A ``str`` that names an existing file is read as that file; any other
     ``str`` is the content itself (handy for inline test data). Files ending in
-    ``.gz`` are decompressed. Text is decoded as UTF-8.
+    ``.gz`` are decompressed. Text is decoded as UTF-8; a byte order mark at
+    the start is dropped.
 
-    :raises FormatError: the file does not exist or is not valid UTF-8/gzip.
+    :raises FormatError: the file does not exist, is not valid gzip, or is not
+        valid UTF-8 (the message names the first bad line).
     """
     if isinstance(source, (str, Path)) and (isinstance(source, Path) or _looks_like_path(source)):
         path = Path(source)
@@ -46,9 +48,13 @@ def open_text(source: Source) -> Iterator[IO[str]]:
             raise FormatError(path, 0, "no such file")
         opener = gzip.open if path.suffix == ".gz" else open
         try:
-            with opener(path, "rt", encoding="utf-8", newline=None) as handle:
+            with opener(path, "rt", encoding="utf-8-sig", newline=None) as handle:
                 yield handle
-        except (UnicodeDecodeError, gzip.BadGzipFile, EOFError) as exc:
+        except UnicodeDecodeError as exc:
+            line, byte = _first_bad_utf8(path)
+            raise FormatError(path, line, f"is not UTF-8 text (byte {byte!r} at line {line}); "
+                              "convert it with iconv first") from exc
+        except (gzip.BadGzipFile, EOFError) as exc:
             raise FormatError(path, 0, f"cannot be read: {exc}") from exc
         return
     if isinstance(source, Path):
@@ -57,6 +63,18 @@ def open_text(source: Source) -> Iterator[IO[str]]:
         yield io.StringIO(source)
         return
     yield source
+
+
+def _first_bad_utf8(path: Path) -> tuple[int, bytes]:
+    """The 1-based line and the byte where ``path``'s UTF-8 decoding first fails."""
+    opener = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "rb") as handle:
+        data = handle.read()
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return data.count(b"\n", 0, exc.start) + 1, data[exc.start:exc.start + 1]
+    return 0, b""
 
 
 def plain_file_bytes(source: Source) -> bytes | None:

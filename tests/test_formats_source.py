@@ -1,0 +1,52 @@
+"""Every reader treats encodings alike: a UTF-8 BOM is dropped, other encodings are refused
+with the first bad line named."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pooltool.errors import FormatError
+from pooltool.formats.documents import iter_documents
+from pooltool.formats.qrels import read_qrels
+from pooltool.formats.run import read_run
+from pooltool.formats.topics import read_topics
+
+BOM = b"\xef\xbb\xbf"
+
+
+def first_ids(reader: str, path: Path) -> list[str]:
+    if reader == "run":
+        return read_run(path)["topic"].tolist()
+    if reader == "qrels":
+        return read_qrels(path)["topic"].tolist()
+    if reader == "topics":
+        return [t.topic for t in read_topics(path, "tsv")]
+    return [d.docno for d in iter_documents(path, "tsv")]
+
+
+CASES = {
+    "run": b"1 Q0 d1 1 2 t\n2 Q0 d2 1 1 t\n",
+    "qrels": b"1 0 d1 1\n2 0 d2 0\n",
+    "topics": b"1\tfirst topic\n2\tsecond topic\n",
+    "docs": b"1\tsome text\n2\tmore text\n",
+}
+
+
+@pytest.mark.parametrize("reader", CASES)
+def test_a_byte_order_mark_is_not_part_of_the_first_id(tmp_path: Path, reader: str) -> None:
+    path = tmp_path / f"in.{reader}"
+    path.write_bytes(BOM + CASES[reader])
+    assert first_ids(reader, path) == ["1", "2"]
+
+
+@pytest.mark.parametrize("reader", CASES)
+def test_latin1_is_refused_naming_the_line(tmp_path: Path, reader: str) -> None:
+    path = tmp_path / f"in.{reader}"
+    path.write_bytes(CASES[reader].replace(b"d2", b"d\xe92").replace(b"more", b"m\xe9re")
+                     .replace(b"second", b"s\xe9cond"))
+    with pytest.raises(FormatError) as info:
+        first_ids(reader, path)
+    assert str(info.value) == (f"{path}:2: is not UTF-8 text (byte b'\\xe9' at line 2); "
+                               "convert it with iconv first")
