@@ -27,6 +27,7 @@ import pandas as pd
 from pooltool.errors import StoreError
 from pooltool.pooling import DEFAULT_POOL, pair_isin, pool_docs
 from pooltool.store import JudgmentStore
+from pooltool.topic_queue import judged_by
 
 IDLE_CAP_MS = 10 * 60 * 1000
 STATS_COLUMNS = ["assessor", "judgments", "judgments_per_hour", "median_seconds",
@@ -104,7 +105,7 @@ def _remaining(store: JudgmentStore, name: str, docs: pd.DataFrame) -> int:
     if not topics:
         return _unjudged(store, docs)
     mine = docs[docs["topic"].isin(topics)]
-    return int((~pair_isin(mine, store.qrels(policy=f"assessor:{name}"))).sum())
+    return int((~pair_isin(mine, judged_by(store, name))).sum())
 
 
 def _unjudged(store: JudgmentStore, docs: pd.DataFrame) -> int:

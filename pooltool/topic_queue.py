@@ -17,8 +17,10 @@ The queue is the topic's pooled documents in one of three reproducible orders
     Python version, and documents added to the pool later slot in without
     reshuffling the rest.
 
-"Judged" here means judged by the assessor at hand: their latest live
-judgment of the pair (see :mod:`pooltool.store.judgments`).
+In the queue, "judged" means judged by the assessor at hand: their latest
+live judgment of the pair (see :mod:`pooltool.store.judgments`). The topic
+picker's "remaining" (:func:`topic_progress`) counts instead the pooled
+documents nobody has judged yet, as ``pooltool status`` does.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ import pandas as pd
 
 from pooltool.errors import StoreError, UnknownTopic
 from pooltool.pooling import DEFAULT_POOL, pair_isin, pool_docs
+from pooltool.records import topic_key
 from pooltool.store import JudgmentStore
 
 ORDERS = ("docno", "rank", "random")
@@ -104,6 +107,16 @@ def own_judgments(store: JudgmentStore, topic: str, assessor: str) -> list[OwnJu
     return [OwnJudgment(*row) for row in rows]
 
 
+def judged_by(store: JudgmentStore, assessor: str) -> pd.DataFrame:
+    """The ``topic, docno`` pairs an assessor holds a live judgment of (any grade):
+    the pairs of ``store.qrels(policy="assessor:NAME")``, and none (not an error)
+    for an assessor who has judged nothing yet."""
+    return store.query(
+        "SELECT DISTINCT topic, docno FROM judgments j WHERE assessor = ? "
+        "AND grade IS NOT NULL AND NOT EXISTS "
+        "(SELECT 1 FROM judgments r WHERE r.retracts = j.judgment_id)", [assessor])
+
+
 def hits_of(store: JudgmentStore, topic: str, docno: str,
             pool: str = DEFAULT_POOL) -> list[tuple[str, int]]:
     """Which pooled runs retrieved a document, and at which trec_eval rank, best first."""
@@ -119,11 +132,14 @@ def topic_progress(store: JudgmentStore, assessor: str, topics: list[str] | None
 
     :param topics: only these topics (default: all pooled topics).
     :param level: the lowest grade counted as relevant.
-    :returns: one row per topic: ``topic, title, pooled``; ``judged_any``
-        (pooled documents with a grade >= 0 in the current qrels, by anyone);
-        ``judged_me`` (pooled documents ``assessor`` has judged);
-        ``remaining`` (pooled - judged_me); ``relevant`` (grade >= ``level``
-        in the current qrels); ``done`` (judged_me / pooled, 0..1).
+    :returns: one row per topic, topics in :func:`~pooltool.records.topic_key`
+        order (2 before 10): ``topic, title, pooled``; ``judged_any`` (pooled
+        documents with a grade >= 0 in the current qrels, by anyone, imported
+        qrels included); ``judged_me`` (pooled documents ``assessor`` has
+        judged); ``remaining`` (pooled - judged_any: what nobody has judged,
+        as :func:`pooltool.pooling.pool_status` counts ``unjudged``);
+        ``relevant`` (grade >= ``level`` in the current qrels); ``done``
+        (judged_any / pooled, 0..1).
     :raises StoreError: no such pool.
     """
     docs = pool_docs(store, pool)
@@ -131,7 +147,7 @@ def topic_progress(store: JudgmentStore, assessor: str, topics: list[str] | None
         docs = docs[docs["topic"].isin(topics)]
     latest = store.qrels()
     docs = docs.merge(latest[["topic", "docno", "grade"]], on=["topic", "docno"], how="left")
-    docs["mine"] = pair_isin(docs, store.qrels(policy=f"assessor:{assessor}"))
+    docs["mine"] = pair_isin(docs, judged_by(store, assessor))
     table = docs.groupby("topic", sort=True).agg(
         pooled=("docno", "size"),
         judged_any=("grade", lambda g: int((g >= 0).sum())),
@@ -139,8 +155,10 @@ def topic_progress(store: JudgmentStore, assessor: str, topics: list[str] | None
         relevant=("grade", lambda g: int((g >= level).sum())),
     ).reset_index()
     table["judged_me"] = table["judged_me"].astype("int64")
-    table["remaining"] = table["pooled"] - table["judged_me"]
-    table["done"] = table["judged_me"] / table["pooled"]
+    table["remaining"] = table["pooled"] - table["judged_any"]
+    table["done"] = table["judged_any"] / table["pooled"]
+    table = table.iloc[sorted(range(len(table)), key=lambda i: topic_key(table["topic"].iat[i]))]
+    table = table.reset_index(drop=True)
     titles = store.topics().set_index("topic")["title"]
     table.insert(1, "title", table["topic"].map(titles).astype(object).fillna(""))
     return table[["topic", "title", "pooled", "judged_any", "judged_me", "remaining",

@@ -55,3 +55,19 @@ def test_judging_stats_per_assessor_and_all() -> None:
     assert rows.loc["all", "eta_hours"] == pytest.approx(6 / 4800)
     only = judging_stats(store, assessor="ben")
     assert list(only["assessor"]) == ["ben"]
+
+
+def test_assessor_assigned_but_not_started() -> None:
+    """An assigned assessor with no judgment yet: all their topic remains (no error),
+    while another assessor's judgments exist in the store."""
+    store = JudgmentStore.memory()
+    run = pd.DataFrame([("r", t, f"d{i}", i + 1, 9.0 - i) for t in "12" for i in range(4)],
+                       columns=["run_tag", "topic", "docno", "rank", "score"])
+    store.add_run_frame(run)
+    pool_runs(store, depth=4)
+    assign_topics(store, ["cat"], topics=["2"])
+    store.record_judgment("2", "d0", 1, "ann", ms_spent=1000)
+    rows = judging_stats(store).set_index("assessor")
+    assert rows.loc["cat", "judgments"] == 0 and rows.loc["cat", "remaining"] == 4
+    assert math.isnan(rows.loc["cat", "eta_hours"])
+    assert rows.loc["all", "remaining"] == 7

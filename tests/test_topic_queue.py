@@ -8,9 +8,15 @@ import pandas as pd
 import pytest
 
 from pooltool.errors import StoreError, UnknownTopic
-from pooltool.pooling import pool_runs
+from pooltool.pooling import pool_runs, pool_status
 from pooltool.store import JudgmentStore
-from pooltool.topic_queue import order_queue, own_judgments, topic_progress, topic_queue
+from pooltool.topic_queue import (
+    judged_by,
+    order_queue,
+    own_judgments,
+    topic_progress,
+    topic_queue,
+)
 
 ROWS = [("9", 1), ("10", 3), ("b", None), ("a", 2)]
 
@@ -81,7 +87,40 @@ def test_topic_progress_counts(store: JudgmentStore) -> None:
     table = topic_progress(store, "ann")
     assert table.to_dict("records") == [
         {"topic": "1", "title": "", "pooled": 2, "judged_any": 2, "judged_me": 1,
-         "remaining": 1, "relevant": 1, "done": 0.5},
+         "remaining": 0, "relevant": 1, "done": 1.0},
         {"topic": "2", "title": "", "pooled": 1, "judged_any": 0, "judged_me": 0,
          "remaining": 1, "relevant": 0, "done": 0.0},
     ]
+
+
+def test_topic_progress_remaining_is_what_nobody_judged(store: JudgmentStore) -> None:
+    """As ``pooltool status`` counts it: imported qrels count, a negative grade does not,
+    and an assessor who has judged nothing is no error."""
+    store.record_judgment("1", "da", 1, "qrels", origin="qrels:x")
+    store.record_judgment("1", "dz", -1, "qrels", origin="qrels:x")
+    table = topic_progress(store, "newcomer").set_index("topic")
+    status = pool_status(store).set_index("topic")
+    assert list(table["remaining"]) == list(status["unjudged"]) == [1, 1]
+    assert list(table["judged_any"]) == [1, 0] and list(table["judged_me"]) == [0, 0]
+    assert list(table["done"]) == [0.5, 0.0]
+    store.record_judgment("1", "dz", 0, "newcomer")
+    table = topic_progress(store, "newcomer").set_index("topic")
+    assert table.loc["1", ["remaining", "judged_any", "judged_me"]].tolist() == [0, 2, 1]
+
+
+def test_topic_progress_in_numeric_topic_order() -> None:
+    store = JudgmentStore.memory()
+    run = pd.DataFrame([("r", t, "d", 1, 1.0) for t in ("10", "2", "1", "b")],
+                       columns=["run_tag", "topic", "docno", "rank", "score"])
+    store.add_run_frame(run)
+    pool_runs(store, depth=1)
+    assert list(topic_progress(store, "ann")["topic"]) == ["1", "2", "10", "b"]
+
+
+def test_judged_by_is_the_assessors_live_pairs(store: JudgmentStore) -> None:
+    assert judged_by(store, "ann").empty
+    gone = store.record_judgment("1", "da", 2, "ann")
+    store.record_judgment("1", "dz", -1, "ann")
+    store.record_judgment("2", "dx", 1, "ben")
+    store.retract(gone, "ann")
+    assert judged_by(store, "ann").values.tolist() == [["1", "dz"]]

@@ -19,6 +19,7 @@ from textual.app import App
 from pooltool.assignment import assigned_topics
 from pooltool.errors import StoreError, UnknownTopic
 from pooltool.pooling import DEFAULT_POOL
+from pooltool.records import topic_key
 from pooltool.store import JudgmentStore
 from pooltool.store.store import GradeLevel
 from pooltool.topic_queue import ORDERS
@@ -173,17 +174,18 @@ def make_app(db: str | Path, assessor: str, topics: Sequence[str] = (), order: s
 
 
 def _topics(store: JudgmentStore, assessor: str, topics: list[str], pool: str) -> list[str]:
+    """The picker's topics, in :func:`~pooltool.records.topic_key` order (2 before 10)."""
     rows = store.conn.execute(
         "SELECT DISTINCT d.topic FROM pool_docs d JOIN pools p USING (pool_id) "
-        "WHERE p.name = ? ORDER BY d.topic", [pool])
-    pooled = [row[0] for row in rows]
+        "WHERE p.name = ?", [pool])
+    pooled = sorted((row[0] for row in rows), key=topic_key)
     if not pooled:
         raise StoreError(f"pool {pool!r} holds no documents: build it with 'pooltool pool'")
     missing = [t for t in topics if t not in set(pooled)]
     if missing:
         raise UnknownTopic(f"no pooled documents for topic(s) {', '.join(missing)}")
     assigned = [t for t in assigned_topics(store, assessor) if t in set(pooled)]
-    return topics or assigned or pooled
+    return sorted(dict.fromkeys(topics or assigned or pooled), key=topic_key)
 
 
 def _check_scale(scale: list[GradeLevel]) -> None:

@@ -67,10 +67,12 @@ class TestJudgingScreen:
 
 class TestTopicPicker:
     def test_progress_per_topic(self, snap_compare: SnapCompare, snapshot_store: Path) -> None:
-        """The picker for alice: topic 1 with 5 pooled, judged (all) 2, judged (me) 2,
-        remaining 3, relevant 1 (bob's later grade 1 of d1 is the latest) and a bar
-        at 40 %; topic 2 with 3 pooled, nothing judged, an empty bar at 0 %; the
-        cursor on topic 1; the title line "you judged 2 of 8 pooled documents"."""
+        """The picker for alice: topics in numeric order; topic 1 with 5 pooled,
+        judged (all) 2, judged (me) 2, remaining 3 (judged by nobody), relevant 1
+        (bob's later grade 1 of d1 is the latest) and a bar at 40 % under
+        "Progress"; topic 2 with 3 pooled, nothing judged, an empty bar at 0 %; the
+        cursor on topic 1, the topic alice used last; the title line "you judged 2
+        of 8 pooled documents"."""
         app = make_app(snapshot_store, "alice")
 
         async def settle(pilot: Pilot[None]) -> None:

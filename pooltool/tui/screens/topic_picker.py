@@ -1,4 +1,11 @@
-"""The topic picker: every topic with its judging progress; Enter opens one."""
+"""The topic picker: every topic with its judging progress; Enter opens one.
+
+Topics are listed in :func:`~pooltool.records.topic_key` order (2 before 10).
+"Remaining" counts the pooled documents nobody has judged yet (imported
+qrels included), as ``pooltool status`` does, and the bar shows the same
+progress; "Judged (me)" counts those the assessor judged. The cursor starts
+on the topic the assessor used last (:func:`pooltool.workspace.last_topic`).
+"""
 
 from __future__ import annotations
 
@@ -12,13 +19,15 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
+from pooltool import workspace
+from pooltool.records import topic_key
 from pooltool.store import JudgmentStore
 from pooltool.topic_queue import topic_progress
 from pooltool.tui.messages import TopicChosen
 from pooltool.tui.widgets.progress import progress_bar
 
 COLUMNS = ("Topic", "Query", "Pooled", "Judged (all)", "Judged (me)", "Remaining",
-           "Relevant", "Your progress")
+           "Relevant", "Progress")
 TITLE_WIDTH = 32
 
 
@@ -26,7 +35,7 @@ class TopicPickerScreen(Screen[None]):
     """Lists topics with pooled, judged by anyone / by the assessor, remaining,
     relevant found and a progress bar; Enter on a row sends :class:`TopicChosen`.
 
-    :param topics: the topics to list (in this order).
+    :param topics: the topics to list.
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -35,7 +44,8 @@ class TopicPickerScreen(Screen[None]):
     def __init__(self, store: JudgmentStore, assessor: str, topics: list[str],
                  pool: str, **kwargs: str) -> None:
         super().__init__(**kwargs)
-        self.store, self.assessor, self.topics, self.pool = store, assessor, topics, pool
+        self.store, self.assessor, self.pool = store, assessor, pool
+        self.topics = sorted(topics, key=topic_key)
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -45,21 +55,26 @@ class TopicPickerScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.query_one("#topics", DataTable).add_columns(*COLUMNS)
-        self.action_reload()
+        self.action_reload(workspace.last_topic(self.store, self.assessor, self.topics))
 
     def on_screen_resume(self) -> None:
         self.action_reload()
 
-    def action_reload(self) -> None:
-        """Recompute every topic's progress from the store."""
+    def action_reload(self, highlight: str | None = None) -> None:
+        """Recompute every topic's progress from the store.
+
+        :param highlight: put the cursor on this topic (default: where it was).
+        """
         frame = topic_progress(self.store, self.assessor, self.topics, self.pool)
         frame = frame.set_index("topic").reindex(self.topics).dropna(subset=["pooled"])
         table = self.query_one("#topics", DataTable)
-        cursor = table.cursor_row
+        if highlight is None and table.row_count:
+            highlight = str(table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value)
         table.clear()
         for topic, row in frame.iterrows():
             table.add_row(*_cells(str(topic), row), key=str(topic))
-        table.move_cursor(row=min(cursor, max(len(frame) - 1, 0)))
+        rows = [str(t) for t in frame.index]
+        table.move_cursor(row=rows.index(highlight) if highlight in rows else 0)
         judged, pooled = int(frame["judged_me"].sum()), int(frame["pooled"].sum())
         self.query_one("#picker-title", Static).update(Text.assemble(
             ("Assessor ", "dim"), (self.assessor, "bold"),

@@ -1,0 +1,95 @@
+"""The topic picker: numeric topic order, the last-used topic highlighted, and
+"remaining" counted as ``pooltool status`` counts it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from judge_fixtures import build_store
+from textual.widgets import DataTable
+
+from pooltool.pooling import pool_runs, pool_status
+from pooltool.store import JudgmentStore
+from pooltool.tui.app import JudgeApp, make_app
+from pooltool.tui.screens.judge import JudgeScreen
+from pooltool.tui.screens.topic_picker import COLUMNS, TopicPickerScreen
+
+SIZE = (110, 30)
+
+
+@pytest.fixture
+def three_topics(tmp_path: Path) -> Path:
+    """The fixture store plus topic 10 (d1 d2 d3 pooled), so string order would be 1, 10, 2."""
+    path = build_store(tmp_path / "three.db")
+    with JudgmentStore.open(path) as store:
+        store.add_run_frame(pd.DataFrame(
+            [("runC", "10", d, i + 1, 3.0 - i) for i, d in enumerate(["d1", "d2", "d3"])],
+            columns=["run_tag", "topic", "docno", "rank", "score"]))
+        pool_runs(store, depth=10)
+    return path
+
+
+def rows_of(app: JudgeApp) -> dict[str, dict[str, str]]:
+    """The picker's rows, topic -> column -> the text shown, in display order."""
+    screen = app.screen
+    assert isinstance(screen, TopicPickerScreen)
+    table = screen.query_one("#topics", DataTable)
+    return {str(row.key.value): dict(zip(COLUMNS, map(str, table.get_row(row.key)), strict=True))
+            for row in table.ordered_rows}
+
+
+def cursor_topic(app: JudgeApp) -> str:
+    table = app.screen.query_one("#topics", DataTable)
+    return str(table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value)
+
+
+async def test_topics_in_numeric_order(three_topics: Path) -> None:
+    app = make_app(three_topics, "alice")
+    async with app.run_test(size=SIZE):
+        assert list(rows_of(app)) == ["1", "2", "10"]
+        assert cursor_topic(app) == "1"  # a new assessor starts at the top
+    assert make_app(three_topics, "alice", ["10", "2"]).topics == ["2", "10"]
+
+
+async def test_reopening_highlights_the_topic_used_last(three_topics: Path) -> None:
+    async with make_app(three_topics, "alice").run_test(size=SIZE) as pilot:
+        await pilot.press("enter", "1", "escape")  # topic 1
+        await pilot.press("down", "down", "enter", "2")  # topic 10 ...
+        assert isinstance(pilot.app.screen, JudgeScreen)
+        assert pilot.app.screen.session.topic == "10"
+        await pilot.press("q")  # ... quit on its judging screen
+    app = make_app(three_topics, "alice")
+    async with app.run_test(size=SIZE) as pilot:
+        assert cursor_topic(app) == "10"
+        await pilot.press("enter")
+        assert isinstance(app.screen, JudgeScreen) and app.screen.session.topic == "10"
+        await pilot.press("escape", "up")  # back on the picker, the cursor stays put...
+        assert cursor_topic(app) == "2"
+        await pilot.press("r")  # ...and a refresh keeps it
+        assert cursor_topic(app) == "2"
+    async with make_app(three_topics, "bob").run_test(size=SIZE) as pilot:
+        assert cursor_topic(pilot.app) == "1"  # alice's use is hers
+
+
+async def test_remaining_counts_what_nobody_judged(three_topics: Path, tmp_path: Path) -> None:
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("1 0 d1 1\n1 0 d2 0\n1 0 d3 2\n1 0 d4 0\n10 0 d1 -1\n")
+    with JudgmentStore.open(three_topics) as store:
+        store.import_qrels(qrels, "imported")
+        unjudged = pool_status(store).set_index("topic")["unjudged"].to_dict()
+    assert unjudged == {"1": 1, "2": 3, "10": 3}
+    app = make_app(three_topics, "carol")  # a new assessor
+    async with app.run_test(size=SIZE) as pilot:
+        rows = rows_of(app)
+        assert {t: int(r["Remaining"]) for t, r in rows.items()} == unjudged
+        assert [rows["1"][c] for c in COLUMNS[2:7]] == ["5", "4", "0", "1", "2"]
+        assert rows["1"]["Progress"].endswith(" 80%")
+        await pilot.press("enter")  # topic 1: carol judges d1 again, then d2
+        assert app.screen.session.docno == "d1"
+        await pilot.press("1", "3", "escape")
+        rows = rows_of(app)
+        # d2: her 3 is now the latest grade, so relevant grows
+        assert [rows["1"][c] for c in COLUMNS[2:7]] == ["5", "4", "2", "1", "3"]
+        assert "you judged 2 of 11" in str(app.screen.query_one("#picker-title").render())
