@@ -6,13 +6,10 @@ import click
 import pandas as pd
 
 from pooltool.analysis.qrels_diff import diff_qrels, qrels_counts
-from pooltool.cli.group import cli, db_path, output_option
+from pooltool.cli.group import cli, db_path, level_option, output_option, plot_option
 from pooltool.cli.sources import load_qrels, load_runs
 from pooltool.report import emit, emit_json, records
 from pooltool.store import JudgmentStore
-
-level_option = click.option("-l", "--level", default=1, show_default=True,
-                            help="Relevant means grade >= LEVEL (trec_eval -l).")
 
 
 @cli.group()
@@ -43,9 +40,31 @@ def qrels_versions(ctx: click.Context, level: int, fmt: str) -> None:
     with JudgmentStore.open(db_path(ctx)) as store:
         versions = store.versions()
         counts = [qrels_counts(store.qrels(name), level) for name in versions["name"]]
-    table = pd.concat([versions[["name", "created_at", "source_path"]],
-                       pd.DataFrame(counts, index=versions.index)], axis=1)
+    sizes = pd.DataFrame(counts, index=versions.index,
+                         columns=["topics", "judged", "judged_nonneg", "relevant"])
+    table = pd.concat([versions[["name", "created_at", "source_path"]], sizes], axis=1)
     emit(table, fmt, title="qrels versions")
+
+
+@qrels.command("tag")
+@click.argument("name")
+@click.option("--note", help="A line saying what this version is.")
+@click.pass_context
+def qrels_tag(ctx: click.Context, name: str, note: str | None) -> None:
+    """Name the judgment log as it is now as qrels version NAME.
+
+    The version can be exported, diffed and scored later whatever is judged
+    after it (export-qrels --version NAME).
+
+    \b
+    Example:
+      pooltool qrels tag round2 --note "after the second judging week"
+    """
+    if not name.strip():
+        raise click.BadParameter("the version name must not be blank", param_hint="NAME")
+    with JudgmentStore.open(db_path(ctx)) as store:
+        point = store.tag_version(name.strip(), note)
+    click.echo(f"qrels version {name.strip()!r} = the judgment log up to row {point}", err=True)
 
 
 @qrels.command("diff")
@@ -103,7 +122,8 @@ def qrels_diff(ctx: click.Context, qrels_a: str, qrels_b: str, level: int,
 @level_option
 @click.option("-c", "complete", is_flag=True, help="trec_eval -c: missing topics score 0.")
 @output_option(choices=("table", "csv", "json"))
-@click.option("--plot", type=click.Path(dir_okay=False), help="Draw the drop per run to FILE.png.")
+@plot_option("Draw each run's recall with and without its unique documents to FILE "
+             "(.png, .svg or .pdf).")
 @click.pass_context
 def bias(ctx: click.Context, k: int, depth: int | None, pool_name: str, run_tags: tuple[str, ...],
          version: str | None, qrels_file: str | None, group_regex: str | None,
@@ -131,6 +151,11 @@ def bias(ctx: click.Context, k: int, depth: int | None, pool_name: str, run_tags
     with JudgmentStore.open(db_path(ctx)) as store:
         pooled, pool_depth = pooling.pool_contributors(store, pool_name)
         tags = list(run_tags) or pooled
+        if depth is not None and depth > pool_depth:
+            raise click.UsageError(
+                f"pool {pool_name!r} was built to depth {pool_depth}: leave-one-out at depth "
+                f"{depth} would count documents that were never pooled; use --depth "
+                f"{pool_depth} or less")
         depth = depth or pool_depth
         top = pooling.top_entries(store, tags, max(k, depth))
         qrels = load_qrels(ctx, qrels_file) if qrels_file else store.qrels(version)
@@ -214,8 +239,7 @@ IMPACT_SCHEMA = "impact-v1"
 @click.option("--top", default=5, show_default=True, type=click.IntRange(min=1),
               help="Topics listed per run, and over all runs, among those that moved most.")
 @output_option(choices=("table", "csv", "json"))
-@click.option("--plot", type=click.Path(dir_okay=False),
-              help="Draw Recall@k under A against under B per run into this image (.png).")
+@plot_option("Draw Recall@k under A against under B per run into FILE (.png, .svg or .pdf).")
 @click.pass_context
 def impact(ctx: click.Context, qrels_from: str, qrels_to: str, runs: tuple[str, ...], k: int,
            level: int, complete: bool, top: int, fmt: str, plot: str | None) -> None:

@@ -34,11 +34,18 @@ def judge(ctx: click.Context, assessor: str, topics: tuple[str, ...], order: str
           pool_name: str, serve: bool, host: str, port: int) -> None:
     """Judge pooled documents in the terminal (a Textual app).
 
-    Lists your assigned topics (or all pooled topics) with their progress;
-    Enter opens one. Each grade key saves a judgment at once (0-3 by
-    default); u undoes, n adds a note, s skips, left/right revisit, j jumps
-    to the next unjudged document, ? lists every key, q quits. Reopen to
-    continue where you stopped. Several assessors can judge one store at once.
+    Lists your assigned topics (or all pooled topics) with their progress,
+    the cursor on the topic you used last; Enter opens one. Each grade key
+    saves a judgment at once (0-3 by default); u undoes, n adds a note, s
+    skips, left/right revisit, j jumps to the next unjudged document, ? lists
+    every key, q quits. Reopen to continue where you stopped. Several
+    assessors can judge one store at once.
+
+    A note written before the grade is saved at once and joins the grade.
+    While another process holds the store busy, your writes wait in a
+    journal next to the store (DB.pending-ASSESSOR-PID.jsonl) and are saved
+    as soon as the store is free, or when you next run judge if the app is
+    killed first.
 
     \b
     Example:
@@ -47,6 +54,10 @@ def judge(ctx: click.Context, assessor: str, topics: tuple[str, ...], order: str
     """
     from pooltool.tui.app import make_app
 
+    if serve:
+        from pooltool.tui.serve import require_textual_serve
+
+        require_textual_serve()
     app = make_app(db_path(ctx), assessor, list(topics), order, seed, pool_name)
     if serve:
         app.store.close()

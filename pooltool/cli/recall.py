@@ -12,7 +12,7 @@ from pathlib import Path
 import click
 import pandas as pd
 
-from pooltool.cli.group import cli, output_option, warn
+from pooltool.cli.group import cli, level_option, output_option, plot_option, warn
 from pooltool.cli.sources import load_qrels, load_runs, stored_qrels
 from pooltool.measures import RecallResult, evaluate_recall, evaluate_recall_files
 from pooltool.report import FORMATS, emit, emit_json
@@ -43,16 +43,14 @@ def parse_ks(_ctx: click.Context, _param: click.Parameter, value: str) -> tuple[
 @click.option("--version", "version", metavar="NAME", help="Take the qrels from this stored version.")
 @click.option("-k", "ks", default="10,100,1000", show_default=True, callback=parse_ks,
               help="Cutoffs, comma-separated.")
-@click.option("-l", "--level", type=click.IntRange(min=0), default=1, show_default=True,
-              help="Relevant means grade >= LEVEL (trec_eval -l).")
+@level_option
 @click.option("-c", "--complete", is_flag=True,
               help="Score qrels topics missing from a run as 0 and count them (trec_eval -c).")
 @click.option("-M", "--max-docs", type=click.IntRange(min=1),
               help="Use only the first N documents per topic (trec_eval -M).")
 @click.option("-q", "--per-topic", is_flag=True, help="Also give one row per run and topic.")
 @output_option(choices=RECALL_FORMATS)
-@click.option("--plot", type=click.Path(dir_okay=False, path_type=Path),
-              help="Draw Recall@k against k (with the unjudged rate) into this image file.")
+@plot_option("Draw Recall@k against k (with the unjudged rate) into FILE (.png, .svg, .pdf).")
 @click.pass_context
 def recall(ctx: click.Context, runs: tuple[str, ...], qrels_file: Path | None, version: str | None,
            ks: tuple[int, ...], level: int, complete: bool, max_docs: int | None,

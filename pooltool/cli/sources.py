@@ -16,7 +16,7 @@ import click
 import pandas as pd
 
 from pooltool.cli.group import db_path
-from pooltool.errors import DuplicateRunTag, UnknownRun
+from pooltool.errors import DuplicateRunTag, StoreError, UnknownRun
 from pooltool.formats.qrels import read_qrels
 from pooltool.formats.run import read_run
 from pooltool.records import RUN_COLUMNS
@@ -30,11 +30,31 @@ def load_qrels(ctx: click.Context, spec: str, policy: str = "latest") -> pd.Data
 
     :returns: columns ``topic, iteration, docno, grade``.
     :raises FormatError: a malformed file.
-    :raises StoreError: no store, or no such version.
+    :raises StoreError: ``spec`` names both a file and a stored version, or
+        neither (no such file, and no store or no such version).
     """
     if Path(spec).is_file():
+        if _is_stored_version(ctx, spec):
+            raise StoreError(f"{spec!r} is both a file and a qrels version in the store: "
+                             f"write ./{spec} for the file")
         return read_qrels(Path(spec))
-    return stored_qrels(ctx, spec, policy)
+    try:
+        return stored_qrels(ctx, spec, policy)
+    except StoreError as exc:
+        raise StoreError(f"{spec!r} is neither a qrels file nor a stored version ({exc})") from exc
+
+
+def _is_stored_version(ctx: click.Context, name: str) -> bool:
+    from pooltool.store import JudgmentStore
+
+    path = db_path(ctx)
+    if "/" in name or not path.is_file():
+        return False
+    try:
+        with JudgmentStore.open(path) as store:
+            return name in set(store.versions()["name"])
+    except StoreError:
+        return False
 
 
 def stored_qrels(ctx: click.Context, version: str | None, policy: str = "latest") -> pd.DataFrame:

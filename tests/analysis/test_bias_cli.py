@@ -82,3 +82,9 @@ def test_bad_groups_file_names_the_line(db: Path) -> None:
 def test_conflicting_options(db: Path) -> None:
     result = invoke(db, "--group", "x", "--groups", str(db))
     assert result.exit_code == 2 and "use just one of --group and --groups" in result.stderr
+
+
+def test_depth_beyond_the_pool_is_refused(db: Path) -> None:
+    result = invoke(db, "--depth", "3")
+    assert result.exit_code == 2
+    assert "pool 'main' was built to depth 2: leave-one-out at depth 3" in result.stderr

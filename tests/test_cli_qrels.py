@@ -1,0 +1,61 @@
+"""qrels versions / tag / diff from the command line, and qrels named by file or version."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from pooltool.cli import cli
+
+
+@pytest.fixture
+def work(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "v1.txt").write_text("1 0 a 1\n1 0 b 0\n")
+    assert CliRunner().invoke(cli, ["--db", "s.db", "init"]).exit_code == 0
+    assert CliRunner().invoke(cli, ["--db", "s.db", "import-qrels", "v1.txt", "--version",
+                                    "v1"]).exit_code == 0
+    return tmp_path
+
+
+def run(*args: str):  # type: ignore[no-untyped-def]
+    return CliRunner().invoke(cli, ["--db", "s.db", *args])
+
+
+def test_tag_names_the_log_now(work: Path) -> None:
+    from pooltool.store import JudgmentStore
+
+    with JudgmentStore.open(work / "s.db") as store:
+        store.record_judgment("1", "b", 2, "ann")
+    result = run("qrels", "tag", "v2", "--note", "ann regraded b")
+    assert result.exit_code == 0, result.output
+    assert result.stderr == "qrels version 'v2' = the judgment log up to row 3\n"
+    assert run("export-qrels", "--version", "v2").stdout == "1 0 a 1\n1 0 b 2\n"
+    assert run("export-qrels", "--version", "v1").stdout == "1 0 a 1\n1 0 b 0\n"
+    diff = run("qrels", "diff", "v1", "v2", "--format", "csv").stdout
+    assert diff.splitlines()[-1] == "all,2,2,0,0,1,1,2,1"
+
+
+def test_versions_csv_has_every_column_even_when_empty(tmp_path: Path) -> None:
+    db = tmp_path / "empty.db"
+    CliRunner().invoke(cli, ["--db", str(db), "init"])
+    result = CliRunner().invoke(cli, ["--db", str(db), "qrels", "versions", "--format", "csv"])
+    assert result.stdout == ("name,created_at,source_path,topics,judged,judged_nonneg,"
+                             "relevant\n")
+
+
+def test_a_name_that_is_both_file_and_version_is_refused(work: Path) -> None:
+    (work / "v1").write_text("1 0 a 0\n")
+    result = run("qrels", "diff", "v1", "v1.txt")
+    assert result.exit_code == 1
+    assert result.stderr == ("Error: 'v1' is both a file and a qrels version in the store: "
+                             "write ./v1 for the file\n")
+    assert run("qrels", "diff", "./v1", "v1.txt").exit_code == 0
+
+
+def test_a_name_that_is_neither_says_so(work: Path) -> None:
+    result = run("qrels", "diff", "nothing.txt", "v1")
+    assert result.stderr.startswith("Error: 'nothing.txt' is neither a qrels file nor a "
+                                    "stored version")
