@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pandas as pd
@@ -98,3 +99,20 @@ def test_judge_serve_binds_localhost(db: Path, monkeypatch: pytest.MonkeyPatch) 
     command, host, port = calls[0]
     assert (host, port) == ("127.0.0.1", 8000)
     assert "-m pooltool.tui" in command and "--topic 1" in command
+
+
+def test_judge_serve_without_textual_serve(db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The check comes first: no "serving on" line, no store opened, one clean error."""
+    monkeypatch.setitem(sys.modules, "textual_serve", None)  # import fails as if missing
+    monkeypatch.setitem(sys.modules, "textual_serve.server", None)
+    code, out, err = run(db, "judge", "-a", "ann", "--serve")
+    assert (code, out) == (1, "")
+    assert err == "Error: --serve needs textual-serve: pip install 'pooltool[serve]'\n"
+    code, _, err = run(db.with_name("none.db"), "judge", "-a", "ann", "--serve")
+    assert err.startswith("Error: --serve needs textual-serve")
+
+
+def test_judge_help_tells_where_waiting_writes_are_kept() -> None:
+    text = " ".join(CliRunner().invoke(cli, ["judge", "--help"]).output.split())
+    assert "your writes wait in a journal next to the store" in text
+    assert "when you next run judge if the app is killed first" in text

@@ -79,5 +79,6 @@ def test_qrels_from_a_file_or_a_version(folder: Path) -> None:
 
 
 def test_qrels_without_a_store(folder: Path) -> None:
-    with pytest.raises(StoreError, match="^no store at .*absent.db: create one with"):
+    with pytest.raises(StoreError, match="^'v1' is neither a qrels file nor a stored version "
+                                         "\\(no store at .*absent.db: create"):
         load_qrels(context(folder / "absent.db"), "v1")
