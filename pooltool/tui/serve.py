@@ -26,14 +26,26 @@ def app_command(db: str | Path, assessor: str, topics: Sequence[str] = (),
     return shlex.join(args)
 
 
+MISSING = "--serve needs textual-serve: pip install 'pooltool[serve]'"
+
+
+def require_textual_serve() -> None:
+    """Check that textual-serve can be imported (before anything is printed or opened).
+
+    :raises PooltoolError: it cannot.
+    """
+    try:
+        import textual_serve.server  # noqa: F401
+    except ImportError as exc:
+        raise PooltoolError(MISSING) from exc
+
+
 def serve(command: str, host: str = "127.0.0.1", port: int = 8000) -> None:
     """Serve ``command`` (see :func:`app_command`) over HTTP until Ctrl+C.
 
     :raises PooltoolError: textual-serve is not installed.
     """
-    try:
-        from textual_serve.server import Server
-    except ImportError as exc:
-        raise PooltoolError(
-            "--serve needs textual-serve: pip install 'pooltool[serve]'") from exc
+    require_textual_serve()
+    from textual_serve.server import Server
+
     Server(command, host=host, port=port, title="pooltool judge").serve()
