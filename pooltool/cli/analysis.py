@@ -113,7 +113,9 @@ def qrels_diff(ctx: click.Context, qrels_a: str, qrels_b: str, level: int,
 @click.option("--qrels", "qrels_file", type=click.Path(exists=True, dir_okay=False),
               help="Qrels file instead of a store version.")
 @click.option("--group", "group_regex", metavar="REGEX",
-              help="Group runs by the first capture group of REGEX, or its whole match without a group (e.g. '^([^_]+)_' for teams); runs it does not match are their own group.")
+              help="Group runs by the first capture group of REGEX, or its whole match "
+                   "without a group (e.g. '^([^_]+)_' for teams); runs it does not match "
+                   "are their own group.")
 @click.option("--groups", "groups_file", type=click.Path(exists=True, dir_okay=False),
               help="TSV file 'run_tag<TAB>group' (e.g. run -> team).")
 @click.option("--new", "new_runs", multiple=True, metavar="RUN",
