@@ -2,13 +2,26 @@
 
 Pool runs into a SQLite judgment store, judge them in a terminal UI, and
 measure Recall@k exactly as trec_eval computes it, with unjudged rates and
-the effect of qrels changes beside every score.
+the effect of qrels changes beside every score. In Python::
+
+    import pooltool
+
+    store = pooltool.JudgmentStore.open("covid.db", create=True)
+    store.add_runs(["runs/bm25.txt", "runs/dense.txt"])
+    pooltool.pool_runs(store, depth=7)
+    result = pooltool.evaluate_recall(pooltool.read_run("runs/bm25.txt"),
+                                      pooltool.read_qrels("qrels.txt"), ks=(10, 100))
 """
 
+from pooltool.analysis.bias import leave_one_out, new_run_exposure
+from pooltool.analysis.impact import qrels_impact
+from pooltool.analysis.qrels_diff import diff_qrels
+from pooltool.analysis.stability import compare_rankings
 from pooltool.errors import FormatError, PooltoolError, StoreError
 from pooltool.formats.qrels import read_qrels
 from pooltool.formats.run import read_run
-from pooltool.pooling import pool_runs
+from pooltool.measures import evaluate_recall, evaluate_recall_files
+from pooltool.pooling import judging_queue, pool_docs, pool_runs, pool_status
 from pooltool.ranking import order_run
 from pooltool.store import JudgmentStore
 
@@ -17,8 +30,18 @@ __all__ = [
     "JudgmentStore",
     "PooltoolError",
     "StoreError",
+    "compare_rankings",
+    "diff_qrels",
+    "evaluate_recall",
+    "evaluate_recall_files",
+    "judging_queue",
+    "leave_one_out",
+    "new_run_exposure",
     "order_run",
+    "pool_docs",
     "pool_runs",
+    "pool_status",
+    "qrels_impact",
     "read_qrels",
     "read_run",
 ]
