@@ -274,6 +274,10 @@ def new_run_exposure(new_runs: pd.DataFrame, qrels: pd.DataFrame, bias: BiasResu
         frame[column] = frame["run_tag"].map(summary[(column, k)])
     overall = bias.overall()
     verdicts = [_verdict(row, k, overall) for row in frame.to_dict("records")]
+    if k > bias.depth:
+        caveat = (f" (k = {k} is beyond the pool depth {bias.depth}: much of any run's top {k} "
+                  "was never pooled, so compare at k <= depth for a sharper answer)")
+        verdicts = [(v, sentence[:-1] + caveat + ".") for v, sentence in verdicts]
     frame["verdict"] = [v for v, _ in verdicts]
     frame["sentence"] = [s for _, s in verdicts]
     return NewRunReport(frame)
