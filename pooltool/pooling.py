@@ -117,7 +117,8 @@ class _Pairs(NamedTuple):
     run: np.ndarray
 
 
-def _fetch_pairs(conn: sqlite3.Connection, sql: str, params: list[Any]) -> tuple[list, list]:
+def _fetch_pairs(conn: sqlite3.Connection, sql: str,
+                 params: list[Any]) -> tuple[list[str], list[str]]:
     """The (topic, docno) rows of a query as two lists. Small batches: tuples kept
     alive by the hundred thousand make Python's garbage collector crawl."""
     cursor = conn.execute(sql, params)

@@ -182,7 +182,7 @@ def _per_run(per_topic: pd.DataFrame, unique: pd.DataFrame, group_of: dict[str, 
     for tag in tags:
         topics = per_topic[per_topic["run_tag"] == tag]
         owned = unique[unique["owner"] == group_of[tag]]
-        row = {"run_tag": tag, "group": group_of[tag]}
+        row: dict[str, object] = {"run_tag": tag, "group": group_of[tag]}
         for column in ("recall", "recall_loo", "P", "P_loo", "unjudged", "unjudged_loo"):
             row[column] = trec_mean(topics[column].to_numpy(), len(topics))
         row["unique_pooled"] = len(owned)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import click
 import pandas as pd
 
@@ -10,6 +12,9 @@ from pooltool.cli.group import cli, db_path, level_option, output_option, plot_o
 from pooltool.cli.sources import load_qrels, load_runs
 from pooltool.report import emit, emit_json, records
 from pooltool.store import JudgmentStore
+
+if TYPE_CHECKING:
+    from pooltool.analysis.bias import BiasResult, NewRunReport
 
 
 @cli.group()
@@ -197,7 +202,8 @@ BIAS_TABLE_COLUMNS = ["run_tag", "group", "recall", "recall_loo", "recall_drop",
                       "rank", "rank_loo"]
 
 
-def _emit_bias(result, report, fmt: str, options: dict) -> None:  # type: ignore[no-untyped-def]
+def _emit_bias(result: BiasResult, report: NewRunReport | None, fmt: str,
+               options: dict[str, Any]) -> None:
     overall = result.overall()
     new = report.per_run if report is not None else pd.DataFrame()
     if fmt == "json":

@@ -11,7 +11,7 @@ import click
 import pandas as pd
 
 from pooltool import pooling
-from pooltool.cli.group import cli, db_path, level_option, output_option, warn
+from pooltool.cli.group import F, cli, db_path, level_option, output_option, warn
 from pooltool.errors import StoreError
 from pooltool.formats.documents import iter_documents
 from pooltool.formats.qrels import write_qrels
@@ -29,7 +29,7 @@ def open_store(ctx: click.Context) -> JudgmentStore:
     return JudgmentStore.open(db_path(ctx))
 
 
-def output_file_option(f):  # type: ignore[no-untyped-def]
+def output_file_option(f: F) -> F:
     """Add ``-o/--output FILE`` (default: stdout)."""
     return click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
                         help="Write to FILE instead of stdout.")(f)

@@ -110,7 +110,7 @@ def plot_option(help_text: str) -> Callable[[F], F]:
 
 def db_path(ctx: click.Context) -> Path:
     """The store path chosen with ``--db`` / ``POOLTOOL_DB``."""
-    return ctx.find_root().obj  # type: ignore[no-any-return]
+    return Path(ctx.find_root().obj)
 
 
 def warn(message: str) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 import pandas as pd
@@ -86,7 +87,7 @@ def recall(ctx: click.Context, runs: tuple[str, ...], qrels_file: Path | None, v
 
 
 def _evaluate(ctx: click.Context, runs: tuple[str, ...], qrels_file: Path | None,
-              version: str | None, options: dict) -> RecallResult:
+              version: str | None, options: dict[str, Any]) -> RecallResult:
     """Score file by file when every RUN is a file; else load the runs (stored ones too)."""
     if all(Path(run).is_file() for run in runs):
         files = [Path(run) for run in runs]

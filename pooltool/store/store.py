@@ -171,7 +171,7 @@ class JudgmentStore(JudgmentLog):
 
     def query(self, sql: str, params: Iterable[Any] | dict[str, Any] = ()) -> pd.DataFrame:
         """Run a read-only SQL query and return the rows as a DataFrame."""
-        return pd.read_sql_query(sql, self.conn, params=params)  # type: ignore[arg-type]
+        return pd.read_sql_query(sql, self.conn, params=params)
 
     # -- settings -----------------------------------------------------------
 
@@ -316,7 +316,8 @@ class JudgmentStore(JudgmentLog):
                     else frame.groupby("run_tag", sort=False))
             return [(str(tag), order_run(entries)) for tag, entries in runs], file_sha256(path)
 
-        def store(path: str | Path, loading: Future) -> None:
+        def store(path: str | Path,
+                  loading: Future[tuple[list[tuple[str, pd.DataFrame]], str]]) -> None:
             runs, sha = loading.result()
             for tag, run in runs:
                 earlier = [a["source_path"] for a in added if a["run_tag"] == tag]
