@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -265,3 +266,20 @@ def test_bytes_path_survives_hash_collisions(tmp_path, monkeypatch) -> None:  # 
     monkeypatch.setattr(bytes_run, "_hash_rows", lambda rows: np.zeros(len(rows), np.uint64))
     pd.testing.assert_frame_equal(evaluate_recall_files([path], QRELS, ks=(1, 2, 10)).per_topic,
                                   expected)
+
+
+@pytest.mark.parametrize("line", [
+    "1 Q0 a 1 1_000 t\n",
+    "1 Q0 a 99999999999999999999 1 t\n",
+    "1 Q0 a 1 0x10 t\n",
+    "1 Q0 a 1 nan t\n",
+])
+def test_file_scoring_refuses_what_read_run_refuses(tmp_path: Path, line: str) -> None:
+    """evaluate_recall_files' byte shortcut must never accept a line read_run refuses."""
+    path = tmp_path / "r.txt"
+    path.write_text(line + "1 Q0 b 2 2 t\n")
+    with pytest.raises(FormatError) as expected:
+        read_run(path)
+    with pytest.raises(FormatError) as got:
+        evaluate_recall_files([path], read_qrels("1 0 b 1\n"), ks=[1])
+    assert str(got.value) == str(expected.value)

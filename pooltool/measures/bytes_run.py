@@ -38,6 +38,9 @@ _WHITESPACE = np.zeros(256, dtype=bool)
 _WHITESPACE[[9, 10, 32]] = True
 _PLAIN = bytes(range(0x20, 0x7F)) + b"\t\n"
 _COMMENT_LINE = re.compile(rb"(?m)^[ \t]*#")
+# bytes a score token may hold: digits, sign, point, exponent, inf/infinity/nan; 0 pads rows
+_SCORE_BYTES = np.zeros(256, dtype=bool)
+_SCORE_BYTES[list(b"0123456789+-.eEinftyaINFTYA\x00")] = True
 _TAIL = 64  # zero bytes kept after the data so that 8-byte loads never run off its end
 _MASKS = np.array([(1 << (8 * k)) - 1 for k in range(9)], dtype="<u8")
 _MULTIPLIERS = np.array([0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9,
@@ -137,15 +140,22 @@ def _single_tag(a: np.ndarray, start: np.ndarray, end: np.ndarray) -> str | None
 
 
 def _scores(a: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarray | None:
-    """Scores read as ``float()`` reads them; ``None`` on a refusal or a NaN."""
+    """Scores read as ``float()`` reads them; ``None`` on a refusal, a NaN, or a byte that
+    ``read_run``'s ASCII-decimal rule refuses and numpy may take (``1_000``)."""
+    rows = _gather(a, start, end)
+    if not _SCORE_BYTES[rows].all():
+        return None
     try:
-        score = _as_text(_gather(a, start, end)).astype(np.float64)
+        score = _as_text(rows).astype(np.float64)
     except ValueError:
         return None
     return None if np.isnan(score).any() else score
 
 
 def _plain_ranks(a: np.ndarray, start: np.ndarray, end: np.ndarray) -> bool:
+    """Plain digits, short enough for int64 (longer ones go to ``read_run`` to be judged)."""
+    if len(start) and (end - start).max() > 18:
+        return False
     rows = _gather(a, start, end)
     return bool((((rows >= 48) & (rows <= 57)) | (rows == 0)).all())
 
