@@ -36,7 +36,7 @@ def plan_assignment(sizes: dict[str, int], assessors: list[str], overlap: float 
     :param overlap: the share of topics (0..1) judged by a second assessor.
     :param seed: picks which topics overlap.
     :returns: columns :data:`ASSIGNMENT_COLUMNS`, sorted by topic, the primary first.
-    :raises StoreError: no assessors, repeated names, overlap outside 0..1,
+    :raises StoreError: no assessors, a blank name, repeated names, overlap outside 0..1,
         or overlap with a single assessor.
     """
     _check(assessors, overlap)
@@ -58,6 +58,8 @@ def plan_assignment(sizes: dict[str, int], assessors: list[str], overlap: float 
 def _check(assessors: list[str], overlap: float) -> None:
     if not assessors:
         raise StoreError("name at least one assessor to assign topics to")
+    if any(not name.strip() for name in assessors):
+        raise StoreError("an assessor name must not be blank")
     if len(set(assessors)) != len(assessors):
         raise StoreError("an assessor is named twice")
     if not 0.0 <= overlap <= 1.0:

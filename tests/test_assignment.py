@@ -39,6 +39,8 @@ def test_full_overlap_gives_every_topic_two_assessors() -> None:
 @pytest.mark.parametrize(("assessors", "overlap", "message"), [
     ([], 0.0, "at least one assessor"),
     (["ann", "ann"], 0.0, "named twice"),
+    (["ann", " "], 0.0, "must not be blank"),
+    ([""], 0.0, "must not be blank"),
     (["ann", "ben"], 1.5, "between 0 and 1"),
     (["ann"], 0.2, "at least two assessors"),
 ])

@@ -56,6 +56,18 @@ def test_assign_errors(db: Path) -> None:
     assert run(db, "assign", "ann", "--overlap", "2")[0] == 2
 
 
+@pytest.mark.parametrize("blank", ["", "  "])
+def test_assign_refuses_blank_names(db: Path, blank: str) -> None:
+    assert run(db, "assign", "ann", "ben")[0] == 0
+    code, _, err = run(db, "assign", blank)
+    assert code == 2 and "an assessor name must not be blank" in err
+    code, _, err = run(db, "assign", "ann", blank, "--topic", "1")
+    assert code == 2 and "must not be blank" in err
+    with JudgmentStore.open(db) as store:  # the earlier assignment is intact
+        rows = store.query("SELECT topic, assessor FROM assignments ORDER BY topic")
+    assert rows.values.tolist() == [["1", "ann"], ["2", "ben"]]
+
+
 def test_agreement(db: Path) -> None:
     code, out, _ = run(db, "agreement", "--format", "json")
     rows = json.loads(out)

@@ -74,8 +74,17 @@ def _serve(db: Path, assessor: str, topics: tuple[str, ...], order: str, seed: i
     serve(app_command(db, assessor, topics, order, seed, pool_name), host, port)
 
 
+def _assessor_names(_ctx: click.Context, _param: click.Parameter,
+                    value: tuple[str, ...]) -> tuple[str, ...]:
+    """Refuse a blank name: reassigning replaces earlier assignments, so a stray
+    ``""`` would hand the topics to nobody."""
+    if any(not name.strip() for name in value):
+        raise click.BadParameter("an assessor name must not be blank", param_hint="ASSESSORS")
+    return tuple(name.strip() for name in value)
+
+
 @cli.command()
-@click.argument("assessors", nargs=-1, required=True)
+@click.argument("assessors", nargs=-1, required=True, callback=_assessor_names)
 @click.option("-t", "--topic", "topics", multiple=True,
               help="Assign this topic (repeatable; default: every pooled topic).")
 @click.option("--overlap", type=click.FloatRange(0, 1), default=0.0, show_default=True,
