@@ -69,3 +69,8 @@ class DuplicateDocno(PooltoolError, ValueError):
 
 class ImpactInputError(PooltoolError, ValueError):
     """Bad options (k, level, top) or a runs / qrels frame that ``impact`` cannot score."""
+
+
+class FrameError(PooltoolError, ValueError):
+    """A DataFrame given to the Python API lacks a column or holds values of the wrong kind
+    (a number where a topic id string belongs, a missing value, a NaN score)."""

@@ -25,6 +25,7 @@ import pandas as pd
 
 from pooltool.analysis.stability import RankingComparison, compare_rankings
 from pooltool.errors import PooltoolError
+from pooltool.formats.frames import check_qrels_frame, check_run_frame
 from pooltool.measures.recall import evaluate_recall
 from pooltool.measures.summary import trec_mean
 from pooltool.ranking import order_run
@@ -100,6 +101,8 @@ def leave_one_out(runs: pd.DataFrame, qrels: pd.DataFrame, depth: int, k: int = 
     """
     if depth < 1 or k < 1:
         raise PooltoolError(f"pool depth and k must be at least 1 (got depth {depth}, k {k})")
+    check_run_frame(runs)
+    check_qrels_frame(qrels)
     top = _top(runs, max(k, depth))
     group_of = {t: (groups or {}).get(t, t) for t in top["run_tag"].unique()}
     if len(group_of) < 2:

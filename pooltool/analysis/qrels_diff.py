@@ -12,6 +12,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from pooltool.errors import FrameError
+from pooltool.formats.frames import check_qrels_frame
+
 CHANGE_KINDS = ("added", "removed", "regraded")
 
 
@@ -43,8 +46,14 @@ def diff_qrels(qrels_a: pd.DataFrame, qrels_b: pd.DataFrame, level: int = 1) -> 
     """Compare two qrels.
 
     :param level: relevance threshold: relevant means grade >= level
-        (trec_eval ``-l``, default 1).
+        (trec_eval ``-l``, default 1; at least 0).
+    :raises FrameError: either qrels breaks the qrels contract
+        (:func:`~pooltool.formats.frames.check_qrels_frame`), or ``level`` is negative.
     """
+    if level < 0:
+        raise FrameError(f"level must be at least 0, got {level}")
+    check_qrels_frame(qrels_a)
+    check_qrels_frame(qrels_b)
     merged = qrels_a[["topic", "docno", "grade"]].merge(
         qrels_b[["topic", "docno", "grade"]], on=["topic", "docno"], how="outer",
         suffixes=("_a", "_b"))

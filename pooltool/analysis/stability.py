@@ -40,8 +40,12 @@ def compare_rankings(score_a: pd.Series, score_b: pd.Series) -> RankingCompariso
     :param score_a: the reference score per run (index: run tag), e.g. Recall@k
         under the full qrels.
     :param score_b: the other score per run, same index.
-    :raises ValueError: the two indexes hold different runs.
+    :raises ValueError: the two indexes hold different runs, or a score is NaN.
     """
+    if not isinstance(score_a, pd.Series) or not isinstance(score_b, pd.Series):
+        raise ValueError("the scores must be pandas Series indexed by run tag")
+    if score_a.isna().any() or score_b.isna().any():
+        raise ValueError("a run's score is NaN: every run needs a score on both sides")
     if set(score_a.index) != set(score_b.index):
         raise ValueError("the two rankings must hold the same runs")
     frame = pd.DataFrame({"score_a": score_a, "score_b": score_b.reindex(score_a.index)})

@@ -21,6 +21,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from pooltool.formats.frames import check_qrels_frame
+
 REQUIRED_QRELS_COLUMNS = ("topic", "docno", "grade")
 
 
@@ -140,23 +142,4 @@ def check_level(level: int) -> None:
 
 
 def _checked_qrels(qrels: pd.DataFrame) -> pd.DataFrame:
-    missing = [c for c in REQUIRED_QRELS_COLUMNS if c not in qrels.columns]
-    if missing:
-        raise ValueError(f"qrels frame lacks column(s) {', '.join(missing)}")
-    if qrels.empty:
-        raise ValueError("the qrels hold no judgments")
-    for column in ("topic", "docno"):
-        if not pd.api.types.is_string_dtype(qrels[column]):
-            raise ValueError(
-                f"qrels column {column!r} must hold strings ('9' and '09' are different topics)"
-            )
-    if not pd.api.types.is_integer_dtype(qrels["grade"]):
-        raise ValueError("qrels column 'grade' must hold integers")
-    frame = qrels[list(REQUIRED_QRELS_COLUMNS)].drop_duplicates()
-    clash = frame.duplicated(["topic", "docno"], keep=False)
-    if clash.any():
-        row = frame[clash].iloc[0]
-        raise ValueError(
-            f"docno {row['docno']!r} of topic {row['topic']!r} has two different grades"
-        )
-    return frame
+    return check_qrels_frame(qrels)[list(REQUIRED_QRELS_COLUMNS)].drop_duplicates()

@@ -37,6 +37,7 @@ import numpy as np
 import pandas as pd
 
 from pooltool.errors import DuplicateDocno, DuplicateRunTag, FormatError, NothingToScore
+from pooltool.formats.frames import check_run_frame
 from pooltool.formats.run import read_run
 from pooltool.measures.bytes_run import encode_bytes
 from pooltool.measures.per_topic import RunScores, finish_run, score_run
@@ -131,7 +132,7 @@ def evaluate_recall(
     """
     options = make_options(ks, level, complete, max_docs)
     index = index_qrels(qrels, options.level)
-    scored = _score_frame(_checked_runs(runs), index, options)
+    scored = _score_frame(check_run_frame(runs), index, options)
     return _result(scored, index, options)
 
 
@@ -199,22 +200,6 @@ def _positive_int(value: object, what: str) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
         raise ValueError(f"{what} must be an integer >= 1, got {value!r}")
     return int(value)
-
-
-def _checked_runs(runs: pd.DataFrame) -> pd.DataFrame:
-    missing = [c for c in ("run_tag", "topic", "docno", "score") if c not in runs.columns]
-    if missing:
-        raise ValueError(f"runs frame lacks column(s) {', '.join(missing)}")
-    if runs.empty:
-        raise ValueError("the runs frame has no rows")
-    for column in ("run_tag", "topic", "docno"):
-        if not pd.api.types.is_string_dtype(runs[column]):
-            raise ValueError(
-                f"runs column {column!r} must hold strings ('9' and '09' are different topics)"
-            )
-    if not pd.api.types.is_numeric_dtype(runs["score"]) or runs["score"].isna().any():
-        raise ValueError("runs column 'score' must hold numbers, without NaN")
-    return runs
 
 
 def _score_frame(

@@ -35,6 +35,7 @@ import pandas as pd
 from sqlite_utils import Database
 
 from pooltool.errors import StoreError, UnknownRun, UnknownTopic
+from pooltool.formats.frames import check_run_frame
 from pooltool.formats.run import read_run
 from pooltool.ranking import order_run
 from pooltool.records import RUN_COLUMNS, Document, Topic
@@ -345,7 +346,11 @@ class JudgmentStore(JudgmentLog):
         """Import runs given as a DataFrame (columns as :func:`read_run` returns).
 
         :returns: as :meth:`add_runs`.
+        :raises FrameError: the frame breaks the run contract
+            (:func:`~pooltool.formats.frames.check_run_frame`); nothing is imported.
+        :raises StoreError: a run tag already in the store.
         """
+        check_run_frame(frame, with_rank=True, unique_docnos=True)
         with self.writing() as conn:
             rows = [self._add_run(conn, str(tag), entries, source, "")
                     for tag, entries in frame.groupby("run_tag", sort=False)]
