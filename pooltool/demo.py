@@ -42,17 +42,28 @@ def demo_files() -> Path:
 
 
 def _remove_old_demo(path: Path) -> None:
-    """Delete an earlier demo store; refuse to touch anything else."""
+    """Delete an earlier, untouched demo store; refuse to touch anything else."""
     try:
         with JudgmentStore.open(path) as store:
             is_demo = store.setting("demo", False) is True
+            touched = is_demo and _has_user_work(store)
     except StoreError:
-        is_demo = False
+        is_demo = touched = False
     if not is_demo:
         raise StoreError(f"{path} already exists and is not a demo store: choose another folder "
                          "(the demo never overwrites your data)")
+    if touched:
+        raise StoreError(f"{path} holds judgments or versions you added to the demo: choose "
+                         "another folder, or delete it yourself if you no longer need them")
     for stale in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
         stale.unlink(missing_ok=True)
+
+
+def _has_user_work(store: JudgmentStore) -> bool:
+    """Whether anything beyond the demo's own import was added: a judgment, a version."""
+    versions = set(store.versions()["name"])
+    origins = set(store.judgment_log()["origin"])
+    return versions != {DEMO_VERSION} or any(not o.startswith("qrels:") for o in origins)
 
 
 def build_demo(folder: Path) -> DemoResult:

@@ -147,3 +147,35 @@ def test_export_for_an_assessor_who_judged_nothing(work: Path) -> None:
     code, _, err = run(work, "export-qrels", "--policy", "assessor:bob")
     assert (code, err) == (1, "Error: no judgments by assessor 'bob' (assessors: ann)\n")
     assert run(work, "export-qrels", "--policy", "assessor:ann")[1] == QRELS
+
+
+def test_demo_keeps_a_demo_store_you_worked_in(tmp_path: Path) -> None:
+    from pooltool.store import JudgmentStore
+
+    assert CliRunner().invoke(cli, ["demo", str(tmp_path)]).exit_code == 0
+    assert CliRunner().invoke(cli, ["demo", str(tmp_path)]).exit_code == 0  # untouched: rebuilt
+    with JudgmentStore.open(tmp_path / "pooltool.db") as store:
+        store.record_judgment("1", "argparse", 2, "me")
+    result = CliRunner().invoke(cli, ["demo", str(tmp_path)])
+    assert result.exit_code == 1 and "holds judgments or versions you added" in result.stderr
+
+
+def test_bad_cutoffs_and_blank_pool_names(work: Path) -> None:
+    code, _, err = run(work, "recall", str(work / "a.run"), "--qrels", str(work / "qrels.txt"),
+                       "-k", "10,,100")
+    assert code == 2 and "expected comma-separated integers" in err
+    run(work, "init")
+    assert run(work, "pool", "--depth", "1", "--pool", " ")[0] == 2
+
+
+def test_broken_pipe_is_quiet(work: Path) -> None:
+    """`pooltool export-qrels | head` must not end in 'Error: Broken pipe'."""
+    import subprocess
+    import sys
+
+    run(work, "init")
+    (work / "big.txt").write_text("".join(f"1 0 d{i} 1\n" for i in range(20000)))
+    run(work, "import-qrels", str(work / "big.txt"), "--version", "v")
+    shell = (f"{sys.executable} -m pooltool --db {work / 's.db'} export-qrels | head -1")
+    done = subprocess.run(shell, shell=True, capture_output=True, text=True, check=False)
+    assert done.stdout == "1 0 d0 1\n" and done.stderr == ""

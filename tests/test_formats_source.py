@@ -50,3 +50,16 @@ def test_latin1_is_refused_naming_the_line(tmp_path: Path, reader: str) -> None:
         first_ids(reader, path)
     assert str(info.value) == (f"{path}:2: is not UTF-8 text (byte b'\\xe9' at line 2); "
                                "convert it with iconv first")
+
+
+def test_a_mistyped_path_is_a_missing_file_not_content() -> None:
+    with pytest.raises(FormatError, match=r"^qrels\.tst: no such file$"):
+        read_qrels("qrels.tst")
+    with pytest.raises(FormatError, match=r"^runs/bm25\.txt: no such file$"):
+        read_run("runs/bm25.txt")
+
+
+def test_only_ascii_white_space_separates_fields() -> None:
+    """trec_eval splits with C's isspace: a non-breaking space stays inside the docno."""
+    assert read_run("1 Q0 a\u00a0b 1 1 t\n")["docno"].tolist() == ["a\u00a0b"]
+    assert read_qrels("1 0 a\u00a0b 1\n")["docno"].tolist() == ["a\u00a0b"]

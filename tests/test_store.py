@@ -221,3 +221,22 @@ def test_a_tag_in_two_files_names_both(store: JudgmentStore, tmp_path: Path) -> 
     with pytest.raises(StoreError, match=r"b\.run: run tag 'A' is also in .*a\.run; nothing"):
         store.add_runs([a, b])
     assert store.run_tags() == []
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (("1", "d", 1.5, "ann"), "a grade must be an integer, got 1.5"),
+    (("1", "d", True, "ann"), "a grade must be an integer, got True"),
+    (("1", "d", 2**70, "ann"), "out of range"),
+    (("1", "d", 1, " "), "the judgment's assessor must be a non-blank string"),
+    (("", "d", 1, "ann"), "the judgment's topic must be a non-blank string"),
+])
+def test_bad_judgments_are_refused(store: JudgmentStore, args: tuple, message: str) -> None:
+    with pytest.raises(StoreError, match=message):
+        store.record_judgment(*args)
+    assert store.judgment_log().empty
+    with pytest.raises(StoreError, match="not blank"):
+        store.tag_version(" ")
+
+
+def test_one_path_is_one_run_file(store: JudgmentStore, tmp_path: Path) -> None:
+    assert store.add_runs(write(tmp_path, "a.run", RUN_A))["run_tag"].tolist() == ["A"]

@@ -35,6 +35,12 @@ def output_file_option(f: F) -> F:
                         help="Write to FILE instead of stdout.")(f)
 
 
+def _non_blank(_ctx: click.Context, param: click.Parameter, value: str) -> str:
+    if not value.strip():
+        raise click.BadParameter(f"{param.name} must not be blank")
+    return value.strip()
+
+
 @cli.command()
 @click.pass_context
 def init(ctx: click.Context) -> None:
@@ -109,7 +115,7 @@ def add_runs(ctx: click.Context, files: tuple[Path, ...], fmt: str) -> None:
 @click.option("--runs", "run_tags", multiple=True, metavar="TAG",
               help="Pool only these runs (repeat the option); default: every stored run.")
 @click.option("--pool", "pool_name", default=pooling.DEFAULT_POOL, show_default=True,
-              help="Name of the pool to build or grow.")
+              callback=_non_blank, help="Name of the pool to build or grow.")
 @output_option()
 @click.pass_context
 def pool(ctx: click.Context, depth: int, run_tags: tuple[str, ...], pool_name: str,
@@ -151,12 +157,6 @@ def export_pool(ctx: click.Context, pool_name: str, queue: bool, output: Path | 
             out.write(f"{topic} {docno}\n")
 
 
-def _non_blank(_ctx: click.Context, param: click.Parameter, value: str) -> str:
-    if not value.strip():
-        raise click.BadParameter(f"{param.name} must not be blank")
-    return value.strip()
-
-
 @cli.command("import-qrels")
 @click.argument("file", type=existing_file)
 @click.option("--version", "version", required=True, callback=_non_blank,
@@ -185,7 +185,7 @@ def import_qrels(ctx: click.Context, file: Path, version: str, assessor: str,
 @click.option("--version", "version", help="A named qrels version (default: the log now).")
 @click.option("--policy", default="latest", show_default=True, metavar="POLICY",
               help=f"How several judgments of a pair become one grade: {', '.join(POLICIES)}.")
-@click.option("--unjudged-as", type=int, metavar="GRADE",
+@click.option("--unjudged-as", type=click.IntRange(-(2**63), 2**63 - 1), metavar="GRADE",
               help="Also write pooled but unjudged documents with this grade (e.g. -1).")
 @click.option("--pool", "pool_name", default=pooling.DEFAULT_POOL, show_default=True,
               help="The pool whose unjudged documents --unjudged-as writes.")

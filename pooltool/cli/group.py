@@ -7,7 +7,9 @@ hands the result to :mod:`pooltool.report`. Any :class:`PooltoolError` becomes
 
 from __future__ import annotations
 
+import os
 import sqlite3
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -32,6 +34,10 @@ class PooltoolGroup(click.Group):
             return super().invoke(ctx)
         except PooltoolError as exc:
             raise click.ClickException(str(exc)) from exc
+        except BrokenPipeError:
+            # the reader went away (| head): stop quietly, as Unix tools do
+            sys.stdout = open(os.devnull, "w")  # noqa: SIM115  stdout is closed at exit
+            ctx.exit(0)
         except OSError as exc:
             raise click.ClickException(_os_message(exc)) from exc
         except sqlite3.OperationalError as exc:

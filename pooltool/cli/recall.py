@@ -29,7 +29,7 @@ MISSING_SHOWN = 50
 def parse_ks(_ctx: click.Context, _param: click.Parameter, value: str) -> tuple[int, ...]:
     """``-k 10,100,1000`` -> ``(10, 100, 1000)``."""
     try:
-        ks = tuple(int(part) for part in value.split(",") if part.strip())
+        ks = tuple(int(part) for part in value.split(","))
     except ValueError:
         raise click.BadParameter(f"expected comma-separated integers, got {value!r}") from None
     if not ks or min(ks) < 1:

@@ -22,7 +22,7 @@ from typing import IO
 import pandas as pd
 
 from pooltool.errors import FormatError
-from pooltool.formats.source import Source, open_text, source_name
+from pooltool.formats.source import Source, open_text, source_name, split_fields
 from pooltool.records import QRELS_COLUMNS, Qrel
 
 
@@ -53,7 +53,7 @@ def iter_qrels(lines: Iterable[str], name: str = "<string>") -> Iterator[Qrel]:
     """
     seen: dict[tuple[str, str], tuple[int, int]] = {}
     for number, line in enumerate(lines, start=1):
-        fields = line.split()
+        fields = split_fields(line)
         if not fields or fields[0].startswith("#"):
             continue
         qrel = parse_qrels_fields(fields, name, number)

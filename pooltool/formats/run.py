@@ -40,7 +40,7 @@ import numpy as np
 import pandas as pd
 
 from pooltool.errors import FormatError
-from pooltool.formats.source import Source, open_text, plain_file_bytes, source_name
+from pooltool.formats.source import Source, open_text, plain_file_bytes, source_name, split_fields
 from pooltool.records import RUN_COLUMNS, RunEntry
 
 
@@ -85,7 +85,7 @@ def iter_run_entries(
     """
     first_line: dict[tuple[str, str, str], int] = {}
     for number, line in enumerate(lines, start=1):
-        fields = line.split()
+        fields = split_fields(line)
         if not fields or fields[0].startswith("#"):
             continue
         entry = parse_run_fields(fields, name, number)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import gzip
 import io
 import json
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -27,7 +28,20 @@ def source_name(source: Source) -> str:
 
 
 def _looks_like_path(text: str) -> bool:
-    return bool(text) and "\n" not in text and len(text) < 4096 and Path(text).exists()
+    """A one-line string that names a file, or that has no white space at all (no
+    content line does, so a mistyped path is reported as a missing file)."""
+    if not text or "\n" in text or len(text) >= 4096:
+        return False
+    return Path(text).exists() or not any(c.isspace() for c in text)
+
+
+_ASCII_SPACE = re.compile(r"[ \t\n\r\f\v]+")
+
+
+def split_fields(line: str) -> list[str]:
+    """A line's white-space separated fields, splitting on ASCII white space only, as C's
+    ``isspace`` does in trec_eval (a non-breaking space stays inside its field)."""
+    return [field for field in _ASCII_SPACE.split(line) if field]
 
 
 @contextmanager

@@ -36,7 +36,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from pooltool.errors import DuplicateDocno, DuplicateRunTag, FormatError, NothingToScore
+from pooltool.errors import DuplicateDocno, DuplicateRunTag, FormatError, FrameError, NothingToScore
 from pooltool.formats.frames import check_run_frame
 from pooltool.formats.run import read_run
 from pooltool.measures.bytes_run import encode_bytes
@@ -162,6 +162,10 @@ def evaluate_recall_files(
     :raises NothingToScore: see :func:`evaluate_recall`.
     :raises ValueError: bad options or qrels.
     """
+    if isinstance(paths, (str, Path)):
+        paths = [paths]
+    if not isinstance(qrels, pd.DataFrame):
+        raise FrameError("qrels must be a DataFrame (read a file with pooltool.read_qrels)")
     options = make_options(ks, level, complete, max_docs)
     index = index_qrels(qrels, options.level)
     files = [Path(p) for p in paths]

@@ -66,9 +66,12 @@ class JudgmentLog:
             judging UI passes the time of the key press, which is earlier than
             the write when the store was busy.
         :returns: the new row's ``judgment_id``.
+        :raises StoreError: a grade that is not an integer in the 64-bit range, or a
+            blank topic, docno or assessor.
         """
         from pooltool.store.store import utc_now
 
+        _check_judgment(topic, docno, grade, assessor)
         with self.writing() as conn:
             cursor = conn.execute(
                 "INSERT INTO judgments(topic, docno, grade, iteration, assessor, judged_at, "
@@ -177,6 +180,8 @@ class JudgmentLog:
             return self._insert_version(conn, name, None, None, note)
 
     def _check_new_version(self, conn: sqlite3.Connection, name: str) -> None:
+        if not name.strip():
+            raise StoreError("a qrels version needs a name that is not blank")
         row = conn.execute(
             "SELECT created_at FROM qrels_versions WHERE name = ?", [name]).fetchone()
         if row is not None:
@@ -245,6 +250,18 @@ class JudgmentLog:
 
 
 _NO_LIMIT = 2**62
+
+
+def _check_judgment(topic: str, docno: str, grade: int, assessor: str) -> None:
+    import numbers
+
+    if isinstance(grade, bool) or not isinstance(grade, numbers.Integral):
+        raise StoreError(f"a grade must be an integer, got {grade!r}")
+    if not -(2**63) <= int(grade) < 2**63:
+        raise StoreError(f"grade {grade} is out of range (64-bit integer)")
+    for what, value in (("topic", topic), ("docno", docno), ("assessor", assessor)):
+        if not isinstance(value, str) or not value.strip():
+            raise StoreError(f"the judgment's {what} must be a non-blank string, got {value!r}")
 
 
 def apply_policy(live: pd.DataFrame, policy: str) -> pd.DataFrame:

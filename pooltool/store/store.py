@@ -298,8 +298,8 @@ class JudgmentStore(JudgmentLog):
 
     # -- runs ----------------------------------------------------------------
 
-    def add_runs(self, paths: Iterable[str | Path]) -> pd.DataFrame:
-        """Import run files, all in one transaction.
+    def add_runs(self, paths: str | Path | Iterable[str | Path]) -> pd.DataFrame:
+        """Import run files (one path or several), all in one transaction.
 
         Each file may hold several run tags; each tag becomes one run. Entries
         are stored with their trec_eval rank (score desc, docno desc).
@@ -309,6 +309,8 @@ class JudgmentStore(JudgmentLog):
         :raises StoreError: a run tag already in the store or repeated across
             the files (nothing is imported).
         """
+        if isinstance(paths, (str, Path)):
+            paths = [paths]
         def load(path: Path) -> tuple[list[tuple[str, pd.DataFrame]], str]:
             """A file's runs, each in trec_eval order, and the file's sha256."""
             frame = read_run(path)
