@@ -7,10 +7,13 @@ so a document left on screen over lunch does not sink the rate.
 
 * ``judgments_per_hour`` = 3,600,000 x judgments / sum of capped milliseconds;
 * ``median_seconds`` = the median capped time per judgment, in seconds;
-* ``remaining`` = pooled documents still to judge: for an assessor with
-  assigned topics (:mod:`pooltool.assignment`), the pooled documents of those
-  topics they have not judged; otherwise (and in the ``all`` row) the pooled
-  documents nobody has given a grade >= 0;
+* ``remaining`` = documents still to judge, by the queue rule of
+  :mod:`pooltool.topic_queue` (:func:`~pooltool.topic_queue.queue_state`),
+  over the topics the judging UI lists for the assessor: their assigned
+  topics (:mod:`pooltool.assignment`; there, what they have not judged
+  themselves), or every pooled topic when they have none (there, what nobody
+  has judged); in the ``all`` row, the pooled documents nobody has given a
+  grade >= 0;
 * ``eta_hours`` = remaining / judgments_per_hour (for ``all``: over the sum of
   the assessors' rates, as they judge in parallel).
 """
@@ -27,7 +30,7 @@ import pandas as pd
 from pooltool.errors import StoreError
 from pooltool.pooling import DEFAULT_POOL, pair_isin, pool_docs
 from pooltool.store import JudgmentStore
-from pooltool.topic_queue import judged_by
+from pooltool.topic_queue import queue_state
 
 IDLE_CAP_MS = 10 * 60 * 1000
 STATS_COLUMNS = ["assessor", "judgments", "judgments_per_hour", "median_seconds",
@@ -72,7 +75,7 @@ def judging_stats(store: JudgmentStore, assessor: str | None = None,
     if assessor is not None:
         names = [assessor]
     docs = _pool_or_empty(store, pool)
-    rows = [_assessor_row(store, name, timed, docs) for name in names]
+    rows = [_assessor_row(store, name, timed, docs, pool) for name in names]
     if assessor is None:
         rows.append(_all_row(store, timed, docs, rows))
     return pd.DataFrame(rows, columns=STATS_COLUMNS)
@@ -90,22 +93,22 @@ def _pool_or_empty(store: JudgmentStore, pool: str) -> pd.DataFrame:
 
 
 def _assessor_row(store: JudgmentStore, name: str, timed: pd.DataFrame,
-                  docs: pd.DataFrame) -> dict[str, object]:
+                  docs: pd.DataFrame, pool: str) -> dict[str, object]:
     ms = timed.loc[timed["assessor"] == name, "ms_spent"].tolist()
     speed = pace(ms)
-    remaining = _remaining(store, name, docs)
+    remaining = _remaining(store, name, docs, pool)
     return {"assessor": name, "judgments": len(ms), "judgments_per_hour": speed.per_hour,
             "median_seconds": speed.median_seconds, "remaining": remaining,
             "eta_hours": eta_hours(remaining, speed.per_hour)}
 
 
-def _remaining(store: JudgmentStore, name: str, docs: pd.DataFrame) -> int:
+def _remaining(store: JudgmentStore, name: str, docs: pd.DataFrame, pool: str) -> int:
+    if docs.empty:
+        return 0
     topics = [r[0] for r in store.conn.execute(
         "SELECT topic FROM assignments WHERE assessor = ?", [name])]
-    if not topics:
-        return _unjudged(store, docs)
-    mine = docs[docs["topic"].isin(topics)]
-    return int((~pair_isin(mine, judged_by(store, name))).sum())
+    state = queue_state(store, name, topics or None, pool)
+    return int(state["todo"].sum())
 
 
 def _unjudged(store: JudgmentStore, docs: pd.DataFrame) -> int:

@@ -17,10 +17,22 @@ The queue is the topic's pooled documents in one of three reproducible orders
     Python version, and documents added to the pool later slot in without
     reshuffling the rest.
 
-In the queue, "judged" means judged by the assessor at hand: their latest
-live judgment of the pair (see :mod:`pooltool.store.judgments`). The topic
-picker's "remaining" (:func:`topic_progress`) counts instead the pooled
-documents nobody has judged yet, as ``pooltool status`` does.
+Which documents an assessor's queue holds (:func:`queue_state`, the one
+place the rule lives; the judging screen, the topic picker and
+:mod:`pooltool.judging_stats` all use it):
+
+* **judged by anyone**: a grade >= 0 in the current qrels (latest judgment,
+  imported qrels included; a negative grade is unjudged, as in trec_eval);
+* **judged by me**: the assessor's latest live judgment of the pair has a
+  grade >= 0;
+* on a topic **assigned** to the assessor (primary or overlap role), the
+  documents *to judge* are the pooled ones they have not judged themselves,
+  so an overlap topic gets its second judgment;
+* on any other topic, the documents to judge are the pooled ones nobody has
+  judged;
+* the **queue** is the documents to judge plus those the assessor judged
+  (so they can revisit and regrade them); **remaining** is the number of
+  documents to judge.
 """
 
 from __future__ import annotations
@@ -30,6 +42,7 @@ from typing import NamedTuple
 
 import pandas as pd
 
+from pooltool.assignment import assigned_topics
 from pooltool.errors import StoreError, UnknownTopic
 from pooltool.pooling import DEFAULT_POOL, pair_isin, pool_docs
 from pooltool.records import topic_key
@@ -74,9 +87,11 @@ def _random_key(seed: int, topic: str, docno: str) -> str:
 
 
 def topic_queue(store: JudgmentStore, topic: str, order: str = "docno", seed: int = 0,
-                pool: str = DEFAULT_POOL) -> list[str]:
+                pool: str = DEFAULT_POOL, assessor: str | None = None) -> list[str]:
     """The docnos of a topic's judging queue, in ``order``.
 
+    :param assessor: keep only this assessor's queue (see the module docstring;
+        it may be empty); default: every pooled document.
     :raises StoreError: no such pool, or an unknown order.
     :raises UnknownTopic: the topic has no pooled documents.
     """
@@ -88,6 +103,10 @@ def topic_queue(store: JudgmentStore, topic: str, order: str = "docno", seed: in
     if not rows:
         _check_pool(store, pool)
         raise UnknownTopic(f"topic {topic!r} has no documents in pool {pool!r}")
+    if assessor is not None:
+        state = queue_state(store, assessor, [topic], pool)
+        queued = set(state.loc[state["queued"], "docno"])
+        rows = [row for row in rows if row[0] in queued]
     return order_queue(rows, order, seed, topic)
 
 
@@ -108,13 +127,40 @@ def own_judgments(store: JudgmentStore, topic: str, assessor: str) -> list[OwnJu
 
 
 def judged_by(store: JudgmentStore, assessor: str) -> pd.DataFrame:
-    """The ``topic, docno`` pairs an assessor holds a live judgment of (any grade):
-    the pairs of ``store.qrels(policy="assessor:NAME")``, and none (not an error)
-    for an assessor who has judged nothing yet."""
-    return store.query(
-        "SELECT DISTINCT topic, docno FROM judgments j WHERE assessor = ? "
+    """The ``topic, docno`` pairs an assessor has judged: their latest live
+    judgment of the pair has a grade >= 0 (a negative grade is unjudged, as in
+    trec_eval); none (not an error) for an assessor who has judged nothing yet."""
+    rows = store.query(
+        "SELECT topic, docno, grade FROM judgments j WHERE assessor = ? "
         "AND grade IS NOT NULL AND NOT EXISTS "
-        "(SELECT 1 FROM judgments r WHERE r.retracts = j.judgment_id)", [assessor])
+        "(SELECT 1 FROM judgments r WHERE r.retracts = j.judgment_id) ORDER BY judgment_id",
+        [assessor])
+    latest = rows.drop_duplicates(["topic", "docno"], keep="last")
+    return latest.loc[latest["grade"] >= 0, ["topic", "docno"]].reset_index(drop=True)
+
+
+def queue_state(store: JudgmentStore, assessor: str, topics: list[str] | None = None,
+                pool: str = DEFAULT_POOL) -> pd.DataFrame:
+    """The queue rule (module docstring) applied to every pooled pair.
+
+    :param topics: only these topics (default: all pooled topics).
+    :returns: one row per pooled pair: ``topic, docno, grade`` (current
+        qrels, NaN when none), ``judged_any``, ``judged_me``, ``assigned``
+        (the topic is assigned to ``assessor``), ``queued`` (in their queue)
+        and ``todo`` (still to judge: what "remaining" counts).
+    :raises StoreError: no such pool.
+    """
+    docs = pool_docs(store, pool)
+    if topics:
+        docs = docs[docs["topic"].isin(topics)]
+    latest = store.qrels()
+    docs = docs.merge(latest[["topic", "docno", "grade"]], on=["topic", "docno"], how="left")
+    docs["judged_any"] = (docs["grade"] >= 0).astype(bool)
+    docs["judged_me"] = pair_isin(docs, judged_by(store, assessor)).astype(bool)
+    docs["assigned"] = docs["topic"].isin(assigned_topics(store, assessor)).astype(bool)
+    docs["todo"] = ~docs["judged_me"] & (docs["assigned"] | ~docs["judged_any"])
+    docs["queued"] = docs["todo"] | docs["judged_me"]
+    return docs.reset_index(drop=True)
 
 
 def hits_of(store: JudgmentStore, topic: str, docno: str,
@@ -136,30 +182,28 @@ def topic_progress(store: JudgmentStore, assessor: str, topics: list[str] | None
         order (2 before 10): ``topic, title, pooled``; ``judged_any`` (pooled
         documents with a grade >= 0 in the current qrels, by anyone, imported
         qrels included); ``judged_me`` (pooled documents ``assessor`` has
-        judged); ``remaining`` (pooled - judged_any: what nobody has judged,
-        as :func:`pooltool.pooling.pool_status` counts ``unjudged``);
+        judged); ``queue`` (the size of their queue) and ``remaining`` (what
+        is left to judge in it), both by the rule of the module docstring;
         ``relevant`` (grade >= ``level`` in the current qrels); ``done``
-        (judged_any / pooled, 0..1).
+        ((queue - remaining) / queue, 0..1; 1 for an empty queue).
     :raises StoreError: no such pool.
     """
-    docs = pool_docs(store, pool)
-    if topics:
-        docs = docs[docs["topic"].isin(topics)]
-    latest = store.qrels()
-    docs = docs.merge(latest[["topic", "docno", "grade"]], on=["topic", "docno"], how="left")
-    docs["mine"] = pair_isin(docs, judged_by(store, assessor))
+    docs = queue_state(store, assessor, topics, pool)
     table = docs.groupby("topic", sort=True).agg(
         pooled=("docno", "size"),
-        judged_any=("grade", lambda g: int((g >= 0).sum())),
-        judged_me=("mine", "sum"),
+        judged_any=("judged_any", "sum"),
+        judged_me=("judged_me", "sum"),
+        queue=("queued", "sum"),
+        remaining=("todo", "sum"),
         relevant=("grade", lambda g: int((g >= level).sum())),
     ).reset_index()
-    table["judged_me"] = table["judged_me"].astype("int64")
-    table["remaining"] = table["pooled"] - table["judged_any"]
-    table["done"] = table["judged_any"] / table["pooled"]
+    for column in ("judged_any", "judged_me", "queue", "remaining"):
+        table[column] = table[column].astype("int64")
+    table["done"] = [1.0 if q == 0 else (q - r) / q
+                     for q, r in zip(table["queue"], table["remaining"], strict=True)]
     table = table.iloc[sorted(range(len(table)), key=lambda i: topic_key(table["topic"].iat[i]))]
     table = table.reset_index(drop=True)
     titles = store.topics().set_index("topic")["title"]
     table.insert(1, "title", table["topic"].map(titles).astype(object).fillna(""))
-    return table[["topic", "title", "pooled", "judged_any", "judged_me", "remaining",
-                  "relevant", "done"]]
+    return table[["topic", "title", "pooled", "judged_any", "judged_me", "queue",
+                  "remaining", "relevant", "done"]]

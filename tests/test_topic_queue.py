@@ -87,9 +87,9 @@ def test_topic_progress_counts(store: JudgmentStore) -> None:
     table = topic_progress(store, "ann")
     assert table.to_dict("records") == [
         {"topic": "1", "title": "", "pooled": 2, "judged_any": 2, "judged_me": 1,
-         "remaining": 0, "relevant": 1, "done": 1.0},
+         "queue": 1, "remaining": 0, "relevant": 1, "done": 1.0},
         {"topic": "2", "title": "", "pooled": 1, "judged_any": 0, "judged_me": 0,
-         "remaining": 1, "relevant": 0, "done": 0.0},
+         "queue": 1, "remaining": 1, "relevant": 0, "done": 0.0},
     ]
 
 
@@ -102,7 +102,7 @@ def test_topic_progress_remaining_is_what_nobody_judged(store: JudgmentStore) ->
     status = pool_status(store).set_index("topic")
     assert list(table["remaining"]) == list(status["unjudged"]) == [1, 1]
     assert list(table["judged_any"]) == [1, 0] and list(table["judged_me"]) == [0, 0]
-    assert list(table["done"]) == [0.5, 0.0]
+    assert list(table["queue"]) == [1, 1] and list(table["done"]) == [0.0, 0.0]
     store.record_judgment("1", "dz", 0, "newcomer")
     table = topic_progress(store, "newcomer").set_index("topic")
     assert table.loc["1", ["remaining", "judged_any", "judged_me"]].tolist() == [0, 2, 1]
@@ -123,4 +123,50 @@ def test_judged_by_is_the_assessors_live_pairs(store: JudgmentStore) -> None:
     store.record_judgment("1", "dz", -1, "ann")
     store.record_judgment("2", "dx", 1, "ben")
     store.retract(gone, "ann")
+    assert judged_by(store, "ann").empty  # a negative grade is unjudged, as in trec_eval
+    store.record_judgment("1", "dz", 0, "ann")
+    store.record_judgment("1", "da", 1, "ann")
+    assert judged_by(store, "ann").values.tolist() == [["1", "dz"], ["1", "da"]]
+    store.record_judgment("1", "da", -1, "ann")  # the latest grade counts
     assert judged_by(store, "ann").values.tolist() == [["1", "dz"]]
+
+
+def test_queue_rule_unassigned_topic_skips_what_others_judged(store: JudgmentStore) -> None:
+    """Off their assigned topics, an assessor's queue is what nobody judged (imported
+    qrels count, a negative grade does not) plus what they judged themselves."""
+    store.record_judgment("1", "dz", 1, "qrels", origin="qrels:x")
+    assert topic_queue(store, "1", assessor="ann") == ["da"]
+    store.record_judgment("1", "da", 0, "ann")
+    assert topic_queue(store, "1", assessor="ann") == ["da"]  # kept to revisit
+    assert topic_queue(store, "1", assessor="ben") == []
+    store.record_judgment("1", "dz", -1, "qrels", origin="qrels:y")
+    assert topic_queue(store, "1", assessor="ben") == ["dz"]
+    assert topic_queue(store, "1") == ["da", "dz"]  # no assessor: the whole pool
+    row = topic_progress(store, "ann").set_index("topic").loc["1"]
+    assert row[["pooled", "judged_any", "judged_me", "queue", "remaining"]].tolist() == [
+        2, 1, 1, 2, 1]
+    assert row["done"] == 0.5
+
+
+def test_queue_rule_assigned_topics_need_my_own_judgment(store: JudgmentStore) -> None:
+    """On a topic assigned to the assessor (either role) the queue is every pooled
+    document and remaining is what they have not judged, whoever else did; the
+    picker, the queue and judging_stats agree."""
+    from pooltool.assignment import assign_topics
+    from pooltool.judging_stats import judging_stats
+
+    assign_topics(store, ["ann", "ben"], ["1"], overlap=1.0)  # ann primary, ben overlap
+    store.record_judgment("1", "da", 1, "ann")
+    store.record_judgment("1", "dz", 0, "ann")
+    for name, remaining in (("ann", 0), ("ben", 2)):
+        assert topic_queue(store, "1", assessor=name) == ["da", "dz"]
+        row = topic_progress(store, name, ["1"]).iloc[0]
+        assert (row["queue"], row["remaining"], row["done"]) == (2, remaining,
+                                                                  (2 - remaining) / 2)
+        stats = judging_stats(store, name).iloc[0]
+        assert stats["remaining"] == remaining
+    # ben (overlap) judges one: his remaining drops, ann's queue is unchanged
+    store.record_judgment("1", "da", 1, "ben")
+    assert topic_progress(store, "ben", ["1"]).iloc[0]["remaining"] == 1
+    # topic 2 is nobody's: for ann it is what nobody judged
+    assert topic_queue(store, "2", assessor="ann") == ["dx"]

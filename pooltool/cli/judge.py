@@ -41,6 +41,12 @@ def judge(ctx: click.Context, assessor: str, topics: tuple[str, ...], order: str
     every key, q quits. Reopen to continue where you stopped. Several
     assessors can judge one store at once.
 
+    Your queue on a topic assigned to you (either role) holds the pooled
+    documents you have not judged yet, so overlap topics get a second
+    judgment; on other topics, the pooled documents nobody has judged
+    (imported qrels count; a negative grade does not). Documents you judged
+    stay in the queue to revisit. "Remaining" counts what is left of it.
+
     A note written before the grade is saved at once and joins the grade.
     While another process holds the store busy, your writes wait in a
     journal next to the store (DB.pending-ASSESSOR-PID.jsonl) and are saved

@@ -85,6 +85,10 @@ class JudgeApp(App[None]):
         """Open the judging screen of ``topic``."""
         session = JudgingSession(self.writes, topic, self.assessor, self.order, self.seed,
                                  self.pool)
+        if not session.queue:
+            self.notify(f"Nothing to judge in topic {topic}: every pooled document is "
+                        "judged (the topic is not assigned to you).", title="Topic done")
+            return
         self.push_screen(JudgeScreen(session, self.scale, self.show_runs))
 
     @on(TopicChosen)

@@ -4,6 +4,11 @@ No Textual here: the judging screen calls these methods and redraws. All
 writes go through a :class:`~pooltool.tui.writes.WriteQueue`, so they are
 committed at once (or retried in order while the store is busy).
 
+The queue is the assessor's queue of :mod:`pooltool.topic_queue`: on a
+topic assigned to them, every pooled document; elsewhere, the pooled
+documents nobody has judged plus those they judged themselves. It may be
+empty (the app then does not open the topic).
+
 Rules, in the order an assessor meets them:
 
 * **Resume**: the session opens on the document the assessor last had on
@@ -68,7 +73,7 @@ class JudgingSession:
         self.writes = writes
         self.store: JudgmentStore = writes.store
         self.topic, self.assessor, self.pool = topic, assessor, pool
-        self.queue = topic_queue(self.store, topic, order, seed, pool)
+        self.queue = topic_queue(self.store, topic, order, seed, pool, assessor)
         self.marks: dict[str, Mark] = {}
         self.history: list[Mark] = []
         queued = set(self.queue)
@@ -93,6 +98,11 @@ class JudgingSession:
     def judged(self) -> int:
         """Documents of the queue the assessor has judged."""
         return len(self.marks)
+
+    @property
+    def remaining(self) -> int:
+        """Documents of the queue the assessor has still to judge."""
+        return len(self.queue) - len(self.marks)
 
     @property
     def done(self) -> bool:

@@ -13,6 +13,7 @@ from judge_fixtures import AppFactory, log_rows
 from textual.app import App
 
 from pooltool import workspace
+from pooltool.assignment import assign_topics
 from pooltool.store import JudgmentStore
 from pooltool.tui.screens.judge import JudgeScreen
 from pooltool.tui.screens.topic_picker import TopicPickerScreen
@@ -274,6 +275,8 @@ print(n)
 
 async def test_app_and_another_process_write_at_once(app_factory: AppFactory, store_path: Path) -> None:
     stop = store_path.with_suffix(".stop")
+    with JudgmentStore.open(store_path) as store:  # bob judges the topic too: alice's
+        assign_topics(store, ["alice"], ["1"])     # queue keeps it only as hers
     writer = subprocess.Popen([sys.executable, "-c", WRITER, str(store_path), str(stop)],
                               stdout=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 30

@@ -85,11 +85,35 @@ async def test_remaining_counts_what_nobody_judged(three_topics: Path, tmp_path:
         rows = rows_of(app)
         assert {t: int(r["Remaining"]) for t, r in rows.items()} == unjudged
         assert [rows["1"][c] for c in COLUMNS[2:7]] == ["5", "4", "0", "1", "2"]
-        assert rows["1"]["Progress"].endswith(" 80%")
-        await pilot.press("enter")  # topic 1: carol judges d1 again, then d2
-        assert app.screen.session.docno == "d1"
-        await pilot.press("1", "3", "escape")
+        # the bar is carol's queue: the one document nobody judged, not done yet
+        assert rows["1"]["Progress"].endswith("  0%")
+        await pilot.press("enter")  # topic 1: carol's queue is d5, the one nobody judged
+        assert app.screen.session.queue == ["d5"]
+        await pilot.press("3", "escape")
         rows = rows_of(app)
-        # d2: her 3 is now the latest grade, so relevant grows
-        assert [rows["1"][c] for c in COLUMNS[2:7]] == ["5", "4", "2", "1", "3"]
-        assert "you judged 2 of 11" in str(app.screen.query_one("#picker-title").render())
+        assert [rows["1"][c] for c in COLUMNS[2:7]] == ["5", "5", "1", "0", "3"]
+        assert rows["1"]["Progress"].endswith("100%")
+        assert "you judged 1 of 11" in str(app.screen.query_one("#picker-title").render())
+
+
+async def test_a_topic_with_an_empty_queue_does_not_open(three_topics: Path) -> None:
+    """Topic 10, not assigned to carol and judged by others, leaves her nothing to judge:
+    the picker says so (Remaining 0, 100%) and stays; assigned to her, it opens."""
+    with JudgmentStore.open(three_topics) as store:
+        for docno in ("d1", "d2", "d3"):
+            store.record_judgment("10", docno, 1, "alice")
+    app = make_app(three_topics, "carol", ["10"])
+    async with app.run_test(size=SIZE) as pilot:
+        assert isinstance(app.screen, TopicPickerScreen)
+        row = rows_of(app)["10"]
+        assert row["Remaining"] == "0" and row["Progress"].endswith("100%")
+        await pilot.press("enter")
+        assert isinstance(app.screen, TopicPickerScreen)
+    with JudgmentStore.open(three_topics) as store:
+        from pooltool.assignment import assign_topics
+        assign_topics(store, ["carol"], ["10"])
+    app = make_app(three_topics, "carol", ["10"])
+    async with app.run_test(size=SIZE):
+        assert isinstance(app.screen, JudgeScreen)
+        assert app.screen.session.queue == ["d1", "d2", "d3"]
+        assert app.screen.session.remaining == 3

@@ -110,7 +110,7 @@ class JudgeScreen(Screen[None]):
                  Text(f"{s.position + 1} / {len(s.queue)}"),
                  Text(f"judged {s.judged}/{len(s.queue)}")]
         if not math.isnan(speed.per_hour):
-            eta = eta_hours(len(s.queue) - s.judged, speed.per_hour)
+            eta = eta_hours(s.remaining, speed.per_hour)
             parts += [Text(f"{speed.per_hour:.0f}/h"), Text(f"{speed.median_seconds:.1f} s/doc"),
                       Text(f"ETA {format_hours(eta)}")]
         if self.show_runs:

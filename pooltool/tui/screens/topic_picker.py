@@ -1,9 +1,11 @@
 """The topic picker: every topic with its judging progress; Enter opens one.
 
 Topics are listed in :func:`~pooltool.records.topic_key` order (2 before 10).
-"Remaining" counts the pooled documents nobody has judged yet (imported
-qrels included), as ``pooltool status`` does, and the bar shows the same
-progress; "Judged (me)" counts those the assessor judged. The cursor starts
+"Remaining" counts what is left in the assessor's queue, by the rule of
+:mod:`pooltool.topic_queue` (on their assigned topics, what they have not
+judged; elsewhere, what nobody has judged, imported qrels included), and the
+bar shows how much of that queue is done; "Judged (all)" and "Judged (me)"
+count the pooled documents judged by anyone and by the assessor. The cursor starts
 on the topic the assessor used last (:func:`pooltool.workspace.last_topic`).
 """
 
