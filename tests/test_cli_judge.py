@@ -36,7 +36,7 @@ def run(db: Path, *args: str) -> tuple[int, str, str]:
     return result.exit_code, result.stdout, result.stderr
 
 
-@pytest.mark.parametrize("command", ["judge", "assign", "agreement"])
+@pytest.mark.parametrize("command", ["judge", "assign", "agreement", "grades", "judge-settings"])
 def test_help(command: str) -> None:
     result = CliRunner().invoke(cli, [command, "--help"])
     assert result.exit_code == 0 and "Example:" in result.output
@@ -128,3 +128,64 @@ def test_judge_help_tells_where_waiting_writes_are_kept() -> None:
     text = " ".join(CliRunner().invoke(cli, ["judge", "--help"]).output.split())
     assert "your writes wait in a journal next to the store" in text
     assert "when you next run judge if the app is killed first" in text
+
+
+def test_grades_show_and_set(db: Path) -> None:
+    code, out, _ = run(db, "grades", "--format", "csv")
+    assert code == 0 and out.splitlines()[1:] == [
+        "0,0,not relevant", "1,1,related", "2,2,highly relevant", "3,3,perfectly relevant"]
+    # unquoted names: the words after a GRADE:KEY: start belong to its name
+    code, _, err = run(db, "grades", "set", "0:x:not", "relevant", "1:r:relevant",
+                       "2:-:very relevant")
+    assert code == 0 and err == "grade scale set: 3 grades\n"
+    assert run(db, "grades", "--format", "csv")[1].splitlines()[1:] == [
+        "0,x,not relevant", "1,r,relevant", "2,-,very relevant"]
+
+
+@pytest.mark.parametrize(("levels", "message"), [
+    (["0:n:no", "1:y:yes"], "clash with judging commands (the judging screen uses "
+                            "u n s j h / ? q"),
+    (["0:?:no"], "clash"),
+    (["0::no"], "single printable characters, not ''"),
+    (["0: :no"], "single printable characters"),
+    (["0:ab:no"], "single printable characters"),
+    (["0:x:no", "1:x:yes"], "distinct keys"),
+    (["0:x:no", "0:y:yes"], "distinct grades"),
+    (["-2:k:junk", "0:x:no"], "negative grade(s) -2: trec_eval reads"),
+    (["x:k:no"], "is not an integer"),
+    (["0:k"], "GRADE:KEY:NAME"),
+    (["0:k: "], "name must not be blank"),
+])
+def test_grades_set_refuses_bad_scales(db: Path, levels: list[str], message: str) -> None:
+    code, _, err = run(db, "grades", "set", *levels)
+    assert code != 0 and message in err
+    assert run(db, "grades", "--format", "csv")[1].splitlines()[1] == "0,0,not relevant"
+
+
+def test_judge_settings_show_runs(db: Path) -> None:
+    assert run(db, "judge-settings")[1] == "show runs: no\n"
+    assert run(db, "judge-settings", "--show-runs")[1] == "show runs: yes\n"
+    with JudgmentStore.open(db) as store:
+        assert store.setting("show_runs") is True
+    assert run(db, "judge-settings", "--hide-runs")[1] == "show runs: no\n"
+
+
+@pytest.mark.parametrize("key", ["", "ab", "n"])
+def test_judge_refuses_a_stored_scale_it_cannot_bind(db: Path, key: str) -> None:
+    """A scale written past the checks (older store, raw setting) stops judge with an
+    error and exit 1, never a Textual InvalidBinding crash with exit 0."""
+    with JudgmentStore.open(db) as store:
+        store.set_setting("grade_scale", [[0, key, "no"], [1, "y", "yes"]])
+    code, _, err = run(db, "judge", "-a", "ann")
+    assert code == 1 and err.startswith("Error: grade key")
+
+
+def test_set_grade_scale_validates_as_the_cli_does(db: Path) -> None:
+    from pooltool.errors import StoreError
+    from pooltool.store import GradeLevel
+
+    with JudgmentStore.open(db) as store:
+        for scale, message in (([], "at least one"), ([GradeLevel(0, "", "no")], "printable"),
+                               ([GradeLevel(-1, "x", "junk")], "negative")):
+            with pytest.raises(StoreError, match=message):
+                store.set_grade_scale(scale)

@@ -200,12 +200,16 @@ class JudgmentStore(JudgmentLog):
     def set_grade_scale(self, scale: list[GradeLevel]) -> None:
         """Replace the grade scale.
 
-        :raises StoreError: two grades share a key or a grade value.
+        :raises StoreError: no grade, repeated or negative grades, or keys
+            that are not distinct single printable characters (see
+            :func:`pooltool.tui.screens.judge.check_grade_scale`). A key that
+            a judging command uses is refused by ``pooltool grades set`` and
+            when the judging app starts, not here.
         """
-        keys = [level.key for level in scale]
-        grades = [level.grade for level in scale]
-        if len(set(keys)) != len(keys) or len(set(grades)) != len(grades) or not scale:
-            raise StoreError("a grade scale needs distinct grades and distinct keys")
+        from pooltool.tui.screens.judge import check_grade_scale
+
+        scale = [GradeLevel(*level) for level in scale]
+        check_grade_scale(scale, commands=False)
         self.set_setting("grade_scale", [list(level) for level in scale])
 
     # -- topics and documents ------------------------------------------------

@@ -21,7 +21,6 @@ from pooltool.errors import StoreError, UnknownTopic
 from pooltool.pooling import DEFAULT_POOL
 from pooltool.records import topic_key
 from pooltool.store import JudgmentStore
-from pooltool.store.store import GradeLevel
 from pooltool.topic_queue import ORDERS
 from pooltool.tui.messages import (
     GradeRecorded,
@@ -30,7 +29,7 @@ from pooltool.tui.messages import (
     NoteChanged,
     TopicChosen,
 )
-from pooltool.tui.screens.judge import COMMAND_KEYS, JudgeScreen
+from pooltool.tui.screens.judge import JudgeScreen, check_grade_scale
 from pooltool.tui.screens.topic_picker import TopicPickerScreen
 from pooltool.tui.session import JudgingSession
 from pooltool.tui.writes import BUSY_WAIT_MS, WriteQueue, journal_path, journals
@@ -158,7 +157,8 @@ def make_app(db: str | Path, assessor: str, topics: Sequence[str] = (), order: s
     opens on its judging screen.
 
     :raises StoreError: no store, no pool, no pooled topic, an empty assessor
-        name, an unknown order, or a grade key that clashes with a command key.
+        name, an unknown order, or a grade scale the screen cannot use
+        (:func:`~pooltool.tui.screens.judge.check_grade_scale`).
     :raises UnknownTopic: a topic with no pooled documents.
     """
     if not assessor.strip():
@@ -168,7 +168,7 @@ def make_app(db: str | Path, assessor: str, topics: Sequence[str] = (), order: s
     store = JudgmentStore.open(db)
     try:
         listed = _topics(store, assessor, list(topics), pool)
-        _check_scale(store.grade_scale())
+        check_grade_scale(store.grade_scale())
     except BaseException:
         store.close()
         raise
@@ -190,10 +190,3 @@ def _topics(store: JudgmentStore, assessor: str, topics: list[str], pool: str) -
         raise UnknownTopic(f"no pooled documents for topic(s) {', '.join(missing)}")
     assigned = [t for t in assigned_topics(store, assessor) if t in set(pooled)]
     return sorted(dict.fromkeys(topics or assigned or pooled), key=topic_key)
-
-
-def _check_scale(scale: list[GradeLevel]) -> None:
-    clash = [level.key for level in scale if level.key in COMMAND_KEYS]
-    if clash:
-        raise StoreError(f"grade key(s) {', '.join(clash)} clash with judging commands; "
-                         "choose other keys for the grade scale")

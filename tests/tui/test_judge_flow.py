@@ -292,3 +292,17 @@ async def test_app_and_another_process_write_at_once(app_factory: AppFactory, st
     rows = log_rows(store_path)
     assert (rows["assessor"] == "bob").sum() == written > 0
     assert (rows["assessor"] == "alice").sum() == 10
+
+
+async def test_punctuation_and_letter_grade_keys_work(app_factory: AppFactory,
+                                                      store_path: Path) -> None:
+    """A grade key like ``-`` is bound by its Textual name (``minus``) and records."""
+    from pooltool.store import GradeLevel
+
+    with JudgmentStore.open(store_path) as store:
+        store.set_grade_scale([GradeLevel(0, "-", "no"), GradeLevel(1, "r", "yes")])
+    app = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("minus", "r")
+    rows = log_rows(store_path)
+    assert rows[["docno", "grade"]].values.tolist() == [["d1", 0], ["d2", 1]]

@@ -10,10 +10,12 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingsMap, BindingType
 from textual.containers import Horizontal
+from textual.keys import _character_to_key
 from textual.reactive import var
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
+from pooltool.errors import StoreError
 from pooltool.judging_stats import eta_hours
 from pooltool.store.store import GradeLevel, utc_now
 from pooltool.tui.messages import GradeRecorded, JudgmentUndone, LeaveTopic, NoteChanged
@@ -38,12 +40,64 @@ COMMAND_BINDINGS = [
     Binding("question_mark", "help", "Help"),
     Binding("q", "quit", "Quit"),
 ]
-COMMAND_KEYS = frozenset(b.key for b in COMMAND_BINDINGS) | {"/", "?"}
+COMMAND_KEYS = frozenset(b.key for b in COMMAND_BINDINGS)  # Textual key names
 NOTE_MESSAGES = {
     "recorded": "Note saved with your grade.",
     "draft": "Note saved: it joins your grade of this document.",
     "cleared": "Note removed.",
 }
+
+
+def grade_binding_key(key: str) -> str:
+    """The Textual key name of a grade key character (``-`` is ``minus``)."""
+    return _character_to_key(key)
+
+
+def command_characters() -> list[str]:
+    """The printable characters the judging screen's commands use (``u n s ... ? q``),
+    read from its bindings, so the list cannot drift from them."""
+    order = [b.key for b in COMMAND_BINDINGS]
+    chars = [c for c in map(chr, range(33, 127)) if grade_binding_key(c) in COMMAND_KEYS]
+    return sorted(chars, key=lambda c: order.index(grade_binding_key(c)))
+
+
+def check_grade_scale(scale: list[GradeLevel], commands: bool = True) -> None:
+    """Refuse a grade scale the judging screen cannot use.
+
+    A scale needs at least one grade; grades are distinct integers >= 0 (a
+    negative grade is "unjudged" to trec_eval and to the judging queue of
+    :mod:`pooltool.topic_queue`, so a document given it would never leave the
+    queue); keys are distinct single printable, non-space characters, none of
+    them a command key of the judging screen (:func:`command_characters`;
+    checked unless ``commands`` is false).
+
+    :raises StoreError: with the reason.
+    """
+    if not scale:
+        raise StoreError("a grade scale needs at least one grade")
+    grades = [level.grade for level in scale]
+    if any(isinstance(g, bool) or not isinstance(g, int) for g in grades):
+        raise StoreError("grades must be integers")
+    if len(set(grades)) != len(grades):
+        raise StoreError("a grade scale needs distinct grades")
+    negative = [str(g) for g in grades if g < 0]
+    if negative:
+        raise StoreError(f"negative grade(s) {', '.join(negative)}: trec_eval reads a negative "
+                         "grade as unjudged, so the document would stay in the judging queue; "
+                         "use grades >= 0")
+    keys = [level.key for level in scale]
+    bad = [k for k in keys if not isinstance(k, str) or len(k) != 1 or not k.isprintable()
+           or k.isspace()]
+    if bad:
+        raise StoreError(f"grade keys must be single printable characters, not "
+                         f"{', '.join(map(repr, bad))}")
+    if len(set(keys)) != len(keys):
+        raise StoreError("a grade scale needs distinct keys")
+    clash = [k for k in keys if commands and grade_binding_key(k) in COMMAND_KEYS]
+    if clash:
+        raise StoreError(f"grade key(s) {' '.join(clash)} clash with judging commands "
+                         f"(the judging screen uses {' '.join(command_characters())}, "
+                         "left, right and escape); choose other keys")
 
 
 class JudgeScreen(Screen[None]):
@@ -223,8 +277,8 @@ class JudgeScreen(Screen[None]):
 
 def _with_grades(scale: list[GradeLevel], commands: BindingsMap) -> BindingsMap:
     """A bindings map with one binding per grade first (so the footer lists them first)."""
-    grades = BindingsMap([Binding(level.key, f"grade({level.grade})", level.name)
-                          for level in scale])
+    grades = BindingsMap([Binding(grade_binding_key(level.key), f"grade({level.grade})",
+                                  level.name, key_display=level.key) for level in scale])
     for key, bindings in commands.key_to_bindings.items():
         grades.key_to_bindings.setdefault(key, []).extend(bindings)
     return grades
