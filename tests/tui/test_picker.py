@@ -83,7 +83,7 @@ async def test_remaining_counts_what_nobody_judged(three_topics: Path, tmp_path:
     app = make_app(three_topics, "carol")  # a new assessor
     async with app.run_test(size=SIZE) as pilot:
         rows = rows_of(app)
-        assert {t: int(r["Remaining"]) for t, r in rows.items()} == unjudged
+        assert {t: int(r["Left"]) for t, r in rows.items()} == unjudged
         assert [rows["1"][c] for c in COLUMNS[2:7]] == ["5", "4", "0", "1", "2"]
         # the bar is carol's queue: the one document nobody judged, not done yet
         assert rows["1"]["Progress"].endswith("  0%")
@@ -106,7 +106,7 @@ async def test_a_topic_with_an_empty_queue_does_not_open(three_topics: Path) -> 
     async with app.run_test(size=SIZE) as pilot:
         assert isinstance(app.screen, TopicPickerScreen)
         row = rows_of(app)["10"]
-        assert row["Remaining"] == "0" and row["Progress"].endswith("100%")
+        assert row["Left"] == "0" and row["Progress"].endswith("100%")
         await pilot.press("enter")
         assert isinstance(app.screen, TopicPickerScreen)
     with JudgmentStore.open(three_topics) as store:

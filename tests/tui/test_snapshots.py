@@ -9,10 +9,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from judge_fixtures import build_store
 from textual.pilot import Pilot
 
+from pooltool.pooling import pool_runs
 from pooltool.store import JudgmentStore
 from pooltool.tui.app import make_app
 
@@ -34,13 +36,13 @@ def snapshot_store(tmp_path: Path) -> Path:
 class TestJudgingScreen:
     def test_document_with_highlighted_terms(self, snap_compare: SnapCompare, snapshot_store: Path) -> None:
         """Topic 1 reopened by alice (on d3, her first unjudged) and moved back to
-        d1: status line "Topic 1 · d1 · 1 / 5 · judged 2/5 · 400/h · 9.0 s/doc ·
+        d1: status line "Topic 1 · 1 / 5 · d1 · judged 2/5 · 400/h · 9.0 s/doc ·
         ETA <1 min"; the statement (query, description, narrative) on the left;
         the document on the right; the query words "boundary", "layer" and "flow"
         marked (orange-yellow background) in the statement, the document title
         and text, including "Boundary" and "layer" of "Boundary-layer", while
-        "plate" is not marked; the grade bar lit on "2 highly relevant"; the
-        footer lists the four grade names first, then u, n, s, j, ? and q.
+        "plate" is not marked; the grade bar lists the four grades with their
+        keys, lit on "2 highly relevant"; the footer lists u, n, s, j, ? and q.
         """
         app = make_app(snapshot_store, "alice", ["1"])
         assert snap_compare(app, press=["left", "left"], terminal_size=SIZE)
@@ -79,3 +81,47 @@ class TestTopicPicker:
             await pilot.pause()
 
         assert snap_compare(app, run_before=settle, terminal_size=SIZE)
+
+
+SMALL = (80, 24)
+LONG_DOCNO = "FT934-1234567890-abcdefghijklmnopqrstuvwxyz-0001"
+
+
+class TestAt80x24:
+    """The smallest usual terminal: nothing the assessor needs is cut off."""
+
+    def test_judging_screen(self, snap_compare: SnapCompare, snapshot_store: Path) -> None:
+        """Topic 1 for alice at 80x24, opened on a document with a 48-character
+        docno: the status line starts "Topic 1 · 1 / 6 ·" (the position always
+        visible), then the docno cut to "FT934-1234567890-abcdef…", then "judged
+        2/6", pace and ETA, wrapping onto a second line; the grade bar lists all
+        four grades with keys 0-3 and "unjudged"; the footer shows all of
+        u Undo, n Note, s Skip, j Unjudged, ? Help and q Quit.
+        """
+        with JudgmentStore.open(snapshot_store) as store:
+            store.add_run_frame(pd.DataFrame([("runC", "1", LONG_DOCNO, 1, 9.0)],
+                                             columns=["run_tag", "topic", "docno", "rank",
+                                                      "score"]))
+            pool_runs(store, depth=10)
+        app = make_app(snapshot_store, "alice", ["1"])
+        assert snap_compare(app, terminal_size=SMALL)
+
+    def test_note_dialog(self, snap_compare: SnapCompare, snapshot_store: Path) -> None:
+        """The note dialog at 80x24 on d3 (not graded): title "Note on d3", the
+        input, and the whole hint "Enter: save, joins your grade · empty: remove
+        · Esc: cancel" (wrapped, not cut)."""
+        app = make_app(snapshot_store, "alice", ["1"])
+        assert snap_compare(app, press=["n"], terminal_size=SMALL)
+
+    def test_picker(self, snap_compare: SnapCompare, snapshot_store: Path) -> None:
+        """The picker at 80x24: every column visible, Topic, Query (cut with "…"),
+        Pooled, By all, By me, Left, Rel and Progress with its bar and percentage
+        (topic 1: 5, 2, 2, 3, 1, 40 %; topic 2: 3, 0, 0, 3, 0, 0 %); the title
+        line wraps and explains the short labels; the footer shows q Quit and
+        r Refresh."""
+        app = make_app(snapshot_store, "alice")
+
+        async def settle(pilot: Pilot[None]) -> None:
+            await pilot.pause()
+
+        assert snap_compare(app, run_before=settle, terminal_size=SMALL)

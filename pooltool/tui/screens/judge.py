@@ -157,11 +157,17 @@ class JudgeScreen(Screen[None]):
         self.query_one("#status", Static).update(self.status_text())
 
     def status_text(self) -> Text:
-        """``Topic 7 · doc 184 · 37 / 120 · judged 36 · 142/h · 12.3 s/doc · ETA 41 min``."""
+        """``Topic 7 · 37 / 120 · doc184 · judged 36/120 · 142/h · 12.3 s/doc · ETA 41 min``.
+
+        The position comes before the docno, and a docno longer than
+        :data:`DOCNO_WIDTH` is cut with an ellipsis, so the position always
+        shows; the line wraps on a narrow screen.
+        """
         s = self.session
         speed = s.pace()
-        parts = [Text(f"Topic {s.topic}", style="bold"), Text(s.docno, style="bold"),
-                 Text(f"{s.position + 1} / {len(s.queue)}"),
+        parts = [Text(f"Topic {s.topic}", style="bold"),
+                 Text(f"{s.position + 1} / {len(s.queue)}", style="bold"),
+                 Text(shorten(s.docno, DOCNO_WIDTH), style="bold"),
                  Text(f"judged {s.judged}/{len(s.queue)}")]
         if not math.isnan(speed.per_hour):
             eta = eta_hours(s.remaining, speed.per_hour)
@@ -233,9 +239,10 @@ class JudgeScreen(Screen[None]):
         """Ask for a note on this document."""
         docno = self.session.docno
         graded = self.session.grade_of(docno) is not None
-        hint = ("Enter saves the note with your grade; Escape cancels" if graded else
-                "Enter saves the note now; it joins your grade. Empty removes it; Escape cancels")
-        prompt = PromptScreen(f"Note on document {docno}", self.session.saved_note(docno), hint)
+        hint = ("Enter: save with your grade · Esc: cancel" if graded else
+                "Enter: save, joins your grade · empty: remove · Esc: cancel")
+        prompt = PromptScreen(f"Note on {shorten(docno, DOCNO_WIDTH)}",
+                              self.session.saved_note(docno), hint)
         self.app.push_screen(prompt, self._save_note)
 
     def _save_note(self, text: str | None) -> None:
@@ -276,12 +283,23 @@ class JudgeScreen(Screen[None]):
 
 
 def _with_grades(scale: list[GradeLevel], commands: BindingsMap) -> BindingsMap:
-    """A bindings map with one binding per grade first (so the footer lists them first)."""
+    """A bindings map with one binding per grade first. The grade bar is their
+    legend (key and name, wrapping on narrow screens), so the footer, one line,
+    lists only the commands."""
     grades = BindingsMap([Binding(grade_binding_key(level.key), f"grade({level.grade})",
-                                  level.name, key_display=level.key) for level in scale])
+                                  level.name, key_display=level.key, show=False)
+                          for level in scale])
     for key, bindings in commands.key_to_bindings.items():
         grades.key_to_bindings.setdefault(key, []).extend(bindings)
     return grades
+
+
+DOCNO_WIDTH = 24
+
+
+def shorten(text: str, width: int) -> str:
+    """``text`` cut to ``width`` characters, the last one an ellipsis when cut."""
+    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def format_hours(hours: float) -> str:

@@ -28,9 +28,11 @@ from pooltool.topic_queue import topic_progress
 from pooltool.tui.messages import TopicChosen
 from pooltool.tui.widgets.progress import progress_bar
 
-COLUMNS = ("Topic", "Query", "Pooled", "Judged (all)", "Judged (me)", "Remaining",
-           "Relevant", "Progress")
-TITLE_WIDTH = 32
+# short labels, so that every column fits 80 columns: "By all" and "By me" are
+# judged by anyone / by the assessor, "Left" is remaining, "Rel" relevant found
+COLUMNS = ("Topic", "Query", "Pooled", "By all", "By me", "Left", "Rel", "Progress")
+TITLE_WIDTH = 20
+BAR_WIDTH = 8
 
 
 class TopicPickerScreen(Screen[None]):
@@ -80,8 +82,8 @@ class TopicPickerScreen(Screen[None]):
         judged, pooled = int(frame["judged_me"].sum()), int(frame["pooled"].sum())
         self.query_one("#picker-title", Static).update(Text.assemble(
             ("Assessor ", "dim"), (self.assessor, "bold"),
-            (f"  ·  {len(frame)} topics  ·  you judged {judged} of {pooled} pooled documents"
-             "  ·  Enter opens a topic", "dim")))
+            (f" · {len(frame)} topics · you judged {judged} of {pooled} pooled · By all/"
+             "By me: judged by anyone/you · Left: still to judge · Enter opens", "dim")))
 
     @on(DataTable.RowSelected, "#topics")
     def choose(self, event: DataTable.RowSelected) -> None:
@@ -95,4 +97,4 @@ def _cells(topic: str, row: pd.Series) -> list[str | Text]:
         title = title[: TITLE_WIDTH - 1] + "…"
     numbers = row[["pooled", "judged_any", "judged_me", "remaining", "relevant"]]
     right = [Text(str(int(n)), justify="right") for n in numbers]
-    return [topic, title, *right, progress_bar(float(row["done"]))]
+    return [topic, title, *right, progress_bar(float(row["done"]), BAR_WIDTH)]
