@@ -200,16 +200,12 @@ class JudgmentStore(JudgmentLog):
     def set_grade_scale(self, scale: list[GradeLevel]) -> None:
         """Replace the grade scale.
 
-        :raises StoreError: no grade, repeated or negative grades, or keys
-            that are not distinct single printable characters (see
-            :func:`pooltool.tui.screens.judge.check_grade_scale`). A key that
-            a judging command uses is refused by ``pooltool grades set`` and
-            when the judging app starts, not here.
+        :raises StoreError: see :func:`check_grade_scale`. A key that a judging
+            command uses is refused by ``pooltool grades set`` and when the
+            judging app starts (the store does not know the app's keys).
         """
-        from pooltool.tui.screens.judge import check_grade_scale
-
         scale = [GradeLevel(*level) for level in scale]
-        check_grade_scale(scale, commands=False)
+        check_grade_scale(scale)
         self.set_setting("grade_scale", [list(level) for level in scale])
 
     # -- topics and documents ------------------------------------------------
@@ -442,6 +438,38 @@ class JudgmentStore(JudgmentLog):
             [tag, self.run_id(tag)],
         )
         return frame[RUN_COLUMNS + ["trec_rank"]]
+
+
+def check_grade_scale(scale: list[GradeLevel]) -> None:
+    """Refuse a grade scale that cannot be used.
+
+    A scale needs at least one grade; grades are distinct integers >= 0 (a
+    negative grade is "unjudged" to trec_eval and to the judging queue, so a
+    document given it would never leave the queue); keys are distinct single
+    printable, non-space characters.
+
+    :raises StoreError: with the reason.
+    """
+    if not scale:
+        raise StoreError("a grade scale needs at least one grade")
+    grades = [level.grade for level in scale]
+    if any(isinstance(g, bool) or not isinstance(g, int) for g in grades):
+        raise StoreError("grades must be integers")
+    if len(set(grades)) != len(grades):
+        raise StoreError("a grade scale needs distinct grades")
+    negative = [str(g) for g in grades if g < 0]
+    if negative:
+        raise StoreError(f"negative grade(s) {', '.join(negative)}: trec_eval reads a negative "
+                         "grade as unjudged, so the document would stay in the judging queue; "
+                         "use grades >= 0")
+    keys = [level.key for level in scale]
+    bad = [k for k in keys if not isinstance(k, str) or len(k) != 1 or not k.isprintable()
+           or k.isspace()]
+    if bad:
+        raise StoreError(f"grade keys must be single printable characters, not "
+                         f"{', '.join(map(repr, bad))}")
+    if len(set(keys)) != len(keys):
+        raise StoreError("a grade scale needs distinct keys")
 
 
 def _check_is_store(conn: sqlite3.Connection, path: Path, create: bool) -> None:

@@ -18,6 +18,7 @@ from textual.widgets import Footer, Header, Static
 from pooltool.errors import StoreError
 from pooltool.judging_stats import eta_hours
 from pooltool.store.store import GradeLevel, utc_now
+from pooltool.store.store import check_grade_scale as check_scale_values
 from pooltool.tui.messages import GradeRecorded, JudgmentUndone, LeaveTopic, NoteChanged
 from pooltool.tui.screens.help import HelpScreen
 from pooltool.tui.screens.prompt import PromptScreen
@@ -61,39 +62,15 @@ def command_characters() -> list[str]:
     return sorted(chars, key=lambda c: order.index(grade_binding_key(c)))
 
 
-def check_grade_scale(scale: list[GradeLevel], commands: bool = True) -> None:
-    """Refuse a grade scale the judging screen cannot use.
-
-    A scale needs at least one grade; grades are distinct integers >= 0 (a
-    negative grade is "unjudged" to trec_eval and to the judging queue of
-    :mod:`pooltool.topic_queue`, so a document given it would never leave the
-    queue); keys are distinct single printable, non-space characters, none of
-    them a command key of the judging screen (:func:`command_characters`;
-    checked unless ``commands`` is false).
+def check_grade_scale(scale: list[GradeLevel]) -> None:
+    """Refuse a grade scale the judging screen cannot use: the store's rules
+    (:func:`pooltool.store.store.check_grade_scale`), and no key that is a command
+    key of the judging screen (:func:`command_characters`).
 
     :raises StoreError: with the reason.
     """
-    if not scale:
-        raise StoreError("a grade scale needs at least one grade")
-    grades = [level.grade for level in scale]
-    if any(isinstance(g, bool) or not isinstance(g, int) for g in grades):
-        raise StoreError("grades must be integers")
-    if len(set(grades)) != len(grades):
-        raise StoreError("a grade scale needs distinct grades")
-    negative = [str(g) for g in grades if g < 0]
-    if negative:
-        raise StoreError(f"negative grade(s) {', '.join(negative)}: trec_eval reads a negative "
-                         "grade as unjudged, so the document would stay in the judging queue; "
-                         "use grades >= 0")
-    keys = [level.key for level in scale]
-    bad = [k for k in keys if not isinstance(k, str) or len(k) != 1 or not k.isprintable()
-           or k.isspace()]
-    if bad:
-        raise StoreError(f"grade keys must be single printable characters, not "
-                         f"{', '.join(map(repr, bad))}")
-    if len(set(keys)) != len(keys):
-        raise StoreError("a grade scale needs distinct keys")
-    clash = [k for k in keys if commands and grade_binding_key(k) in COMMAND_KEYS]
+    check_scale_values(scale)
+    clash = [level.key for level in scale if grade_binding_key(level.key) in COMMAND_KEYS]
     if clash:
         raise StoreError(f"grade key(s) {' '.join(clash)} clash with judging commands "
                          f"(the judging screen uses {' '.join(command_characters())}, "
