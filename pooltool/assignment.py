@@ -22,7 +22,7 @@ import pandas as pd
 from pooltool.errors import StoreError, UnknownTopic
 from pooltool.pooling import DEFAULT_POOL, pool_docs
 from pooltool.store import JudgmentStore
-from pooltool.store.store import utc_now
+from pooltool.store.provenance import utc_now
 
 ASSIGNMENT_COLUMNS = ["topic", "assessor", "role", "pooled"]
 

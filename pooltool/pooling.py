@@ -21,7 +21,7 @@ import pandas as pd
 from pooltool.errors import StoreError
 from pooltool.records import topic_key
 from pooltool.store import JudgmentStore
-from pooltool.store.store import utc_now
+from pooltool.store.provenance import utc_now
 
 DEFAULT_POOL = "main"
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 
 from pooltool.store import JudgmentStore
-from pooltool.store.store import utc_now
+from pooltool.store.provenance import utc_now
 
 
 def scan_terms(store: JudgmentStore, assessor: str, topic: str) -> list[str]:

@@ -294,3 +294,15 @@ def test_files_that_are_not_runs_are_refused(shared_data: Path, name: str, messa
     with pytest.raises(FormatError) as info:
         read_run(shared_data / "trec_eval_test" / name)
     assert str(info.value).endswith(message)
+
+
+def test_write_run_round_trips_exactly() -> None:
+    """write_run writes scores with repr, so read_run gets the same doubles back."""
+    import io
+
+    from pooltool.formats.run import write_run
+
+    run = read_run("1 Q0 a 3 0.1 t\n1 Q0 b 1 -1e-300 t\n2 Q0 c 7 12345678.123456789 u\n")
+    out = io.StringIO()
+    write_run(run, out)
+    assert read_run(out.getvalue()).equals(run)

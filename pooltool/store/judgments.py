@@ -22,7 +22,6 @@ version can be exported again exactly, whatever was judged after it.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
@@ -32,6 +31,7 @@ import pandas as pd
 from pooltool.errors import StoreError, UnknownVersion
 from pooltool.formats.qrels import read_qrels
 from pooltool.records import QRELS_COLUMNS
+from pooltool.store.provenance import file_sha256, utc_now
 
 POLICIES = ("latest", "majority", "max", "assessor:NAME")
 LOG_COLUMNS = [
@@ -62,15 +62,13 @@ class JudgmentLog:
         :param grade: the integer grade (negative grades are stored as given).
         :param ms_spent: milliseconds the document was on screen, if known.
         :param judged_at: when the judgment was made (UTC, ISO 8601 as
-            :func:`~pooltool.store.store.utc_now` writes it); default now. The
+            :func:`~pooltool.store.provenance.utc_now` writes it); default now. The
             judging UI passes the time of the key press, which is earlier than
             the write when the store was busy.
         :returns: the new row's ``judgment_id``.
         :raises StoreError: a grade that is not an integer in the 64-bit range, or a
             blank topic, docno or assessor.
         """
-        from pooltool.store.store import utc_now
-
         _check_judgment(topic, docno, grade, assessor)
         with self.writing() as conn:
             cursor = conn.execute(
@@ -92,8 +90,6 @@ class JudgmentLog:
         :raises StoreError: no such judgment, it is itself a retraction, or it
             is already retracted.
         """
-        from pooltool.store.store import utc_now
-
         with self.writing() as conn:
             row = conn.execute(
                 "SELECT topic, docno, grade FROM judgments WHERE judgment_id = ?", [judgment_id]
@@ -121,8 +117,6 @@ class JudgmentLog:
         :raises FormatError: a malformed line (nothing is imported).
         :raises StoreError: the version name is taken (nothing is imported).
         """
-        from pooltool.store.store import file_sha256
-
         path = Path(path)
         qrels = read_qrels(path)
         with self.writing() as conn:
@@ -136,8 +130,6 @@ class JudgmentLog:
 
     def _append_qrels(self, conn: sqlite3.Connection, qrels: pd.DataFrame,
                       current: pd.DataFrame, assessor: str, origin: str) -> int:
-        from pooltool.store.store import utc_now
-
         merged = qrels.merge(current, on=["topic", "docno"], how="left", suffixes=("", "_now"))
         same = (merged["grade"] == merged["grade_now"]) & (
             merged["iteration"] == merged["iteration_now"])
@@ -153,8 +145,6 @@ class JudgmentLog:
 
     def _retract_absent(self, conn: sqlite3.Connection, qrels: pd.DataFrame,
                         assessor: str, path: Path) -> int:
-        from pooltool.store.store import utc_now
-
         live = self.live_judgments()
         keep = set(zip(qrels["topic"], qrels["docno"], strict=True))
         absent = [int(r.judgment_id) for r in live.itertuples(index=False)
@@ -189,8 +179,6 @@ class JudgmentLog:
 
     def _insert_version(self, conn: sqlite3.Connection, name: str, source: str | None,
                         sha: str | None, note: str | None) -> int:
-        from pooltool.store.store import utc_now
-
         point = conn.execute("SELECT COALESCE(MAX(judgment_id), 0) FROM judgments").fetchone()[0]
         conn.execute(
             "INSERT INTO qrels_versions(name, last_judgment_id, source_path, sha256, created_at, "
@@ -297,8 +285,3 @@ def _majority(own: pd.DataFrame) -> pd.DataFrame:
     winners = counts.sort_values(["votes", "last"], kind="mergesort").drop_duplicates(
         ["topic", "docno"], keep="last")
     return own[own["judgment_id"].isin(winners["last"])].sort_values("judgment_id")
-
-
-def iter_pairs(frame: pd.DataFrame) -> Iterator[tuple[str, str]]:
-    """(topic, docno) pairs of a qrels or pool frame."""
-    return zip(frame["topic"], frame["docno"], strict=True)

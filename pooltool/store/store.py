@@ -18,7 +18,6 @@ assessors) can share a store.
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 import json
 import sqlite3
@@ -26,7 +25,6 @@ from collections.abc import Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -41,6 +39,7 @@ from pooltool.ranking import order_run
 from pooltool.records import RUN_COLUMNS, Document, Topic
 from pooltool.store import migrations
 from pooltool.store.judgments import JudgmentLog
+from pooltool.store.provenance import file_sha256, utc_now
 
 BUSY_TIMEOUT_S = 30.0
 
@@ -73,20 +72,6 @@ class ImportSummary:
     def skipped(self) -> int:
         """Records already in the store (identical), so not stored again."""
         return self.read - self.added
-
-
-def utc_now() -> str:
-    """The current UTC time as ISO 8601 with milliseconds (``2026-11-29T19:33:59.123+00:00``)."""
-    return datetime.now(UTC).isoformat(timespec="milliseconds")
-
-
-def file_sha256(path: Path) -> str:
-    """The hex sha256 of a file's bytes."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 class JudgmentStore(JudgmentLog):

@@ -43,7 +43,7 @@ from pooltool.judging_stats import Pace, pace
 from pooltool.pooling import DEFAULT_POOL
 from pooltool.records import Document, Topic
 from pooltool.store import JudgmentStore
-from pooltool.store.store import utc_now
+from pooltool.store.provenance import utc_now
 from pooltool.topic_queue import hits_of, own_judgments, topic_queue
 from pooltool.tui.writes import PendingWrite, WriteQueue
 

@@ -40,7 +40,7 @@ from typing import Any
 from pooltool import workspace
 from pooltool.errors import PooltoolError, StoreError
 from pooltool.store import JudgmentStore
-from pooltool.store.store import utc_now
+from pooltool.store.provenance import utc_now
 
 BUSY_WAIT_MS = 200
 """How long, in milliseconds, one write attempt waits for another writer."""

@@ -20,7 +20,7 @@ from textual.widgets import Input
 
 from pooltool import workspace
 from pooltool.store import JudgmentStore
-from pooltool.store.store import utc_now
+from pooltool.store.provenance import utc_now
 from pooltool.tui import app as app_module
 from pooltool.tui.screens.judge import JudgeScreen
 from pooltool.tui.screens.prompt import PromptScreen

@@ -17,7 +17,8 @@ from textual.widgets import Footer, Header, Static
 
 from pooltool.errors import StoreError
 from pooltool.judging_stats import eta_hours
-from pooltool.store.store import GradeLevel, utc_now
+from pooltool.store.provenance import utc_now
+from pooltool.store.store import GradeLevel
 from pooltool.store.store import check_grade_scale as check_scale_values
 from pooltool.tui.messages import GradeRecorded, JudgmentUndone, LeaveTopic, NoteChanged
 from pooltool.tui.screens.help import HelpScreen
