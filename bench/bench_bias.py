@@ -39,7 +39,7 @@ def build_store(workdir: Path, files: list[Path], pool_depth: int, seed: int) ->
     with JudgmentStore.open(path, create=True) as store:
         store.add_runs(files)
         pooling.pool_runs(store, pool_depth)
-        docs = pooling.pool_docs(store)
+        docs = store.pool_docs()
         rng = np.random.default_rng(seed)
         relevant = rng.random(len(docs)) < 0.6 / np.sqrt(docs["best_rank"].to_numpy())
         grades = np.where(relevant, rng.integers(1, 3, len(docs)), 0)
@@ -80,7 +80,7 @@ def main() -> int:
     with JudgmentStore.open(db) as store:
         start = time.perf_counter()
         tags, depth = pooling.pool_contributors(store)
-        top = pooling.top_entries(store, tags, max(args.k, depth))
+        top = store.top_entries(tags, max(args.k, depth))
         qrels = store.qrels("bench")
         read = time.perf_counter() - start
     start = time.perf_counter()

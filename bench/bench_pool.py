@@ -103,7 +103,7 @@ def peak_rss_mb() -> float:
 
 def bench_pooltool(files: list[Path], pool_depth: int, workdir: Path) -> dict:
     sys.path.insert(0, str(REPO))
-    from pooltool.pooling import pool_docs, pool_runs
+    from pooltool.pooling import pool_runs
     from pooltool.store import JudgmentStore
 
     db = workdir / "bench_pool.db"
@@ -115,7 +115,7 @@ def bench_pooltool(files: list[Path], pool_depth: int, workdir: Path) -> dict:
     imported = time.perf_counter()
     result = pool_runs(store, pool_depth)
     pooled = time.perf_counter()
-    docs = pool_docs(store)
+    docs = store.pool_docs()
     store.close()
     return {"import_s": imported - start, "pool_s": pooled - imported,
             "total_s": pooled - start, "pool_size": result.pool_size,

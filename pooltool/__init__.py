@@ -20,8 +20,9 @@ from pooltool.analysis.stability import compare_rankings
 from pooltool.errors import FormatError, PooltoolError, StoreError
 from pooltool.formats.qrels import read_qrels
 from pooltool.formats.run import read_run
+from pooltool.judging.queue import judging_queue, pool_status
 from pooltool.measures import evaluate_recall, evaluate_recall_files
-from pooltool.pooling import judging_queue, pool_docs, pool_runs, pool_status
+from pooltool.pooling import pool_runs
 from pooltool.ranking import order_run
 from pooltool.store import JudgmentStore
 
@@ -38,7 +39,6 @@ __all__ = [
     "leave_one_out",
     "new_run_exposure",
     "order_run",
-    "pool_docs",
     "pool_runs",
     "pool_status",
     "qrels_impact",

@@ -7,7 +7,7 @@ as in trec_eval, which compares them with ``strcmp``).
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 RUN_COLUMNS = ["run_tag", "topic", "docno", "rank", "score"]
 QRELS_COLUMNS = ["topic", "iteration", "docno", "grade"]
@@ -60,3 +60,22 @@ def topic_key(topic: str) -> tuple[int, int, str]:
     For display only: measures keep trec_eval's ``strcmp`` order.
     """
     return (0, int(topic), topic) if topic.isdigit() else (1, 0, topic)
+
+
+# -- what a grade means (the one place; trec_eval's m_unjudged.c, m_recall.c) ----------
+
+JUDGED_MIN_GRADE = 0
+"""A document is *judged* when its grade is >= 0; a negative grade (``-1``, "pooled
+but not judged") is unjudged, as in trec_eval (``m_unjudged.c`` counts ``rel < 0``
+as unjudged)."""
+
+def is_judged(grade: Any) -> Any:
+    """Whether a grade (an int, or element-wise over a Series/array) is a judgment:
+    grade >= :data:`JUDGED_MIN_GRADE`. NaN (no judgment) gives False."""
+    return grade >= JUDGED_MIN_GRADE
+
+
+def is_relevant(grade: Any, level: int = 1) -> Any:
+    """Whether a grade is relevant at threshold ``level`` (trec_eval ``-l``,
+    ``m_recall.c``: ``rel >= relevance_level``), element-wise as :func:`is_judged`."""
+    return grade >= level

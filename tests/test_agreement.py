@@ -7,7 +7,7 @@ import math
 import pandas as pd
 import pytest
 
-from pooltool.agreement import (
+from pooltool.judging.agreement import (
     AGREEMENT_COLUMNS,
     agreement_table,
     cohen_kappa,
@@ -99,4 +99,6 @@ def test_store_agreement_uses_each_assessors_latest_live_grade() -> None:
     store.record_judgment("1", "d3", -1, "alice")  # negative: not a judgment
     store.record_judgment("1", "d3", 0, "bob")
     table = store_agreement(store)
-    assert table[["topic", "docs", "agreement"]].values.tolist() == [["1", 1, 1.0]]
+    # one shared topic still gets its pair's ``all`` row (it was left out)
+    assert table[["topic", "docs", "agreement"]].values.tolist() == [["1", 1, 1.0],
+                                                                     ["all", 1, 1.0]]

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from pooltool.assignment import assign_topics, assigned_topics, assignments, plan_assignment
 from pooltool.errors import StoreError, UnknownTopic
+from pooltool.judging.assignment import assign_topics, plan_assignment
 from pooltool.pooling import pool_runs
 from pooltool.store import JudgmentStore
 
@@ -61,11 +61,11 @@ def pooled_store() -> JudgmentStore:
 
 def test_assign_topics_stores_and_replaces(pooled_store: JudgmentStore) -> None:
     assign_topics(pooled_store, ["ann", "ben"])
-    assert assigned_topics(pooled_store, "ann") == ["1", "4"]
+    assert pooled_store.assigned_topics("ann") == ["1", "4"]
     assign_topics(pooled_store, ["cat"], topics=["4"])
-    assert assigned_topics(pooled_store, "ann") == ["1"]
-    assert assigned_topics(pooled_store, "cat") == ["4"]
-    assert list(assignments(pooled_store)["topic"]) == ["1", "2", "3", "4"]
+    assert pooled_store.assigned_topics("ann") == ["1"]
+    assert pooled_store.assigned_topics("cat") == ["4"]
+    assert list(pooled_store.assignments()["topic"]) == ["1", "2", "3", "4"]
 
 
 def test_assign_unknown_topic(pooled_store: JudgmentStore) -> None:

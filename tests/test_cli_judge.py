@@ -71,7 +71,9 @@ def test_assign_refuses_blank_names(db: Path, blank: str) -> None:
 def test_agreement(db: Path) -> None:
     code, out, _ = run(db, "agreement", "--format", "json")
     rows = json.loads(out)
-    assert code == 0 and len(rows) == 1
+    assert code == 0 and [r["topic"] for r in rows] == ["1", "all"]
+    assert {k: v for k, v in rows[1].items() if k != "topic"} == {
+        k: v for k, v in rows[0].items() if k != "topic"}  # one topic: all = that topic
     row = rows[0]
     assert (row["assessor_a"], row["assessor_b"], row["topic"], row["docs"]) == (
         "ann", "ben", "1", 4)

@@ -7,8 +7,8 @@ import math
 import pandas as pd
 import pytest
 
-from pooltool.assignment import assign_topics
-from pooltool.judging_stats import IDLE_CAP_MS, STATS_COLUMNS, eta_hours, judging_stats, pace
+from pooltool.judging.assignment import assign_topics
+from pooltool.judging.pace import IDLE_CAP_MS, STATS_COLUMNS, eta_hours, judging_stats, pace
 from pooltool.pooling import pool_runs
 from pooltool.store import JudgmentStore
 

@@ -9,6 +9,7 @@ import pytest
 from pooltool import pooling
 from pooltool.errors import StoreError, UnknownRun
 from pooltool.formats.run import read_run
+from pooltool.judging.queue import judging_queue, pool_status
 from pooltool.store import JudgmentStore
 
 RUNS = """\
@@ -42,7 +43,7 @@ def pairs(frame) -> list[tuple[str, str]]:  # type: ignore[no-untyped-def]
 def test_depth_pool_is_the_union_of_top_k(store: JudgmentStore) -> None:
     result = pooling.pool_runs(store, 2)
     # B's top 2 is (d, b): tie at 9 broken by docno descending; A's top 2 is (a, b).
-    assert pairs(pooling.pool_docs(store)) == [("1", "a"), ("1", "b"), ("1", "d"), ("2", "x")]
+    assert pairs(store.pool_docs()) == [("1", "a"), ("1", "b"), ("1", "d"), ("2", "x")]
     assert (result.docs_added, result.pool_size) == (4, 4)
     assert result.contributions.values.tolist() == [["A", 3, 2, 3], ["B", 2, 1, 2]]
 
@@ -54,16 +55,16 @@ def test_pools_grow_and_only_add_new_documents(store: JudgmentStore) -> None:
     assert grown.contributions.set_index("run_tag")["new"].to_dict() == {"A": 2, "B": 2}
     again = pooling.pool_runs(store, 3)
     assert again.docs_added == 0 and again.pool_size == 5
-    rounds = pooling.pool_rounds(store)
+    rounds = store.pool_rounds()
     assert rounds[["depth", "docs_added"]].values.tolist() == [[1, 2], [3, 3], [3, 0]]
 
 
 def test_hits_record_which_runs_retrieved_each_doc(store: JudgmentStore) -> None:
     pooling.pool_runs(store, 3)
-    hits = pooling.pool_hits(store)
+    hits = store.pool_hits()
     a_hits = hits[(hits["topic"] == "1") & (hits["docno"] == "a")]
     assert a_hits[["run_tag", "trec_rank"]].values.tolist() == [["A", 1], ["B", 3]]
-    docs = pooling.pool_docs(store).set_index("docno")
+    docs = store.pool_docs().set_index("docno")
     assert (docs.loc["a", "runs"], docs.loc["a", "best_rank"]) == (2, 1)
 
 
@@ -71,8 +72,8 @@ def test_queue_leaves_out_judged_but_keeps_negative_grades(store: JudgmentStore)
     pooling.pool_runs(store, 2)
     store.record_judgment("1", "a", 0, "ann")
     store.record_judgment("1", "d", -1, "ann")
-    assert pairs(pooling.judging_queue(store)) == [("1", "b"), ("1", "d"), ("2", "x")]
-    status = pooling.pool_status(store).set_index("topic")
+    assert pairs(judging_queue(store)) == [("1", "b"), ("1", "d"), ("2", "x")]
+    status = pool_status(store).set_index("topic")
     assert status.loc["1", ["pooled", "judged", "unjudged", "relevant"]].tolist() == [3, 1, 2, 0]
 
 
@@ -82,7 +83,7 @@ def test_bad_requests(store: JudgmentStore) -> None:
     with pytest.raises(UnknownRun):
         pooling.pool_runs(store, 5, ["nope"])
     with pytest.raises(StoreError, match="no pool 'main'"):
-        pooling.pool_docs(store)
+        store.pool_docs()
 
 
 def independent_pool(run_dir: Path, names: list[str], depth: int) -> set[tuple[str, str]]:
@@ -114,7 +115,7 @@ def test_trec_covid_pool_matches_an_independent_count(
         covid_store: JudgmentStore, shared_data: Path, depth: int, size: int) -> None:
     run_dir = shared_data / "trec_covid_r1" / "runs"
     pooling.pool_runs(covid_store, depth, TREC_COVID_POOLED, pool=f"d{depth}")
-    pooled = set(pairs(pooling.pool_docs(covid_store, f"d{depth}")))
+    pooled = set(pairs(covid_store.pool_docs(f"d{depth}")))
     assert pooled == independent_pool(run_dir, TREC_COVID_POOLED, depth)
     assert len(pooled) == size
 
@@ -122,5 +123,5 @@ def test_trec_covid_pool_matches_an_independent_count(
 def test_trec_covid_depth7_pool_is_almost_all_judged(covid_store: JudgmentStore) -> None:
     """NIST judged the depth-7 pool of the pooled runs: only 2 of our 1603 pairs lack a judgment."""
     pooling.pool_runs(covid_store, 7, TREC_COVID_POOLED, pool="official7")
-    queue = pooling.judging_queue(covid_store, "official7")
+    queue = judging_queue(covid_store, "official7")
     assert len(queue) == 2

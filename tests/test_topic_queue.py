@@ -8,15 +8,14 @@ import pandas as pd
 import pytest
 
 from pooltool.errors import StoreError, UnknownTopic
-from pooltool.pooling import pool_runs, pool_status
-from pooltool.store import JudgmentStore
-from pooltool.topic_queue import (
-    judged_by,
+from pooltool.judging.queue import (
     order_queue,
-    own_judgments,
+    pool_status,
     topic_progress,
     topic_queue,
 )
+from pooltool.pooling import pool_runs
+from pooltool.store import JudgmentStore
 
 ROWS = [("9", 1), ("10", 3), ("b", None), ("a", 2)]
 
@@ -75,7 +74,7 @@ def test_own_judgments_skip_retracted_and_others(store: JudgmentStore) -> None:
     gone = store.record_judgment("1", "dz", 0, "ann")
     store.retract(gone, "ann")
     store.record_judgment("1", "dz", 3, "ben")
-    own = own_judgments(store, "1", "ann")
+    own = store.own_judgments("1", "ann")
     assert [(j.judgment_id, j.docno, j.grade) for j in own] == [(first, "da", 1),
                                                                 (first + 1, "da", 2)]
 
@@ -118,17 +117,17 @@ def test_topic_progress_in_numeric_topic_order() -> None:
 
 
 def test_judged_by_is_the_assessors_live_pairs(store: JudgmentStore) -> None:
-    assert judged_by(store, "ann").empty
+    assert store.judged_by("ann").empty
     gone = store.record_judgment("1", "da", 2, "ann")
     store.record_judgment("1", "dz", -1, "ann")
     store.record_judgment("2", "dx", 1, "ben")
     store.retract(gone, "ann")
-    assert judged_by(store, "ann").empty  # a negative grade is unjudged, as in trec_eval
+    assert store.judged_by("ann").empty  # a negative grade is unjudged, as in trec_eval
     store.record_judgment("1", "dz", 0, "ann")
     store.record_judgment("1", "da", 1, "ann")
-    assert judged_by(store, "ann").values.tolist() == [["1", "dz"], ["1", "da"]]
+    assert store.judged_by("ann").values.tolist() == [["1", "dz"], ["1", "da"]]
     store.record_judgment("1", "da", -1, "ann")  # the latest grade counts
-    assert judged_by(store, "ann").values.tolist() == [["1", "dz"]]
+    assert store.judged_by("ann").values.tolist() == [["1", "dz"]]
 
 
 def test_queue_rule_unassigned_topic_skips_what_others_judged(store: JudgmentStore) -> None:
@@ -152,8 +151,8 @@ def test_queue_rule_assigned_topics_need_my_own_judgment(store: JudgmentStore) -
     """On a topic assigned to the assessor (either role) the queue is every pooled
     document and remaining is what they have not judged, whoever else did; the
     picker, the queue and judging_stats agree."""
-    from pooltool.assignment import assign_topics
-    from pooltool.judging_stats import judging_stats
+    from pooltool.judging.assignment import assign_topics
+    from pooltool.judging.pace import judging_stats
 
     assign_topics(store, ["ann", "ben"], ["1"], overlap=1.0)  # ann primary, ben overlap
     store.record_judgment("1", "da", 1, "ann")

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from pooltool import workspace
-from pooltool.store import JudgmentStore
+from pooltool.store import JudgmentStore, workspace
 
 
 def test_note_drafts_per_assessor_topic_and_document() -> None:

@@ -164,7 +164,7 @@ def bias(ctx: click.Context, k: int, depth: int | None, pool_name: str, run_tags
                 f"{depth} would count documents that were never pooled; use --depth "
                 f"{pool_depth} or less")
         depth = depth or pool_depth
-        top = pooling.top_entries(store, tags, max(k, depth))
+        top = store.top_entries(tags, max(k, depth))
         qrels = load_qrels(ctx, qrels_file) if qrels_file else store.qrels(version)
         outside = [t for t in store.run_tags() if t not in tags]
     groups = (group_runs(tags, group_regex) if group_regex else

@@ -14,11 +14,14 @@ from pooltool import pooling
 from pooltool.cli.group import F, cli, db_path, level_option, output_option, warn
 from pooltool.errors import StoreError
 from pooltool.formats.documents import iter_documents
+from pooltool.formats.frames import pair_isin
 from pooltool.formats.qrels import write_qrels
 from pooltool.formats.topics import read_topics
+from pooltool.judging.pace import judging_stats
+from pooltool.judging.queue import judging_queue, pool_status
 from pooltool.records import QRELS_COLUMNS
 from pooltool.report import emit, emit_json, records
-from pooltool.store import JudgmentStore
+from pooltool.store import DEFAULT_POOL, JudgmentStore
 from pooltool.store.judgments import POLICIES
 
 existing_file = click.Path(exists=True, dir_okay=False, path_type=Path)
@@ -114,7 +117,7 @@ def add_runs(ctx: click.Context, files: tuple[Path, ...], fmt: str) -> None:
 @click.option("--depth", "-k", type=click.IntRange(min=1), required=True, help="Pool depth k.")
 @click.option("--runs", "run_tags", multiple=True, metavar="TAG",
               help="Pool only these runs (repeat the option); default: every stored run.")
-@click.option("--pool", "pool_name", default=pooling.DEFAULT_POOL, show_default=True,
+@click.option("--pool", "pool_name", default=DEFAULT_POOL, show_default=True,
               callback=_non_blank, help="Name of the pool to build or grow.")
 @output_option()
 @click.pass_context
@@ -137,7 +140,7 @@ def pool(ctx: click.Context, depth: int, run_tags: tuple[str, ...], pool_name: s
 
 
 @cli.command("export-pool")
-@click.option("--pool", "pool_name", default=pooling.DEFAULT_POOL, show_default=True)
+@click.option("--pool", "pool_name", default=DEFAULT_POOL, show_default=True)
 @click.option("--queue", is_flag=True,
               help="Only documents still to judge (a judging queue), judged ones left out.")
 @output_file_option
@@ -150,8 +153,7 @@ def export_pool(ctx: click.Context, pool_name: str, queue: bool, output: Path | 
       pooltool export-pool --queue -o to-judge.txt
     """
     with open_store(ctx) as store:
-        docs = pooling.judging_queue(store, pool_name) if queue else pooling.pool_docs(
-            store, pool_name)
+        docs = judging_queue(store, pool_name) if queue else store.pool_docs(pool_name)
     with _output(output) as out:
         for topic, docno in zip(docs["topic"], docs["docno"], strict=True):
             out.write(f"{topic} {docno}\n")
@@ -187,7 +189,7 @@ def import_qrels(ctx: click.Context, file: Path, version: str, assessor: str,
               help=f"How several judgments of a pair become one grade: {', '.join(POLICIES)}.")
 @click.option("--unjudged-as", type=click.IntRange(-(2**63), 2**63 - 1), metavar="GRADE",
               help="Also write pooled but unjudged documents with this grade (e.g. -1).")
-@click.option("--pool", "pool_name", default=pooling.DEFAULT_POOL, show_default=True,
+@click.option("--pool", "pool_name", default=DEFAULT_POOL, show_default=True,
               help="The pool whose unjudged documents --unjudged-as writes.")
 @output_file_option
 @click.pass_context
@@ -205,7 +207,7 @@ def export_qrels(ctx: click.Context, version: str | None, policy: str,
         if qrels.empty and policy.startswith("assessor:"):
             _check_assessor(store, policy.split(":", 1)[1])
         if unjudged_as is not None:
-            qrels = _with_unjudged(qrels, pooling.pool_docs(store, pool_name), unjudged_as)
+            qrels = _with_unjudged(qrels, store.pool_docs(pool_name), unjudged_as)
     with _output(output) as out:
         write_qrels(qrels, out)
 
@@ -218,13 +220,13 @@ def _check_assessor(store: JudgmentStore, name: str) -> None:
 
 
 def _with_unjudged(qrels: pd.DataFrame, docs: pd.DataFrame, grade: int) -> pd.DataFrame:
-    missing = docs[~pooling.pair_isin(docs, qrels)]
+    missing = docs[~pair_isin(docs, qrels)]
     extra = missing.assign(iteration="0", grade=grade)[QRELS_COLUMNS]
     return pd.concat([qrels, extra], ignore_index=True)
 
 
 @cli.command()
-@click.option("--pool", "pool_name", default=pooling.DEFAULT_POOL, show_default=True)
+@click.option("--pool", "pool_name", default=DEFAULT_POOL, show_default=True)
 @level_option
 @output_option()
 @click.pass_context
@@ -238,10 +240,9 @@ def status(ctx: click.Context, pool_name: str, level: int, fmt: str) -> None:
     Example:
       pooltool status --format csv
     """
-    from pooltool.judging_stats import judging_stats
 
     with open_store(ctx) as store:
-        topics = pooling.pool_status(store, pool_name, level)
+        topics = pool_status(store, pool_name, level)
         pace = judging_stats(store, pool=pool_name)
     if fmt == "json":
         emit_json({"topics": records(topics), "assessors": records(pace)})
@@ -283,7 +284,7 @@ def demo(ctx: click.Context, folder: Path | None) -> None:
     target = folder if folder is not None else Path(tempfile.mkdtemp(prefix="pooltool-demo-"))
     result = build_demo(target)
     with JudgmentStore.open(result.store_path) as store:
-        emit(pooling.pool_status(store), "table",
+        emit(pool_status(store), "table",
              title=f"demo pool (depth {DEMO_DEPTH}) against qrels {DEMO_VERSION!r}")
     db, runs = result.store_path, result.files / "runs"
     click.echo(

@@ -6,13 +6,12 @@ from pathlib import Path
 
 import click
 
-from pooltool.agreement import store_agreement
-from pooltool.assignment import assign_topics
 from pooltool.cli.group import cli, db_path, output_option, warn
-from pooltool.pooling import DEFAULT_POOL
+from pooltool.judging.agreement import store_agreement
+from pooltool.judging.assignment import assign_topics
+from pooltool.judging.queue import ORDERS
 from pooltool.report import emit
-from pooltool.store import JudgmentStore
-from pooltool.topic_queue import ORDERS
+from pooltool.store import DEFAULT_POOL, JudgmentStore
 
 pool_option = click.option("--pool", "pool_name", default=DEFAULT_POOL, show_default=True,
                            help="The pool to judge.")

@@ -9,6 +9,7 @@ would otherwise be scored silently wrong. Topic ids and docnos are strings
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from pooltool.errors import FrameError
@@ -83,3 +84,14 @@ def _check_strings(frame: pd.DataFrame, what: str, columns: tuple[str, ...]) -> 
         if kind != "string":
             raise FrameError(f"{what} column {column!r} must hold strings with no missing "
                              f"values, found {kind} values ('9' and '09' are different topics)")
+
+
+def pair_isin(frame: pd.DataFrame, other: pd.DataFrame) -> np.ndarray:
+    """For each row of ``frame``, whether its (topic, docno) pair occurs in ``other``.
+
+    :param frame: any frame with columns ``topic, docno``.
+    :param other: any frame with columns ``topic, docno``.
+    :returns: a boolean array, one value per row of ``frame``.
+    """
+    keys = pd.MultiIndex.from_frame(other[["topic", "docno"]])
+    return np.asarray(pd.MultiIndex.from_frame(frame[["topic", "docno"]]).isin(keys))

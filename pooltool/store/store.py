@@ -38,7 +38,9 @@ from pooltool.formats.run import read_run
 from pooltool.ranking import order_run
 from pooltool.records import RUN_COLUMNS, Document, Topic
 from pooltool.store import migrations
+from pooltool.store.judged import JudgedRules
 from pooltool.store.judgments import JudgmentLog
+from pooltool.store.pools import PoolTables
 from pooltool.store.provenance import file_sha256, utc_now
 
 BUSY_TIMEOUT_S = 30.0
@@ -74,13 +76,15 @@ class ImportSummary:
         return self.read - self.added
 
 
-class JudgmentStore(JudgmentLog):
+class JudgmentStore(JudgmentLog, JudgedRules, PoolTables):
     """A pooltool store.
 
     Open one with :meth:`open` (a file) or :meth:`memory` (tests). The
     judgment-log methods (``record_judgment``, ``retract``, ``qrels``,
     ``import_qrels``, versions) come from
-    :class:`~pooltool.store.judgments.JudgmentLog`.
+    :class:`~pooltool.store.judgments.JudgmentLog`; who judged what and
+    assignments from :class:`~pooltool.store.judged.JudgedRules`; pools from
+    :class:`~pooltool.store.pools.PoolTables`.
 
     :param conn: an open SQLite connection; the schema is brought up to date.
     """
@@ -155,8 +159,14 @@ class JudgmentStore(JudgmentLog):
             raise
         self.conn.execute("COMMIT")
 
+    def set_busy_timeout(self, ms: int) -> None:
+        """How long this connection waits for another writer's lock, in milliseconds
+        (default :data:`BUSY_TIMEOUT_S`)."""
+        self.conn.execute(f"PRAGMA busy_timeout = {int(ms)}")
+
     def query(self, sql: str, params: Iterable[Any] | dict[str, Any] = ()) -> pd.DataFrame:
-        """Run a read-only SQL query and return the rows as a DataFrame."""
+        """Run a read-only SQL query and return the rows as a DataFrame (for the store's
+        own modules: SQL against the store's tables lives in :mod:`pooltool.store`)."""
         return pd.read_sql_query(sql, self.conn, params=params)
 
     # -- settings -----------------------------------------------------------

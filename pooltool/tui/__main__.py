@@ -6,8 +6,8 @@ import argparse
 import sys
 
 from pooltool.errors import PooltoolError
-from pooltool.pooling import DEFAULT_POOL
-from pooltool.topic_queue import ORDERS
+from pooltool.judging.queue import ORDERS
+from pooltool.store import DEFAULT_POOL
 from pooltool.tui.app import make_app
 
 

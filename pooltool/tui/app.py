@@ -16,12 +16,10 @@ from pathlib import Path
 from textual import on
 from textual.app import App
 
-from pooltool.assignment import assigned_topics
 from pooltool.errors import StoreError, UnknownTopic
-from pooltool.pooling import DEFAULT_POOL
+from pooltool.judging.queue import ORDERS
 from pooltool.records import topic_key
-from pooltool.store import JudgmentStore
-from pooltool.topic_queue import ORDERS
+from pooltool.store import DEFAULT_POOL, JudgmentStore
 from pooltool.tui.messages import (
     GradeRecorded,
     JudgmentUndone,
@@ -45,7 +43,7 @@ class JudgeApp(App[None]):
     :param store: an open store (the app closes it when it exits).
     :param topics: the topics the picker lists.
     :param open_topic: open straight on this topic's judging screen.
-    :param order: queue order (:data:`pooltool.topic_queue.ORDERS`); ``seed``
+    :param order: queue order (:data:`pooltool.judging.queue.ORDERS`); ``seed``
         seeds the random order.
     """
 
@@ -172,21 +170,18 @@ def make_app(db: str | Path, assessor: str, topics: Sequence[str] = (), order: s
     except BaseException:
         store.close()
         raise
-    store.conn.execute(f"PRAGMA busy_timeout = {BUSY_WAIT_MS}")
+    store.set_busy_timeout(BUSY_WAIT_MS)
     opened = listed[0] if len(topics) == 1 else None
     return JudgeApp(store, assessor, listed, opened, order, seed, pool)
 
 
 def _topics(store: JudgmentStore, assessor: str, topics: list[str], pool: str) -> list[str]:
     """The picker's topics, in :func:`~pooltool.records.topic_key` order (2 before 10)."""
-    rows = store.conn.execute(
-        "SELECT DISTINCT d.topic FROM pool_docs d JOIN pools p USING (pool_id) "
-        "WHERE p.name = ?", [pool])
-    pooled = sorted((row[0] for row in rows), key=topic_key)
+    pooled = sorted(store.pooled_topics(pool), key=topic_key)
     if not pooled:
         raise StoreError(f"pool {pool!r} holds no documents: build it with 'pooltool pool'")
     missing = [t for t in topics if t not in set(pooled)]
     if missing:
         raise UnknownTopic(f"no pooled documents for topic(s) {', '.join(missing)}")
-    assigned = [t for t in assigned_topics(store, assessor) if t in set(pooled)]
+    assigned = [t for t in store.assigned_topics(assessor) if t in set(pooled)]
     return sorted(dict.fromkeys(topics or assigned or pooled), key=topic_key)

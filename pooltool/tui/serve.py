@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from pooltool.errors import PooltoolError
-from pooltool.pooling import DEFAULT_POOL
+from pooltool.store import DEFAULT_POOL
 
 
 def app_command(db: str | Path, assessor: str, topics: Sequence[str] = (),

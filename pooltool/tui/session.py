@@ -4,7 +4,7 @@ No Textual here: the judging screen calls these methods and redraws. All
 writes go through a :class:`~pooltool.tui.writes.WriteQueue`, so they are
 committed at once (or retried in order while the store is busy).
 
-The queue is the assessor's queue of :mod:`pooltool.topic_queue`: on a
+The queue is the assessor's queue of :mod:`pooltool.judging.queue`: on a
 topic assigned to them, every pooled document; elsewhere, the pooled
 documents nobody has judged plus those they judged themselves. It may be
 empty (the app then does not open the topic).
@@ -28,7 +28,7 @@ Rules, in the order an assessor meets them:
 * **Note**: the note window opens on the document's draft, else on the
   assessor's latest note on it. On a graded document a changed note is a new
   judgment with the same grade and the note; on an ungraded one it is saved
-  at once as a draft (:func:`pooltool.workspace.save_note_draft`) that joins
+  at once as a draft (:func:`pooltool.store.workspace.save_note_draft`) that joins
   the next grade (an empty note removes the draft).
 * **Skip**: marks an unjudged document as left for later and moves on;
   "next unjudged" prefers documents not skipped, then the skipped ones.
@@ -38,13 +38,12 @@ from __future__ import annotations
 
 from typing import Literal, NamedTuple
 
-from pooltool import workspace
-from pooltool.judging_stats import Pace, pace
-from pooltool.pooling import DEFAULT_POOL
+from pooltool.errors import UnknownTopic
+from pooltool.judging.pace import Pace, pace
+from pooltool.judging.queue import topic_queue
 from pooltool.records import Document, Topic
-from pooltool.store import JudgmentStore
+from pooltool.store import DEFAULT_POOL, JudgmentStore, workspace
 from pooltool.store.provenance import utc_now
-from pooltool.topic_queue import hits_of, own_judgments, topic_queue
 from pooltool.tui.writes import PendingWrite, WriteQueue
 
 NoteOutcome = Literal["recorded", "draft", "cleared", "unchanged"]
@@ -65,7 +64,7 @@ class JudgingSession:
     """The state of one assessor on one topic.
 
     :param writes: the app's write queue (its store is the one read here).
-    :param order: queue order, see :mod:`pooltool.topic_queue`.
+    :param order: queue order, see :mod:`pooltool.judging.queue`.
     """
 
     def __init__(self, writes: WriteQueue, topic: str, assessor: str, order: str = "docno",
@@ -77,7 +76,7 @@ class JudgingSession:
         self.marks: dict[str, Mark] = {}
         self.history: list[Mark] = []
         queued = set(self.queue)
-        for row in own_judgments(self.store, topic, assessor):
+        for row in self.store.own_judgments(topic, assessor):
             if row.docno not in queued:  # judged outside this pool: not this queue's business
                 continue
             self._push(Mark(row.docno, row.grade, PendingWrite.committed(row.judgment_id),
@@ -130,10 +129,10 @@ class JudgingSession:
 
     def topic_statement(self) -> Topic:
         """The topic statement, or an empty one when the store has none."""
-        row = self.store.conn.execute(
-            "SELECT topic, title, description, narrative FROM topics WHERE topic = ?",
-            [self.topic]).fetchone()
-        return Topic(self.topic, "") if row is None else Topic(*row)
+        try:
+            return self.store.topic(self.topic)
+        except UnknownTopic:
+            return Topic(self.topic, "")
 
     def document(self) -> Document | None:
         """The text of the document on screen (``None`` when the store has none)."""
@@ -141,7 +140,7 @@ class JudgingSession:
 
     def hits(self) -> list[tuple[str, int]]:
         """Runs that retrieved the document on screen, with their ranks."""
-        return hits_of(self.store, self.topic, self.docno, self.pool)
+        return self.store.hits_of(self.topic, self.docno, self.pool)
 
     # -- moving -------------------------------------------------------------
 

@@ -37,10 +37,8 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from pooltool import workspace
-from pooltool.errors import PooltoolError, StoreError
-from pooltool.store import JudgmentStore
-from pooltool.store.provenance import utc_now
+from pooltool.errors import PooltoolError
+from pooltool.store import JudgmentStore, workspace
 
 BUSY_WAIT_MS = 200
 """How long, in milliseconds, one write attempt waits for another writer."""
@@ -74,7 +72,7 @@ def _retract(store: JudgmentStore, a: dict[str, Any]) -> int:
     """An undo: ``judgment_id``, or ``target``, the token of a journalled grade."""
     judgment_id = a.get("judgment_id")
     if judgment_id is None:
-        judgment_id = committed_result(store, a["target"])
+        judgment_id = workspace.committed_result(store, a["target"])
     return store.retract(int(judgment_id), a["assessor"], origin="tui")
 
 
@@ -97,18 +95,6 @@ def _position(store: JudgmentStore, a: dict[str, Any]) -> None:
 def _note_draft(store: JudgmentStore, a: dict[str, Any]) -> None:
     workspace.save_note_draft(store, a["assessor"], a["topic"], a["docno"], a.get("note"),
                               at=a.get("at"))
-
-
-def committed_result(store: JudgmentStore, token: str) -> int:
-    """What the journalled write ``token`` returned when it was committed.
-
-    :raises StoreError: it has not been committed.
-    """
-    row = store.conn.execute(
-        "SELECT result FROM ui_write_tokens WHERE token = ?", [token]).fetchone()
-    if row is None or row[0] is None:
-        raise StoreError(f"the write {token} this one depends on was never committed")
-    return int(row[0])
 
 
 class PendingWrite:
@@ -245,20 +231,12 @@ class WriteQueue:
 
     def _commit(self, write: PendingWrite) -> int | None:
         assert write.kind is not None
-        with self.store.writing() as conn:
-            if write.journaled:
-                row = conn.execute("SELECT result FROM ui_write_tokens WHERE token = ?",
-                                   [write.token]).fetchone()
-                if row is not None:  # committed already (a journal replayed twice)
-                    return None if row[0] is None else int(row[0])
-            args = write.args
-            if write.after is not None and write.after.result is not None:
-                args = {**args, "judgment_id": write.after.result}
-            result = OPERATIONS[write.kind](self.store, args)
-            if write.journaled:
-                conn.execute("INSERT INTO ui_write_tokens(token, result, applied_at) "
-                             "VALUES (?, ?, ?)", [write.token, result, utc_now()])
-        return result
+        kind, args = write.kind, write.args
+        if write.after is not None and write.after.result is not None:
+            args = {**args, "judgment_id": write.after.result}
+        # a journalled write is applied once, even when a journal is replayed twice
+        return workspace.apply_once(self.store, write.token if write.journaled else None,
+                                    lambda: OPERATIONS[kind](self.store, args))
 
     def drain(self, timeout_s: float = 30.0) -> bool:
         """Retry until everything is committed or ``timeout_s`` seconds have passed (on quit).

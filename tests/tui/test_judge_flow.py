@@ -12,9 +12,8 @@ from pathlib import Path
 from judge_fixtures import AppFactory, log_rows
 from textual.app import App
 
-from pooltool import workspace
-from pooltool.assignment import assign_topics
-from pooltool.store import JudgmentStore
+from pooltool.judging.assignment import assign_topics
+from pooltool.store import JudgmentStore, workspace
 from pooltool.tui.screens.judge import JudgeScreen
 from pooltool.tui.screens.topic_picker import TopicPickerScreen
 from pooltool.tui.widgets.document_view import DocumentView

@@ -18,8 +18,7 @@ import pytest
 from judge_fixtures import AppFactory, log_rows
 from textual.widgets import Input
 
-from pooltool import workspace
-from pooltool.store import JudgmentStore
+from pooltool.store import JudgmentStore, workspace
 from pooltool.store.provenance import utc_now
 from pooltool.tui import app as app_module
 from pooltool.tui.screens.judge import JudgeScreen

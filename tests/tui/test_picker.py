@@ -10,7 +10,8 @@ import pytest
 from judge_fixtures import build_store
 from textual.widgets import DataTable
 
-from pooltool.pooling import pool_runs, pool_status
+from pooltool.judging.queue import pool_status
+from pooltool.pooling import pool_runs
 from pooltool.store import JudgmentStore
 from pooltool.tui.app import JudgeApp, make_app
 from pooltool.tui.screens.judge import JudgeScreen
@@ -110,7 +111,7 @@ async def test_a_topic_with_an_empty_queue_does_not_open(three_topics: Path) -> 
         await pilot.press("enter")
         assert isinstance(app.screen, TopicPickerScreen)
     with JudgmentStore.open(three_topics) as store:
-        from pooltool.assignment import assign_topics
+        from pooltool.judging.assignment import assign_topics
         assign_topics(store, ["carol"], ["10"])
     app = make_app(three_topics, "carol", ["10"])
     async with app.run_test(size=SIZE):

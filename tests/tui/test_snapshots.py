@@ -54,7 +54,7 @@ class TestJudgingScreen:
         grade bar shows "unjudged".
         """
         with JudgmentStore.open(snapshot_store) as store:
-            from pooltool.workspace import set_scan_terms
+            from pooltool.store.workspace import set_scan_terms
 
             set_scan_terms(store, "alice", "1", ["trailing edge", "slab"])
         app = make_app(snapshot_store, "alice", ["1"])

@@ -16,7 +16,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
 from pooltool.errors import StoreError
-from pooltool.judging_stats import eta_hours
+from pooltool.judging.pace import eta_hours
 from pooltool.store.provenance import utc_now
 from pooltool.store.store import GradeLevel
 from pooltool.store.store import check_grade_scale as check_scale_values

@@ -2,11 +2,11 @@
 
 Topics are listed in :func:`~pooltool.records.topic_key` order (2 before 10).
 "Remaining" counts what is left in the assessor's queue, by the rule of
-:mod:`pooltool.topic_queue` (on their assigned topics, what they have not
+:mod:`pooltool.judging.queue` (on their assigned topics, what they have not
 judged; elsewhere, what nobody has judged, imported qrels included), and the
 bar shows how much of that queue is done; "Judged (all)" and "Judged (me)"
 count the pooled documents judged by anyone and by the assessor. The cursor starts
-on the topic the assessor used last (:func:`pooltool.workspace.last_topic`).
+on the topic the assessor used last (:func:`pooltool.store.workspace.last_topic`).
 """
 
 from __future__ import annotations
@@ -21,10 +21,9 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
-from pooltool import workspace
+from pooltool.judging.queue import topic_progress
 from pooltool.records import topic_key
-from pooltool.store import JudgmentStore
-from pooltool.topic_queue import topic_progress
+from pooltool.store import JudgmentStore, workspace
 from pooltool.tui.messages import TopicChosen
 from pooltool.tui.widgets.progress import progress_bar
 

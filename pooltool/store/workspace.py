@@ -8,6 +8,9 @@
   ``m003_durable_ui``);
 * **last topic**: the topic the assessor worked on most recently (derived).
 
+* **write tokens**: which journalled writes of the judging UI are committed, so
+  that a journal replayed twice applies each write once.
+
 These tables (migrations ``m002_judging_ui`` and ``m003_durable_ui``) are UI
 state, not evidence: rows are replaced freely. The judgment log is never
 touched here. Writers take an optional ``at`` (UTC, ISO 8601), the time the
@@ -17,9 +20,15 @@ assessor acted, for writes that waited for a busy store; default now.
 from __future__ import annotations
 
 import json
+import sqlite3
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from pooltool.store import JudgmentStore
+from pooltool.errors import StoreError
 from pooltool.store.provenance import utc_now
+
+if TYPE_CHECKING:
+    from pooltool.store.store import JudgmentStore
 
 
 def scan_terms(store: JudgmentStore, assessor: str, topic: str) -> list[str]:
@@ -118,3 +127,42 @@ def last_topic(store: JudgmentStore, assessor: str, topics: list[str] | None = N
     allowed = None if topics is None else set(topics)
     used = [(at, topic) for topic, at in rows if allowed is None or topic in allowed]
     return str(max(used)[1]) if used else None
+
+
+def committed_result(store: JudgmentStore, token: str) -> int:
+    """What the journalled write ``token`` returned when it was committed.
+
+    :raises StoreError: it has not been committed.
+    """
+    row = store.conn.execute(
+        "SELECT result FROM ui_write_tokens WHERE token = ?", [token]).fetchone()
+    if row is None or row[0] is None:
+        raise StoreError(f"the write {token} this one depends on was never committed")
+    return int(row[0])
+
+
+def apply_once(store: JudgmentStore, token: str | None,
+               write: Callable[[], int | None]) -> int | None:
+    """Run ``write`` in one transaction, recording ``token`` with its result, unless the
+    token is recorded already (then return the recorded result, writing nothing).
+
+    :param token: the journal token; ``None`` for a write that was never journalled
+        (run as is, nothing recorded).
+    :returns: what ``write`` returned (e.g. a new ``judgment_id``), or the recorded one.
+    """
+    with store.writing() as conn:
+        if token is not None:
+            done = _recorded(conn, token)
+            if done is not None:
+                return done[0]
+        result = write()
+        if token is not None:
+            conn.execute("INSERT INTO ui_write_tokens(token, result, applied_at) "
+                         "VALUES (?, ?, ?)", [token, result, utc_now()])
+    return result
+
+
+def _recorded(conn: sqlite3.Connection, token: str) -> tuple[int | None] | None:
+    row = conn.execute("SELECT result FROM ui_write_tokens WHERE token = ?", [token]).fetchone()
+    return None if row is None else (None if row[0] is None else int(row[0]),)
+

@@ -1,16 +1,17 @@
 """How fast judging goes: judgments per hour, seconds per document, ETA.
 
-Only *timed* judgments count: log rows with a grade and ``ms_spent`` (what
-the judging UI records; imported qrels carry no time). A regrade is a new
+Only *timed* judgments count: live log rows with ``ms_spent`` (what the
+judging UI records; imported qrels carry no time; an undone judgment is not
+live, so it counts neither here nor in the qrels). A regrade is a new
 timed judgment and counts again. Each time is capped at :data:`IDLE_CAP_MS`,
 so a document left on screen over lunch does not sink the rate.
 
 * ``judgments_per_hour`` = 3,600,000 x judgments / sum of capped milliseconds;
 * ``median_seconds`` = the median capped time per judgment, in seconds;
 * ``remaining`` = documents still to judge, by the queue rule of
-  :mod:`pooltool.topic_queue` (:func:`~pooltool.topic_queue.queue_state`),
+  :mod:`pooltool.judging.queue` (:func:`~pooltool.judging.queue.queue_state`),
   over the topics the judging UI lists for the assessor: their assigned
-  topics (:mod:`pooltool.assignment`; there, what they have not judged
+  topics (:mod:`pooltool.judging.assignment`; there, what they have not judged
   themselves), or every pooled topic when they have none (there, what nobody
   has judged); in the ``all`` row, the pooled documents nobody has given a
   grade >= 0;
@@ -27,10 +28,8 @@ from typing import NamedTuple
 
 import pandas as pd
 
-from pooltool.errors import StoreError
-from pooltool.pooling import DEFAULT_POOL, pair_isin, pool_docs
-from pooltool.store import JudgmentStore
-from pooltool.topic_queue import queue_state
+from pooltool.judging.queue import judging_queue, queue_state
+from pooltool.store import DEFAULT_POOL, JudgmentStore
 
 IDLE_CAP_MS = 10 * 60 * 1000
 STATS_COLUMNS = ["assessor", "judgments", "judgments_per_hour", "median_seconds",
@@ -68,59 +67,37 @@ def judging_stats(store: JudgmentStore, assessor: str | None = None,
     :returns: columns :data:`STATS_COLUMNS`, one row per assessor with timed
         judgments or assigned topics, in name order, then ``all``.
     """
-    timed = store.query(
-        "SELECT assessor, ms_spent FROM judgments WHERE grade IS NOT NULL "
-        "AND ms_spent IS NOT NULL")
-    names = sorted(set(timed["assessor"]) | _assigned_names(store))
+    timed = store.timed_judgments()
+    names = sorted(set(timed["assessor"]) | set(store.assigned_assessors()))
     if assessor is not None:
         names = [assessor]
-    docs = _pool_or_empty(store, pool)
-    rows = [_assessor_row(store, name, timed, docs, pool) for name in names]
+    pooled = store.has_pool(pool)
+    rows = [_assessor_row(store, name, timed, pooled, pool) for name in names]
     if assessor is None:
-        rows.append(_all_row(store, timed, docs, rows))
+        rows.append(_all_row(store, timed, pooled, pool, rows))
     return pd.DataFrame(rows, columns=STATS_COLUMNS)
 
 
-def _assigned_names(store: JudgmentStore) -> set[str]:
-    return {row[0] for row in store.conn.execute("SELECT DISTINCT assessor FROM assignments")}
-
-
-def _pool_or_empty(store: JudgmentStore, pool: str) -> pd.DataFrame:
-    try:
-        return pool_docs(store, pool)
-    except StoreError:
-        return pd.DataFrame(columns=["topic", "docno"])
-
-
 def _assessor_row(store: JudgmentStore, name: str, timed: pd.DataFrame,
-                  docs: pd.DataFrame, pool: str) -> dict[str, object]:
+                  pooled: bool, pool: str) -> dict[str, object]:
     ms = timed.loc[timed["assessor"] == name, "ms_spent"].tolist()
     speed = pace(ms)
-    remaining = _remaining(store, name, docs, pool)
+    remaining = _remaining(store, name, pool) if pooled else 0
     return {"assessor": name, "judgments": len(ms), "judgments_per_hour": speed.per_hour,
             "median_seconds": speed.median_seconds, "remaining": remaining,
             "eta_hours": eta_hours(remaining, speed.per_hour)}
 
 
-def _remaining(store: JudgmentStore, name: str, docs: pd.DataFrame, pool: str) -> int:
-    if docs.empty:
-        return 0
-    topics = [r[0] for r in store.conn.execute(
-        "SELECT topic FROM assignments WHERE assessor = ?", [name])]
-    state = queue_state(store, name, topics or None, pool)
+def _remaining(store: JudgmentStore, name: str, pool: str) -> int:
+    state = queue_state(store, name, store.assigned_topics(name) or None, pool)
     return int(state["todo"].sum())
 
 
-def _unjudged(store: JudgmentStore, docs: pd.DataFrame) -> int:
-    qrels = store.qrels()
-    return int((~pair_isin(docs, qrels[qrels["grade"] >= 0])).sum())
-
-
-def _all_row(store: JudgmentStore, timed: pd.DataFrame, docs: pd.DataFrame,
+def _all_row(store: JudgmentStore, timed: pd.DataFrame, pooled: bool, pool: str,
              rows: list[dict[str, object]]) -> dict[str, object]:
     rates = pd.Series([r["judgments_per_hour"] for r in rows], dtype=float)
     per_hour = float(rates.sum(min_count=1))
-    remaining = _unjudged(store, docs)
+    remaining = len(judging_queue(store, pool)) if pooled else 0
     return {"assessor": "all", "judgments": len(timed), "judgments_per_hour": per_hour,
             "median_seconds": pace(timed["ms_spent"].tolist()).median_seconds,
             "remaining": remaining, "eta_hours": eta_hours(remaining, per_hour)}

@@ -5,7 +5,7 @@ to the assessor with the fewest pooled documents so far (ties: the order the
 assessors were named in), which balances the work. Then a share of the topics
 (``overlap``, rounded to the nearest whole topic) also gets a second,
 *overlap* assessor, the least loaded of the others: these topics feed
-:mod:`pooltool.agreement`. Which topics overlap is fixed by ``seed`` (topics
+:mod:`pooltool.judging.agreement`. Which topics overlap is fixed by ``seed`` (topics
 sorted by sha256 of ``"<seed>\\t<topic>"``), so an assignment can be repeated.
 
 Assigning topics again replaces their earlier assignment (other topics keep
@@ -20,9 +20,7 @@ import hashlib
 import pandas as pd
 
 from pooltool.errors import StoreError, UnknownTopic
-from pooltool.pooling import DEFAULT_POOL, pool_docs
-from pooltool.store import JudgmentStore
-from pooltool.store.provenance import utc_now
+from pooltool.store import DEFAULT_POOL, JudgmentStore
 
 ASSIGNMENT_COLUMNS = ["topic", "assessor", "role", "pooled"]
 
@@ -88,31 +86,12 @@ def assign_topics(store: JudgmentStore, assessors: list[str], topics: list[str] 
     :raises UnknownTopic: a topic with no pooled documents.
     :raises StoreError: see :func:`plan_assignment`; or no such pool.
     """
-    counts = pool_docs(store, pool).groupby("topic").size()
+    counts = store.pool_docs(pool).groupby("topic").size()
     chosen = list(topics) if topics else list(counts.index)
     missing = [t for t in chosen if t not in counts.index]
     if missing:
         raise UnknownTopic(f"no pooled documents for topic(s) {', '.join(missing)}")
     plan = plan_assignment({t: int(counts[t]) for t in chosen}, assessors, overlap, seed)
-    now = utc_now()
-    with store.writing() as conn:
-        conn.executemany("DELETE FROM assignments WHERE topic = ?", [(t,) for t in chosen])
-        conn.executemany(
-            "INSERT INTO assignments(topic, assessor, role, assigned_at) VALUES (?, ?, ?, ?)",
-            [(r.topic, r.assessor, r.role, now) for r in plan.itertuples(index=False)])
+    store.replace_assignments(
+        chosen, [(r.topic, r.assessor, r.role) for r in plan.itertuples(index=False)])
     return plan
-
-
-def assignments(store: JudgmentStore, assessor: str | None = None) -> pd.DataFrame:
-    """Stored assignments: ``topic, assessor, role, assigned_at`` (one assessor's, or all)."""
-    where, params = ("WHERE assessor = ?", [assessor]) if assessor else ("", [])
-    return store.query(
-        f"SELECT topic, assessor, role, assigned_at FROM assignments {where} "
-        "ORDER BY topic, role, assessor", params)
-
-
-def assigned_topics(store: JudgmentStore, assessor: str) -> list[str]:
-    """The topics assigned to an assessor (empty when none are)."""
-    rows = store.conn.execute(
-        "SELECT topic FROM assignments WHERE assessor = ? ORDER BY topic", [assessor])
-    return [row[0] for row in rows]

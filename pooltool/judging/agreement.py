@@ -1,7 +1,7 @@
 """Inter-assessor agreement: raw agreement and Cohen's kappa.
 
-For two assessors who judged the same documents (each assessor's latest
-live grade >= 0 per document, see :mod:`pooltool.store.judgments`):
+For two assessors who judged the same documents (each assessor's own grade,
+judged, i.e. >= 0, per document: the rules of :mod:`pooltool.store.judged`):
 
 * ``agreement``: the fraction of documents given the same grade;
 * ``binary_agreement`` and ``kappa``: the same on binary labels,
@@ -32,6 +32,7 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
+from pooltool.records import is_judged, topic_key
 from pooltool.store import JudgmentStore
 
 WEIGHTS = ("linear", "quadratic")
@@ -100,15 +101,13 @@ def pair_agreement(a: Sequence[int], b: Sequence[int], threshold: int = 1) -> di
     }
 
 
-def own_grades(store: JudgmentStore, topics: list[str] | None = None) -> pd.DataFrame:
+def judged_grades(store: JudgmentStore, topics: list[str] | None = None) -> pd.DataFrame:
     """Each assessor's current grade of each document they judged (grades >= 0).
 
     :returns: columns ``topic, docno, assessor, grade``.
     """
-    live = store.live_judgments()
-    own = live.sort_values("judgment_id").drop_duplicates(
-        ["topic", "docno", "assessor"], keep="last")
-    own = own[own["grade"] >= 0]
+    own = store.own_grades()
+    own = own[is_judged(own["grade"])]
     if topics:
         own = own[own["topic"].isin(topics)]
     return own[["topic", "docno", "assessor", "grade"]].reset_index(drop=True)
@@ -117,17 +116,20 @@ def own_grades(store: JudgmentStore, topics: list[str] | None = None) -> pd.Data
 def agreement_table(grades: pd.DataFrame, threshold: int = 1) -> pd.DataFrame:
     """Agreement per assessor pair and topic, plus one ``all`` row per pair.
 
-    :param grades: columns ``topic, docno, assessor, grade`` (see :func:`own_grades`).
+    :param grades: columns ``topic, docno, assessor, grade`` (see :func:`judged_grades`).
     :param threshold: the lowest grade counted as relevant for ``kappa``.
     :returns: columns :data:`AGREEMENT_COLUMNS`, one row per (pair, topic)
-        with at least one document judged by both; pairs in name order.
+        with at least one document judged by both, topics in
+        :func:`~pooltool.records.topic_key` order (2 before 10), then the pair's
+        ``all`` row over every topic (also when they share only one topic);
+        pairs in name order.
     """
     rows = []
     for first, second in combinations(sorted(grades["assessor"].unique()), 2):
         both = _shared(grades, first, second)
-        for topic, part in both.groupby("topic", sort=True):
-            rows.append(_row(first, second, str(topic), part, threshold))
-        if both["topic"].nunique() > 1:
+        for topic in sorted(both["topic"].unique(), key=topic_key):
+            rows.append(_row(first, second, str(topic), both[both["topic"] == topic], threshold))
+        if len(both):
             rows.append(_row(first, second, "all", both, threshold))
     return pd.DataFrame(rows, columns=AGREEMENT_COLUMNS)
 
@@ -146,5 +148,5 @@ def _row(first: str, second: str, topic: str, part: pd.DataFrame,
 
 def store_agreement(store: JudgmentStore, threshold: int = 1,
                     topics: list[str] | None = None) -> pd.DataFrame:
-    """:func:`agreement_table` over a store's judgment log (see :func:`own_grades`)."""
-    return agreement_table(own_grades(store, topics), threshold)
+    """:func:`agreement_table` over a store's judgment log (see :func:`judged_grades`)."""
+    return agreement_table(judged_grades(store, topics), threshold)

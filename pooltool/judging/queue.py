@@ -18,13 +18,14 @@ The queue is the topic's pooled documents in one of three reproducible orders
     reshuffling the rest.
 
 Which documents an assessor's queue holds (:func:`queue_state`, the one
-place the rule lives; the judging screen, the topic picker and
-:mod:`pooltool.judging_stats` all use it):
+place the rule lives; the judging screen, the topic picker,
+:func:`pool_status` and :mod:`pooltool.judging.pace` all use it; "judged",
+"own grade" and "assigned" are the store's rules, :mod:`pooltool.store.judged`):
 
-* **judged by anyone**: a grade >= 0 in the current qrels (latest judgment,
-  imported qrels included; a negative grade is unjudged, as in trec_eval);
-* **judged by me**: the assessor's latest live judgment of the pair has a
-  grade >= 0;
+* **judged by anyone**: judged (grade >= 0) in the current qrels (latest
+  judgment, imported qrels included; a negative grade is unjudged, as in
+  trec_eval);
+* **judged by me**: the assessor's own grade of the pair is judged (>= 0);
 * on a topic **assigned** to the assessor (primary or overlap role), the
   documents *to judge* are the pooled ones they have not judged themselves,
   so an overlap topic gets its second judgment;
@@ -38,28 +39,15 @@ place the rule lives; the judging screen, the topic picker and
 from __future__ import annotations
 
 import hashlib
-from typing import NamedTuple
 
 import pandas as pd
 
-from pooltool.assignment import assigned_topics
 from pooltool.errors import StoreError, UnknownTopic
-from pooltool.pooling import DEFAULT_POOL, pair_isin, pool_docs
-from pooltool.records import topic_key
-from pooltool.store import JudgmentStore
+from pooltool.formats.frames import pair_isin
+from pooltool.records import is_judged, is_relevant, topic_key
+from pooltool.store import DEFAULT_POOL, JudgmentStore
 
 ORDERS = ("docno", "rank", "random")
-
-
-class OwnJudgment(NamedTuple):
-    """One live judgment of an assessor: the log row id, the document, its grade,
-    the time spent on it and its note."""
-
-    judgment_id: int
-    docno: str
-    grade: int
-    ms_spent: int | None
-    note: str | None = None
 
 
 def order_queue(rows: list[tuple[str, int | None]], order: str = "docno", seed: int = 0,
@@ -95,48 +83,14 @@ def topic_queue(store: JudgmentStore, topic: str, order: str = "docno", seed: in
     :raises StoreError: no such pool, or an unknown order.
     :raises UnknownTopic: the topic has no pooled documents.
     """
-    rows = store.conn.execute(
-        "SELECT d.docno, MIN(h.trec_rank) FROM pool_docs d JOIN pools p USING (pool_id) "
-        "LEFT JOIN pool_hits h ON h.pool_id = d.pool_id AND h.topic = d.topic "
-        "AND h.docno = d.docno WHERE p.name = ? AND d.topic = ? GROUP BY d.docno",
-        [pool, topic]).fetchall()
+    rows = store.topic_pool_docs(topic, pool)
     if not rows:
-        _check_pool(store, pool)
         raise UnknownTopic(f"topic {topic!r} has no documents in pool {pool!r}")
     if assessor is not None:
         state = queue_state(store, assessor, [topic], pool)
         queued = set(state.loc[state["queued"], "docno"])
         rows = [row for row in rows if row[0] in queued]
     return order_queue(rows, order, seed, topic)
-
-
-def _check_pool(store: JudgmentStore, pool: str) -> None:
-    if store.conn.execute("SELECT 1 FROM pools WHERE name = ?", [pool]).fetchone() is None:
-        raise StoreError(f"no pool {pool!r} in the store: build one with 'pooltool pool --depth K'")
-
-
-def own_judgments(store: JudgmentStore, topic: str, assessor: str) -> list[OwnJudgment]:
-    """An assessor's live judgments of a topic, oldest first (several per document
-    when they regraded it; the last one is their current grade)."""
-    rows = store.conn.execute(
-        "SELECT judgment_id, docno, grade, ms_spent, note FROM judgments j "
-        "WHERE topic = ? AND assessor = ? AND grade IS NOT NULL AND NOT EXISTS "
-        "(SELECT 1 FROM judgments r WHERE r.retracts = j.judgment_id) ORDER BY judgment_id",
-        [topic, assessor]).fetchall()
-    return [OwnJudgment(*row) for row in rows]
-
-
-def judged_by(store: JudgmentStore, assessor: str) -> pd.DataFrame:
-    """The ``topic, docno`` pairs an assessor has judged: their latest live
-    judgment of the pair has a grade >= 0 (a negative grade is unjudged, as in
-    trec_eval); none (not an error) for an assessor who has judged nothing yet."""
-    rows = store.query(
-        "SELECT topic, docno, grade FROM judgments j WHERE assessor = ? "
-        "AND grade IS NOT NULL AND NOT EXISTS "
-        "(SELECT 1 FROM judgments r WHERE r.retracts = j.judgment_id) ORDER BY judgment_id",
-        [assessor])
-    latest = rows.drop_duplicates(["topic", "docno"], keep="last")
-    return latest.loc[latest["grade"] >= 0, ["topic", "docno"]].reset_index(drop=True)
 
 
 def queue_state(store: JudgmentStore, assessor: str, topics: list[str] | None = None,
@@ -150,26 +104,17 @@ def queue_state(store: JudgmentStore, assessor: str, topics: list[str] | None = 
         and ``todo`` (still to judge: what "remaining" counts).
     :raises StoreError: no such pool.
     """
-    docs = pool_docs(store, pool)
+    docs = store.pool_docs(pool)
     if topics:
         docs = docs[docs["topic"].isin(topics)]
     latest = store.qrels()
     docs = docs.merge(latest[["topic", "docno", "grade"]], on=["topic", "docno"], how="left")
-    docs["judged_any"] = (docs["grade"] >= 0).astype(bool)
-    docs["judged_me"] = pair_isin(docs, judged_by(store, assessor)).astype(bool)
-    docs["assigned"] = docs["topic"].isin(assigned_topics(store, assessor)).astype(bool)
+    docs["judged_any"] = is_judged(docs["grade"]).astype(bool)
+    docs["judged_me"] = pair_isin(docs, store.judged_by(assessor)).astype(bool)
+    docs["assigned"] = docs["topic"].isin(store.assigned_topics(assessor)).astype(bool)
     docs["todo"] = ~docs["judged_me"] & (docs["assigned"] | ~docs["judged_any"])
     docs["queued"] = docs["todo"] | docs["judged_me"]
     return docs.reset_index(drop=True)
-
-
-def hits_of(store: JudgmentStore, topic: str, docno: str,
-            pool: str = DEFAULT_POOL) -> list[tuple[str, int]]:
-    """Which pooled runs retrieved a document, and at which trec_eval rank, best first."""
-    return store.conn.execute(
-        "SELECT r.run_tag, h.trec_rank FROM pool_hits h JOIN runs r USING (run_id) "
-        "JOIN pools p USING (pool_id) WHERE p.name = ? AND h.topic = ? AND h.docno = ? "
-        "ORDER BY h.trec_rank, r.run_tag", [pool, topic, docno]).fetchall()
 
 
 def topic_progress(store: JudgmentStore, assessor: str, topics: list[str] | None = None,
@@ -195,7 +140,7 @@ def topic_progress(store: JudgmentStore, assessor: str, topics: list[str] | None
         judged_me=("judged_me", "sum"),
         queue=("queued", "sum"),
         remaining=("todo", "sum"),
-        relevant=("grade", lambda g: int((g >= level).sum())),
+        relevant=("grade", lambda g: int(is_relevant(g, level).sum())),
     ).reset_index()
     for column in ("judged_any", "judged_me", "queue", "remaining"):
         table[column] = table[column].astype("int64")
@@ -207,3 +152,55 @@ def topic_progress(store: JudgmentStore, assessor: str, topics: list[str] | None
     table.insert(1, "title", table["topic"].map(titles).astype(object).fillna(""))
     return table[["topic", "title", "pooled", "judged_any", "judged_me", "queue",
                   "remaining", "relevant", "done"]]
+
+
+def judging_queue(store: JudgmentStore, pool: str = DEFAULT_POOL,
+                  policy: str = "latest") -> pd.DataFrame:
+    """Pooled documents that still need a judgment by anyone, as
+    :meth:`~pooltool.store.JudgmentStore.pool_docs` returns them.
+
+    A pair is judged when the current qrels (under ``policy``) give it a grade
+    >= 0 (:func:`~pooltool.records.is_judged`); a negative grade leaves it in
+    the queue, as trec_eval treats it as unjudged.
+
+    :raises StoreError: no such pool, or an unknown policy.
+    """
+    docs = store.pool_docs(pool)
+    judged = _judged_qrels(store.qrels(policy=policy))
+    return docs[~pair_isin(docs, judged)].reset_index(drop=True)
+
+
+def _judged_qrels(qrels: pd.DataFrame) -> pd.DataFrame:
+    return qrels[is_judged(qrels["grade"]).to_numpy()]
+
+
+def pool_status(store: JudgmentStore, pool: str = DEFAULT_POOL, level: int = 1,
+                policy: str = "latest") -> pd.DataFrame:
+    """Judging progress per topic of a pool, by anyone (``pooltool status``).
+
+    :param level: the lowest grade counted as relevant (trec_eval ``-l``).
+    :param policy: how the qrels pick one grade per pair (see
+        :mod:`pooltool.store.judgments`).
+    :returns: one row per pooled topic, in :func:`~pooltool.records.topic_key`
+        order (2 before 10): ``topic``; ``pooled`` (pairs in the pool);
+        ``judged`` (pooled pairs with a grade >= 0); ``unjudged``; ``relevant``
+        (pooled pairs with grade >= ``level``); ``judged_outside`` (judged pairs
+        of the topic not in the pool); ``done`` (judged / pooled, 0..1).
+    :raises StoreError: no such pool, or an unknown policy.
+    """
+    docs = store.pool_docs(pool)
+    qrels = store.qrels(policy=policy)
+    docs = docs.merge(qrels[["topic", "docno", "grade"]], on=["topic", "docno"], how="left")
+    per_topic = docs.groupby("topic", sort=True).agg(
+        pooled=("docno", "size"),
+        judged=("grade", lambda g: int(is_judged(g).sum())),
+        relevant=("grade", lambda g: int(is_relevant(g, level).sum())),
+    )
+    per_topic["unjudged"] = per_topic["pooled"] - per_topic["judged"]
+    judged = _judged_qrels(qrels)
+    outside = judged[~pair_isin(judged, docs)].groupby("topic").size()
+    per_topic["judged_outside"] = outside.reindex(per_topic.index, fill_value=0).astype("int64")
+    per_topic["done"] = per_topic["judged"] / per_topic["pooled"]
+    columns = ["pooled", "judged", "unjudged", "relevant", "judged_outside", "done"]
+    order = sorted(per_topic.index, key=topic_key)
+    return per_topic.loc[order, columns].reset_index()

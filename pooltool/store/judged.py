@@ -1,0 +1,123 @@
+"""Who judged what: each assessor's live judgments and latest grades, and topic assignments.
+
+The rules, defined here once and used by the judging queue, the judging UI,
+agreement and pace (the README's "Store rules" section says the same):
+
+* a judgment is **live** when it has a grade and no retraction row cancels it
+  (:meth:`~pooltool.store.judgments.JudgmentLog.live_judgments`);
+* an assessor's **own grade** of a document is their latest live judgment of it;
+* a document is **judged** by an assessor when their own grade is >= 0
+  (:func:`~pooltool.records.is_judged`; a negative grade is unjudged, as in
+  trec_eval), and **relevant** at level ``l`` when it is >= ``l``
+  (:func:`~pooltool.records.is_relevant`);
+* a topic is **assigned** to an assessor when ``assignments`` has a row for the
+  pair (role ``primary`` or ``overlap``; see :mod:`pooltool.judging.assignment`).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from contextlib import AbstractContextManager
+from typing import Any, NamedTuple
+
+import pandas as pd
+
+from pooltool.records import is_judged
+from pooltool.store.provenance import utc_now
+
+# a judgment row with a grade that no retraction row cancels
+_LIVE = ("grade IS NOT NULL AND NOT EXISTS "
+         "(SELECT 1 FROM judgments r WHERE r.retracts = j.judgment_id)")
+
+
+class OwnJudgment(NamedTuple):
+    """One live judgment of an assessor: the log row id, the document, its grade,
+    the milliseconds spent on it (``None`` when not timed) and its note."""
+
+    judgment_id: int
+    docno: str
+    grade: int
+    ms_spent: int | None
+    note: str | None = None
+
+
+class JudgedRules:
+    """Methods of :class:`~pooltool.store.JudgmentStore` that apply the rules above (a mixin)."""
+
+    conn: sqlite3.Connection
+
+    def writing(self) -> AbstractContextManager[sqlite3.Connection]:  # provided by the store
+        raise NotImplementedError
+
+    def query(self, sql: str, params: Any = ()) -> pd.DataFrame:  # provided by the store
+        raise NotImplementedError
+
+    # -- judgments ------------------------------------------------------------
+
+    def own_judgments(self, topic: str, assessor: str) -> list[OwnJudgment]:
+        """An assessor's live judgments of a topic, oldest first (several per document
+        when they regraded it; the last one is their own grade)."""
+        rows = self.conn.execute(
+            "SELECT judgment_id, docno, grade, ms_spent, note FROM judgments j "
+            f"WHERE topic = ? AND assessor = ? AND {_LIVE} ORDER BY judgment_id",
+            [topic, assessor]).fetchall()
+        return [OwnJudgment(*row) for row in rows]
+
+    def own_grades(self, assessor: str | None = None) -> pd.DataFrame:
+        """Each assessor's own grade (latest live judgment) of each document they graded,
+        negative grades included.
+
+        :param assessor: only this assessor's (default: everyone's).
+        :returns: columns ``judgment_id, topic, docno, assessor, grade``, in log order.
+        """
+        where, params = ("AND assessor = ?", [assessor]) if assessor is not None else ("", [])
+        rows = self.query(
+            "SELECT judgment_id, topic, docno, assessor, grade FROM judgments j "
+            f"WHERE {_LIVE} {where} ORDER BY judgment_id", params)
+        return rows.drop_duplicates(["topic", "docno", "assessor"], keep="last").reset_index(
+            drop=True)
+
+    def judged_by(self, assessor: str) -> pd.DataFrame:
+        """The ``topic, docno`` pairs an assessor has judged (own grade >= 0); none (not
+        an error) for an assessor who has judged nothing yet."""
+        own = self.own_grades(assessor)
+        return own.loc[is_judged(own["grade"]), ["topic", "docno"]].reset_index(drop=True)
+
+    def timed_judgments(self) -> pd.DataFrame:
+        """Live judgments that carry a time (the judging UI's): ``assessor, ms_spent``
+        (milliseconds on screen), in log order. Retracted (undone) judgments are left
+        out, so counts agree with the qrels and the judging screen."""
+        return self.query(
+            f"SELECT assessor, ms_spent FROM judgments j WHERE {_LIVE} "
+            "AND ms_spent IS NOT NULL ORDER BY judgment_id")
+
+    # -- assignments ----------------------------------------------------------
+
+    def assigned_topics(self, assessor: str) -> list[str]:
+        """The topics assigned to an assessor (string order; empty when none are)."""
+        rows = self.conn.execute(
+            "SELECT topic FROM assignments WHERE assessor = ? ORDER BY topic", [assessor])
+        return [str(row[0]) for row in rows]
+
+    def assignments(self, assessor: str | None = None) -> pd.DataFrame:
+        """Stored assignments: ``topic, assessor, role, assigned_at`` (one assessor's, or all)."""
+        where, params = ("WHERE assessor = ?", [assessor]) if assessor else ("", [])
+        return self.query(
+            f"SELECT topic, assessor, role, assigned_at FROM assignments {where} "
+            "ORDER BY topic, role, assessor", params)
+
+    def assigned_assessors(self) -> list[str]:
+        """Every assessor with at least one assigned topic, in name order."""
+        rows = self.conn.execute("SELECT DISTINCT assessor FROM assignments ORDER BY assessor")
+        return [str(row[0]) for row in rows]
+
+    def replace_assignments(self, topics: list[str], rows: list[tuple[str, str, str]]) -> None:
+        """Replace the assignments of ``topics`` with ``(topic, assessor, role)`` rows (one
+        transaction; other topics keep theirs). Assignments are working state, not
+        evidence: earlier rows of these topics are deleted."""
+        now = utc_now()
+        with self.writing() as conn:
+            conn.executemany("DELETE FROM assignments WHERE topic = ?", [(t,) for t in topics])
+            conn.executemany(
+                "INSERT INTO assignments(topic, assessor, role, assigned_at) VALUES (?, ?, ?, ?)",
+                [(*row, now) for row in rows])
