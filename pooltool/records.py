@@ -7,6 +7,7 @@ as in trec_eval, which compares them with ``strcmp``).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 RUN_COLUMNS = ["run_tag", "topic", "docno", "rank", "score"]
@@ -60,6 +61,22 @@ def topic_key(topic: str) -> tuple[int, int, str]:
     For display only: measures keep trec_eval's ``strcmp`` order.
     """
     return (0, int(topic), topic) if topic.isdigit() else (1, 0, topic)
+
+
+def topic_order(topics: Sequence[str], groups: Sequence[object] | None = None) -> list[int]:
+    """Row positions that put rows in :func:`topic_key` order (for people: every table,
+    CSV and JSON output; only ``--format trec`` keeps trec_eval's ``strcmp`` order).
+
+    :param topics: the topic id of each row.
+    :param groups: optionally a group of each row (e.g. the run tag): groups keep the
+        order of their first row, and topics are ordered within each group.
+    :returns: a permutation of ``range(len(topics))``, for ``frame.iloc[...]``.
+    """
+    first: dict[object, int] = {}
+    for group in groups if groups is not None else ():
+        first.setdefault(group, len(first))
+    return sorted(range(len(topics)), key=lambda i: (
+        first[groups[i]] if groups is not None else 0, topic_key(str(topics[i]))))
 
 
 # -- what a grade means (the one place; trec_eval's m_unjudged.c, m_recall.c) ----------

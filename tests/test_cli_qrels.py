@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from click.testing import CliRunner
 
@@ -36,13 +38,16 @@ def test_tag_names_the_log_now(work: Path) -> None:
     assert run("export-qrels", "--version", "v1").stdout == "1 0 a 1\n1 0 b 0\n"
     diff = run("qrels", "diff", "v1", "v2", "--format", "csv").stdout
     assert diff.splitlines()[-1] == "all,2,2,0,0,1,1,2,1"
+    versions = pd.read_csv(io.StringIO(run("qrels", "versions", "--format", "csv").stdout),
+                           keep_default_na=False)
+    assert versions[["name", "note"]].values.tolist() == [["v1", ""], ["v2", "ann regraded b"]]
 
 
 def test_versions_csv_has_every_column_even_when_empty(tmp_path: Path) -> None:
     db = tmp_path / "empty.db"
     CliRunner().invoke(cli, ["--db", str(db), "init"])
     result = CliRunner().invoke(cli, ["--db", str(db), "qrels", "versions", "--format", "csv"])
-    assert result.stdout == ("name,created_at,source_path,topics,judged,judged_nonneg,"
+    assert result.stdout == ("name,created_at,source_path,note,topics,judged,judged_nonneg,"
                              "relevant\n")
 
 

@@ -123,7 +123,7 @@ def same_as_strict(source: str | Path, **options: bool) -> None:
 
 @settings(max_examples=60, deadline=None)
 @given(st.lists(line, max_size=30), st.sampled_from([" ", "\t", "  "]))
-def test_fast_and_strict_paths_agree(lines: list[tuple], sep: str) -> None:
+def test_fast_and_strict_paths_agree(lines: list[tuple[str, ...]], sep: str) -> None:
     text = "".join(sep.join([t, "Q0", d, str(r), repr(s), g]) + "\n" for t, d, r, s, g in lines)
     same_as_strict(text)
     same_as_strict(text, check_duplicates=False)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -145,7 +146,7 @@ def test_trec_layout_names_runs_when_several() -> None:
     ({"level": -1}, "relevance level must be an integer >= 0"),
     ({"max_docs": 0}, "max_docs"),
 ])
-def test_bad_options(kwargs: dict, message: str) -> None:
+def test_bad_options(kwargs: dict[str, Any], message: str) -> None:
     with pytest.raises(ValueError, match=message):
         evaluate_recall(RUN, QRELS, **kwargs)
 

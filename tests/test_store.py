@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -230,7 +231,7 @@ def test_a_tag_in_two_files_names_both(store: JudgmentStore, tmp_path: Path) -> 
     (("1", "d", 1, " "), "the judgment's assessor must be a non-blank string"),
     (("", "d", 1, "ann"), "the judgment's topic must be a non-blank string"),
 ])
-def test_bad_judgments_are_refused(store: JudgmentStore, args: tuple, message: str) -> None:
+def test_bad_judgments_are_refused(store: JudgmentStore, args: tuple[Any, ...], message: str) -> None:
     with pytest.raises(StoreError, match=message):
         store.record_judgment(*args)
     assert store.judgment_log().empty

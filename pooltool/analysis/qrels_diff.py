@@ -14,6 +14,7 @@ import pandas as pd
 
 from pooltool.errors import FrameError
 from pooltool.formats.frames import check_qrels_frame
+from pooltool.records import topic_order
 
 CHANGE_KINDS = ("added", "removed", "regraded")
 
@@ -62,7 +63,8 @@ def diff_qrels(qrels_a: pd.DataFrame, qrels_b: pd.DataFrame, level: int = 1) -> 
     merged["change"] = _change_kind(merged)
     changes = merged[merged["change"] != ""].copy()
     changes["relevance"] = _relevance_move(changes, level)
-    changes = changes.sort_values(["topic", "docno"], kind="mergesort").reset_index(drop=True)
+    changes = changes.sort_values("docno", kind="mergesort")
+    changes = changes.iloc[topic_order(list(changes["topic"]))].reset_index(drop=True)
     return QrelsDiff(changes, _per_topic(merged, level), level)
 
 
@@ -92,7 +94,8 @@ def _per_topic(merged: pd.DataFrame, level: int) -> pd.DataFrame:
     })
     table = flags.groupby("topic", sort=True).sum().astype("int64")
     table["num_rel_change"] = table["num_rel_b"] - table["num_rel_a"]
-    return table.reset_index()
+    table = table.reset_index()
+    return table.iloc[topic_order(list(table["topic"]))].reset_index(drop=True)
 
 
 def qrels_counts(qrels: pd.DataFrame, level: int = 1) -> dict[str, int]:

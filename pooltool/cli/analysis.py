@@ -35,8 +35,9 @@ def qrels() -> None:
 def qrels_versions(ctx: click.Context, level: int, fmt: str) -> None:
     """List the named qrels versions with their sizes.
 
-    Columns: topics, judged (qrels lines), judged_nonneg (grade >= 0),
-    relevant (grade >= LEVEL).
+    Columns: name, created_at, source_path (the imported file, if any), note
+    (from 'qrels tag --note'), topics, judged (qrels lines), judged_nonneg
+    (grade >= 0), relevant (grade >= LEVEL).
 
     \b
     Example:
@@ -47,7 +48,7 @@ def qrels_versions(ctx: click.Context, level: int, fmt: str) -> None:
         counts = [qrels_counts(store.qrels(name), level) for name in versions["name"]]
     sizes = pd.DataFrame(counts, index=versions.index,
                          columns=["topics", "judged", "judged_nonneg", "relevant"])
-    table = pd.concat([versions[["name", "created_at", "source_path"]], sizes], axis=1)
+    table = pd.concat([versions[["name", "created_at", "source_path", "note"]], sizes], axis=1)
     emit(table, fmt, title="qrels versions")
 
 

@@ -7,6 +7,7 @@ In Python: :func:`pooltool.measures.evaluate_recall` and
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,7 @@ import pandas as pd
 from pooltool.cli.group import cli, level_option, output_option, plot_option, warn
 from pooltool.cli.sources import load_qrels, load_runs, stored_qrels
 from pooltool.measures import RecallResult, evaluate_recall, evaluate_recall_files
+from pooltool.records import topic_key, topic_order
 from pooltool.report import FORMATS, emit, emit_json
 
 RECALL_FORMATS = (*FORMATS, "trec")
@@ -107,11 +109,11 @@ def _warn_topics(result: RecallResult) -> None:
             fate = ("scored 0 and counted (-c)" if result.options.complete
                     else "left out of its mean (use -c to score them 0)")
             warn(f"warning: run {tag}: {len(missing)} qrels topic(s) not in the run, {fate}: "
-                 f"{_names(missing)}")
+                 f"{_names(sorted(missing, key=topic_key))}")
         ignored = result.ignored_topics[tag]
         if ignored:
             warn(f"note: run {tag}: {len(ignored)} run topic(s) not in the qrels, ignored: "
-                 f"{_names(ignored)}")
+                 f"{_names(sorted(ignored, key=topic_key))}")
 
 
 def _names(topics: list[str]) -> str:
@@ -121,12 +123,16 @@ def _names(topics: list[str]) -> str:
 
 
 def _write(result: RecallResult, fmt: str, per_topic: bool, source: str) -> None:
+    if fmt != "trec":  # trec_eval's strcmp order stays in its own layout only
+        rows = result.per_topic
+        result = replace(result, per_topic=rows.iloc[
+            topic_order(list(rows["topic"]), list(rows["run_tag"]))].reset_index(drop=True))
     if fmt == "trec":
         from pooltool.measures.trec_format import format_trec
 
         sys.stdout.write(format_trec(result, per_topic))
     elif fmt == "json":
-        from pooltool.measures.document import recall_document
+        from pooltool.json_documents import recall_document
 
         emit_json(recall_document(result, per_topic, source))
     elif fmt == "table":
@@ -147,4 +153,4 @@ def _long_per_topic(result: RecallResult) -> pd.DataFrame:
         part.columns = base + ["rel_ret", *names[1:]]
         part.insert(4, "k", k)
         parts.append(part)
-    return pd.concat(parts).sort_index(kind="stable").reset_index(drop=True)
+    return pd.concat(parts).sort_index(kind="stable").reset_index(drop=True)  # k within topic

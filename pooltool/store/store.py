@@ -147,17 +147,23 @@ class JudgmentStore(JudgmentLog, JudgedRules, PoolTables):
     @contextmanager
     def writing(self) -> Iterator[sqlite3.Connection]:
         """A write transaction: taken with ``BEGIN IMMEDIATE``, committed on exit,
-        rolled back entirely on any exception. Nested use joins the outer one."""
+        rolled back entirely on any exception, a failed ``COMMIT`` included (so the
+        connection is never left inside a transaction). Nested use joins the outer one.
+
+        :raises sqlite3.OperationalError: the write lock was not had within the busy
+            timeout ("database is locked"), or SQLite refused the write.
+        """
         if self.conn.in_transaction:
             yield self.conn
             return
         self.conn.execute("BEGIN IMMEDIATE")
         try:
             yield self.conn
+            self.conn.execute("COMMIT")
         except BaseException:
-            self.conn.execute("ROLLBACK")
+            if self.conn.in_transaction:
+                self.conn.execute("ROLLBACK")
             raise
-        self.conn.execute("COMMIT")
 
     def set_busy_timeout(self, ms: int) -> None:
         """How long this connection waits for another writer's lock, in milliseconds

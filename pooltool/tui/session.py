@@ -41,7 +41,7 @@ from typing import Literal, NamedTuple
 from pooltool.errors import UnknownTopic
 from pooltool.judging.pace import Pace, pace
 from pooltool.judging.queue import topic_queue
-from pooltool.records import Document, Topic
+from pooltool.records import Document, Topic, is_judged
 from pooltool.store import DEFAULT_POOL, JudgmentStore, workspace
 from pooltool.store.provenance import utc_now
 from pooltool.tui.writes import PendingWrite, WriteQueue
@@ -93,20 +93,27 @@ class JudgingSession:
         """The docno on screen."""
         return self.queue[self.position]
 
+    def is_judged(self, docno: str) -> bool:
+        """Whether the assessor has judged the document: their own grade is >= 0
+        (:func:`~pooltool.records.is_judged`; an own negative grade, which only an
+        import can give, leaves it to judge, as the topic picker counts it)."""
+        mark = self.marks.get(docno)
+        return mark is not None and bool(is_judged(mark.grade))
+
     @property
     def judged(self) -> int:
         """Documents of the queue the assessor has judged."""
-        return len(self.marks)
+        return sum(self.is_judged(docno) for docno in self.marks)
 
     @property
     def remaining(self) -> int:
         """Documents of the queue the assessor has still to judge."""
-        return len(self.queue) - len(self.marks)
+        return len(self.queue) - self.judged
 
     @property
     def done(self) -> bool:
         """Whether every document of the queue is judged."""
-        return len(self.marks) >= len(self.queue)
+        return self.judged >= len(self.queue)
 
     def saved_note(self, docno: str) -> str:
         """The note the note window opens on: the document's draft, else the
@@ -154,7 +161,7 @@ class JudgingSession:
         start = self.position if start is None else start
         n = len(self.queue)
         order = [(start + 1 + i) % n for i in range(n)]
-        fresh = [i for i in order if self.queue[i] not in self.marks]
+        fresh = [i for i in order if not self.is_judged(self.queue[i])]
         unskipped = [i for i in fresh if self.queue[i] not in self.skipped]
         candidates = unskipped or fresh
         return candidates[0] if candidates else None
@@ -169,7 +176,7 @@ class JudgingSession:
     def _resume(self) -> int:
         last = workspace.last_position(self.store, self.assessor, self.topic)
         index = {d: i for i, d in enumerate(self.queue)}
-        if last in index and last not in self.marks:
+        if last in index and not self.is_judged(last or ""):
             return index[last]
         first = self.next_unjudged(start=len(self.queue) - 1)
         if first is not None:
@@ -253,7 +260,7 @@ class JudgingSession:
     def skip(self) -> None:
         """Leave the document on screen for later and move on."""
         docno = self.docno
-        if docno not in self.marks and docno not in self.skipped:
+        if not self.is_judged(docno) and docno not in self.skipped:
             self.skipped.add(docno)
             self.writes.submit("skip", assessor=self.assessor, topic=self.topic, docno=docno,
                                at=utc_now())

@@ -214,9 +214,7 @@ class WriteQueue:
             write = self._queue[0]
             try:
                 write.result = self._commit(write)
-            except sqlite3.OperationalError as exc:
-                if self.store.conn.in_transaction:
-                    self.store.conn.rollback()
+            except sqlite3.OperationalError as exc:  # rolled back by store.writing()
                 if not is_busy(exc):
                     raise
                 return False

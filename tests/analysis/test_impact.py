@@ -50,12 +50,15 @@ RUNS = """\
 """
 
 
+Small = tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]
+"""The small runs, qrels A and qrels B."""
+
 @pytest.fixture
-def small() -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+def small() -> Small:
     return read_run(RUNS), read_qrels(QRELS_A), read_qrels(QRELS_B)
 
 
-def test_per_run_scores_ranks_and_changes(small) -> None:  # type: ignore[no-untyped-def]
+def test_per_run_scores_ranks_and_changes(small: Small) -> None:
     result = qrels_impact(*small, k=2)
     # recall@2 per topic, A -> B:  r1 t1 1/2 -> 2/4, t2 1 -> 0;  r2 t1 1/2 -> 1/4, t2 0 -> 1;
     # r3 t1 0 -> 2/4 (f unjudged under A).  Means: r1 .75 -> .25, r2 .25 -> .625, r3 0 -> .5
@@ -74,7 +77,7 @@ def test_per_run_scores_ranks_and_changes(small) -> None:  # type: ignore[no-unt
     assert list(result.per_run.columns) == PER_RUN_COLUMNS
 
 
-def test_ranking_comparison(small) -> None:  # type: ignore[no-untyped-def]
+def test_ranking_comparison(small: Small) -> None:
     result = qrels_impact(*small, k=2)
     # pairs (r1,r2) and (r1,r3) discordant, (r2,r3) concordant: (1 - 2) / 3
     assert result.kendall_tau == pytest.approx(-1 / 3)
@@ -85,7 +88,7 @@ def test_ranking_comparison(small) -> None:  # type: ignore[no-untyped-def]
     assert result.ranking.sum_rank_change == 4
 
 
-def test_topics_moved_sorted_by_size_without_unmoved(small) -> None:  # type: ignore[no-untyped-def]
+def test_topics_moved_sorted_by_size_without_unmoved(small: Small) -> None:
     result = qrels_impact(*small, k=2)
     rows = result.topics_moved.values.tolist()
     # r1 t1 stays at 1/2 (2/4) and is not listed; ties on |change| go by rank under A
@@ -97,7 +100,7 @@ def test_topics_moved_sorted_by_size_without_unmoved(small) -> None:  # type: ig
         ("r1", "2"), ("r2", "2"), ("r3", "1")]
 
 
-def test_topics_overall(small) -> None:  # type: ignore[no-untyped-def]
+def test_topics_overall(small: Small) -> None:
     overall = qrels_impact(*small, k=2).topics_overall
     assert list(overall.columns) == OVERALL_COLUMNS
     # t2: r1 -1, r2 +1 -> mean change 0 but mean |change| 1; t1: 0, -1/4, +1/2
@@ -110,7 +113,7 @@ def test_topics_overall(small) -> None:  # type: ignore[no-untyped-def]
     assert (t1["runs_moved"], t1["num_rel_a"], t1["num_rel_b"]) == (2, 2, 4)
 
 
-def test_complete_scores_missing_topics_zero_on_both_sides(small) -> None:  # type: ignore[no-untyped-def]
+def test_complete_scores_missing_topics_zero_on_both_sides(small: Small) -> None:
     result = qrels_impact(*small, k=2, complete=True)
     r3 = result.per_run.set_index("run_tag").loc["r3"]
     # r3 t2 counts as 0 under A and B: A (0 + 0) / 2, B (1/2 + 0) / 2
@@ -134,7 +137,7 @@ def test_a_topic_only_in_b_counts_in_b_only() -> None:
     assert result.recall_a.ignored_topics["r"] == ["2"]
 
 
-def test_swapping_a_and_b_negates_every_change(small) -> None:  # type: ignore[no-untyped-def]
+def test_swapping_a_and_b_negates_every_change(small: Small) -> None:
     runs, qrels_a, qrels_b = small
     forward = qrels_impact(runs, qrels_a, qrels_b, k=2).per_run.set_index("run_tag")
     back = qrels_impact(runs, qrels_b, qrels_a, k=2).per_run.set_index("run_tag")
@@ -142,7 +145,7 @@ def test_swapping_a_and_b_negates_every_change(small) -> None:  # type: ignore[n
         assert (forward[f"{name}_change"] == -back.loc[forward.index, f"{name}_change"]).all()
 
 
-def test_same_qrels_change_nothing(small) -> None:  # type: ignore[no-untyped-def]
+def test_same_qrels_change_nothing(small: Small) -> None:
     runs, qrels_a, _ = small
     result = qrels_impact(runs, qrels_a, qrels_a, k=2)
     assert (result.per_run["recall_change"] == 0).all() and result.topics_moved.empty

@@ -8,6 +8,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from judge_fixtures import build_store
+from textual.app import App
 from textual.widgets import DataTable
 
 from pooltool.judging.queue import pool_status
@@ -41,7 +42,7 @@ def rows_of(app: JudgeApp) -> dict[str, dict[str, str]]:
             for row in table.ordered_rows}
 
 
-def cursor_topic(app: JudgeApp) -> str:
+def cursor_topic(app: App[None]) -> str:
     table = app.screen.query_one("#topics", DataTable)
     return str(table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value)
 
@@ -89,7 +90,7 @@ async def test_remaining_counts_what_nobody_judged(three_topics: Path, tmp_path:
         # the bar is carol's queue: the one document nobody judged, not done yet
         assert rows["1"]["Progress"].endswith("  0%")
         await pilot.press("enter")  # topic 1: carol's queue is d5, the one nobody judged
-        assert app.screen.session.queue == ["d5"]
+        assert isinstance(app.screen, JudgeScreen) and app.screen.session.queue == ["d5"]
         await pilot.press("3", "escape")
         rows = rows_of(app)
         assert [rows["1"][c] for c in COLUMNS[2:7]] == ["5", "5", "1", "0", "3"]

@@ -116,3 +116,19 @@ def test_journal_files_by_assessor_oldest_first(tmp_path: Path) -> None:
         path.write_text("")
     os.utime(old, (1, 1))
     assert journals(db, "ann b") == [old, new]
+
+
+def test_own_negative_grade_is_still_to_judge_as_the_picker_counts(
+        writes: WriteQueue) -> None:
+    """An imported -1 under alice's own name: the picker and the screen both count
+    the document as remaining (they disagreed, 5 against 4)."""
+    from pooltool.judging.queue import topic_progress
+
+    writes.store.record_judgment("1", "d1", -1, "alice")
+    writes.store.record_judgment("1", "d3", 2, "alice")
+    session = JudgingSession(writes, "1", "alice")
+    picker = topic_progress(writes.store, "alice", ["1"]).iloc[0]
+    assert (session.judged, session.remaining) == (1, 4)
+    assert (int(picker["queue"]), int(picker["remaining"])) == (5, 4)
+    assert session.docno == "d1"  # opens on the first document still to judge
+    assert session.grade_of("d1") == -1  # the own grade is still shown

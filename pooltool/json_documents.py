@@ -1,4 +1,4 @@
-"""A :class:`~pooltool.measures.recall.RecallResult` as a JSON document (``schemas/recall-v1.json``)."""
+"""JSON documents of the commands' results (``schemas/*.json``): the report layer, above measures."""
 
 from __future__ import annotations
 
