@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from pooltool.store import JudgmentStore
+
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def shared_data() -> Path:
     """The team's real data folder, ``../shared/data`` next to the repository.
 
@@ -19,6 +22,14 @@ def shared_data() -> Path:
     if not SHARED_DATA.is_dir():
         pytest.skip("../shared/data not present (a user's clone)")
     return SHARED_DATA
+
+
+@pytest.fixture
+def memory_store() -> Iterator[JudgmentStore]:
+    """A new, empty store in memory, closed after the test."""
+    store = JudgmentStore.memory()
+    yield store
+    store.close()
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:

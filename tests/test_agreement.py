@@ -88,8 +88,8 @@ def test_agreement_table_per_pair_and_topic() -> None:
     assert table["kappa_linear"].iloc[0] == pytest.approx(4 / 7)
 
 
-def test_store_agreement_uses_each_assessors_latest_live_grade() -> None:
-    store = JudgmentStore.memory()
+def test_store_agreement_uses_each_assessors_latest_live_grade(memory_store: JudgmentStore) -> None:
+    store = memory_store
     store.record_judgment("1", "d1", 0, "alice")
     store.record_judgment("1", "d1", 2, "alice")  # regrade: this one counts
     store.record_judgment("1", "d1", 2, "bob")

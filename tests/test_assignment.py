@@ -50,8 +50,8 @@ def test_bad_requests_are_refused(assessors: list[str], overlap: float, message:
 
 
 @pytest.fixture
-def pooled_store() -> JudgmentStore:
-    store = JudgmentStore.memory()
+def pooled_store(memory_store: JudgmentStore) -> JudgmentStore:
+    store = memory_store
     run = pd.DataFrame([("r", t, f"d{i}", i + 1, 10.0 - i) for t, n in SIZES.items()
                         for i in range(n)], columns=["run_tag", "topic", "docno", "rank", "score"])
     store.add_run_frame(run)

@@ -12,9 +12,9 @@ from pooltool.formats.topics import read_topics
 from pooltool.store import JudgmentStore
 
 
-def test_cranfield_documents_queries_and_qrels(shared_data: Path) -> None:
+def test_cranfield_documents_queries_and_qrels(memory_store: JudgmentStore, shared_data: Path) -> None:
     cran = shared_data / "cranfield"
-    store = JudgmentStore.memory()
+    store = memory_store
     docs = store.add_documents(iter_documents(cran / "cran.all.1400"), "cran.all.1400")
     topics = store.add_topics(read_topics(cran / "cran.qry", "cranfield"), "cran.qry")
     result = store.import_qrels(cran / "derived" / "cranqrel.trec", "cleverdon")
@@ -27,9 +27,9 @@ def test_cranfield_documents_queries_and_qrels(shared_data: Path) -> None:
     assert qrels["grade"].value_counts().to_dict() == {3: 734, 2: 387, 4: 363, 1: 128, -1: 225}
 
 
-def test_raw_cranqrel_is_not_trec_qrels(shared_data: Path) -> None:
+def test_raw_cranqrel_is_not_trec_qrels(memory_store: JudgmentStore, shared_data: Path) -> None:
     """cranqrel has three columns (qid docid code): a clear error, not a guess."""
-    store = JudgmentStore.memory()
+    store = memory_store
     with pytest.raises(FormatError, match=r"cranqrel:1: expected 4 columns .* got 3"):
         store.import_qrels(shared_data / "cranfield" / "cranqrel", "raw")
     assert store.versions().empty

@@ -46,8 +46,8 @@ def test_int_topics_and_missing_columns() -> None:
         evaluate_recall(RUN, with_value(QRELS, "topic", None))
 
 
-def test_stored_runs_meet_the_same_contract() -> None:
-    store = JudgmentStore.memory()
+def test_stored_runs_meet_the_same_contract(memory_store: JudgmentStore) -> None:
+    store = memory_store
     twice = pd.concat([RUN, RUN.iloc[:1]], ignore_index=True)
     with pytest.raises(FrameError, match="docno 'a' appears twice for topic '1' in run 't'"):
         store.add_run_frame(twice)

@@ -30,8 +30,8 @@ def test_eta() -> None:
     assert math.isnan(eta_hours(3, math.nan))
 
 
-def test_judging_stats_per_assessor_and_all() -> None:
-    store = JudgmentStore.memory()
+def test_judging_stats_per_assessor_and_all(memory_store: JudgmentStore) -> None:
+    store = memory_store
     run = pd.DataFrame([("r", t, f"d{i}", i + 1, 9.0 - i) for t in "12" for i in range(5)],
                        columns=["run_tag", "topic", "docno", "rank", "score"])
     store.add_run_frame(run)
@@ -57,10 +57,10 @@ def test_judging_stats_per_assessor_and_all() -> None:
     assert list(only["assessor"]) == ["ben"]
 
 
-def test_assessor_assigned_but_not_started() -> None:
+def test_assessor_assigned_but_not_started(memory_store: JudgmentStore) -> None:
     """An assigned assessor with no judgment yet: all their topic remains (no error),
     while another assessor's judgments exist in the store."""
-    store = JudgmentStore.memory()
+    store = memory_store
     run = pd.DataFrame([("r", t, f"d{i}", i + 1, 9.0 - i) for t in "12" for i in range(4)],
                        columns=["run_tag", "topic", "docno", "rank", "score"])
     store.add_run_frame(run)

@@ -30,8 +30,8 @@ TREC_COVID_POOLED = [
 
 
 @pytest.fixture
-def store() -> JudgmentStore:
-    store = JudgmentStore.memory()
+def store(memory_store: JudgmentStore) -> JudgmentStore:
+    store = memory_store
     store.add_run_frame(read_run(RUNS))
     return store
 
@@ -100,11 +100,9 @@ def independent_pool(run_dir: Path, names: list[str], depth: int) -> set[tuple[s
 
 
 @pytest.fixture(scope="module")
-def covid_store() -> JudgmentStore:
-    data = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "trec_covid_r1"
-    if not data.is_dir():
-        pytest.skip("../shared/data not present (a user's clone)")
-    store = JudgmentStore.memory()
+def covid_store(shared_data: Path) -> JudgmentStore:
+    data = shared_data / "trec_covid_r1"
+    store = JudgmentStore.memory()  # shared by the module's tests
     store.add_runs([data / "runs" / name for name in sorted((data / "runs").iterdir())])
     store.import_qrels(data / "qrels-rnd1.txt", "official")
     return store

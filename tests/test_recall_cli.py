@@ -11,9 +11,8 @@ from click.testing import CliRunner
 
 import pooltool.cli.recall  # noqa: F401  registers the command on the group
 from pooltool.cli.group import cli
-from pooltool.formats.qrels import read_qrels
-from pooltool.formats.run import read_run
 from pooltool.measures.summary import NUM_REL_BINS, SUMMARY_COLUMNS
+from pooltool.store import JudgmentStore
 
 SCHEMA = Path(__file__).resolve().parents[1] / "schemas" / "recall-v1.json"
 QRELS = "1 0 a 2\n1 0 b 0\n1 0 c -1\n1 0 x 1\n2 0 a 0\n3 0 z 1\n"
@@ -155,35 +154,14 @@ def test_unknown_run_without_store(tmp_path: Path, files: tuple[str, str]) -> No
     assert "'bm25' is not a file, and there is no store at" in result.stderr
 
 
-class FakeStore:
-    """What the command uses of JudgmentStore."""
-
-    def __init__(self) -> None:
-        self.runs = {"bm25": read_run(RUN.replace(" t\n", " bm25\n"))}
-
-    def __enter__(self) -> FakeStore:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        return None
-
-    def has_run(self, tag: str) -> bool:
-        return tag in self.runs
-
-    def run_frame(self, tag: str) -> pd.DataFrame:
-        return self.runs[tag]
-
-    def qrels(self, version: str | None = None, policy: str = "latest") -> pd.DataFrame:
-        assert version == "round1" and policy == "latest"
-        return read_qrels(QRELS)
-
-
-def test_runs_and_qrels_from_the_store(monkeypatch, tmp_path: Path, files: tuple[str, str]) -> None:  # type: ignore[no-untyped-def]
-    store_module = pytest.importorskip("pooltool.store")
-    monkeypatch.setattr(store_module.JudgmentStore, "open", classmethod(lambda cls, path: FakeStore()))
+def test_runs_and_qrels_from_the_store(tmp_path: Path, files: tuple[str, str]) -> None:
+    run, qrels = files
     db = tmp_path / "p.db"
-    db.write_bytes(b"")
-    run, _ = files
+    bm25 = tmp_path / "bm25.run"
+    bm25.write_text(RUN.replace(" t\n", " bm25\n"))
+    with JudgmentStore.open(db, create=True) as store:
+        store.add_runs([bm25])
+        store.import_qrels(qrels, "round1")
     result = CliRunner().invoke(cli, ["--db", str(db), "recall", run, "bm25", "--version",
                                       "round1", "--format", "csv", "-k", "10"])
     assert result.exit_code == 0, result.output

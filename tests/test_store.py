@@ -16,8 +16,8 @@ RUN_A = "1 Q0 d1 1 3 A\n1 Q0 d2 2 2 A\n2 Q0 d3 1 1 A\n"
 
 
 @pytest.fixture
-def store() -> JudgmentStore:
-    return JudgmentStore.memory()
+def store(memory_store: JudgmentStore) -> JudgmentStore:
+    return memory_store
 
 
 def write(tmp_path: Path, name: str, text: str) -> Path:
@@ -177,9 +177,9 @@ def test_grade_scale(store: JudgmentStore) -> None:
         store.set_grade_scale([GradeLevel(0, "n", "no"), GradeLevel(1, "n", "yes")])
 
 
-def test_schema_file_matches_migrations() -> None:
+def test_schema_file_matches_migrations(memory_store: JudgmentStore) -> None:
     """schemas/store.sql is the schema a new store gets; regenerate it when migrations change."""
-    store = JudgmentStore.memory()
+    store = memory_store
     rows = store.conn.execute(
         "SELECT sql FROM sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%' "
         "ORDER BY type DESC, name").fetchall()

@@ -49,8 +49,8 @@ def test_unknown_order() -> None:
 
 
 @pytest.fixture
-def store() -> JudgmentStore:
-    store = JudgmentStore.memory()
+def store(memory_store: JudgmentStore) -> JudgmentStore:
+    store = memory_store
     run = pd.DataFrame([("r1", "1", "dz", 1, 3.0), ("r1", "1", "da", 2, 2.0),
                         ("r2", "1", "da", 1, 9.0), ("r2", "2", "dx", 1, 1.0)],
                        columns=["run_tag", "topic", "docno", "rank", "score"])
@@ -107,8 +107,8 @@ def test_topic_progress_remaining_is_what_nobody_judged(store: JudgmentStore) ->
     assert table.loc["1", ["remaining", "judged_any", "judged_me"]].tolist() == [0, 2, 1]
 
 
-def test_topic_progress_in_numeric_topic_order() -> None:
-    store = JudgmentStore.memory()
+def test_topic_progress_in_numeric_topic_order(memory_store: JudgmentStore) -> None:
+    store = memory_store
     run = pd.DataFrame([("r", t, "d", 1, 1.0) for t in ("10", "2", "1", "b")],
                        columns=["run_tag", "topic", "docno", "rank", "score"])
     store.add_run_frame(run)

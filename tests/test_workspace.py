@@ -5,8 +5,8 @@ from __future__ import annotations
 from pooltool.store import JudgmentStore, workspace
 
 
-def test_note_drafts_per_assessor_topic_and_document() -> None:
-    store = JudgmentStore.memory()
+def test_note_drafts_per_assessor_topic_and_document(memory_store: JudgmentStore) -> None:
+    store = memory_store
     workspace.save_note_draft(store, "ann", "1", "d1", "see fig 3", at="2026-01-01T00:00:00.000+00:00")
     workspace.save_note_draft(store, "ann", "1", "d2", "table 2")
     workspace.save_note_draft(store, "ann", "1", "d1", "see fig 4")  # replaces
@@ -19,8 +19,8 @@ def test_note_drafts_per_assessor_topic_and_document() -> None:
     assert workspace.note_drafts(store, "ben", "1") == {"d1": "ben's"}
 
 
-def test_last_topic_is_the_latest_activity_of_that_assessor() -> None:
-    store = JudgmentStore.memory()
+def test_last_topic_is_the_latest_activity_of_that_assessor(memory_store: JudgmentStore) -> None:
+    store = memory_store
     assert workspace.last_topic(store, "ann") is None
     store.record_judgment("10", "d1", 1, "ann", origin="tui", judged_at="2026-01-01T10:00:00.000+00:00")
     store.record_judgment("2", "d1", 1, "ann", origin="qrels:x",  # imported: not UI use

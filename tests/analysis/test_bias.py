@@ -98,10 +98,9 @@ def plain_recall(ranked: dict[str, list[str]], qrels: dict[tuple[str, str], int]
 
 
 @pytest.fixture(scope="module")
-def covid() -> tuple[Path, dict[str, dict[str, list[str]]], dict[tuple[str, str], int]]:
-    data = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "trec_covid_r1"
-    if not data.is_dir():
-        pytest.skip("../shared/data not present (a user's clone)")
+def covid(shared_data: Path) -> tuple[Path, dict[str, dict[str, list[str]]],
+                                       dict[tuple[str, str], int]]:
+    data = shared_data / "trec_covid_r1"
     ranked = {name: plain_ranked(data / "runs" / name) for name in POOLED + NOT_POOLED}
     return data, ranked, plain_qrels(data / "qrels-rnd1.txt")
 

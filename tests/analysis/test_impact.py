@@ -1,7 +1,7 @@
 """``pooltool impact``: how a qrels change moves Recall@k, the topics and the ranking of runs.
 
 Hand-made cases are worked out in the comments; the real-data tests check
-``qrels diff`` and ``impact`` on TREC-COVID round 1 against a computation
+``qrels diff`` and ``impact`` on TREC-covid round 1 against a computation
 written here in plain Python over the files.
 """
 
@@ -29,7 +29,6 @@ from pooltool.formats.run import read_run
 
 REPO = Path(__file__).resolve().parents[2]
 SCHEMA = json.loads((REPO / "schemas" / "impact-v1.json").read_text())
-COVID = REPO.parent / "shared" / "data" / "trec_covid_r1"
 
 # Topic 1: b regraded 0 -> 1, f added as relevant: num_rel 2 -> 4.
 # Topic 2: x regraded 1 -> 0, z added as relevant: num_rel 1 -> 1.
@@ -260,39 +259,43 @@ def test_help_has_an_example() -> None:
     assert result.exit_code == 0 and "Example" in result.output
 
 
-# --- real data: TREC-COVID round 1 -------------------------------------------------
+# --- real data: TREC-covid round 1 -------------------------------------------------
 
 REGRADE = {2: 0, 0: 2, 1: 0}
 REAL_RUNS = ("run1", "T5R1", "BBGhelani2")
 
 
-def qrels_lines() -> list[tuple[str, str, int]]:
-    lines = (COVID / "qrels-rnd1.txt").read_text().splitlines()
+@pytest.fixture(scope="module")
+def covid(shared_data: Path) -> Path:
+    """TREC-covid round 1 in ``../shared/data`` (skipped where it is absent)."""
+    return shared_data / "trec_covid_r1"
+
+
+def qrels_lines(covid: Path) -> list[tuple[str, str, int]]:
+    lines = (covid / "qrels-rnd1.txt").read_text().splitlines()
     return [(t, d, int(g)) for t, _, d, g in (line.split() for line in lines if line.strip())]
 
 
-def regraded_sample() -> dict[tuple[str, str], tuple[int, int]]:
+def regraded_sample(covid: Path) -> dict[tuple[str, str], tuple[int, int]]:
     """Every 50th qrels line, regraded 2->0, 0->2, 1->0: (topic, docno) -> (old, new)."""
-    return {(t, d): (g, REGRADE[g]) for t, d, g in qrels_lines()[::50]}
+    return {(t, d): (g, REGRADE[g]) for t, d, g in qrels_lines(covid)[::50]}
 
 
 @pytest.fixture(scope="module")
-def covid_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    if not COVID.is_dir():
-        pytest.skip(f"real data {COVID} not present (a user's clone without ../shared/data)")
+def covid_store(covid: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     from pooltool.store import JudgmentStore
 
     path = tmp_path_factory.mktemp("covid") / "store.db"
     with JudgmentStore.open(path, create=True) as store:
-        store.import_qrels(COVID / "qrels-rnd1.txt", "official")
-        for (topic, docno), (_, new) in regraded_sample().items():
+        store.import_qrels(covid / "qrels-rnd1.txt", "official")
+        for (topic, docno), (_, new) in regraded_sample(covid).items():
             store.record_judgment(topic, docno, new, "regrader")
         store.tag_version("regraded")
     return path
 
 
-def test_real_diff_finds_exactly_the_regraded_judgments(covid_store: Path) -> None:
-    sample = regraded_sample()
+def test_real_diff_finds_exactly_the_regraded_judgments(covid: Path, covid_store: Path) -> None:
+    sample = regraded_sample(covid)
     assert len(sample) == 174  # 8691 lines, every 50th
     result = invoke("qrels", "diff", "official", "regraded", "--format", "json", db=covid_store)
     assert result.exit_code == 0, result.output
@@ -303,7 +306,7 @@ def test_real_diff_finds_exactly_the_regraded_judgments(covid_store: Path) -> No
     assert found == sample
     assert {c["change"] for c in document["changes"]} == {"regraded"}
     # num_rel at grade >= 1 from the file itself: 0->2 gains one, 1->0 and 2->0 lose one
-    relevant = sum(g >= 1 for _, _, g in qrels_lines())
+    relevant = sum(g >= 1 for _, _, g in qrels_lines(covid))
     gained = sum(old == 0 for old, _ in sample.values())
     lost = len(sample) - gained
     assert (totals["num_rel_a"], totals["num_rel_b"]) == (relevant, relevant + gained - lost)
@@ -329,9 +332,9 @@ def independent_recall(run: Path, qrels: dict[tuple[str, str], int], k: int,
     return recall
 
 
-def trec_eval_all(run: str, k: int) -> float:
+def trec_eval_all(covid: Path, run: str, k: int) -> float:
     """The ``recall_<k> all`` line of trec_eval 10.0's saved output for a run (official qrels)."""
-    for line in (COVID / "trec_eval_10" / f"{run}.txt").read_text().splitlines():
+    for line in (covid / "trec_eval_10" / f"{run}.txt").read_text().splitlines():
         fields = line.split()
         if fields[:2] == [f"recall_{k}", "all"]:
             return float(fields[2])
@@ -339,10 +342,10 @@ def trec_eval_all(run: str, k: int) -> float:
 
 
 @pytest.fixture
-def real_runs(tmp_path: Path) -> dict[str, Path]:
-    """Three TREC-COVID runs, and T5R1 without topic 5 (tagged T5R1_no5): a missing topic."""
-    runs = {name: COVID / "runs" / name for name in REAL_RUNS}
-    lines = (COVID / "runs" / "T5R1").read_text().splitlines()
+def real_runs(covid: Path, tmp_path: Path) -> dict[str, Path]:
+    """Three TREC-covid runs, and T5R1 without topic 5 (tagged T5R1_no5): a missing topic."""
+    runs = {name: covid / "runs" / name for name in REAL_RUNS}
+    lines = (covid / "runs" / "T5R1").read_text().splitlines()
     runs["T5R1_no5"] = tmp_path / "T5R1_no5"
     runs["T5R1_no5"].write_text("".join(
         " ".join([*line.split()[:5], "T5R1_no5"]) + "\n" for line in lines if line.split()[0] != "5"))
@@ -350,9 +353,10 @@ def real_runs(tmp_path: Path) -> dict[str, Path]:
 
 
 @pytest.mark.parametrize("k", [10, 100])
-def test_real_impact_matches_an_independent_computation(covid_store: Path, real_runs, k: int) -> None:  # type: ignore[no-untyped-def]
-    official = {(t, d): g for t, d, g in qrels_lines()}
-    regraded = {**official, **{pair: new for pair, (_, new) in regraded_sample().items()}}
+def test_real_impact_matches_an_independent_computation(covid: Path, covid_store: Path,
+                                                       real_runs: dict[str, Path], k: int) -> None:
+    official = {(t, d): g for t, d, g in qrels_lines(covid)}
+    regraded = {**official, **{pair: new for pair, (_, new) in regraded_sample(covid).items()}}
     result = invoke("impact", "--from", "official", "--to", "regraded",
                     *map(str, real_runs.values()), "-k", str(k), "--top", "3", "--format", "json",
                     db=covid_store)
@@ -372,7 +376,7 @@ def test_real_impact_matches_an_independent_computation(covid_store: Path, real_
         assert per_run[name]["recall_a"] == pytest.approx(sum(a.values()) / topics, abs=1e-12)
         assert per_run[name]["recall_b"] == pytest.approx(sum(b.values()) / topics, abs=1e-12)
     for name in REAL_RUNS:  # and trec_eval agrees under the official qrels
-        assert round(per_run[name]["recall_a"], 4) == trec_eval_all(name, k)
+        assert round(per_run[name]["recall_a"], 4) == trec_eval_all(covid, name, k)
     for row in document["topics_moved"]:
         sides = expected[row["run_tag"]]
         assert row["recall_a"] == pytest.approx(sides["a"][row["topic"]], abs=1e-12)
@@ -383,9 +387,9 @@ def test_real_impact_matches_an_independent_computation(covid_store: Path, real_
         assert len(listed) == 3 and abs(listed[0]["change"]) == pytest.approx(largest, abs=1e-12)
 
 
-def test_real_impact_table_and_plot(covid_store: Path, tmp_path: Path) -> None:
+def test_real_impact_table_and_plot(covid: Path, covid_store: Path, tmp_path: Path) -> None:
     image = tmp_path / "covid.png"
-    runs = [str(COVID / "runs" / name) for name in REAL_RUNS]
+    runs = [str(covid / "runs" / name) for name in REAL_RUNS]
     result = invoke("impact", "--from", "official", "--to", "regraded", *runs,
                     "--plot", str(image), db=covid_store)
     assert result.exit_code == 0, result.output

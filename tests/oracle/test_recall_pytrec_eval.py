@@ -27,8 +27,8 @@ COLUMNS = ["num_ret", "num_rel", "num_rel_ret", *[f"{m}@{k}" for m in ("recall",
 
 
 @pytest.fixture(scope="module")
-def covid(data_dir: Path) -> tuple[Path, pd.DataFrame]:
-    folder = data_dir / "trec_covid_r1"
+def covid(shared_data: Path) -> tuple[Path, pd.DataFrame]:
+    folder = shared_data / "trec_covid_r1"
     return folder, read_qrels(folder / "qrels-rnd1.txt")
 
 
@@ -81,11 +81,11 @@ def test_judged_matches_ir_measures_on_tie_free_runs(covid, run: str) -> None:  
                                theirs[columns].to_numpy(float), atol=1e-12)
 
 
-def test_file_path_equals_frame_path_on_every_shared_run(data_dir: Path) -> None:
+def test_file_path_equals_frame_path_on_every_shared_run(shared_data: Path) -> None:
     """The bytes fast path (TREC-COVID runs) and the general path give identical frames."""
     from pooltool.measures import evaluate_recall
 
-    folder = data_dir / "trec_covid_r1"
+    folder = shared_data / "trec_covid_r1"
     qrels = read_qrels(folder / "qrels-rnd1.txt")
     paths = sorted((folder / "runs").iterdir())
     by_file = evaluate_recall_files(paths, qrels, ks=KS, complete=True, workers=1)

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from judge_fixtures import build_store
+from textual.widgets import Input
 
 from pooltool.tui.app import JudgeApp, make_app
 
@@ -24,3 +25,10 @@ def app_factory(store_path: Path) -> Callable[..., JudgeApp]:
                 **options: object) -> JudgeApp:
         return make_app(store_path, assessor, list(topics), **options)  # type: ignore[arg-type]
     return factory
+
+
+@pytest.fixture(autouse=True)
+def no_cursor_blink(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Keep a focused Input's cursor shown: a blink tick between frames would make
+    snapshots differ from run to run (as harlequin's functional tests do)."""
+    monkeypatch.setattr(Input, "_toggle_cursor", lambda self: None)

@@ -41,6 +41,7 @@ async def test_grade_key_commits_at_once_and_moves_on(app_factory: AppFactory, s
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("2")
         rows = log_rows(store_path)  # another connection sees it while the app runs
+        assert rows[["docno", "grade", "assessor"]].values.tolist() == [["d1", 2, "alice"]]
         assert screen_of(app).session.docno == "d2"
         assert "2 / 5" in screen_of(app).status_text().plain
         await pilot.press("0")
