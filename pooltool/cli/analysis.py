@@ -8,10 +8,9 @@ import click
 import pandas as pd
 
 from pooltool.analysis.qrels_diff import diff_qrels, qrels_counts
-from pooltool.cli.group import cli, db_path, level_option, output_option, plot_option
+from pooltool.cli.group import cli, level_option, open_store, output_option, plot_option
 from pooltool.cli.sources import load_qrels, load_runs
 from pooltool.report import emit, emit_json, records
-from pooltool.store import JudgmentStore
 
 if TYPE_CHECKING:
     from pooltool.analysis.bias import BiasResult, NewRunReport
@@ -43,7 +42,7 @@ def qrels_versions(ctx: click.Context, level: int, fmt: str) -> None:
     Example:
       pooltool qrels versions -l 2 --format csv
     """
-    with JudgmentStore.open(db_path(ctx)) as store:
+    with open_store(ctx) as store:
         versions = store.versions()
         counts = [qrels_counts(store.qrels(name), level) for name in versions["name"]]
     sizes = pd.DataFrame(counts, index=versions.index,
@@ -68,7 +67,7 @@ def qrels_tag(ctx: click.Context, name: str, note: str | None) -> None:
     """
     if not name.strip():
         raise click.BadParameter("the version name must not be blank", param_hint="NAME")
-    with JudgmentStore.open(db_path(ctx)) as store:
+    with open_store(ctx) as store:
         point = store.tag_version(name.strip(), note)
     click.echo(f"qrels version {name.strip()!r} = the judgment log up to row {point}", err=True)
 
@@ -156,7 +155,7 @@ def bias(ctx: click.Context, k: int, depth: int | None, pool_name: str, run_tags
         raise click.UsageError("use just one of --group and --groups")
     if version and qrels_file:
         raise click.UsageError("use just one of --version and --qrels")
-    with JudgmentStore.open(db_path(ctx)) as store:
+    with open_store(ctx) as store:
         pooled, pool_depth = pooling.pool_contributors(store, pool_name)
         tags = list(run_tags) or pooled
         if depth is not None and depth > pool_depth:

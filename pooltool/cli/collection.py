@@ -11,7 +11,7 @@ import click
 import pandas as pd
 
 from pooltool import pooling
-from pooltool.cli.group import F, cli, db_path, level_option, output_option, warn
+from pooltool.cli.group import F, cli, db_path, level_option, open_store, output_option, warn
 from pooltool.errors import StoreError
 from pooltool.formats.documents import iter_documents
 from pooltool.formats.frames import pair_isin
@@ -22,14 +22,10 @@ from pooltool.judging.queue import judging_queue, pool_status
 from pooltool.records import QRELS_COLUMNS
 from pooltool.report import emit, emit_json, records
 from pooltool.store import DEFAULT_POOL, JudgmentStore
+from pooltool.store.journal import waiting_writes
 from pooltool.store.judgments import POLICIES
 
 existing_file = click.Path(exists=True, dir_okay=False, path_type=Path)
-
-
-def open_store(ctx: click.Context) -> JudgmentStore:
-    """The store named by ``--db`` (it must exist)."""
-    return JudgmentStore.open(db_path(ctx))
 
 
 def output_file_option(f: F) -> F:
@@ -234,7 +230,9 @@ def status(ctx: click.Context, pool_name: str, level: int, fmt: str) -> None:
     """Judging progress per topic (pooled, judged, unjudged, relevant) and per assessor
     (judgments per hour, median seconds per document, remaining, ETA in hours).
 
-    CSV, TSV and JSONL give the per-topic rows; JSON gives both tables.
+    CSV, TSV and JSONL give the per-topic rows; JSON gives both tables and
+    the writes waiting in judging apps' journals (the store was busy when they
+    were made; stderr names them in the other formats).
 
     \b
     Example:
@@ -244,12 +242,17 @@ def status(ctx: click.Context, pool_name: str, level: int, fmt: str) -> None:
     with open_store(ctx) as store:
         topics = pool_status(store, pool_name, level)
         pace = judging_stats(store, pool=pool_name)
+    waiting = {str(path): count for path, count in waiting_writes(db_path(ctx)).items()}
     if fmt == "json":
-        emit_json({"topics": records(topics), "assessors": records(pace)})
+        emit_json({"topics": records(topics), "assessors": records(pace),
+                   "waiting_writes": waiting})
         return
     emit(topics, fmt, title=f"pool {pool_name!r}")
     if fmt == "table":
         emit(pace, fmt, title="judging pace")
+    for path, count in waiting.items():
+        warn(f"{count} judging write(s) wait in {path} (a judging app still retrying "
+             "while the store is busy)")
 
 
 class _output:

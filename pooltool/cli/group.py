@@ -18,6 +18,8 @@ import click
 
 from pooltool.errors import PooltoolError
 from pooltool.report import FORMATS
+from pooltool.store import JudgmentStore
+from pooltool.store.journal import replay_abandoned
 from pooltool.store.store import BUSY_TIMEOUT_S
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
@@ -122,3 +124,25 @@ def db_path(ctx: click.Context) -> Path:
 def warn(message: str) -> None:
     """Print a message for people on stderr (never mixed with data on stdout)."""
     click.echo(message, err=True)
+
+
+def open_store(ctx: click.Context) -> JudgmentStore:
+    """The store named by ``--db`` (it must exist), after committing the writes that
+    judging apps which died left in their journals (:func:`replay_abandoned`), so that
+    no judgment waits unseen; what cannot be committed is named on stderr.
+
+    :raises StoreError: no store there, or not a pooltool store.
+    """
+    store = JudgmentStore.open(db_path(ctx))
+    try:
+        replay = replay_abandoned(store)
+    except sqlite3.OperationalError as exc:
+        warn(f"warning: judging writes wait in journals next to the store and cannot be "
+             f"committed ({exc}); what is read here lacks them")
+        return store
+    if replay.replayed:
+        warn(f"committed {replay.replayed} judging write(s) left by judging apps that ended")
+    for path, count in replay.waiting.items():
+        warn(f"warning: {count} judging write(s) in {path} still wait (the store is busy); "
+             "what is read here lacks them")
+    return store

@@ -6,12 +6,12 @@ from pathlib import Path
 
 import click
 
-from pooltool.cli.group import cli, db_path, output_option, warn
+from pooltool.cli.group import cli, db_path, open_store, output_option, warn
 from pooltool.judging.agreement import store_agreement
 from pooltool.judging.assignment import assign_topics
 from pooltool.judging.queue import ORDERS
 from pooltool.report import emit
-from pooltool.store import DEFAULT_POOL, JudgmentStore
+from pooltool.store import DEFAULT_POOL
 
 pool_option = click.option("--pool", "pool_name", default=DEFAULT_POOL, show_default=True,
                            help="The pool to judge.")
@@ -110,7 +110,7 @@ def assign(ctx: click.Context, assessors: tuple[str, ...], topics: tuple[str, ..
     Example:
       pooltool --db covid.db assign alice bob carol --overlap 0.2
     """
-    with JudgmentStore.open(db_path(ctx)) as store:
+    with open_store(ctx) as store:
         plan = assign_topics(store, list(assessors), list(topics) or None, overlap, seed,
                              pool_name)
     emit(plan, fmt)
@@ -135,7 +135,7 @@ def agreement(ctx: click.Context, threshold: int, topics: tuple[str, ...], fmt: 
     Example:
       pooltool --db covid.db agreement --threshold 2 --format csv
     """
-    with JudgmentStore.open(db_path(ctx)) as store:
+    with open_store(ctx) as store:
         table = store_agreement(store, threshold, list(topics) or None)
     if table.empty:
         warn("no document was judged by two assessors")

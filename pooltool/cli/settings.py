@@ -7,9 +7,9 @@ import re
 import click
 import pandas as pd
 
-from pooltool.cli.group import cli, db_path, output_option, warn
+from pooltool.cli.group import cli, open_store, output_option, warn
 from pooltool.report import emit
-from pooltool.store import GradeLevel, JudgmentStore
+from pooltool.store import GradeLevel
 
 
 def _scale_frame(scale: list[GradeLevel]) -> pd.DataFrame:
@@ -32,7 +32,7 @@ def grades(ctx: click.Context, fmt: str) -> None:
     """
     if ctx.invoked_subcommand is not None:
         return
-    with JudgmentStore.open(db_path(ctx)) as store:
+    with open_store(ctx) as store:
         scale = store.grade_scale()
     emit(_scale_frame(scale), fmt)
 
@@ -89,7 +89,7 @@ def set_grades(ctx: click.Context, levels: tuple[str, ...]) -> None:
 
     scale = [_parse_level(spec) for spec in _join_words(levels)]
     check_grade_scale(scale)
-    with JudgmentStore.open(db_path(ctx)) as store:
+    with open_store(ctx) as store:
         store.set_grade_scale(scale)
     emit(_scale_frame(scale), "table")
     warn(f"grade scale set: {len(scale)} grades")
@@ -109,7 +109,7 @@ def judge_settings(ctx: click.Context, show_runs: bool | None) -> None:
     Example:
       pooltool --db covid.db judge-settings --show-runs
     """
-    with JudgmentStore.open(db_path(ctx)) as store:
+    with open_store(ctx) as store:
         if show_runs is not None:
             store.set_setting("show_runs", show_runs)
         shown = bool(store.setting("show_runs", False))

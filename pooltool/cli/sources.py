@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, ContextManager
 import click
 import pandas as pd
 
-from pooltool.cli.group import db_path
+from pooltool.cli.group import db_path, open_store
 from pooltool.errors import DuplicateRunTag, StoreError, UnknownRun
 from pooltool.formats.qrels import read_qrels
 from pooltool.formats.run import read_run
@@ -62,9 +62,8 @@ def stored_qrels(ctx: click.Context, version: str | None, policy: str = "latest"
 
     :raises StoreError: no store, or no such version.
     """
-    from pooltool.store import JudgmentStore
 
-    with JudgmentStore.open(db_path(ctx)) as store:
+    with open_store(ctx) as store:
         return store.qrels(version, policy)
 
 

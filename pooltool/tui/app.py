@@ -1,11 +1,11 @@
 """The judging app: ``pooltool judge`` (build it with :func:`make_app`).
 
 The app owns the store connection (on the UI thread) and one
-:class:`~pooltool.tui.writes.WriteQueue`; screens read the store directly and
+:class:`~pooltool.store.journal.WriteQueue`; screens read the store directly and
 write through the queue. A timer retries writes the store refused while
 another process held its lock; until they are committed they are also kept
 in a journal file next to the store, which the assessor's next app replays
-if this one is killed (see :mod:`pooltool.tui.writes`).
+if this one is killed (see :mod:`pooltool.store.journal`).
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from pooltool.errors import StoreError, UnknownTopic
 from pooltool.judging.queue import ORDERS
 from pooltool.records import topic_key
 from pooltool.store import DEFAULT_POOL, JudgmentStore
+from pooltool.store.journal import BUSY_WAIT_MS, WriteQueue, journal_path, journals
 from pooltool.tui.messages import (
     GradeRecorded,
     JudgmentUndone,
@@ -30,7 +31,6 @@ from pooltool.tui.messages import (
 from pooltool.tui.screens.judge import JudgeScreen, check_grade_scale
 from pooltool.tui.screens.topic_picker import TopicPickerScreen
 from pooltool.tui.session import JudgingSession
-from pooltool.tui.writes import BUSY_WAIT_MS, WriteQueue, journal_path, journals
 
 RETRY_EVERY_S = 0.5
 QUIT_WAIT_S = 30.0

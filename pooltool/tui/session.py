@@ -1,7 +1,7 @@
 """One assessor judging one topic: the queue, their grades, and every key's effect.
 
 No Textual here: the judging screen calls these methods and redraws. All
-writes go through a :class:`~pooltool.tui.writes.WriteQueue`, so they are
+writes go through a :class:`~pooltool.store.journal.WriteQueue`, so they are
 committed at once (or retried in order while the store is busy).
 
 The queue is the assessor's queue of :mod:`pooltool.judging.queue`: on a
@@ -43,8 +43,8 @@ from pooltool.judging.pace import Pace, pace
 from pooltool.judging.queue import topic_queue
 from pooltool.records import Document, Topic, is_judged
 from pooltool.store import DEFAULT_POOL, JudgmentStore, workspace
+from pooltool.store.journal import PendingWrite, WriteQueue
 from pooltool.store.provenance import utc_now
-from pooltool.tui.writes import PendingWrite, WriteQueue
 
 NoteOutcome = Literal["recorded", "draft", "cleared", "unchanged"]
 

@@ -19,12 +19,12 @@ from judge_fixtures import AppFactory, log_rows
 from textual.widgets import Input
 
 from pooltool.store import JudgmentStore, workspace
+from pooltool.store.journal import journal_path, journals
 from pooltool.store.provenance import utc_now
 from pooltool.tui import app as app_module
 from pooltool.tui.screens.judge import JudgeScreen
 from pooltool.tui.screens.prompt import PromptScreen
 from pooltool.tui.widgets.grade_bar import GradeBar
-from pooltool.tui.writes import journal_path, journals
 
 SIZE = (110, 30)
 
@@ -218,3 +218,52 @@ async def test_writes_of_a_killed_process_are_replayed(app_factory: AppFactory,
                     strict=True)) == [("d1", 3, 1200), ("d2", 1, 800), ("d2", -9, 0)]
     assert rows["retracts"].iloc[2] == rows["judgment_id"].iloc[1]
     assert journals(store_path, "carol") == []
+
+
+def test_a_killed_apps_journal_shows_up_in_export_and_status(store_path: Path) -> None:
+    """No judgment waits unseen: the next command that reads judgments commits the
+    writes a killed judging app left in its journal (it was short before)."""
+    from click.testing import CliRunner
+
+    from pooltool.cli import cli
+
+    blocker = sqlite3.connect(store_path, isolation_level=None)
+    blocker.execute("BEGIN IMMEDIATE")
+    try:
+        child = subprocess.run([sys.executable, "-c", KILLED, str(store_path)],
+                               capture_output=True, text=True, timeout=60,
+                               env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    finally:
+        blocker.execute("COMMIT")
+        blocker.close()
+    assert child.returncode == -signal.SIGKILL and len(journals(store_path, "carol")) == 1
+    exported = CliRunner().invoke(cli, ["--db", str(store_path), "export-qrels"])
+    assert exported.exit_code == 0, exported.output
+    assert exported.stdout == "1 0 d1 3\n"  # d2's grade was undone before the kill
+    assert exported.stderr == ("committed 3 judging write(s) left by judging apps that "
+                               "ended\n")
+    assert journals(store_path) == []
+    again = CliRunner().invoke(cli, ["--db", str(store_path), "export-qrels"])
+    assert again.stdout == "1 0 d1 3\n" and again.stderr == ""
+    assert len(log_rows(store_path)) == 3  # nothing applied twice
+
+
+def test_status_shows_writes_waiting_in_a_running_apps_journal(store_path: Path) -> None:
+    """A journal of a live process (this one) is left to it, and status names it."""
+    import json
+
+    from click.testing import CliRunner
+
+    from pooltool.cli import cli
+
+    journal = journal_path(store_path, "dora")  # named after this process: alive
+    journal.write_text(json.dumps({"token": "t1", "kind": "judgment", "args": {
+        "topic": "1", "docno": "d2", "grade": 1, "assessor": "dora"}}) + "\n")
+    status = CliRunner().invoke(cli, ["--db", str(store_path), "status"])
+    assert status.exit_code == 0, status.output
+    assert status.stderr == (f"1 judging write(s) wait in {journal} (a judging app still "
+                             "retrying while the store is busy)\n")
+    document = json.loads(CliRunner().invoke(
+        cli, ["--db", str(store_path), "status", "--format", "json"]).stdout)
+    assert document["waiting_writes"] == {str(journal): 1}
+    assert log_rows(store_path).empty and journal.exists()

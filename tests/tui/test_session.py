@@ -11,8 +11,8 @@ import pytest
 from judge_fixtures import log_rows
 
 from pooltool.store import JudgmentStore
+from pooltool.store.journal import OPERATIONS, WriteQueue, is_busy, journal_path, journals
 from pooltool.tui.session import JudgingSession
-from pooltool.tui.writes import OPERATIONS, WriteQueue, is_busy, journal_path, journals
 
 
 @pytest.fixture

@@ -1,6 +1,11 @@
 """Writes from the judging UI: committed at once, retried while the store is busy,
 and kept in a journal file until they are committed.
 
+Part of the store (no Textual): the judging app writes through a
+:class:`WriteQueue`, and every command that reads judgments first replays
+the journals of judging processes that died (:func:`replay_abandoned`), so
+no judgment waits unseen.
+
 Every write (a grade, an undo, a skip mark, a note draft, ...) is committed
 the moment it is submitted, in its own short transaction, on the UI thread.
 When another process holds the store's write lock, SQLite waits at most
@@ -35,7 +40,7 @@ import uuid
 from collections import deque
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from pooltool.errors import PooltoolError
 from pooltool.store import JudgmentStore, workspace
@@ -142,11 +147,12 @@ def journal_path(db: str | Path, assessor: str, pid: int | None = None) -> Path:
     return Path(f"{db}.pending-{_safe(assessor)}-{pid}.jsonl")
 
 
-def journals(db: str | Path, assessor: str) -> list[Path]:
-    """Journal files left next to the store by judging processes of ``assessor``,
-    oldest first."""
+def journals(db: str | Path, assessor: str | None = None) -> list[Path]:
+    """Journal files left next to the store by judging processes of ``assessor``
+    (default: of every assessor), oldest first."""
     db = Path(db)
-    found = db.parent.glob(f"{glob.escape(db.name)}.pending-{_safe(assessor)}-*.jsonl")
+    who = "*" if assessor is None else _safe(assessor)
+    found = db.parent.glob(f"{glob.escape(db.name)}.pending-{who}-*.jsonl")
     dated = []
     for path in found:
         if not re.fullmatch(r"\d+", path.stem.rsplit("-", 1)[1]):
@@ -199,6 +205,11 @@ class WriteQueue:
         if not write.done:
             self._journal([write])
         return write
+
+    def extend(self, writes: Iterable[PendingWrite]) -> None:
+        """Queue writes read back from a journal (they keep their tokens and are not
+        journalled again); :meth:`flush` or :meth:`drain` commits them."""
+        self._queue.extend(writes)
 
     def flush(self) -> bool:
         """Commit queued writes in order, stopping at the first one the lock refuses.
@@ -304,3 +315,74 @@ def _parse(line: str) -> PendingWrite | None:
     if kind not in OPERATIONS or not isinstance(args, dict) or not isinstance(token, str):
         return None
     return PendingWrite(kind, args, token=token)
+
+
+def journal_pid(path: Path) -> int:
+    """The process id a journal file is named after (``...-<pid>.jsonl``)."""
+    return int(path.stem.rsplit("-", 1)[1])
+
+
+def process_alive(pid: int) -> bool:
+    """Whether a process with this id runs on this machine (signal 0 probes it)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # it runs, under another user
+        return True
+    return True
+
+
+class JournalReplay(NamedTuple):
+    """What :func:`replay_abandoned` did: writes committed, and the journals still
+    holding writes that could not be committed (store busy or read-only), with the
+    number of writes each holds."""
+
+    replayed: int
+    waiting: dict[Path, int]
+
+
+def pending_writes(path: Path) -> list[PendingWrite]:
+    """The writes a journal file holds (lines cut short are skipped)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return []
+    writes = [w for w in map(_parse, text.splitlines()) if w is not None]
+    for write in writes:
+        write.journaled = True
+    return writes
+
+
+def replay_abandoned(store: JudgmentStore, timeout_s: float = 5.0) -> JournalReplay:
+    """Commit the writes of journals whose judging process is gone, and delete each
+    journal once all its writes are in the store. A journal of a running process is
+    left to it. Each write carries its token, so a write already committed is not
+    applied twice (see the module docstring).
+
+    :param timeout_s: how long to retry a journal's writes while the store is busy.
+    :returns: the writes replayed, and the journals left waiting (with their writes).
+    :raises sqlite3.OperationalError: a write refused for a reason other than a busy
+        store (e.g. a read-only store: callers say so and go on reading).
+    """
+    if store.path is None:
+        return JournalReplay(0, {})
+    replayed, waiting = 0, {}
+    for path in journals(store.path):
+        if process_alive(journal_pid(path)):
+            continue
+        queue = WriteQueue(store)
+        queue.extend(pending_writes(path))
+        count = queue.pending
+        if queue.drain(timeout_s):
+            replayed += count
+            path.unlink(missing_ok=True)
+        else:
+            waiting[path] = queue.pending
+    return JournalReplay(replayed, waiting)
+
+
+def waiting_writes(db: str | Path) -> dict[Path, int]:
+    """Writes waiting in every journal next to the store (of running judging apps, and
+    of dead ones not replayed yet): ``{journal: number of writes}``."""
+    return {path: len(pending_writes(path)) for path in journals(db)}
