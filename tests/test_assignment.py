@@ -71,3 +71,33 @@ def test_assign_topics_stores_and_replaces(pooled_store: JudgmentStore) -> None:
 def test_assign_unknown_topic(pooled_store: JudgmentStore) -> None:
     with pytest.raises(UnknownTopic, match="99"):
         assign_topics(pooled_store, ["ann"], topics=["99"])
+
+
+def test_topics_stay_with_the_assessor_who_judged_most_of_them(
+        pooled_store: JudgmentStore) -> None:
+    """alice judged 6 of topic 1's 10 pooled documents (one more regraded, one undone,
+    one outside the pool); assigning bob and alice keeps topic 1 with alice."""
+    for i in range(6):
+        pooled_store.record_judgment("1", f"d{i}", 1, "alice")
+    pooled_store.record_judgment("1", "d0", 0, "alice")  # a regrade counts once
+    gone = pooled_store.record_judgment("1", "d7", 1, "alice")
+    pooled_store.retract(gone, "alice")  # undone: not judged
+    pooled_store.record_judgment("1", "zz", 1, "alice")  # not pooled
+    pooled_store.record_judgment("1", "d9", 2, "bob")
+    pooled_store.record_judgment("3", "d0", -1, "bob")  # negative: not judged
+    plan = assign_topics(pooled_store, ["bob", "alice"])
+    rows = plan.set_index("topic")[["assessor", "judged"]].to_dict("index")
+    # 1 stays with alice (6 > bob's 1): load alice 10; then 2 (8) -> bob, 3 (5) -> alice?
+    # no: bob 8 < alice 10, so 3 -> bob (13), 4 (3) -> alice (13)
+    assert rows == {"1": {"assessor": "alice", "judged": 6}, "2": {"assessor": "bob", "judged": 0},
+                    "3": {"assessor": "bob", "judged": 0}, "4": {"assessor": "alice", "judged": 0}}
+    fresh = assign_topics(pooled_store, ["bob", "alice"], rebalance=True)
+    # dealt anew: 1 (10) -> bob, the first named; bob has judged 1 of it
+    assert fresh.set_index("topic").loc["1", ["assessor", "judged"]].tolist() == ["bob", 1]
+
+
+def test_a_kept_topic_may_stay_with_someone_not_named(pooled_store: JudgmentStore) -> None:
+    pooled_store.record_judgment("2", "d1", 1, "carol")
+    plan = assign_topics(pooled_store, ["ann", "ben"], overlap=0.0)
+    assert plan.set_index("topic").loc["2", "assessor"] == "carol"
+    assert pooled_store.assigned_topics("carol") == ["2"]

@@ -44,10 +44,13 @@ def test_help(command: str) -> None:
 
 def test_assign(db: Path) -> None:
     code, out, err = run(db, "assign", "ann", "ben", "--overlap", "0.5", "--format", "csv")
-    assert code == 0 and err == "assigned 2 topics to 2 assessors\n"
-    # topic 1 (4 docs) -> ann, 2 -> ben; seed 0 picks topic 2 to overlap, with ann
-    assert out == ("topic,assessor,role,pooled\n1,ann,primary,4\n2,ben,primary,2\n"
-                   "2,ann,overlap,2\n")
+    assert code == 0 and err == ("assigned 2 topics to 2 assessors\n1 topic(s) stay with the "
+                                 "assessor who judged most of them (--rebalance deals them "
+                                 "anew)\n")
+    # topic 1 (4 docs, judged 4 times by both: ann is named first) stays with ann, 2 ->
+    # ben; seed 0 picks topic 2 to overlap, with ann
+    assert out == ("topic,assessor,role,pooled,judged\n1,ann,primary,4,4\n2,ben,primary,2,0\n"
+                   "2,ann,overlap,2,0\n")
 
 
 def test_assign_errors(db: Path) -> None:

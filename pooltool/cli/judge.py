@@ -96,15 +96,21 @@ def _assessor_names(_ctx: click.Context, _param: click.Parameter,
               help="Share of topics judged by a second assessor (for agreement).")
 @click.option("--seed", type=int, default=0, show_default=True,
               help="Picks which topics overlap.")
+@click.option("--rebalance", is_flag=True,
+              help="Deal topics anew even where assessors have judged (by default such a "
+                   "topic stays with whoever judged most of it).")
 @pool_option
 @output_option()
 @click.pass_context
 def assign(ctx: click.Context, assessors: tuple[str, ...], topics: tuple[str, ...],
-           overlap: float, seed: int, pool_name: str, fmt: str) -> None:
+           overlap: float, seed: int, rebalance: bool, pool_name: str, fmt: str) -> None:
     """Give pooled topics to ASSESSORS, balancing pooled documents.
 
-    Topics assigned again replace their earlier assignment. With --overlap,
-    that share of topics also goes to a second assessor.
+    Topics assigned again replace their earlier assignment. A topic on which
+    assessors have judged stays with the one who judged most of it (column
+    judged), unless --rebalance. With --overlap, that share of topics also
+    goes to a second assessor. Open judging apps pick the new assignment up
+    when a topic opens or the topic list is refreshed (r).
 
     \b
     Example:
@@ -112,9 +118,13 @@ def assign(ctx: click.Context, assessors: tuple[str, ...], topics: tuple[str, ..
     """
     with open_store(ctx) as store:
         plan = assign_topics(store, list(assessors), list(topics) or None, overlap, seed,
-                             pool_name)
+                             pool_name, rebalance)
     emit(plan, fmt)
     warn(f"assigned {plan['topic'].nunique()} topics to {len(assessors)} assessors")
+    kept = plan[(plan["role"] == "primary") & (plan["judged"] > 0)]
+    if len(kept) and not rebalance:
+        warn(f"{len(kept)} topic(s) stay with the assessor who judged most of them "
+             "(--rebalance deals them anew)")
 
 
 @cli.command()

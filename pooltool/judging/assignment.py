@@ -8,9 +8,16 @@ assessors were named in), which balances the work. Then a share of the topics
 :mod:`pooltool.judging.agreement`. Which topics overlap is fixed by ``seed`` (topics
 sorted by sha256 of ``"<seed>\\t<topic>"``), so an assignment can be repeated.
 
+Work done stays where it is: a topic on which assessors have already judged
+pooled documents keeps as its primary the assessor who judged most of them
+(ties: the earliest name in ``assessors``, then name order), whoever is named
+now; only ``rebalance`` deals such topics anew. Kept topics count in the load
+of the assessor they stay with.
+
 Assigning topics again replaces their earlier assignment (other topics keep
 theirs). The judging UI shows an assessor their assigned topics, or every
-pooled topic when they have none.
+pooled topic when they have none; an open app picks up a new assignment when
+a topic opens and when its topic list is refreshed (``r``).
 """
 
 from __future__ import annotations
@@ -20,37 +27,60 @@ import hashlib
 import pandas as pd
 
 from pooltool.errors import StoreError, UnknownTopic
+from pooltool.formats.frames import pair_isin
+from pooltool.records import is_judged
 from pooltool.store import DEFAULT_POOL, JudgmentStore
 
-ASSIGNMENT_COLUMNS = ["topic", "assessor", "role", "pooled"]
+ASSIGNMENT_COLUMNS = ["topic", "assessor", "role", "pooled", "judged"]
 
 
 def plan_assignment(sizes: dict[str, int], assessors: list[str], overlap: float = 0.0,
-                    seed: int = 0) -> pd.DataFrame:
+                    seed: int = 0, judged: dict[str, dict[str, int]] | None = None,
+                    keep_judged: bool = True) -> pd.DataFrame:
     """Deal topics to assessors (pure: nothing is stored).
 
     :param sizes: pooled documents per topic.
     :param assessors: distinct assessor names, at least one.
     :param overlap: the share of topics (0..1) judged by a second assessor.
     :param seed: picks which topics overlap.
-    :returns: columns :data:`ASSIGNMENT_COLUMNS`, sorted by topic, the primary first.
+    :param judged: per topic, the pooled documents each assessor has judged
+        (``{topic: {assessor: count}}``; default none).
+    :param keep_judged: a topic with judged documents keeps its top assessor as
+        primary (module docstring); false: every topic is dealt anew.
+    :returns: columns :data:`ASSIGNMENT_COLUMNS` (``judged``: the pooled documents
+        that assessor has judged on the topic), sorted by topic, the primary first.
     :raises StoreError: no assessors, a blank name, repeated names, overlap outside 0..1,
         or overlap with a single assessor.
     """
     _check(assessors, overlap)
+    judged = judged or {}
     load = dict.fromkeys(assessors, 0)
-    rows: list[tuple[str, str, str, int]] = []
-    primary: dict[str, str] = {}
-    for topic in sorted(sizes, key=lambda t: (-sizes[t], t)):
+    primary = {topic: _most_judged(judged[topic], assessors) for topic in sizes
+               if keep_judged and any(judged.get(topic, {}).values())}
+    for topic, name in primary.items():
+        load[name] = load.get(name, 0) + sizes[topic]
+    for topic in sorted(set(sizes) - set(primary), key=lambda t: (-sizes[t], t)):
         primary[topic] = _least_loaded(load, assessors, exclude=None)
         load[primary[topic]] += sizes[topic]
-        rows.append((topic, primary[topic], "primary", sizes[topic]))
+    rows = [(t, primary[t], "primary", sizes[t]) for t in sizes]
     for topic in _overlap_topics(list(sizes), overlap, seed):
         second = _least_loaded(load, assessors, exclude=primary[topic])
         load[second] += sizes[topic]
         rows.append((topic, second, "overlap", sizes[topic]))
-    frame = pd.DataFrame(rows, columns=ASSIGNMENT_COLUMNS)
-    return frame.sort_values("topic", kind="mergesort").reset_index(drop=True)
+    done = [judged.get(topic, {}).get(name, 0) for topic, name, *_ in rows]
+    frame = pd.DataFrame([(*row, n) for row, n in zip(rows, done, strict=True)],
+                         columns=ASSIGNMENT_COLUMNS)
+    frame["role"] = pd.Categorical(frame["role"], ["primary", "overlap"])
+    frame = frame.sort_values(["topic", "role"], kind="mergesort").reset_index(drop=True)
+    frame["role"] = frame["role"].astype(str)
+    return frame
+
+
+def _most_judged(counts: dict[str, int], assessors: list[str]) -> str:
+    """The assessor with the most judged documents; ties: named first, then by name."""
+    named = {name: i for i, name in enumerate(assessors)}
+    return min((c for c in counts if counts[c] > 0),
+               key=lambda c: (-counts[c], named.get(c, len(named)), c))
 
 
 def _check(assessors: list[str], overlap: float) -> None:
@@ -67,7 +97,7 @@ def _check(assessors: list[str], overlap: float) -> None:
 
 
 def _least_loaded(load: dict[str, int], assessors: list[str], exclude: str | None) -> str:
-    candidates = [a for a in assessors if a != exclude]
+    candidates = [a for a in assessors if a != exclude] or list(assessors)
     return min(candidates, key=lambda a: (load[a], assessors.index(a)))
 
 
@@ -78,10 +108,13 @@ def _overlap_topics(topics: list[str], overlap: float, seed: int) -> list[str]:
 
 
 def assign_topics(store: JudgmentStore, assessors: list[str], topics: list[str] | None = None,
-                  overlap: float = 0.0, seed: int = 0, pool: str = DEFAULT_POOL) -> pd.DataFrame:
+                  overlap: float = 0.0, seed: int = 0, pool: str = DEFAULT_POOL,
+                  rebalance: bool = False) -> pd.DataFrame:
     """Assign pooled topics to assessors and store the assignment (one transaction).
 
     :param topics: the topics to assign (default: every pooled topic).
+    :param rebalance: deal every topic anew, also those on which assessors have
+        judged (by default they stay with the assessor who judged most of them).
     :returns: the assignment, as :func:`plan_assignment`.
     :raises UnknownTopic: a topic with no pooled documents.
     :raises StoreError: see :func:`plan_assignment`; or no such pool.
@@ -91,7 +124,22 @@ def assign_topics(store: JudgmentStore, assessors: list[str], topics: list[str] 
     missing = [t for t in chosen if t not in counts.index]
     if missing:
         raise UnknownTopic(f"no pooled documents for topic(s) {', '.join(missing)}")
-    plan = plan_assignment({t: int(counts[t]) for t in chosen}, assessors, overlap, seed)
+    plan = plan_assignment({t: int(counts[t]) for t in chosen}, assessors, overlap, seed,
+                           judged_per_topic(store, pool), keep_judged=not rebalance)
     store.replace_assignments(
         chosen, [(r.topic, r.assessor, r.role) for r in plan.itertuples(index=False)])
     return plan
+
+
+def judged_per_topic(store: JudgmentStore, pool: str = DEFAULT_POOL) -> dict[str, dict[str, int]]:
+    """Pooled documents each assessor has judged (own grade >= 0), per topic:
+    ``{topic: {assessor: count}}``."""
+    own = store.own_grades()
+    own = own[is_judged(own["grade"]).to_numpy()]
+    own = own[pair_isin(own, store.pool_docs(pool))]
+    counts = own.groupby(["topic", "assessor"]).size()
+    table: dict[str, dict[str, int]] = {}
+    for (topic, name), count in counts.items():
+        table.setdefault(str(topic), {})[str(name)] = int(count)
+    return table
+

@@ -41,7 +41,8 @@ class JudgeApp(App[None]):
     """Topic picker and judging screen for one assessor.
 
     :param store: an open store (the app closes it when it exits).
-    :param topics: the topics the picker lists.
+    :param topics: the topics the picker lists; empty: those assigned to the
+        assessor, else every pooled topic, looked up anew on each refresh.
     :param open_topic: open straight on this topic's judging screen.
     :param order: queue order (:data:`pooltool.judging.queue.ORDERS`); ``seed``
         seeds the random order.
@@ -55,7 +56,7 @@ class JudgeApp(App[None]):
                  open_topic: str | None = None, order: str = "docno", seed: int = 0,
                  pool: str = DEFAULT_POOL) -> None:
         super().__init__()
-        self.store, self.assessor, self.topics = store, assessor, topics
+        self.store, self.assessor, self.requested = store, assessor, topics
         self.open_topic, self.order, self.seed, self.pool = open_topic, order, seed, pool
         journal = None if store.path is None else journal_path(store.path, assessor)
         self.writes = WriteQueue(store, journal)
@@ -73,10 +74,15 @@ class JudgeApp(App[None]):
                             "are now saved." if saved else "wait for the store: they are "
                             "saved as soon as it is free."),
                         severity="information" if saved else "warning", timeout=10)
-        self.push_screen(TopicPickerScreen(self.store, self.assessor, self.topics, self.pool))
+        self.push_screen(TopicPickerScreen(self.store, self.assessor, self.listed_topics,
+                                           self.pool))
         if self.open_topic is not None:
             self.open(self.open_topic)
         self.set_interval(RETRY_EVERY_S, self.retry_writes)
+
+    def listed_topics(self) -> list[str]:
+        """The picker's topics now (see :func:`_topics`; assignments may have changed)."""
+        return _topics(self.store, self.assessor, self.requested, self.pool)
 
     def open(self, topic: str) -> None:
         """Open the judging screen of ``topic``."""
@@ -172,7 +178,7 @@ def make_app(db: str | Path, assessor: str, topics: Sequence[str] = (), order: s
         raise
     store.set_busy_timeout(BUSY_WAIT_MS)
     opened = listed[0] if len(topics) == 1 else None
-    return JudgeApp(store, assessor, listed, opened, order, seed, pool)
+    return JudgeApp(store, assessor, list(topics), opened, order, seed, pool)
 
 
 def _topics(store: JudgmentStore, assessor: str, topics: list[str], pool: str) -> list[str]:

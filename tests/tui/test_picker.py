@@ -52,7 +52,7 @@ async def test_topics_in_numeric_order(three_topics: Path) -> None:
     async with app.run_test(size=SIZE):
         assert list(rows_of(app)) == ["1", "2", "10"]
         assert cursor_topic(app) == "1"  # a new assessor starts at the top
-    assert make_app(three_topics, "alice", ["10", "2"]).topics == ["2", "10"]
+    assert make_app(three_topics, "alice", ["10", "2"]).listed_topics() == ["2", "10"]
 
 
 async def test_reopening_highlights_the_topic_used_last(three_topics: Path) -> None:
@@ -113,9 +113,21 @@ async def test_a_topic_with_an_empty_queue_does_not_open(three_topics: Path) -> 
         assert isinstance(app.screen, TopicPickerScreen)
     with JudgmentStore.open(three_topics) as store:
         from pooltool.judging.assignment import assign_topics
-        assign_topics(store, ["carol"], ["10"])
+        assign_topics(store, ["carol"], ["10"], rebalance=True)  # alice judged it all
     app = make_app(three_topics, "carol", ["10"])
     async with app.run_test(size=SIZE):
         assert isinstance(app.screen, JudgeScreen)
         assert app.screen.session.queue == ["d1", "d2", "d3"]
         assert app.screen.session.remaining == 3
+
+
+async def test_refresh_picks_up_a_changed_assignment(three_topics: Path) -> None:
+    """An open picker lists dan's assigned topics after 'r', without a restart."""
+    app = make_app(three_topics, "dan")
+    async with app.run_test(size=SIZE) as pilot:
+        assert list(rows_of(app)) == ["1", "2", "10"]  # nothing assigned: every topic
+        with JudgmentStore.open(three_topics) as store:
+            from pooltool.judging.assignment import assign_topics
+            assign_topics(store, ["dan"], ["2"])
+        await pilot.press("r")
+        assert list(rows_of(app)) == ["2"]

@@ -11,6 +11,7 @@ on the topic the assessor used last (:func:`pooltool.store.workspace.last_topic`
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import ClassVar
 
 import pandas as pd
@@ -38,17 +39,19 @@ class TopicPickerScreen(Screen[None]):
     """Lists topics with pooled, judged by anyone / by the assessor, remaining,
     relevant found and a progress bar; Enter on a row sends :class:`TopicChosen`.
 
-    :param topics: the topics to list.
+    :param topics: gives the topics to list; asked again on every refresh, so
+        that a changed assignment shows without a restart.
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("q", "app.quit", "Quit"), Binding("r", "reload", "Refresh")]
 
-    def __init__(self, store: JudgmentStore, assessor: str, topics: list[str],
+    def __init__(self, store: JudgmentStore, assessor: str, topics: Callable[[], list[str]],
                  pool: str, **kwargs: str) -> None:
         super().__init__(**kwargs)
         self.store, self.assessor, self.pool = store, assessor, pool
-        self.topics = sorted(topics, key=topic_key)
+        self.list_topics = topics
+        self.topics = sorted(topics(), key=topic_key)
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -68,6 +71,7 @@ class TopicPickerScreen(Screen[None]):
 
         :param highlight: put the cursor on this topic (default: where it was).
         """
+        self.topics = sorted(self.list_topics(), key=topic_key)
         frame = topic_progress(self.store, self.assessor, self.topics, self.pool)
         frame = frame.set_index("topic").reindex(self.topics).dropna(subset=["pooled"])
         table = self.query_one("#topics", DataTable)
