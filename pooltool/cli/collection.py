@@ -164,11 +164,16 @@ def export_pool(ctx: click.Context, pool_name: str, queue: bool, output: Path | 
 @click.option("--assessor", default="qrels", show_default=True, callback=_non_blank,
               help="Assessor recorded on the imported judgments.")
 @click.option("--replace", is_flag=True,
-              help="Retract judged pairs absent from FILE, so the version equals FILE.")
+              help="Retract the assessor's judgments of pairs absent from FILE, so "
+                   "'export-qrels --version V --policy assessor:NAME' equals FILE.")
 @click.pass_context
 def import_qrels(ctx: click.Context, file: Path, version: str, assessor: str,
                  replace: bool) -> None:
     """Append a qrels file to the judgment log and name the result as a version.
+
+    Each line is recorded as the --assessor's judgment unless that assessor's
+    own live grade of the document already equals it ('unchanged'); another
+    assessor's equal grade does not count.
 
     \b
     Example:
