@@ -7,6 +7,7 @@ traceback.
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 
 
@@ -34,6 +35,15 @@ class FormatError(PooltoolError):
 
 class StoreError(PooltoolError):
     """The judgment store cannot do what was asked (missing store, bad state)."""
+
+
+class StoreWriteFailed(StoreError, sqlite3.OperationalError):
+    """SQLite could not write the store (disk full, read-only file or folder); the
+    transaction was rolled back, so nothing of it was stored.
+
+    Also an :class:`sqlite3.OperationalError`, the error SQLite raised, so code that
+    handles SQLite's errors still sees it as one.
+    """
 
 
 class UnknownTopic(StoreError):

@@ -45,8 +45,8 @@ class JudgmentLog:
 
     conn: sqlite3.Connection
 
-    def writing(self) -> AbstractContextManager[sqlite3.Connection]:  # provided by the store
-        raise NotImplementedError
+    def writing(self, what: str = "changed") -> AbstractContextManager[sqlite3.Connection]:
+        raise NotImplementedError  # provided by the store
 
     def query(self, sql: str, params: Any = ()) -> pd.DataFrame:  # provided by the store
         raise NotImplementedError
@@ -126,7 +126,7 @@ class JudgmentLog:
         """
         path = Path(path)
         qrels = read_qrels(path)
-        with self.writing() as conn:
+        with self.writing("imported") as conn:
             self._check_new_version(conn, version)
             own = self.qrels(policy=f"assessor:{assessor}")
             added = self._append_qrels(conn, qrels, own, assessor, f"qrels:{path}")

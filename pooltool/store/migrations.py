@@ -143,6 +143,11 @@ def apply(db: Database) -> None:
     migrations.apply(db)
 
 
+def pending(db: Database) -> list[str]:
+    """The names of the migrations ``db`` still lacks, oldest first (none: it is current)."""
+    return [migration.name for migration in migrations.pending(db)]
+
+
 SCHEMA_V2_JUDGING = """
 CREATE TABLE assignments (
     topic TEXT NOT NULL,

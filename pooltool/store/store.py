@@ -13,7 +13,10 @@ What it keeps (schema in :mod:`pooltool.store.migrations`):
 Every import is one transaction: a bad line anywhere leaves the store as it
 was. Writes take SQLite's write lock up front (``BEGIN IMMEDIATE``) and wait
 up to :data:`BUSY_TIMEOUT_S` for another writer, so several processes (two
-assessors) can share a store.
+assessors) can share a store. A write that SQLite refuses for want of room or
+permission (a full disk, a read-only file or folder) is rolled back whole and
+raised as :class:`~pooltool.errors.StoreWriteFailed`. A store that cannot be
+written can still be read (see :meth:`JudgmentStore.open`).
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ import numpy as np
 import pandas as pd
 from sqlite_utils import Database
 
-from pooltool.errors import StoreError, UnknownRun, UnknownTopic
+from pooltool.errors import StoreError, StoreWriteFailed, UnknownRun, UnknownTopic
 from pooltool.formats.frames import check_run_frame
 from pooltool.formats.run import read_run
 from pooltool.ranking import order_run
@@ -83,16 +86,24 @@ class JudgmentStore(JudgmentLog):
     :class:`~pooltool.store.judgments.JudgmentLog`.
 
     :param conn: an open SQLite connection; the schema is brought up to date.
+    :param read_only: ``conn`` was opened read-only (see :meth:`open`): the schema
+        must already be current, and :meth:`writing` refuses at once.
+    :raises StoreError: ``read_only`` and the schema is older than this pooltool's.
     """
 
-    def __init__(self, conn: sqlite3.Connection, path: Path | None = None) -> None:
+    def __init__(self, conn: sqlite3.Connection, path: Path | None = None,
+                 read_only: bool = False) -> None:
         self.path = path
         self.conn = conn
         self.db = Database(conn)
-        if path is not None:
+        self.read_only = read_only
+        if path is not None and not read_only:
             self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA foreign_keys=ON")
-        migrations.apply(self.db)
+        if read_only:
+            _check_schema_is_current(self.db, path)
+        else:
+            migrations.apply(self.db)
 
     @classmethod
     def open(cls, path: str | Path, create: bool = False) -> JudgmentStore:
@@ -102,9 +113,20 @@ class JudgmentStore(JudgmentLog):
             otherwise that is an error (so a typo in ``--db`` does not make an
             empty store). An existing SQLite database that is not a pooltool
             store is never written to.
+        A store this process cannot write (a read-only file, or a file in a
+        read-only folder, where SQLite cannot create the ``-wal`` and ``-shm``
+        files it needs) is opened read-only: reading works, and any write
+        raises :class:`~pooltool.errors.StoreWriteFailed`. In a read-only
+        folder the file is opened as ``immutable`` (no locking: SQLite trusts
+        that nobody writes it meanwhile, which the folder's permissions make
+        likely), unless a ``-wal`` file there holds writes that only a writer
+        can fold back into the store.
+
         :raises StoreError: the file is missing or empty (and ``create`` is
             false), cannot be opened, is not a SQLite database, or is another
-            application's database.
+            application's database; or it cannot be written and cannot be read
+            without writing (the message says why).
+        :raises StoreWriteFailed: ``create`` and the store cannot be written.
         """
         path = Path(path)
         if not create and not path.exists():
@@ -120,10 +142,39 @@ class JudgmentStore(JudgmentLog):
             return cls(conn, path)
         except sqlite3.DatabaseError as exc:
             conn.close()
+            failure = write_failure(exc, path, "changed")
+            if failure is not None and (create or _error_code(exc) == _SQLITE_FULL):
+                raise failure from exc
+            if not create and _error_code(exc) in (_SQLITE_READONLY, _SQLITE_CANTOPEN):
+                return cls._open_read_only(path, exc)
             raise StoreError(f"{path} is not a pooltool store: {exc}") from exc
         except StoreError:
             conn.close()
             raise
+
+    @classmethod
+    def _open_read_only(cls, path: Path, cause: sqlite3.DatabaseError) -> JudgmentStore:
+        """Open a store that cannot be written (``cause``: why the normal open failed)."""
+        uri = path.resolve().as_uri()
+        tried = []
+        for query in ("mode=ro", "immutable=1"):
+            if query == "immutable=1" and _holds_wal_writes(path):
+                raise StoreError(
+                    f"{path}: cannot be read without writing ({cause}): its folder is "
+                    f"read-only and {path}-wal holds writes not yet folded into the store; "
+                    "make the folder writable and open the store once")
+            conn = sqlite3.connect(f"{uri}?{query}", uri=True, timeout=BUSY_TIMEOUT_S)
+            try:
+                _check_is_store(conn, path, create=False)
+                return cls(conn, path, read_only=True)
+            except sqlite3.DatabaseError as exc:
+                conn.close()
+                tried.append(f"{query}: {exc}")
+            except StoreError:
+                conn.close()
+                raise
+        raise StoreError(f"{path}: cannot be written ({cause}) nor read read-only "
+                         f"({'; '.join(tried)})")
 
     @classmethod
     def memory(cls) -> JudgmentStore:
@@ -141,19 +192,35 @@ class JudgmentStore(JudgmentLog):
         self.close()
 
     @contextmanager
-    def writing(self) -> Iterator[sqlite3.Connection]:
+    def writing(self, what: str = "changed") -> Iterator[sqlite3.Connection]:
         """A write transaction: taken with ``BEGIN IMMEDIATE``, committed on exit,
-        rolled back entirely on any exception. Nested use joins the outer one."""
+        rolled back entirely on any exception. Nested use joins the outer one.
+
+        :param what: the past participle for the failure message ("nothing was
+            imported"; default "changed").
+        :raises StoreWriteFailed: the store cannot be written (opened read-only,
+            disk full, read-only file or folder); nothing was written.
+        """
         if self.conn.in_transaction:
             yield self.conn
             return
-        self.conn.execute("BEGIN IMMEDIATE")
+        if self.read_only:
+            raise StoreWriteFailed(f"{self.path}: the store can be read but not written "
+                                   f"(read-only file or folder); nothing was {what}")
         try:
-            yield self.conn
-        except BaseException:
-            self.conn.execute("ROLLBACK")
-            raise
-        self.conn.execute("COMMIT")
+            self.conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield self.conn
+                self.conn.execute("COMMIT")
+            except BaseException:
+                if self.conn.in_transaction:
+                    self.conn.execute("ROLLBACK")
+                raise
+        except sqlite3.OperationalError as exc:
+            failure = write_failure(exc, self.path, what)
+            if failure is None:
+                raise
+            raise failure from exc
 
     def query(self, sql: str, params: Iterable[Any] | dict[str, Any] = ()) -> pd.DataFrame:
         """Run a read-only SQL query and return the rows as a DataFrame."""
@@ -204,7 +271,7 @@ class JudgmentStore(JudgmentLog):
         :raises StoreError: a topic id already holds a different statement.
         """
         rows = list(topics)
-        with self.writing() as conn:
+        with self.writing("imported") as conn:
             import_id = self._record_import(conn, "topics", source, len(rows))
             added = sum(self._add_topic(conn, t, import_id, source) for t in rows)
             conn.execute("UPDATE imports SET added = ? WHERE import_id = ?", [added, import_id])
@@ -231,7 +298,7 @@ class JudgmentStore(JudgmentLog):
         A docno already stored keeps its first text; the new copy is counted
         as skipped.
         """
-        with self.writing() as conn:
+        with self.writing("imported") as conn:
             import_id = self._record_import(conn, "documents", source, 0)
             read = 0
             before = conn.total_changes
@@ -318,7 +385,7 @@ class JudgmentStore(JudgmentLog):
         # A worker thread reads and orders the next file while this thread stores one:
         # sqlite3 lets go of the GIL while SQLite works. Only this thread uses ``conn``;
         # files are stored in the order given, so errors come in that order too.
-        with self.writing() as conn, ThreadPoolExecutor(max_workers=1) as reader:
+        with self.writing("imported") as conn, ThreadPoolExecutor(max_workers=1) as reader:
             previous = None
             for path in paths:
                 current = (path, reader.submit(load, Path(path)))
@@ -338,7 +405,7 @@ class JudgmentStore(JudgmentLog):
         :raises StoreError: a run tag already in the store.
         """
         check_run_frame(frame, with_rank=True, unique_docnos=True)
-        with self.writing() as conn:
+        with self.writing("imported") as conn:
             rows = [self._add_run(conn, str(tag), entries, source, "")
                     for tag, entries in frame.groupby("run_tag", sort=False)]
         return pd.DataFrame(rows, columns=["run_tag", "source_path", "lines", "topics"])
@@ -455,6 +522,53 @@ def check_grade_scale(scale: list[GradeLevel]) -> None:
                          f"{', '.join(map(repr, bad))}")
     if len(set(keys)) != len(keys):
         raise StoreError("a grade scale needs distinct keys")
+
+
+_SQLITE_READONLY = 8
+_SQLITE_FULL = 13
+_SQLITE_CANTOPEN = 14  # also: a -wal file but no -shm, in a folder SQLite cannot write
+
+
+def _error_code(exc: sqlite3.DatabaseError) -> int:
+    """The primary SQLite result code of an error (extended codes folded), 0 if unknown."""
+    return int(getattr(exc, "sqlite_errorcode", 0)) & 0xFF
+
+
+def write_failure(exc: sqlite3.DatabaseError, path: Path | None,
+                  what: str) -> StoreWriteFailed | None:
+    """The :class:`~pooltool.errors.StoreWriteFailed` an SQLite error stands for, if any.
+
+    :param exc: an error SQLite raised while writing (or while opening, which
+        writes the ``-wal`` and ``-shm`` files).
+    :param path: the store file (``None``: in memory).
+    :param what: the past participle for "nothing was ...".
+    :returns: for SQLITE_FULL (disk full, or a ``max_page_count`` reached) and
+        SQLITE_READONLY (read-only file or folder): the error, with the store's
+        path and the cause; ``None`` for any other error.
+    """
+    code = _error_code(exc)
+    if code == _SQLITE_FULL:
+        reason = f"the disk is full ({exc})"
+    elif code == _SQLITE_READONLY:
+        reason = f"the store cannot be written ({exc}): check the permissions of the file " \
+                 "and its folder"
+    else:
+        return None
+    return StoreWriteFailed(f"{path or ':memory:'}: {reason}; nothing was {what}")
+
+
+def _check_schema_is_current(db: Database, path: Path | None) -> None:
+    missing = migrations.pending(db)
+    if missing:
+        raise StoreError(f"{path}: the store's schema is older than this pooltool's "
+                         f"(it lacks {', '.join(missing)}), and it cannot be upgraded "
+                         "because it cannot be written; open it once where it can be")
+
+
+def _holds_wal_writes(path: Path) -> bool:
+    """Whether ``path``'s write-ahead log holds frames (writes not yet checkpointed)."""
+    wal = Path(f"{path}-wal")
+    return wal.exists() and wal.stat().st_size > 0
 
 
 def _check_is_store(conn: sqlite3.Connection, path: Path, create: bool) -> None:
