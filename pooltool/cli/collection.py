@@ -20,6 +20,7 @@ from pooltool.records import QRELS_COLUMNS
 from pooltool.report import emit, emit_json, records
 from pooltool.store import JudgmentStore
 from pooltool.store.judgments import POLICIES
+from pooltool.store.topic_check import UnknownTopics
 
 existing_file = click.Path(exists=True, dir_okay=False, path_type=Path)
 
@@ -94,11 +95,27 @@ def add_docs(ctx: click.Context, files: tuple[Path, ...], fmt: str | None) -> No
                  f"{summary.skipped} already present")
 
 
+def strict_topics_option(f: F) -> F:
+    """Add ``--strict-topics`` (refuse input for topics the store does not hold)."""
+    return click.option(
+        "--strict-topics", is_flag=True,
+        help="Refuse a file with topics the store does not hold (nothing is imported); "
+             "without it they are imported and named on stderr. No check when the "
+             "store has no topics.")(f)
+
+
+def warn_unknown_topics(found: UnknownTopics) -> None:
+    """Name an input's unknown topics on stderr (the import went on)."""
+    warn(f"warning: {found.message()}; imported anyway (--strict-topics refuses them)")
+
+
 @cli.command("add-runs")
 @click.argument("files", nargs=-1, required=True, type=existing_file)
+@strict_topics_option
 @output_option()
 @click.pass_context
-def add_runs(ctx: click.Context, files: tuple[Path, ...], fmt: str) -> None:
+def add_runs(ctx: click.Context, files: tuple[Path, ...], strict_topics: bool,
+             fmt: str) -> None:
     """Import TREC run files (several tags in a file are several runs); one transaction.
 
     \b
@@ -106,7 +123,8 @@ def add_runs(ctx: click.Context, files: tuple[Path, ...], fmt: str) -> None:
       pooltool add-runs runs/*.txt
     """
     with open_store(ctx) as store:
-        added = store.add_runs(files)
+        added = store.add_runs(files, strict_topics=strict_topics,
+                               on_unknown_topics=warn_unknown_topics)
     emit(added, fmt, title="runs added")
 
 
@@ -166,9 +184,10 @@ def export_pool(ctx: click.Context, pool_name: str, queue: bool, output: Path | 
 @click.option("--replace", is_flag=True,
               help="Retract the assessor's judgments of pairs absent from FILE, so "
                    "'export-qrels --version V --policy assessor:NAME' equals FILE.")
+@strict_topics_option
 @click.pass_context
 def import_qrels(ctx: click.Context, file: Path, version: str, assessor: str,
-                 replace: bool) -> None:
+                 replace: bool, strict_topics: bool) -> None:
     """Append a qrels file to the judgment log and name the result as a version.
 
     Each line is recorded as the --assessor's judgment unless that assessor's
@@ -180,7 +199,9 @@ def import_qrels(ctx: click.Context, file: Path, version: str, assessor: str,
       pooltool import-qrels qrels-rnd1.txt --version official
     """
     with open_store(ctx) as store:
-        result = store.import_qrels(file, version, assessor, replace=replace)
+        result = store.import_qrels(file, version, assessor, replace=replace,
+                                    strict_topics=strict_topics,
+                                    on_unknown_topics=warn_unknown_topics)
     warn(f"{file}: {result['read']} judgments read, {result['added']} added, "
          f"{result['unchanged']} unchanged, {result['retracted']} retracted; "
          f"version {version!r}")

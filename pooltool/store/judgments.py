@@ -32,6 +32,7 @@ from pooltool.errors import StoreError, UnknownVersion
 from pooltool.formats.qrels import read_qrels
 from pooltool.records import QRELS_COLUMNS
 from pooltool.store.provenance import file_sha256, utc_now
+from pooltool.store.topic_check import OnUnknownTopics, check_topics
 
 POLICIES = ("latest", "majority", "max", "assessor:NAME")
 LOG_COLUMNS = [
@@ -106,7 +107,8 @@ class JudgmentLog:
         return int(cursor.lastrowid or 0)
 
     def import_qrels(self, path: str | Path, version: str, assessor: str = "qrels", *,
-                     replace: bool = False) -> dict[str, Any]:
+                     replace: bool = False, strict_topics: bool = False,
+                     on_unknown_topics: OnUnknownTopics | None = None) -> dict[str, Any]:
         """Import a qrels file into the log as ``assessor``'s judgments and name the
         result as a version (one transaction).
 
@@ -119,19 +121,28 @@ class JudgmentLog:
         ``qrels(version, "assessor:" + assessor)`` equals the file exactly;
         other assessors' judgments are left as they are.
 
+        :param strict_topics: refuse a file with topics the store does not hold
+            (when it holds topics; see :mod:`pooltool.store.topic_check`).
+        :param on_unknown_topics: called after the import when the file has
+            such topics (and not ``strict_topics``).
         :returns: ``{"source", "read", "added", "unchanged", "retracted", "version"}``
             (counts of qrels lines, except ``retracted``: judgment rows retracted).
         :raises FormatError: a malformed line (nothing is imported).
         :raises StoreError: the version name is taken (nothing is imported).
+        :raises UnknownTopic: ``strict_topics`` and the file has unknown topics
+            (nothing is imported).
         """
         path = Path(path)
         qrels = read_qrels(path)
         with self.writing("imported") as conn:
             self._check_new_version(conn, version)
+            unknown = check_topics(conn, qrels["topic"].unique(), str(path), strict_topics)
             own = self.qrels(policy=f"assessor:{assessor}")
             added = self._append_qrels(conn, qrels, own, assessor, f"qrels:{path}")
             retracted = self._retract_absent(conn, qrels, assessor, path) if replace else 0
             self._insert_version(conn, version, str(path), file_sha256(path), None)
+        if unknown is not None and on_unknown_topics is not None:
+            on_unknown_topics(unknown)
         return {"source": str(path), "read": len(qrels), "added": added,
                 "unchanged": len(qrels) - added, "retracted": retracted, "version": version}
 

@@ -43,6 +43,7 @@ from pooltool.records import RUN_COLUMNS, Document, Topic
 from pooltool.store import migrations
 from pooltool.store.judgments import JudgmentLog
 from pooltool.store.provenance import file_sha256, utc_now
+from pooltool.store.topic_check import OnUnknownTopics, UnknownTopics, check_topics
 
 BUSY_TIMEOUT_S = 30.0
 
@@ -350,16 +351,24 @@ class JudgmentStore(JudgmentLog):
 
     # -- runs ----------------------------------------------------------------
 
-    def add_runs(self, paths: str | Path | Iterable[str | Path]) -> pd.DataFrame:
+    def add_runs(self, paths: str | Path | Iterable[str | Path], *,
+                 strict_topics: bool = False,
+                 on_unknown_topics: OnUnknownTopics | None = None) -> pd.DataFrame:
         """Import run files (one path or several), all in one transaction.
 
         Each file may hold several run tags; each tag becomes one run. Entries
         are stored with their trec_eval rank (score desc, docno desc).
 
+        :param strict_topics: refuse files with topics the store does not hold
+            (when it holds topics; see :mod:`pooltool.store.topic_check`).
+        :param on_unknown_topics: called after the import, once per file with
+            such topics (when not ``strict_topics``).
         :returns: one row per run added: ``run_tag, source_path, lines, topics``.
         :raises FormatError: a malformed line (nothing is imported).
         :raises StoreError: a run tag already in the store or repeated across
             the files (nothing is imported).
+        :raises UnknownTopic: ``strict_topics`` and a file has unknown topics
+            (nothing is imported).
         """
         if isinstance(paths, (str, Path)):
             paths = [paths]
@@ -374,6 +383,10 @@ class JudgmentStore(JudgmentLog):
         def store(path: str | Path,
                   loading: Future[tuple[list[tuple[str, pd.DataFrame]], str]]) -> None:
             runs, sha = loading.result()
+            file_topics = set().union(*(run["topic"].unique() for _, run in runs))
+            found = check_topics(conn, file_topics, str(path), strict_topics)
+            if found is not None:
+                unknown.append(found)
             for tag, run in runs:
                 earlier = [a["source_path"] for a in added if a["run_tag"] == tag]
                 if earlier:
@@ -382,6 +395,7 @@ class JudgmentStore(JudgmentLog):
                 added.append(self._add_run(conn, tag, run, str(path), sha, ordered=True))
 
         added: list[dict[str, Any]] = []
+        unknown: list[UnknownTopics] = []
         # A worker thread reads and orders the next file while this thread stores one:
         # sqlite3 lets go of the GIL while SQLite works. Only this thread uses ``conn``;
         # files are stored in the order given, so errors come in that order too.
@@ -394,6 +408,9 @@ class JudgmentStore(JudgmentLog):
                 previous = current
             if previous is not None:
                 store(*previous)
+        if on_unknown_topics is not None:
+            for found in unknown:
+                on_unknown_topics(found)
         return pd.DataFrame(added, columns=["run_tag", "source_path", "lines", "topics"])
 
     def add_run_frame(self, frame: pd.DataFrame, source: str = "<api>") -> pd.DataFrame:
