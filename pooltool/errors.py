@@ -54,6 +54,10 @@ class UnknownRun(StoreError):
     """A run tag was named that the store does not hold."""
 
 
+class RunInPool(StoreError):
+    """A run that built a pool was to be replaced or removed without ``force``."""
+
+
 class UnknownVersion(StoreError):
     """A qrels version name was named that the store does not hold."""
 

@@ -5,7 +5,10 @@ What it keeps (schema in :mod:`pooltool.store.migrations`):
 * topics and documents, each import recorded in ``imports``;
 * runs with provenance (tag, source path, sha256, lines, import time) and their
   entries with the trec_eval rank computed once at import
-  (:func:`pooltool.ranking.order_run`);
+  (:func:`pooltool.ranking.order_run`). A run is never changed or deleted: a
+  replaced or removed run is *retired* (``run_retirements``) and stays readable,
+  so each pooling round still names the runs and file hashes that built it
+  (``pool_round_runs``); the *live* runs are the ones not retired;
 * pools (see :mod:`pooltool.pooling`);
 * the append-only judgment log and named qrels versions (see
   :mod:`pooltool.store.judgments`).
@@ -35,7 +38,7 @@ import numpy as np
 import pandas as pd
 from sqlite_utils import Database
 
-from pooltool.errors import StoreError, StoreWriteFailed, UnknownRun, UnknownTopic
+from pooltool.errors import RunInPool, StoreError, StoreWriteFailed, UnknownRun, UnknownTopic
 from pooltool.formats.frames import check_run_frame
 from pooltool.formats.run import read_run
 from pooltool.ranking import order_run
@@ -352,6 +355,7 @@ class JudgmentStore(JudgmentLog):
     # -- runs ----------------------------------------------------------------
 
     def add_runs(self, paths: str | Path | Iterable[str | Path], *,
+                 replace: bool = False, force: bool = False,
                  strict_topics: bool = False,
                  on_unknown_topics: OnUnknownTopics | None = None) -> pd.DataFrame:
         """Import run files (one path or several), all in one transaction.
@@ -359,14 +363,21 @@ class JudgmentStore(JudgmentLog):
         Each file may hold several run tags; each tag becomes one run. Entries
         are stored with their trec_eval rank (score desc, docno desc).
 
+        :param replace: a tag that has a live run already gets the new run; the
+            old one is retired (kept, with its provenance, as replaced).
+        :param force: with ``replace``, also replace a run that built a pool
+            (the pool keeps its documents; its rounds still name the old run).
+
         :param strict_topics: refuse files with topics the store does not hold
             (when it holds topics; see :mod:`pooltool.store.topic_check`).
         :param on_unknown_topics: called after the import, once per file with
             such topics (when not ``strict_topics``).
         :returns: one row per run added: ``run_tag, source_path, lines, topics``.
         :raises FormatError: a malformed line (nothing is imported).
-        :raises StoreError: a run tag already in the store or repeated across
-            the files (nothing is imported).
+        :raises StoreError: a run tag already in the store (without
+            ``replace``) or repeated across the files (nothing is imported).
+        :raises RunInPool: ``replace`` without ``force`` of a run that built a
+            pool (nothing is imported).
         :raises UnknownTopic: ``strict_topics`` and a file has unknown topics
             (nothing is imported).
         """
@@ -392,7 +403,8 @@ class JudgmentStore(JudgmentLog):
                 if earlier:
                     raise StoreError(f"{path}: run tag {tag!r} is also in {earlier[0]}; "
                                      "nothing was imported")
-                added.append(self._add_run(conn, tag, run, str(path), sha, ordered=True))
+                added.append(self._add_run(conn, tag, run, str(path), sha, ordered=True,
+                                           replace=replace, force=force))
 
         added: list[dict[str, Any]] = []
         unknown: list[UnknownTopics] = []
@@ -428,16 +440,20 @@ class JudgmentStore(JudgmentLog):
         return pd.DataFrame(rows, columns=["run_tag", "source_path", "lines", "topics"])
 
     def _add_run(self, conn: sqlite3.Connection, tag: str, entries: pd.DataFrame,
-                 source: str, sha: str, ordered: bool = False) -> dict[str, Any]:
-        """Store one run; ``ordered``: ``entries`` is already :func:`order_run`'s output."""
+                 source: str, sha: str, ordered: bool = False, replace: bool = False,
+                 force: bool = False) -> dict[str, Any]:
+        """Store one run; ``ordered``: ``entries`` is already :func:`order_run`'s output;
+        ``replace``, ``force``: as :meth:`add_runs`."""
         old = conn.execute(
-            "SELECT source_path, imported_at FROM runs WHERE run_tag = ?", [tag]
+            "SELECT run_id, source_path, imported_at FROM live_runs WHERE run_tag = ?", [tag]
         ).fetchone()
-        if old is not None:
+        if old is not None and not replace:
             raise StoreError(
                 f"{source}: run tag {tag!r} is already in the store "
-                f"(imported from {old[0]} at {old[1]})"
+                f"(imported from {old[1]} at {old[2]})"
             )
+        if old is not None and not force:
+            _check_not_pooled(conn, int(old[0]), f"{source}: replacing run {tag!r}", "imported")
         run = entries if ordered else order_run(entries)
         topics = int(run["topic"].nunique())
         cursor = conn.execute(
@@ -466,29 +482,74 @@ class JudgmentStore(JudgmentLog):
             "VALUES (?, ?, ?, ?, ?, ?)",
             zip(itertools.repeat(run_id), *(c[whole:] for c in columns)),
         )
+        if old is not None:
+            conn.execute("INSERT INTO run_retirements(run_id, replaced_by, retired_at) "
+                         "VALUES (?, ?, ?)", [old[0], run_id, utc_now()])
         return {"run_tag": tag, "source_path": source, "lines": len(run), "topics": topics}
 
+    def remove_run(self, tag: str, *, force: bool = False) -> dict[str, Any]:
+        """Retire the live run ``tag``: it leaves the runs that pooling, ``runs()``
+        and run lookups see, and stays in :meth:`run_history` with its entries.
+
+        :param force: also remove a run that built a pool (the pool keeps its
+            documents; its rounds still name the run and its file's sha256).
+        :returns: the removed run's ``run_tag, source_path, sha256, imported_at``.
+        :raises UnknownRun: no live run with this tag.
+        :raises RunInPool: the run built a pool and ``force`` is false.
+        """
+        with self.writing() as conn:
+            run_id = self.run_id(tag)
+            if not force:
+                _check_not_pooled(conn, run_id, f"removing run {tag!r}", "changed")
+            conn.execute("INSERT INTO run_retirements(run_id, replaced_by, retired_at) "
+                         "VALUES (?, NULL, ?)", [run_id, utc_now()])
+            row = conn.execute("SELECT run_tag, source_path, sha256, imported_at FROM runs "
+                               "WHERE run_id = ?", [run_id]).fetchone()
+        return dict(zip(["run_tag", "source_path", "sha256", "imported_at"], row, strict=True))
+
     def runs(self) -> pd.DataFrame:
-        """Run provenance: ``run_tag, source_path, sha256, lines, topics, imported_at``."""
+        """Live runs' provenance: ``run_tag, source_path, sha256, lines, topics,
+        imported_at``, in import order."""
         return self.query(
-            "SELECT run_tag, source_path, sha256, lines, topics, imported_at FROM runs "
+            "SELECT run_tag, source_path, sha256, lines, topics, imported_at FROM live_runs "
             "ORDER BY run_id"
         )
 
+    def run_history(self) -> pd.DataFrame:
+        """Every run ever stored, live, replaced or removed, in import order.
+
+        :returns: columns ``run_id, run_tag, source_path, sha256, lines, topics,
+            imported_at``; ``status`` (``live``, ``replaced`` or ``removed``);
+            ``retired_at`` (UTC, ISO 8601; empty while live); ``pooled_in``, the
+            pooling rounds that used the run as ``POOL:ROUND`` separated by
+            spaces (empty: none).
+        """
+        return self.query(
+            "SELECT r.run_id, r.run_tag, r.source_path, r.sha256, r.lines, r.topics, "
+            "r.imported_at, CASE WHEN t.run_id IS NULL THEN 'live' "
+            "WHEN t.replaced_by IS NULL THEN 'removed' ELSE 'replaced' END AS status, "
+            "COALESCE(t.retired_at, '') AS retired_at, "
+            "COALESCE((SELECT group_concat(used, ' ') FROM (SELECT p.name || ':' || x.round_id "
+            "AS used FROM pool_round_runs x JOIN pool_rounds o USING (round_id) JOIN pools p "
+            "USING (pool_id) WHERE x.run_id = r.run_id ORDER BY x.round_id)), '') AS pooled_in "
+            "FROM runs r LEFT JOIN run_retirements t USING (run_id) ORDER BY r.run_id")
+
     def run_tags(self) -> list[str]:
-        """The tags of all stored runs, in import order."""
-        return [r[0] for r in self.conn.execute("SELECT run_tag FROM runs ORDER BY run_id")]
+        """The tags of the live runs, in import order."""
+        return [r[0] for r in self.conn.execute("SELECT run_tag FROM live_runs ORDER BY run_id")]
 
     def has_run(self, tag: str) -> bool:
-        """Whether a run with this tag is stored."""
-        return self.conn.execute("SELECT 1 FROM runs WHERE run_tag = ?", [tag]).fetchone() is not None
+        """Whether a live run has this tag."""
+        return self.conn.execute(
+            "SELECT 1 FROM live_runs WHERE run_tag = ?", [tag]).fetchone() is not None
 
     def run_id(self, tag: str) -> int:
-        """The store's id of a run.
+        """The store's id of the live run with this tag.
 
-        :raises UnknownRun: no run with this tag.
+        :raises UnknownRun: no live run with this tag.
         """
-        row = self.conn.execute("SELECT run_id FROM runs WHERE run_tag = ?", [tag]).fetchone()
+        row = self.conn.execute("SELECT run_id FROM live_runs WHERE run_tag = ?",
+                                [tag]).fetchone()
         if row is None:
             known = ", ".join(self.run_tags()) or "none"
             raise UnknownRun(f"no run tagged {tag!r} in the store (runs: {known})")
@@ -507,6 +568,22 @@ class JudgmentStore(JudgmentLog):
             [tag, self.run_id(tag)],
         )
         return frame[RUN_COLUMNS + ["trec_rank"]]
+
+
+def _check_not_pooled(conn: sqlite3.Connection, run_id: int, doing: str, what: str) -> None:
+    """Refuse to retire a run that built a pool (``doing``: what was asked, for the
+    message; ``what``: the past participle for "nothing was ...").
+
+    :raises RunInPool: the run was pooled in some round.
+    """
+    pooled = conn.execute(
+        "SELECT p.name, group_concat(x.round_id, ', ') FROM pool_round_runs x "
+        "JOIN pool_rounds o USING (round_id) JOIN pools p USING (pool_id) "
+        "WHERE x.run_id = ? GROUP BY p.pool_id ORDER BY p.pool_id", [run_id]).fetchall()
+    if pooled:
+        built = "; ".join(f"pool {name!r} (round {rounds})" for name, rounds in pooled)
+        raise RunInPool(f"{doing}, which built {built}, changes which runs the pool stands "
+                        f"for; nothing was {what}")
 
 
 def check_grade_scale(scale: list[GradeLevel]) -> None:
