@@ -126,12 +126,34 @@ def test_a_read_only_store_file_can_be_read(built: Path, unprivileged: Any) -> N
                  ["add-runs", str(built / "b.run")]):
         result = unprivileged(db, *args)
         assert (result.returncode, result.stderr) == (
-            1, f"Error: {db}: the store cannot be written (attempt to write a readonly "
-               "database): check the permissions of the file and its folder; nothing was "
-               "imported\n")
+            1, f"Error: {db}: the store can be read but not written (read-only file or "
+               "folder); nothing was imported\n")
     db.chmod(0o644)
     with JudgmentStore.open(db) as store:
         assert store.run_tags() == ["A"] and store.judgment_log().empty
+
+
+def test_judging_a_store_that_cannot_be_written_is_refused(read_only_folder: Path,
+                                                           unprivileged: Any) -> None:
+    db = read_only_folder / "s.db"
+    result = unprivileged(db, "judge", "--assessor", "ann")
+    assert (result.returncode, result.stderr) == (
+        1, f"Error: {db}: the store can be read but not written (read-only file or folder), "
+           "and judging writes to it\n")
+
+
+def test_a_write_sqlite_refuses_as_read_only_is_a_clean_error(built: Path) -> None:
+    """SQLite opened the file read-only behind the store's back (as it does when it
+    may not write the file): the write fails, and says why."""
+    db = built / "s.db"
+    conn = sqlite3.connect(f"{db.as_uri()}?mode=ro", uri=True)
+    with JudgmentStore(conn, db) as store:
+        with pytest.raises(StoreWriteFailed, match=r"s\.db: the store cannot be written "
+                                                   r"\(attempt to write a readonly database\): "
+                                                   "check the permissions of the file and its "
+                                                   "folder; nothing was imported$"):
+            store.import_qrels(built / "q.txt", "v1")
+        assert not conn.in_transaction and store.versions().empty
 
 
 def test_unfolded_writes_in_a_read_only_folder_are_named(built: Path, tmp_path_factory:

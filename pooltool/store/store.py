@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
 import sqlite3
 from collections.abc import Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -113,19 +114,19 @@ class JudgmentStore(JudgmentLog):
     def open(cls, path: str | Path, create: bool = False) -> JudgmentStore:
         """Open the store at ``path``.
 
+        A store this process cannot write (a read-only file, or a file in a
+        read-only folder, where SQLite cannot create the ``-wal`` and ``-shm``
+        files it needs) is opened read-only (:attr:`read_only`): reading
+        works, and any write raises :class:`~pooltool.errors.StoreWriteFailed`.
+        In a read-only folder the file is opened as ``immutable`` (no locking:
+        SQLite trusts that nobody writes it meanwhile, which the folder's
+        permissions make likely), unless a ``-wal`` file there holds writes
+        that only a writer can fold back into the store.
+
         :param create: create the store when the file is missing or empty;
             otherwise that is an error (so a typo in ``--db`` does not make an
             empty store). An existing SQLite database that is not a pooltool
             store is never written to.
-        A store this process cannot write (a read-only file, or a file in a
-        read-only folder, where SQLite cannot create the ``-wal`` and ``-shm``
-        files it needs) is opened read-only: reading works, and any write
-        raises :class:`~pooltool.errors.StoreWriteFailed`. In a read-only
-        folder the file is opened as ``immutable`` (no locking: SQLite trusts
-        that nobody writes it meanwhile, which the folder's permissions make
-        likely), unless a ``-wal`` file there holds writes that only a writer
-        can fold back into the store.
-
         :raises StoreError: the file is missing or empty (and ``create`` is
             false), cannot be opened, is not a SQLite database, or is another
             application's database; or it cannot be written and cannot be read
@@ -137,6 +138,8 @@ class JudgmentStore(JudgmentLog):
             raise StoreError(
                 f"no store at {path}: create one with 'pooltool --db {path} init'"
             )
+        if not create and not _file_is_writable(path):
+            return cls._open_read_only(path, "the file is read-only")
         try:
             conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S)
         except sqlite3.Error as exc:
@@ -150,14 +153,14 @@ class JudgmentStore(JudgmentLog):
             if failure is not None and (create or _error_code(exc) == _SQLITE_FULL):
                 raise failure from exc
             if not create and _error_code(exc) in (_SQLITE_READONLY, _SQLITE_CANTOPEN):
-                return cls._open_read_only(path, exc)
+                return cls._open_read_only(path, str(exc))
             raise StoreError(f"{path} is not a pooltool store: {exc}") from exc
         except StoreError:
             conn.close()
             raise
 
     @classmethod
-    def _open_read_only(cls, path: Path, cause: sqlite3.DatabaseError) -> JudgmentStore:
+    def _open_read_only(cls, path: Path, cause: str) -> JudgmentStore:
         """Open a store that cannot be written (``cause``: why the normal open failed)."""
         uri = path.resolve().as_uri()
         tried = []
@@ -657,6 +660,18 @@ def _check_schema_is_current(db: Database, path: Path | None) -> None:
         raise StoreError(f"{path}: the store's schema is older than this pooltool's "
                          f"(it lacks {', '.join(missing)}), and it cannot be upgraded "
                          "because it cannot be written; open it once where it can be")
+
+
+def _file_is_writable(path: Path) -> bool:
+    """Whether this process may open ``path`` for writing, as SQLite first tries to
+    (it falls back to read-only silently; root may write a read-only file)."""
+    try:
+        os.close(os.open(path, os.O_RDWR))
+    except PermissionError:
+        return False
+    except OSError:
+        return True  # not a permission matter: SQLite reports it when it opens the file
+    return True
 
 
 def _holds_wal_writes(path: Path) -> bool:
