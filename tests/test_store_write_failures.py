@@ -17,10 +17,11 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from sqlite_utils import Database
 
 from pooltool.cli import cli
 from pooltool.errors import StoreError, StoreWriteFailed
-from pooltool.store import JudgmentStore
+from pooltool.store import JudgmentStore, migrations
 
 RUN = "".join(f"1 Q0 d{i} {i} {1000 - i} A\n" for i in range(1, 1001))
 QRELS = "".join(f"1 0 d{i} {i % 2}\n" for i in range(1, 1001))
@@ -77,6 +78,23 @@ def test_a_full_disk_rolls_back_the_whole_import(built: Path,
         assert store.judgment_log().empty and store.versions().empty
 
 
+def test_a_schema_upgrade_on_a_full_disk_changes_nothing(tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "old.db"
+    old = sqlite3.connect(path)
+    migrations.migrations.apply(Database(old), stop_before="m004_run_history")
+    old.close()
+    monkeypatch.setattr(sqlite3, "connect", _page_limited_connect(sqlite3.connect))
+    with pytest.raises(StoreWriteFailed, match=r"old\.db: the disk is full \(database or disk "
+                                               r"is full\); nothing was changed$"):
+        JudgmentStore.open(path)
+    monkeypatch.undo()
+    tables = {r[0] for r in sqlite3.connect(path).execute("SELECT name FROM sqlite_master")}
+    assert "runs" in tables and "run_retirements" not in tables
+    with JudgmentStore.open(path) as store:  # with room, the upgrade goes through
+        assert migrations.pending(store.db) == []
+
+
 @pytest.fixture
 def unprivileged() -> Iterator[Any]:
     """Run the CLI in a process that file permissions bind. As root, which writes
@@ -115,6 +133,15 @@ def test_a_store_in_a_read_only_folder_can_be_read(read_only_folder: Path,
            "nothing was imported\n")
     assert sorted(p.name for p in read_only_folder.iterdir()) == [
         "a.run", "b.run", "q.txt", "s.db"]
+
+
+def test_init_in_a_read_only_folder_says_why(read_only_folder: Path,
+                                            unprivileged: Any) -> None:
+    db = read_only_folder / "s.db"
+    result = unprivileged(db, "init")
+    assert (result.returncode, result.stderr) == (
+        1, f"Error: {db}: the store cannot be written (attempt to write a readonly "
+           "database): check the permissions of the file and its folder; nothing was changed\n")
 
 
 def test_a_read_only_store_file_can_be_read(built: Path, unprivileged: Any) -> None:

@@ -18,7 +18,7 @@ import click
 
 from pooltool.errors import PooltoolError
 from pooltool.report import FORMATS
-from pooltool.store.store import BUSY_TIMEOUT_S, write_failure
+from pooltool.store.store import BUSY_TIMEOUT_S
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 F = TypeVar("F", bound=Callable[..., Any])
@@ -26,10 +26,8 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 class PooltoolGroup(click.Group):
     """A click group that turns the errors a user can cause into clean ``Error:`` lines:
-    pooltool's own, files that cannot be written or read (``OSError``), a store
-    that another process keeps locked past the busy timeout, and a store SQLite
-    cannot write (disk full, read-only file or folder) where a write did not go
-    through :meth:`~pooltool.store.JudgmentStore.writing`, which maps those itself."""
+    pooltool's own, files that cannot be written or read (``OSError``), and a store
+    that another process keeps locked past the busy timeout."""
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
@@ -43,9 +41,6 @@ class PooltoolGroup(click.Group):
         except OSError as exc:
             raise click.ClickException(_os_message(exc)) from exc
         except sqlite3.OperationalError as exc:
-            failure = write_failure(exc, db_path(ctx), "changed")
-            if failure is not None:
-                raise click.ClickException(str(failure)) from exc
             if "locked" not in str(exc) and "busy" not in str(exc):
                 raise
             raise click.ClickException(

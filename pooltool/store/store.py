@@ -149,7 +149,7 @@ class JudgmentStore(JudgmentLog):
             return cls(conn, path)
         except sqlite3.DatabaseError as exc:
             conn.close()
-            failure = write_failure(exc, path, "changed")
+            failure = _write_failure(exc, path, "changed")
             if failure is not None and (create or _error_code(exc) == _SQLITE_FULL):
                 raise failure from exc
             if not create and _error_code(exc) in (_SQLITE_READONLY, _SQLITE_CANTOPEN):
@@ -224,7 +224,7 @@ class JudgmentStore(JudgmentLog):
                     self.conn.execute("ROLLBACK")
                 raise
         except sqlite3.OperationalError as exc:
-            failure = write_failure(exc, self.path, what)
+            failure = _write_failure(exc, self.path, what)
             if failure is None:
                 raise
             raise failure from exc
@@ -631,8 +631,8 @@ def _error_code(exc: sqlite3.DatabaseError) -> int:
     return int(getattr(exc, "sqlite_errorcode", 0)) & 0xFF
 
 
-def write_failure(exc: sqlite3.DatabaseError, path: Path | None,
-                  what: str) -> StoreWriteFailed | None:
+def _write_failure(exc: sqlite3.DatabaseError, path: Path | None,
+                   what: str) -> StoreWriteFailed | None:
     """The :class:`~pooltool.errors.StoreWriteFailed` an SQLite error stands for, if any.
 
     :param exc: an error SQLite raised while writing (or while opening, which
