@@ -139,7 +139,7 @@ class JudgmentStore(JudgmentLog):
                 f"no store at {path}: create one with 'pooltool --db {path} init'"
             )
         if not create and not _file_is_writable(path):
-            return cls._open_read_only(path, "the file is read-only")
+            return cls._open_read_only(path, "this process may not write the file")
         try:
             conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S)
         except sqlite3.Error as exc:
@@ -370,7 +370,6 @@ class JudgmentStore(JudgmentLog):
             old one is retired (kept, with its provenance, as replaced).
         :param force: with ``replace``, also replace a run that built a pool
             (the pool keeps its documents; its rounds still name the old run).
-
         :param strict_topics: refuse files with topics the store does not hold
             (when it holds topics; see :mod:`pooltool.store.topic_check`).
         :param on_unknown_topics: called after the import, once per file with
