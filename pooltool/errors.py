@@ -7,6 +7,7 @@ traceback.
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 
 
@@ -36,12 +37,25 @@ class StoreError(PooltoolError):
     """The judgment store cannot do what was asked (missing store, bad state)."""
 
 
+class StoreWriteFailed(StoreError, sqlite3.OperationalError):
+    """SQLite could not write the store (disk full, read-only file or folder); the
+    transaction was rolled back, so nothing of it was stored.
+
+    Also an :class:`sqlite3.OperationalError`, the error SQLite raised, so code that
+    handles SQLite's errors still sees it as one.
+    """
+
+
 class UnknownTopic(StoreError):
     """A topic id was named that the store does not hold."""
 
 
 class UnknownRun(StoreError):
     """A run tag was named that the store does not hold."""
+
+
+class RunInPool(StoreError):
+    """A run that built a pool was to be replaced or removed without ``force``."""
 
 
 class UnknownVersion(StoreError):

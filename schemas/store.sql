@@ -1,8 +1,36 @@
+CREATE VIEW live_runs AS
+    SELECT * FROM runs WHERE run_id NOT IN (SELECT run_id FROM run_retirements);
+
 CREATE TRIGGER judgments_no_delete BEFORE DELETE ON judgments
 BEGIN SELECT RAISE(ABORT, 'the judgment log is append-only: add a retraction instead'); END;
 
 CREATE TRIGGER judgments_no_update BEFORE UPDATE ON judgments
 BEGIN SELECT RAISE(ABORT, 'the judgment log is append-only: add a correction instead'); END;
+
+CREATE TRIGGER pool_rounds_record_runs AFTER INSERT ON pool_rounds
+BEGIN
+    INSERT INTO pool_round_runs(round_id, run_id)
+    SELECT DISTINCT NEW.round_id, r.run_id FROM json_each(NEW.run_tags) t
+    JOIN live_runs r ON r.run_tag = t.value;
+END;
+
+CREATE TRIGGER run_entries_no_delete BEFORE DELETE ON run_entries
+BEGIN SELECT RAISE(ABORT, 'runs are kept as imported: replace or remove a run instead'); END;
+
+CREATE TRIGGER run_entries_no_update BEFORE UPDATE ON run_entries
+BEGIN SELECT RAISE(ABORT, 'runs are kept as imported: replace or remove a run instead'); END;
+
+CREATE TRIGGER run_retirements_no_delete BEFORE DELETE ON run_retirements
+BEGIN SELECT RAISE(ABORT, 'run retirements are append-only'); END;
+
+CREATE TRIGGER run_retirements_no_update BEFORE UPDATE ON run_retirements
+BEGIN SELECT RAISE(ABORT, 'run retirements are append-only'); END;
+
+CREATE TRIGGER runs_no_delete BEFORE DELETE ON runs
+BEGIN SELECT RAISE(ABORT, 'runs are kept as imported: replace or remove a run instead'); END;
+
+CREATE TRIGGER runs_no_update BEFORE UPDATE ON runs
+BEGIN SELECT RAISE(ABORT, 'runs are kept as imported: replace or remove a run instead'); END;
 
 CREATE TABLE "_sqlite_migrations" (
    "id" INTEGER PRIMARY KEY,
@@ -78,6 +106,12 @@ CREATE TABLE pool_hits (
     PRIMARY KEY (pool_id, topic, docno, run_id)
 ) WITHOUT ROWID;
 
+CREATE TABLE pool_round_runs (
+    round_id INTEGER NOT NULL REFERENCES pool_rounds(round_id),
+    run_id INTEGER NOT NULL REFERENCES runs(run_id),     -- a run (tag, file sha256) pooled in it
+    PRIMARY KEY (round_id, run_id)
+) WITHOUT ROWID;
+
 CREATE TABLE pool_rounds (
     round_id INTEGER PRIMARY KEY,
     pool_id INTEGER NOT NULL REFERENCES pools(pool_id),
@@ -113,9 +147,15 @@ CREATE TABLE run_entries (
     PRIMARY KEY (run_id, trec_rank, topic)  -- a run's top k is one range scan
 ) WITHOUT ROWID;
 
-CREATE TABLE runs (
+CREATE TABLE run_retirements (
+    run_id INTEGER PRIMARY KEY REFERENCES runs(run_id),  -- a run no longer live
+    replaced_by INTEGER REFERENCES runs(run_id),         -- the run now under its tag; NULL: removed
+    retired_at TEXT NOT NULL                             -- UTC, ISO 8601
+);
+
+CREATE TABLE "runs" (
     run_id INTEGER PRIMARY KEY,
-    run_tag TEXT NOT NULL UNIQUE,
+    run_tag TEXT NOT NULL,           -- one live run per tag (see run_retirements)
     source_path TEXT NOT NULL,
     sha256 TEXT NOT NULL,            -- of the whole source file
     lines INTEGER NOT NULL,          -- entries of this run tag
@@ -176,3 +216,5 @@ CREATE INDEX judgments_by_assessor ON judgments(assessor, topic);
 CREATE INDEX judgments_by_pair ON judgments(topic, docno);
 
 CREATE INDEX judgments_retracts ON judgments(retracts) WHERE retracts IS NOT NULL;
+
+CREATE INDEX runs_by_tag ON runs(run_tag);

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 from pathlib import Path
 
 import pandas as pd
@@ -64,3 +65,29 @@ def test_a_name_that_is_neither_says_so(work: Path) -> None:
     result = run("qrels", "diff", "nothing.txt", "v1")
     assert result.stderr.startswith("Error: 'nothing.txt' is neither a qrels file nor a "
                                     "stored version")
+
+
+def test_a_second_assessors_agreeing_grades_are_theirs(tmp_path: Path) -> None:
+    """bob agrees with alice on 3 of 4 pooled documents: all 4 are bob's judgments."""
+    (tmp_path / "a.run").write_text("1 Q0 a 1 4 A\n1 Q0 b 2 3 A\n1 Q0 c 3 2 A\n1 Q0 d 4 1 A\n")
+    (tmp_path / "alice.txt").write_text("1 0 a 1\n1 0 b 0\n1 0 c 1\n1 0 d 0\n")
+    (tmp_path / "bob.txt").write_text("1 0 a 1\n1 0 b 0\n1 0 c 1\n1 0 d 1\n")
+    db = str(tmp_path / "s.db")
+
+    def call(*args: str):  # type: ignore[no-untyped-def]
+        return CliRunner().invoke(cli, ["--db", db, *args])
+
+    for args in (["init"], ["add-runs", str(tmp_path / "a.run")], ["pool", "--depth", "4"],
+                 ["import-qrels", str(tmp_path / "alice.txt"), "--version", "alice",
+                  "--assessor", "alice"]):
+        assert call(*args).exit_code == 0
+    result = call("import-qrels", str(tmp_path / "bob.txt"), "--version", "bob",
+                  "--assessor", "bob")
+    assert result.stderr == (f"{tmp_path / 'bob.txt'}: 4 judgments read, 4 added, "
+                             "0 unchanged, 0 retracted; version 'bob'\n")
+    rows = json.loads(call("agreement", "--format", "json").stdout)
+    assert [(r["assessor_a"], r["assessor_b"], r["topic"], r["docs"], r["agreement"],
+             r["kappa"]) for r in rows] == [("alice", "bob", "1", 4, 0.75, 0.5),
+                                       ("alice", "bob", "all", 4, 0.75, 0.5)]
+    assert call("export-qrels", "--policy", "assessor:bob").stdout == (
+        (tmp_path / "bob.txt").read_text())

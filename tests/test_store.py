@@ -148,18 +148,49 @@ def test_versions_are_exported_exactly(store: JudgmentStore, tmp_path: Path) -> 
     assert (result["added"], result["unchanged"]) == (3, 0)
     store.record_judgment("1", "d9", 1, "ann")
     result = store.import_qrels(write(tmp_path, "v2.txt", QRELS_V2), "v2", replace=True)
-    assert (result["added"], result["unchanged"], result["retracted"]) == (2, 1, 2)
+    # d1 regraded and d4 new are added, d3 unchanged; only the importer's own d2 is
+    # retracted: ann's d9 is hers, not the file's to take back
+    assert (result["added"], result["unchanged"], result["retracted"]) == (2, 1, 1)
 
-    def lines(version: str) -> list[str]:
-        q = store.qrels(version)
+    def lines(version: str, policy: str = "latest") -> list[str]:
+        q = store.qrels(version, policy)
         return [" ".join(map(str, row)) for row in q.values.tolist()]
 
     assert lines("v1") == QRELS_V1.splitlines()
-    assert sorted(lines("v2")) == sorted(QRELS_V2.splitlines())
+    assert sorted(lines("v2", "assessor:qrels")) == sorted(QRELS_V2.splitlines())
+    assert sorted(lines("v2")) == sorted(QRELS_V2.splitlines() + ["1 0 d9 1"])
     with pytest.raises(StoreError, match="qrels version 'v1' already exists"):
         store.import_qrels(v1, "v1")
     with pytest.raises(UnknownVersion, match=r"no qrels version 'v3' .*versions: v1, v2"):
         store.qrels("v3")
+
+
+def test_an_agreeing_import_is_recorded_as_the_importers(store: JudgmentStore,
+                                                         tmp_path: Path) -> None:
+    """A TUI assessor's grade does not make an equal imported grade 'unchanged': the
+    import is nist's own judgment, and it stays when ann takes hers back."""
+    ann = store.record_judgment("1", "d1", 2, "ann", origin="tui")
+    path = write(tmp_path, "nist.txt", "1 0 d1 2\n1 0 d2 0\n")
+    result = store.import_qrels(path, "nist", assessor="nist")
+    assert (result["added"], result["unchanged"]) == (2, 0)
+    store.retract(ann, "ann", origin="tui")
+    assert store.qrels()[["docno", "grade"]].values.tolist() == [["d1", 2], ["d2", 0]]
+    assert store.qrels(policy="assessor:ann").empty
+    assert len(store.qrels(policy="assessor:nist")) == 2
+    again = store.import_qrels(path, "nist-again", assessor="nist")
+    assert (again["added"], again["unchanged"]) == (0, 2)
+
+
+def test_replace_retracts_only_the_importers_judgments(store: JudgmentStore,
+                                                       tmp_path: Path) -> None:
+    store.import_qrels(write(tmp_path, "a.txt", "1 0 d1 1\n1 0 d2 1\n"), "a1", assessor="al")
+    store.record_judgment("1", "d2", 0, "al")  # al's correction: two live rows of d2
+    store.record_judgment("1", "d2", 1, "bo")
+    result = store.import_qrels(write(tmp_path, "a2.txt", "1 0 d1 1\n"), "a2", assessor="al",
+                                replace=True)
+    assert (result["added"], result["unchanged"], result["retracted"]) == (0, 1, 2)
+    assert store.qrels("a2", "assessor:al")[["docno", "grade"]].values.tolist() == [["d1", 1]]
+    assert store.qrels("a2", "assessor:bo")[["docno", "grade"]].values.tolist() == [["d2", 1]]
 
 
 def test_bad_qrels_import_nothing(store: JudgmentStore, tmp_path: Path) -> None:

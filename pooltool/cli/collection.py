@@ -1,10 +1,12 @@
 """Commands that build the collection: init, add-topics, add-docs, add-runs, pool,
-export-pool, import-qrels, export-qrels, status."""
+remove-run, runs, export-pool, import-qrels, export-qrels, status."""
 
 from __future__ import annotations
 
 import sys
 import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import click
@@ -12,7 +14,7 @@ import pandas as pd
 
 from pooltool import pooling
 from pooltool.cli.group import F, cli, db_path, level_option, open_store, output_option, warn
-from pooltool.errors import StoreError
+from pooltool.errors import RunInPool, StoreError
 from pooltool.formats.documents import iter_documents
 from pooltool.formats.frames import pair_isin
 from pooltool.formats.qrels import write_qrels
@@ -24,6 +26,7 @@ from pooltool.report import emit, emit_json, records
 from pooltool.store import DEFAULT_POOL, JudgmentStore
 from pooltool.store.journal import waiting_writes
 from pooltool.store.judgments import POLICIES
+from pooltool.store.topic_check import UnknownTopics
 
 existing_file = click.Path(exists=True, dir_okay=False, path_type=Path)
 
@@ -93,20 +96,98 @@ def add_docs(ctx: click.Context, files: tuple[Path, ...], fmt: str | None) -> No
                  f"{summary.skipped} already present")
 
 
+def strict_topics_option(f: F) -> F:
+    """Add ``--strict-topics`` (refuse input for topics the store does not hold)."""
+    return click.option(
+        "--strict-topics", is_flag=True,
+        help="Refuse a file with topics the store does not hold (nothing is imported); "
+             "without it they are imported and named on stderr. No check when the "
+             "store has no topics.")(f)
+
+
+def warn_unknown_topics(found: UnknownTopics) -> None:
+    """Name an input's unknown topics on stderr (the import went on)."""
+    warn(f"warning: {found.message()}; imported anyway (--strict-topics refuses them)")
+
+
+FORCE_HINT = ("; --force does it anyway: the pool keeps its documents, and its rounds "
+              "still name the old run and its file's sha256")
+
+
+def force_option(help_text: str) -> Callable[[F], F]:
+    """Add ``--force`` (replace or remove a run even though it built a pool)."""
+    return click.option("--force", is_flag=True, help=help_text)
+
+
 @cli.command("add-runs")
 @click.argument("files", nargs=-1, required=True, type=existing_file)
+@click.option("--replace", is_flag=True,
+              help="A tag already in the store gets the new run; the old run stays in "
+                   "'pooltool runs --all' as replaced.")
+@force_option("With --replace: also replace runs that built a pool.")
+@strict_topics_option
 @output_option()
 @click.pass_context
-def add_runs(ctx: click.Context, files: tuple[Path, ...], fmt: str) -> None:
+def add_runs(ctx: click.Context, files: tuple[Path, ...], replace: bool, force: bool,
+             strict_topics: bool, fmt: str) -> None:
     """Import TREC run files (several tags in a file are several runs); one transaction.
 
     \b
     Example:
       pooltool add-runs runs/*.txt
+      pooltool add-runs --replace runs/bm25-fixed.txt   # correct a run
+    """
+    with open_store(ctx) as store, _force_hint():
+        added = store.add_runs(files, replace=replace, force=force,
+                               strict_topics=strict_topics,
+                               on_unknown_topics=warn_unknown_topics)
+    emit(added, fmt, title="runs added")
+
+
+@cli.command("remove-run")
+@click.argument("tag")
+@force_option("Also remove a run that built a pool.")
+@click.pass_context
+def remove_run(ctx: click.Context, tag: str, force: bool) -> None:
+    """Remove the run TAG from the runs pooling and measuring use.
+
+    Nothing is deleted: the run, its entries and its provenance stay in
+    'pooltool runs --all' as removed, and pools it built keep their documents.
+
+    \b
+    Example:
+      pooltool remove-run bm25-broken
+    """
+    with open_store(ctx) as store, _force_hint():
+        removed = store.remove_run(tag, force=force)
+    warn(f"run {tag!r} removed (imported from {removed['source_path']} at "
+         f"{removed['imported_at']}, sha256 {removed['sha256'] or 'none'})")
+
+
+@cli.command("runs")
+@click.option("--all", "show_all", is_flag=True,
+              help="Also replaced and removed runs, with the pooling rounds each run built.")
+@output_option()
+@click.pass_context
+def runs(ctx: click.Context, show_all: bool, fmt: str) -> None:
+    """List the stored runs with their provenance (source file, sha256, import time).
+
+    \b
+    Example:
+      pooltool runs --all --format csv
     """
     with open_store(ctx) as store:
-        added = store.add_runs(files)
-    emit(added, fmt, title="runs added")
+        table = store.run_history() if show_all else store.runs()
+    emit(table, fmt, title="runs (all, by import)" if show_all else "runs")
+
+
+@contextmanager
+def _force_hint() -> Iterator[None]:
+    """Add how to go ahead to the refusal to retire a run that built a pool."""
+    try:
+        yield
+    except RunInPool as exc:
+        raise RunInPool(f"{exc}{FORCE_HINT}") from exc
 
 
 @cli.command()
@@ -162,18 +243,26 @@ def export_pool(ctx: click.Context, pool_name: str, queue: bool, output: Path | 
 @click.option("--assessor", default="qrels", show_default=True, callback=_non_blank,
               help="Assessor recorded on the imported judgments.")
 @click.option("--replace", is_flag=True,
-              help="Retract judged pairs absent from FILE, so the version equals FILE.")
+              help="Retract the assessor's judgments of pairs absent from FILE, so "
+                   "'export-qrels --version V --policy assessor:NAME' equals FILE.")
+@strict_topics_option
 @click.pass_context
 def import_qrels(ctx: click.Context, file: Path, version: str, assessor: str,
-                 replace: bool) -> None:
+                 replace: bool, strict_topics: bool) -> None:
     """Append a qrels file to the judgment log and name the result as a version.
+
+    Each line is recorded as the --assessor's judgment unless that assessor's
+    own live grade of the document already equals it ('unchanged'); another
+    assessor's equal grade does not count.
 
     \b
     Example:
       pooltool import-qrels qrels-rnd1.txt --version official
     """
     with open_store(ctx) as store:
-        result = store.import_qrels(file, version, assessor, replace=replace)
+        result = store.import_qrels(file, version, assessor, replace=replace,
+                                    strict_topics=strict_topics,
+                                    on_unknown_topics=warn_unknown_topics)
     warn(f"{file}: {result['read']} judgments read, {result['added']} added, "
          f"{result['unchanged']} unchanged, {result['retracted']} retracted; "
          f"version {version!r}")

@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from pooltool.cli.group import cli, db_path, open_store, output_option, warn
+from pooltool.errors import StoreWriteFailed
 from pooltool.judging.agreement import store_agreement
 from pooltool.judging.assignment import assign_topics
 from pooltool.judging.queue import ORDERS
@@ -64,6 +65,10 @@ def judge(ctx: click.Context, assessor: str, topics: tuple[str, ...], order: str
 
         require_textual_serve()
     app = make_app(db_path(ctx), assessor, list(topics), order, seed, pool_name)
+    if app.store.read_only:
+        app.store.close()
+        raise StoreWriteFailed(f"{db_path(ctx)}: the store can be read but not written "
+                               "(read-only file or folder), and judging writes to it")
     if serve:
         app.store.close()
         _serve(db_path(ctx), assessor, topics, order, seed, pool_name, host, port)

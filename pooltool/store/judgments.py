@@ -32,6 +32,7 @@ from pooltool.errors import StoreError, UnknownVersion
 from pooltool.formats.qrels import read_qrels
 from pooltool.records import QRELS_COLUMNS
 from pooltool.store.provenance import file_sha256, utc_now
+from pooltool.store.topic_check import OnUnknownTopics, check_topics
 
 POLICIES = ("latest", "majority", "max", "assessor:NAME")
 LOG_COLUMNS = [
@@ -45,8 +46,8 @@ class JudgmentLog:
 
     conn: sqlite3.Connection
 
-    def writing(self) -> AbstractContextManager[sqlite3.Connection]:  # provided by the store
-        raise NotImplementedError
+    def writing(self, what: str = "changed") -> AbstractContextManager[sqlite3.Connection]:
+        raise NotImplementedError  # provided by the store
 
     def query(self, sql: str, params: Any = ()) -> pd.DataFrame:  # provided by the store
         raise NotImplementedError
@@ -106,31 +107,50 @@ class JudgmentLog:
         return int(cursor.lastrowid or 0)
 
     def import_qrels(self, path: str | Path, version: str, assessor: str = "qrels", *,
-                     replace: bool = False) -> dict[str, Any]:
-        """Import a qrels file into the log and name the result as a version (one transaction).
+                     replace: bool = False, strict_topics: bool = False,
+                     on_unknown_topics: OnUnknownTopics | None = None) -> dict[str, Any]:
+        """Import a qrels file into the log as ``assessor``'s judgments and name the
+        result as a version (one transaction).
 
-        Lines whose grade equals the current (``latest``) grade are not
-        appended again. With ``replace``, judged pairs absent from the file
-        are retracted, so the version equals the file exactly.
+        A line is *unchanged* (not appended again) only when ``assessor``'s own
+        live grade of that (topic, docno) equals it, iteration included; every
+        other line is appended under ``assessor``, even when another assessor
+        gave the same grade, so each assessor's grades stay theirs (agreement,
+        ``assessor:NAME`` exports). With ``replace``, ``assessor``'s live
+        judgments of pairs absent from the file are retracted, so
+        ``qrels(version, "assessor:" + assessor)`` equals the file exactly;
+        other assessors' judgments are left as they are.
 
-        :returns: ``{"source", "read", "added", "unchanged", "retracted", "version"}``.
+        :param strict_topics: refuse a file with topics the store does not hold
+            (when it holds topics; see :mod:`pooltool.store.topic_check`).
+        :param on_unknown_topics: called after the import when the file has
+            such topics (and not ``strict_topics``).
+        :returns: ``{"source", "read", "added", "unchanged", "retracted", "version"}``
+            (counts of qrels lines, except ``retracted``: judgment rows retracted).
         :raises FormatError: a malformed line (nothing is imported).
         :raises StoreError: the version name is taken (nothing is imported).
+        :raises UnknownTopic: ``strict_topics`` and the file has unknown topics
+            (nothing is imported).
         """
         path = Path(path)
         qrels = read_qrels(path)
-        with self.writing() as conn:
+        with self.writing("imported") as conn:
             self._check_new_version(conn, version)
-            current = self.qrels()
-            added = self._append_qrels(conn, qrels, current, assessor, f"qrels:{path}")
+            unknown = check_topics(conn, qrels["topic"].unique(), str(path), strict_topics)
+            own = self.qrels(policy=f"assessor:{assessor}")
+            added = self._append_qrels(conn, qrels, own, assessor, f"qrels:{path}")
             retracted = self._retract_absent(conn, qrels, assessor, path) if replace else 0
             self._insert_version(conn, version, str(path), file_sha256(path), None)
+        if unknown is not None and on_unknown_topics is not None:
+            on_unknown_topics(unknown)
         return {"source": str(path), "read": len(qrels), "added": added,
                 "unchanged": len(qrels) - added, "retracted": retracted, "version": version}
 
     def _append_qrels(self, conn: sqlite3.Connection, qrels: pd.DataFrame,
-                      current: pd.DataFrame, assessor: str, origin: str) -> int:
-        merged = qrels.merge(current, on=["topic", "docno"], how="left", suffixes=("", "_now"))
+                      own: pd.DataFrame, assessor: str, origin: str) -> int:
+        """Append the lines of ``qrels`` that differ from ``own`` (``assessor``'s live
+        grades, one per pair); returns how many were appended."""
+        merged = qrels.merge(own, on=["topic", "docno"], how="left", suffixes=("", "_now"))
         same = (merged["grade"] == merged["grade_now"]) & (
             merged["iteration"] == merged["iteration_now"])
         new = merged.loc[~same, QRELS_COLUMNS]
@@ -145,7 +165,10 @@ class JudgmentLog:
 
     def _retract_absent(self, conn: sqlite3.Connection, qrels: pd.DataFrame,
                         assessor: str, path: Path) -> int:
+        """Retract every live judgment by ``assessor`` of a pair absent from ``qrels``
+        (all of them, so no older grade of theirs comes back); returns how many."""
         live = self.live_judgments()
+        live = live[live["assessor"] == assessor]
         keep = set(zip(qrels["topic"], qrels["docno"], strict=True))
         absent = [int(r.judgment_id) for r in live.itertuples(index=False)
                   if (r.topic, r.docno) not in keep]

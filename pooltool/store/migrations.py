@@ -143,6 +143,11 @@ def apply(db: Database) -> None:
     migrations.apply(db)
 
 
+def pending(db: Database) -> list[str]:
+    """The names of the migrations ``db`` still lacks, oldest first (none: it is current)."""
+    return [migration.name for migration in migrations.pending(db)]
+
+
 SCHEMA_V2_JUDGING = """
 CREATE TABLE assignments (
     topic TEXT NOT NULL,
@@ -209,3 +214,83 @@ def m003_durable_ui(db: Database) -> None:
     journal replayed twice adds nothing twice). None of it touches the judgment log."""
     for statement in _statements(SCHEMA_V3_DURABLE_UI):
         db.execute(statement)
+
+
+SCHEMA_V4_RUN_HISTORY = """
+CREATE TABLE runs_v4 (
+    run_id INTEGER PRIMARY KEY,
+    run_tag TEXT NOT NULL,           -- one live run per tag (see run_retirements)
+    source_path TEXT NOT NULL,
+    sha256 TEXT NOT NULL,            -- of the whole source file
+    lines INTEGER NOT NULL,          -- entries of this run tag
+    topics INTEGER NOT NULL,
+    imported_at TEXT NOT NULL
+);
+INSERT INTO runs_v4 SELECT run_id, run_tag, source_path, sha256, lines, topics, imported_at
+    FROM runs;
+DROP TABLE runs;
+ALTER TABLE runs_v4 RENAME TO runs;
+CREATE INDEX runs_by_tag ON runs(run_tag);
+CREATE TABLE run_retirements (
+    run_id INTEGER PRIMARY KEY REFERENCES runs(run_id),  -- a run no longer live
+    replaced_by INTEGER REFERENCES runs(run_id),         -- the run now under its tag; NULL: removed
+    retired_at TEXT NOT NULL                             -- UTC, ISO 8601
+);
+CREATE VIEW live_runs AS
+    SELECT * FROM runs WHERE run_id NOT IN (SELECT run_id FROM run_retirements);
+CREATE TABLE pool_round_runs (
+    round_id INTEGER NOT NULL REFERENCES pool_rounds(round_id),
+    run_id INTEGER NOT NULL REFERENCES runs(run_id),     -- a run (tag, file sha256) pooled in it
+    PRIMARY KEY (round_id, run_id)
+) WITHOUT ROWID;
+INSERT INTO pool_round_runs(round_id, run_id)
+    SELECT DISTINCT p.round_id, r.run_id FROM pool_rounds p, json_each(p.run_tags) t
+    JOIN runs r ON r.run_tag = t.value;
+CREATE TRIGGER pool_rounds_record_runs AFTER INSERT ON pool_rounds
+BEGIN
+    INSERT INTO pool_round_runs(round_id, run_id)
+    SELECT DISTINCT NEW.round_id, r.run_id FROM json_each(NEW.run_tags) t
+    JOIN live_runs r ON r.run_tag = t.value;
+END;
+CREATE TRIGGER runs_no_update BEFORE UPDATE ON runs
+BEGIN SELECT RAISE(ABORT, 'runs are kept as imported: replace or remove a run instead'); END;
+CREATE TRIGGER runs_no_delete BEFORE DELETE ON runs
+BEGIN SELECT RAISE(ABORT, 'runs are kept as imported: replace or remove a run instead'); END;
+CREATE TRIGGER run_entries_no_update BEFORE UPDATE ON run_entries
+BEGIN SELECT RAISE(ABORT, 'runs are kept as imported: replace or remove a run instead'); END;
+CREATE TRIGGER run_entries_no_delete BEFORE DELETE ON run_entries
+BEGIN SELECT RAISE(ABORT, 'runs are kept as imported: replace or remove a run instead'); END;
+CREATE TRIGGER run_retirements_no_update BEFORE UPDATE ON run_retirements
+BEGIN SELECT RAISE(ABORT, 'run retirements are append-only'); END;
+CREATE TRIGGER run_retirements_no_delete BEFORE DELETE ON run_retirements
+BEGIN SELECT RAISE(ABORT, 'run retirements are append-only'); END;
+"""
+
+
+@migrations(transactional=False)
+def m004_run_history(db: Database) -> None:
+    """Runs can be replaced and removed without losing what built a pool.
+
+    ``runs`` loses its UNIQUE run_tag (a tag may have had several runs); a run
+    replaced or removed gets a ``run_retirements`` row and keeps its rows and
+    entries (``live_runs`` is the runs not retired); ``pool_round_runs`` names
+    the runs (so tags and file sha256) each pooling round used, filled for the
+    rounds so far and, by a trigger, for every new one. Runs, their entries
+    and retirements are append-only (triggers).
+
+    Rebuilding ``runs`` needs foreign keys off, which SQLite allows only
+    outside a transaction, so this migration opens its own; a store that has
+    the tables already (a crash before the migration was recorded) is left as is.
+    """
+    if db["run_retirements"].exists():
+        return
+    db.execute("PRAGMA foreign_keys=OFF")
+    try:
+        with db.atomic():
+            for statement in _statements(SCHEMA_V4_RUN_HISTORY):
+                db.execute(statement)
+            broken = db.execute("PRAGMA foreign_key_check").fetchall()
+            if broken:
+                raise RuntimeError(f"m004_run_history broke foreign keys: {broken[:5]}")
+    finally:
+        db.execute("PRAGMA foreign_keys=ON")

@@ -5,7 +5,10 @@ What it keeps (schema in :mod:`pooltool.store.migrations`):
 * topics and documents, each import recorded in ``imports``;
 * runs with provenance (tag, source path, sha256, lines, import time) and their
   entries with the trec_eval rank computed once at import
-  (:func:`pooltool.ranking.order_run`);
+  (:func:`pooltool.ranking.order_run`). A run is never changed or deleted: a
+  replaced or removed run is *retired* (``run_retirements``) and stays readable,
+  so each pooling round still names the runs and file hashes that built it
+  (``pool_round_runs``); the *live* runs are the ones not retired;
 * pools (see :mod:`pooltool.pooling`);
 * the append-only judgment log and named qrels versions (see
   :mod:`pooltool.store.judgments`).
@@ -13,13 +16,17 @@ What it keeps (schema in :mod:`pooltool.store.migrations`):
 Every import is one transaction: a bad line anywhere leaves the store as it
 was. Writes take SQLite's write lock up front (``BEGIN IMMEDIATE``) and wait
 up to :data:`BUSY_TIMEOUT_S` for another writer, so several processes (two
-assessors) can share a store.
+assessors) can share a store. A write that SQLite refuses for want of room or
+permission (a full disk, a read-only file or folder) is rolled back whole and
+raised as :class:`~pooltool.errors.StoreWriteFailed`. A store that cannot be
+written can still be read (see :meth:`JudgmentStore.open`).
 """
 
 from __future__ import annotations
 
 import itertools
 import json
+import os
 import sqlite3
 from collections.abc import Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -32,7 +39,7 @@ import numpy as np
 import pandas as pd
 from sqlite_utils import Database
 
-from pooltool.errors import StoreError, UnknownRun, UnknownTopic
+from pooltool.errors import RunInPool, StoreError, StoreWriteFailed, UnknownRun, UnknownTopic
 from pooltool.formats.frames import check_run_frame
 from pooltool.formats.run import read_run
 from pooltool.ranking import order_run
@@ -42,6 +49,7 @@ from pooltool.store.judged import JudgedRules
 from pooltool.store.judgments import JudgmentLog
 from pooltool.store.pools import PoolTables
 from pooltool.store.provenance import file_sha256, utc_now
+from pooltool.store.topic_check import OnUnknownTopics, UnknownTopics, check_topics
 
 BUSY_TIMEOUT_S = 30.0
 
@@ -87,20 +95,37 @@ class JudgmentStore(JudgmentLog, JudgedRules, PoolTables):
     :class:`~pooltool.store.pools.PoolTables`.
 
     :param conn: an open SQLite connection; the schema is brought up to date.
+    :param read_only: ``conn`` was opened read-only (see :meth:`open`): the schema
+        must already be current, and :meth:`writing` refuses at once.
+    :raises StoreError: ``read_only`` and the schema is older than this pooltool's.
     """
 
-    def __init__(self, conn: sqlite3.Connection, path: Path | None = None) -> None:
+    def __init__(self, conn: sqlite3.Connection, path: Path | None = None,
+                 read_only: bool = False) -> None:
         self.path = path
         self.conn = conn
         self.db = Database(conn)
-        if path is not None:
+        self.read_only = read_only
+        if path is not None and not read_only:
             self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA foreign_keys=ON")
-        migrations.apply(self.db)
+        if read_only:
+            _check_schema_is_current(self.db, path)
+        else:
+            migrations.apply(self.db)
 
     @classmethod
     def open(cls, path: str | Path, create: bool = False) -> JudgmentStore:
         """Open the store at ``path``.
+
+        A store this process cannot write (a read-only file, or a file in a
+        read-only folder, where SQLite cannot create the ``-wal`` and ``-shm``
+        files it needs) is opened read-only (:attr:`read_only`): reading
+        works, and any write raises :class:`~pooltool.errors.StoreWriteFailed`.
+        In a read-only folder the file is opened as ``immutable`` (no locking:
+        SQLite trusts that nobody writes it meanwhile, which the folder's
+        permissions make likely), unless a ``-wal`` file there holds writes
+        that only a writer can fold back into the store.
 
         :param create: create the store when the file is missing or empty;
             otherwise that is an error (so a typo in ``--db`` does not make an
@@ -108,13 +133,17 @@ class JudgmentStore(JudgmentLog, JudgedRules, PoolTables):
             store is never written to.
         :raises StoreError: the file is missing or empty (and ``create`` is
             false), cannot be opened, is not a SQLite database, or is another
-            application's database.
+            application's database; or it cannot be written and cannot be read
+            without writing (the message says why).
+        :raises StoreWriteFailed: ``create`` and the store cannot be written.
         """
         path = Path(path)
         if not create and not path.exists():
             raise StoreError(
                 f"no store at {path}: create one with 'pooltool --db {path} init'"
             )
+        if not create and not _file_is_writable(path):
+            return cls._open_read_only(path, "this process may not write the file")
         try:
             conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S)
         except sqlite3.Error as exc:
@@ -124,10 +153,39 @@ class JudgmentStore(JudgmentLog, JudgedRules, PoolTables):
             return cls(conn, path)
         except sqlite3.DatabaseError as exc:
             conn.close()
+            failure = _write_failure(exc, path, "changed")
+            if failure is not None and (create or _error_code(exc) == _SQLITE_FULL):
+                raise failure from exc
+            if not create and _error_code(exc) in (_SQLITE_READONLY, _SQLITE_CANTOPEN):
+                return cls._open_read_only(path, str(exc))
             raise StoreError(f"{path} is not a pooltool store: {exc}") from exc
         except StoreError:
             conn.close()
             raise
+
+    @classmethod
+    def _open_read_only(cls, path: Path, cause: str) -> JudgmentStore:
+        """Open a store that cannot be written (``cause``: why the normal open failed)."""
+        uri = path.resolve().as_uri()
+        tried = []
+        for query in ("mode=ro", "immutable=1"):
+            if query == "immutable=1" and _holds_wal_writes(path):
+                raise StoreError(
+                    f"{path}: cannot be read without writing ({cause}): its folder is "
+                    f"read-only and {path}-wal holds writes not yet folded into the store; "
+                    "make the folder writable and open the store once")
+            conn = sqlite3.connect(f"{uri}?{query}", uri=True, timeout=BUSY_TIMEOUT_S)
+            try:
+                _check_is_store(conn, path, create=False)
+                return cls(conn, path, read_only=True)
+            except sqlite3.DatabaseError as exc:
+                conn.close()
+                tried.append(f"{query}: {exc}")
+            except StoreError:
+                conn.close()
+                raise
+        raise StoreError(f"{path}: cannot be written ({cause}) nor read read-only "
+                         f"({'; '.join(tried)})")
 
     @classmethod
     def memory(cls) -> JudgmentStore:
@@ -145,25 +203,38 @@ class JudgmentStore(JudgmentLog, JudgedRules, PoolTables):
         self.close()
 
     @contextmanager
-    def writing(self) -> Iterator[sqlite3.Connection]:
+    def writing(self, what: str = "changed") -> Iterator[sqlite3.Connection]:
         """A write transaction: taken with ``BEGIN IMMEDIATE``, committed on exit,
         rolled back entirely on any exception, a failed ``COMMIT`` included (so the
         connection is never left inside a transaction). Nested use joins the outer one.
 
+        :param what: the past participle for the failure message ("nothing was
+            imported"; default "changed").
+        :raises StoreWriteFailed: the store cannot be written (opened read-only,
+            disk full, read-only file or folder); nothing was written.
         :raises sqlite3.OperationalError: the write lock was not had within the busy
-            timeout ("database is locked"), or SQLite refused the write.
+            timeout ("database is locked").
         """
         if self.conn.in_transaction:
             yield self.conn
             return
-        self.conn.execute("BEGIN IMMEDIATE")
+        if self.read_only:
+            raise StoreWriteFailed(f"{self.path}: the store can be read but not written "
+                                   f"(read-only file or folder); nothing was {what}")
         try:
-            yield self.conn
-            self.conn.execute("COMMIT")
-        except BaseException:
-            if self.conn.in_transaction:
-                self.conn.execute("ROLLBACK")
-            raise
+            self.conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield self.conn
+                self.conn.execute("COMMIT")
+            except BaseException:
+                if self.conn.in_transaction:
+                    self.conn.execute("ROLLBACK")
+                raise
+        except sqlite3.OperationalError as exc:
+            failure = _write_failure(exc, self.path, what)
+            if failure is None:
+                raise
+            raise failure from exc
 
     def set_busy_timeout(self, ms: int) -> None:
         """How long this connection waits for another writer's lock, in milliseconds
@@ -220,7 +291,7 @@ class JudgmentStore(JudgmentLog, JudgedRules, PoolTables):
         :raises StoreError: a topic id already holds a different statement.
         """
         rows = list(topics)
-        with self.writing() as conn:
+        with self.writing("imported") as conn:
             import_id = self._record_import(conn, "topics", source, len(rows))
             added = sum(self._add_topic(conn, t, import_id, source) for t in rows)
             conn.execute("UPDATE imports SET added = ? WHERE import_id = ?", [added, import_id])
@@ -247,7 +318,7 @@ class JudgmentStore(JudgmentLog, JudgedRules, PoolTables):
         A docno already stored keeps its first text; the new copy is counted
         as skipped.
         """
-        with self.writing() as conn:
+        with self.writing("imported") as conn:
             import_id = self._record_import(conn, "documents", source, 0)
             read = 0
             before = conn.total_changes
@@ -299,16 +370,31 @@ class JudgmentStore(JudgmentLog, JudgedRules, PoolTables):
 
     # -- runs ----------------------------------------------------------------
 
-    def add_runs(self, paths: str | Path | Iterable[str | Path]) -> pd.DataFrame:
+    def add_runs(self, paths: str | Path | Iterable[str | Path], *,
+                 replace: bool = False, force: bool = False,
+                 strict_topics: bool = False,
+                 on_unknown_topics: OnUnknownTopics | None = None) -> pd.DataFrame:
         """Import run files (one path or several), all in one transaction.
 
         Each file may hold several run tags; each tag becomes one run. Entries
         are stored with their trec_eval rank (score desc, docno desc).
 
+        :param replace: a tag that has a live run already gets the new run; the
+            old one is retired (kept, with its provenance, as replaced).
+        :param force: with ``replace``, also replace a run that built a pool
+            (the pool keeps its documents; its rounds still name the old run).
+        :param strict_topics: refuse files with topics the store does not hold
+            (when it holds topics; see :mod:`pooltool.store.topic_check`).
+        :param on_unknown_topics: called after the import, once per file with
+            such topics (when not ``strict_topics``).
         :returns: one row per run added: ``run_tag, source_path, lines, topics``.
         :raises FormatError: a malformed line (nothing is imported).
-        :raises StoreError: a run tag already in the store or repeated across
-            the files (nothing is imported).
+        :raises StoreError: a run tag already in the store (without
+            ``replace``) or repeated across the files (nothing is imported).
+        :raises RunInPool: ``replace`` without ``force`` of a run that built a
+            pool (nothing is imported).
+        :raises UnknownTopic: ``strict_topics`` and a file has unknown topics
+            (nothing is imported).
         """
         if isinstance(paths, (str, Path)):
             paths = [paths]
@@ -323,18 +409,24 @@ class JudgmentStore(JudgmentLog, JudgedRules, PoolTables):
         def store(path: str | Path,
                   loading: Future[tuple[list[tuple[str, pd.DataFrame]], str]]) -> None:
             runs, sha = loading.result()
+            file_topics = set().union(*(run["topic"].unique() for _, run in runs))
+            found = check_topics(conn, file_topics, str(path), strict_topics)
+            if found is not None:
+                unknown.append(found)
             for tag, run in runs:
                 earlier = [a["source_path"] for a in added if a["run_tag"] == tag]
                 if earlier:
                     raise StoreError(f"{path}: run tag {tag!r} is also in {earlier[0]}; "
                                      "nothing was imported")
-                added.append(self._add_run(conn, tag, run, str(path), sha, ordered=True))
+                added.append(self._add_run(conn, tag, run, str(path), sha, ordered=True,
+                                           replace=replace, force=force))
 
         added: list[dict[str, Any]] = []
+        unknown: list[UnknownTopics] = []
         # A worker thread reads and orders the next file while this thread stores one:
         # sqlite3 lets go of the GIL while SQLite works. Only this thread uses ``conn``;
         # files are stored in the order given, so errors come in that order too.
-        with self.writing() as conn, ThreadPoolExecutor(max_workers=1) as reader:
+        with self.writing("imported") as conn, ThreadPoolExecutor(max_workers=1) as reader:
             previous = None
             for path in paths:
                 current = (path, reader.submit(load, Path(path)))
@@ -343,6 +435,9 @@ class JudgmentStore(JudgmentLog, JudgedRules, PoolTables):
                 previous = current
             if previous is not None:
                 store(*previous)
+        if on_unknown_topics is not None:
+            for found in unknown:
+                on_unknown_topics(found)
         return pd.DataFrame(added, columns=["run_tag", "source_path", "lines", "topics"])
 
     def add_run_frame(self, frame: pd.DataFrame, source: str = "<api>") -> pd.DataFrame:
@@ -354,22 +449,26 @@ class JudgmentStore(JudgmentLog, JudgedRules, PoolTables):
         :raises StoreError: a run tag already in the store.
         """
         check_run_frame(frame, with_rank=True, unique_docnos=True)
-        with self.writing() as conn:
+        with self.writing("imported") as conn:
             rows = [self._add_run(conn, str(tag), entries, source, "")
                     for tag, entries in frame.groupby("run_tag", sort=False)]
         return pd.DataFrame(rows, columns=["run_tag", "source_path", "lines", "topics"])
 
     def _add_run(self, conn: sqlite3.Connection, tag: str, entries: pd.DataFrame,
-                 source: str, sha: str, ordered: bool = False) -> dict[str, Any]:
-        """Store one run; ``ordered``: ``entries`` is already :func:`order_run`'s output."""
+                 source: str, sha: str, ordered: bool = False, replace: bool = False,
+                 force: bool = False) -> dict[str, Any]:
+        """Store one run; ``ordered``: ``entries`` is already :func:`order_run`'s output;
+        ``replace``, ``force``: as :meth:`add_runs`."""
         old = conn.execute(
-            "SELECT source_path, imported_at FROM runs WHERE run_tag = ?", [tag]
+            "SELECT run_id, source_path, imported_at FROM live_runs WHERE run_tag = ?", [tag]
         ).fetchone()
-        if old is not None:
+        if old is not None and not replace:
             raise StoreError(
                 f"{source}: run tag {tag!r} is already in the store "
-                f"(imported from {old[0]} at {old[1]})"
+                f"(imported from {old[1]} at {old[2]})"
             )
+        if old is not None and not force:
+            _check_not_pooled(conn, int(old[0]), f"{source}: replacing run {tag!r}", "imported")
         run = entries if ordered else order_run(entries)
         topics = int(run["topic"].nunique())
         cursor = conn.execute(
@@ -398,29 +497,74 @@ class JudgmentStore(JudgmentLog, JudgedRules, PoolTables):
             "VALUES (?, ?, ?, ?, ?, ?)",
             zip(itertools.repeat(run_id), *(c[whole:] for c in columns)),
         )
+        if old is not None:
+            conn.execute("INSERT INTO run_retirements(run_id, replaced_by, retired_at) "
+                         "VALUES (?, ?, ?)", [old[0], run_id, utc_now()])
         return {"run_tag": tag, "source_path": source, "lines": len(run), "topics": topics}
 
+    def remove_run(self, tag: str, *, force: bool = False) -> dict[str, Any]:
+        """Retire the live run ``tag``: it leaves the runs that pooling, ``runs()``
+        and run lookups see, and stays in :meth:`run_history` with its entries.
+
+        :param force: also remove a run that built a pool (the pool keeps its
+            documents; its rounds still name the run and its file's sha256).
+        :returns: the removed run's ``run_tag, source_path, sha256, imported_at``.
+        :raises UnknownRun: no live run with this tag.
+        :raises RunInPool: the run built a pool and ``force`` is false.
+        """
+        with self.writing() as conn:
+            run_id = self.run_id(tag)
+            if not force:
+                _check_not_pooled(conn, run_id, f"removing run {tag!r}", "changed")
+            conn.execute("INSERT INTO run_retirements(run_id, replaced_by, retired_at) "
+                         "VALUES (?, NULL, ?)", [run_id, utc_now()])
+            row = conn.execute("SELECT run_tag, source_path, sha256, imported_at FROM runs "
+                               "WHERE run_id = ?", [run_id]).fetchone()
+        return dict(zip(["run_tag", "source_path", "sha256", "imported_at"], row, strict=True))
+
     def runs(self) -> pd.DataFrame:
-        """Run provenance: ``run_tag, source_path, sha256, lines, topics, imported_at``."""
+        """Live runs' provenance: ``run_tag, source_path, sha256, lines, topics,
+        imported_at``, in import order."""
         return self.query(
-            "SELECT run_tag, source_path, sha256, lines, topics, imported_at FROM runs "
+            "SELECT run_tag, source_path, sha256, lines, topics, imported_at FROM live_runs "
             "ORDER BY run_id"
         )
 
+    def run_history(self) -> pd.DataFrame:
+        """Every run ever stored, live, replaced or removed, in import order.
+
+        :returns: columns ``run_id, run_tag, source_path, sha256, lines, topics,
+            imported_at``; ``status`` (``live``, ``replaced`` or ``removed``);
+            ``retired_at`` (UTC, ISO 8601; empty while live); ``pooled_in``, the
+            pooling rounds that used the run as ``POOL:ROUND`` separated by
+            spaces (empty: none).
+        """
+        return self.query(
+            "SELECT r.run_id, r.run_tag, r.source_path, r.sha256, r.lines, r.topics, "
+            "r.imported_at, CASE WHEN t.run_id IS NULL THEN 'live' "
+            "WHEN t.replaced_by IS NULL THEN 'removed' ELSE 'replaced' END AS status, "
+            "COALESCE(t.retired_at, '') AS retired_at, "
+            "COALESCE((SELECT group_concat(used, ' ') FROM (SELECT p.name || ':' || x.round_id "
+            "AS used FROM pool_round_runs x JOIN pool_rounds o USING (round_id) JOIN pools p "
+            "USING (pool_id) WHERE x.run_id = r.run_id ORDER BY x.round_id)), '') AS pooled_in "
+            "FROM runs r LEFT JOIN run_retirements t USING (run_id) ORDER BY r.run_id")
+
     def run_tags(self) -> list[str]:
-        """The tags of all stored runs, in import order."""
-        return [r[0] for r in self.conn.execute("SELECT run_tag FROM runs ORDER BY run_id")]
+        """The tags of the live runs, in import order."""
+        return [r[0] for r in self.conn.execute("SELECT run_tag FROM live_runs ORDER BY run_id")]
 
     def has_run(self, tag: str) -> bool:
-        """Whether a run with this tag is stored."""
-        return self.conn.execute("SELECT 1 FROM runs WHERE run_tag = ?", [tag]).fetchone() is not None
+        """Whether a live run has this tag."""
+        return self.conn.execute(
+            "SELECT 1 FROM live_runs WHERE run_tag = ?", [tag]).fetchone() is not None
 
     def run_id(self, tag: str) -> int:
-        """The store's id of a run.
+        """The store's id of the live run with this tag.
 
-        :raises UnknownRun: no run with this tag.
+        :raises UnknownRun: no live run with this tag.
         """
-        row = self.conn.execute("SELECT run_id FROM runs WHERE run_tag = ?", [tag]).fetchone()
+        row = self.conn.execute("SELECT run_id FROM live_runs WHERE run_tag = ?",
+                                [tag]).fetchone()
         if row is None:
             known = ", ".join(self.run_tags()) or "none"
             raise UnknownRun(f"no run tagged {tag!r} in the store (runs: {known})")
@@ -439,6 +583,22 @@ class JudgmentStore(JudgmentLog, JudgedRules, PoolTables):
             [tag, self.run_id(tag)],
         )
         return frame[RUN_COLUMNS + ["trec_rank"]]
+
+
+def _check_not_pooled(conn: sqlite3.Connection, run_id: int, doing: str, what: str) -> None:
+    """Refuse to retire a run that built a pool (``doing``: what was asked, for the
+    message; ``what``: the past participle for "nothing was ...").
+
+    :raises RunInPool: the run was pooled in some round.
+    """
+    pooled = conn.execute(
+        "SELECT p.name, group_concat(x.round_id, ', ') FROM pool_round_runs x "
+        "JOIN pool_rounds o USING (round_id) JOIN pools p USING (pool_id) "
+        "WHERE x.run_id = ? GROUP BY p.pool_id ORDER BY p.pool_id", [run_id]).fetchall()
+    if pooled:
+        built = "; ".join(f"pool {name!r} (round {rounds})" for name, rounds in pooled)
+        raise RunInPool(f"{doing}, which built {built}, changes which runs the pool stands "
+                        f"for; nothing was {what}")
 
 
 def check_grade_scale(scale: list[GradeLevel]) -> None:
@@ -471,6 +631,65 @@ def check_grade_scale(scale: list[GradeLevel]) -> None:
                          f"{', '.join(map(repr, bad))}")
     if len(set(keys)) != len(keys):
         raise StoreError("a grade scale needs distinct keys")
+
+
+_SQLITE_READONLY = 8
+_SQLITE_FULL = 13
+_SQLITE_CANTOPEN = 14  # also: a -wal file but no -shm, in a folder SQLite cannot write
+
+
+def _error_code(exc: sqlite3.DatabaseError) -> int:
+    """The primary SQLite result code of an error (extended codes folded), 0 if unknown."""
+    return int(getattr(exc, "sqlite_errorcode", 0)) & 0xFF
+
+
+def _write_failure(exc: sqlite3.DatabaseError, path: Path | None,
+                   what: str) -> StoreWriteFailed | None:
+    """The :class:`~pooltool.errors.StoreWriteFailed` an SQLite error stands for, if any.
+
+    :param exc: an error SQLite raised while writing (or while opening, which
+        writes the ``-wal`` and ``-shm`` files).
+    :param path: the store file (``None``: in memory).
+    :param what: the past participle for "nothing was ...".
+    :returns: for SQLITE_FULL (disk full, or a ``max_page_count`` reached) and
+        SQLITE_READONLY (read-only file or folder): the error, with the store's
+        path and the cause; ``None`` for any other error.
+    """
+    code = _error_code(exc)
+    if code == _SQLITE_FULL:
+        reason = f"the disk is full ({exc})"
+    elif code == _SQLITE_READONLY:
+        reason = f"the store cannot be written ({exc}): check the permissions of the file " \
+                 "and its folder"
+    else:
+        return None
+    return StoreWriteFailed(f"{path or ':memory:'}: {reason}; nothing was {what}")
+
+
+def _check_schema_is_current(db: Database, path: Path | None) -> None:
+    missing = migrations.pending(db)
+    if missing:
+        raise StoreError(f"{path}: the store's schema is older than this pooltool's "
+                         f"(it lacks {', '.join(missing)}), and it cannot be upgraded "
+                         "because it cannot be written; open it once where it can be")
+
+
+def _file_is_writable(path: Path) -> bool:
+    """Whether this process may open ``path`` for writing, as SQLite first tries to
+    (it falls back to read-only silently; root may write a read-only file)."""
+    try:
+        os.close(os.open(path, os.O_RDWR))
+    except PermissionError:
+        return False
+    except OSError:
+        return True  # not a permission matter: SQLite reports it when it opens the file
+    return True
+
+
+def _holds_wal_writes(path: Path) -> bool:
+    """Whether ``path``'s write-ahead log holds frames (writes not yet checkpointed)."""
+    wal = Path(f"{path}-wal")
+    return wal.exists() and wal.stat().st_size > 0
 
 
 def _check_is_store(conn: sqlite3.Connection, path: Path, create: bool) -> None:
