@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 import click
 
 from pooltool.errors import PooltoolError
-from pooltool.report import FORMATS
+from pooltool.report import COLUMN_CHOICE, FORMATS, ColumnChoice
 from pooltool.store.store import BUSY_TIMEOUT_S
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
@@ -72,18 +72,44 @@ def cli(ctx: click.Context, db: Path) -> None:
     Then:        pooltool --db my.db init && pooltool --db my.db add-runs runs/*
     """
     ctx.obj = db
+    COLUMN_CHOICE.set(ColumnChoice())
 
 
 def output_option(default: str = "table", choices: tuple[str, ...] = FORMATS) -> Callable[[F], F]:
-    """Add ``--format`` (table for people; csv, tsv, json, jsonl for scripts)."""
-    return click.option(
+    """Add ``--format`` (table for people; csv, tsv, json, jsonl for scripts), and
+    ``--columns`` / ``--all-columns`` to choose the columns of tables."""
+    fmt = click.option(
         "--format",
         "fmt",
         type=click.Choice(choices),
         default=default,
         show_default=True,
-        help="Output format.",
+        help="Output format: a table for people (values never cut: columns that do not fit "
+             "go to a further table), csv/tsv/json for scripts (always every column).",
     )
+    columns = click.option(
+        "--columns", metavar="NAME,...", expose_value=False, callback=_set_columns,
+        help="Table columns to show after the key columns (run_tag, topic, k), e.g. "
+             "recall,ceiling. 'pooltool explain' defines each column.")
+    every = click.option(
+        "--all-columns", is_flag=True, expose_value=False, callback=_set_all_columns,
+        help="Show every table column (a narrow terminal shows a compact set).")
+
+    def decorate(f: F) -> F:
+        return fmt(columns(every(f)))
+
+    return decorate
+
+
+def _set_columns(_ctx: click.Context, _param: click.Parameter, value: str | None) -> None:
+    if value:
+        names = tuple(n.strip() for n in value.split(",") if n.strip())
+        COLUMN_CHOICE.set(ColumnChoice(names, COLUMN_CHOICE.get().everything))
+
+
+def _set_all_columns(_ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    if value:
+        COLUMN_CHOICE.set(ColumnChoice(COLUMN_CHOICE.get().names, True))
 
 
 def level_option(f: F) -> F:

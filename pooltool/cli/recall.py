@@ -19,10 +19,13 @@ from pooltool.measures import RecallResult, evaluate_recall, evaluate_recall_fil
 from pooltool.report import FORMATS, emit, emit_json
 
 RECALL_FORMATS = (*FORMATS, "trec")
-#: Summary columns shown in the table view (csv/json carry them all).
+#: Summary columns a table shows by default (--all-columns adds the rest; csv/json have all).
 TABLE_SUMMARY = ["run_tag", "k", "num_q", "recall", "micro_recall", "median_recall",
                  "min_recall", "zero_recall_share", "ceiling", "P", "unjudged", "judged",
                  "recall_upper"]
+#: The columns of a table too wide for the terminal.
+COMPACT_SUMMARY = ["run_tag", "k", "num_q", "recall", "P", "unjudged"]
+COMPACT_PER_TOPIC = ["run_tag", "topic", "k", "num_rel", "rel_ret", "recall", "P", "unjudged"]
 MISSING_SHOWN = 50
 
 
@@ -131,8 +134,10 @@ def _write(result: RecallResult, fmt: str, per_topic: bool, source: str) -> None
         emit_json(recall_document(result, per_topic, source))
     elif fmt == "table":
         if per_topic:
-            emit(_long_per_topic(result), "table", title="per topic")
-        emit(result.summary[TABLE_SUMMARY], "table", title="summary (means over topics)")
+            emit(_long_per_topic(result), "table", title="per topic",
+                 compact=COMPACT_PER_TOPIC)
+        emit(result.summary, "table", title="summary (means over topics)", shown=TABLE_SUMMARY,
+             compact=COMPACT_SUMMARY)
     else:
         emit(result.per_topic if per_topic else result.summary, fmt)
 
@@ -145,6 +150,6 @@ def _long_per_topic(result: RecallResult) -> pd.DataFrame:
         names = ["num_rel_ret", "recall", "P", "ceiling", "unjudged", "judged", "recall_upper"]
         part = result.per_topic[base + [f"{n}@{k}" for n in names]].copy()
         part.columns = base + ["rel_ret", *names[1:]]
-        part.insert(4, "k", k)
+        part.insert(2, "k", k)
         parts.append(part)
     return pd.concat(parts).sort_index(kind="stable").reset_index(drop=True)
