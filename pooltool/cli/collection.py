@@ -35,6 +35,13 @@ def output_file_option(f: F) -> F:
                         help="Write to FILE instead of stdout.")(f)
 
 
+def _int64(_ctx: click.Context, param: click.Parameter, value: int | None) -> int | None:
+    """Refuse an integer SQLite cannot store (outside the signed 64-bit range)."""
+    if value is not None and not -(2**63) <= value < 2**63:
+        raise click.BadParameter(f"{value} does not fit a 64-bit grade")
+    return value
+
+
 def _non_blank(_ctx: click.Context, param: click.Parameter, value: str) -> str:
     if not value.strip():
         raise click.BadParameter(f"{param.name} must not be blank")
@@ -111,7 +118,8 @@ def add_runs(ctx: click.Context, files: tuple[Path, ...], fmt: str) -> None:
 
 
 @cli.command()
-@click.option("--depth", "-k", type=click.IntRange(min=1), required=True, help="Pool depth k.")
+@click.option("--depth", "-d", type=click.IntRange(min=1), required=True,
+              help="Pool depth: each run's first DEPTH documents per topic are pooled.")
 @click.option("--runs", "run_tags", multiple=True, metavar="TAG",
               help="Pool only these runs (repeat the option); default: every stored run.")
 @click.option("--pool", "pool_name", default=pooling.DEFAULT_POOL, show_default=True,
@@ -120,11 +128,12 @@ def add_runs(ctx: click.Context, files: tuple[Path, ...], fmt: str) -> None:
 @click.pass_context
 def pool(ctx: click.Context, depth: int, run_tags: tuple[str, ...], pool_name: str,
          fmt: str) -> None:
-    """Pool the top K documents of each run (trec_eval order) into the store.
+    """Pool the top DEPTH documents of each run (trec_eval order) into the store.
 
-    Pools only grow: pooling again with more runs or a larger K adds just the
-    new documents. Prints what each run contributed: pooled (its top-K
-    pairs), unique (no other pooled run has them) and new (not pooled before).
+    Pools only grow: pooling again with more runs or a larger DEPTH adds just
+    the new documents. Prints what each run contributed: pooled (its
+    top-DEPTH pairs), unique (no other pooled run has them) and new (not
+    pooled before).
 
     \b
     Example:
@@ -137,7 +146,8 @@ def pool(ctx: click.Context, depth: int, run_tags: tuple[str, ...], pool_name: s
 
 
 @cli.command("export-pool")
-@click.option("--pool", "pool_name", default=pooling.DEFAULT_POOL, show_default=True)
+@click.option("--pool", "pool_name", default=pooling.DEFAULT_POOL, show_default=True,
+              help="The pool to write (as named by 'pool --pool').")
 @click.option("--queue", is_flag=True,
               help="Only documents still to judge (a judging queue), judged ones left out.")
 @output_file_option
@@ -185,7 +195,7 @@ def import_qrels(ctx: click.Context, file: Path, version: str, assessor: str,
 @click.option("--version", "version", help="A named qrels version (default: the log now).")
 @click.option("--policy", default="latest", show_default=True, metavar="POLICY",
               help=f"How several judgments of a pair become one grade: {', '.join(POLICIES)}.")
-@click.option("--unjudged-as", type=click.IntRange(-(2**63), 2**63 - 1), metavar="GRADE",
+@click.option("--unjudged-as", type=int, callback=_int64, metavar="GRADE",
               help="Also write pooled but unjudged documents with this grade (e.g. -1).")
 @click.option("--pool", "pool_name", default=pooling.DEFAULT_POOL, show_default=True,
               help="The pool whose unjudged documents --unjudged-as writes.")
@@ -224,7 +234,8 @@ def _with_unjudged(qrels: pd.DataFrame, docs: pd.DataFrame, grade: int) -> pd.Da
 
 
 @cli.command()
-@click.option("--pool", "pool_name", default=pooling.DEFAULT_POOL, show_default=True)
+@click.option("--pool", "pool_name", default=pooling.DEFAULT_POOL, show_default=True,
+              help="The pool whose progress to show (as named by 'pool --pool').")
 @level_option
 @output_option()
 @click.pass_context
