@@ -51,7 +51,7 @@ COLUMN_CHOICE: ContextVar[ColumnChoice] = ContextVar(
 
 def emit(frame: pd.DataFrame, fmt: str = "table", stream: IO[str] | None = None,
          title: str | None = None, shown: Sequence[str] | None = None,
-         compact: Sequence[str] | None = None) -> None:
+         compact: Sequence[str] | None = None, decimals: dict[str, int] | None = None) -> None:
     """Write ``frame`` to ``stream`` (stdout by default) in format ``fmt``.
 
     :param frame: the rows to write; the index is not written.
@@ -61,12 +61,13 @@ def emit(frame: pd.DataFrame, fmt: str = "table", stream: IO[str] | None = None,
         others appear with ``--all-columns`` or ``--columns``.
     :param compact: the columns a table shows when ``shown`` does not fit the
         width (default: ``shown``, split into parts).
+    :param decimals: decimal places of a table's float columns (default 4).
     :raises ValueError: unknown ``fmt``.
     """
     out = stream if stream is not None else sys.stdout
     if fmt == "table":
         columns = _choose_columns(frame, shown, compact, table_width(out))
-        write_table(frame[columns], out, title, table_width(out))
+        write_table(frame[columns], out, title, table_width(out), decimals)
     elif fmt in ("csv", "tsv"):
         frame.to_csv(out, index=False, sep="," if fmt == "csv" else "\t", lineterminator="\n")
     elif fmt == "json":
@@ -162,10 +163,11 @@ def _keys(columns: list[str]) -> list[str]:
 
 
 def write_table(frame: pd.DataFrame, out: IO[str], title: str | None = None,
-                width: int | None = None) -> None:
+                width: int | None = None, decimals: dict[str, int] | None = None) -> None:
     """Write ``frame`` as one or more text tables that never cut a value.
 
-    Values are written whole (floats to 4 decimals, missing values as ``-``);
+    Values are written whole (floats to 4 decimal places unless ``decimals``
+    names the column, with thousands separated when 0; missing values as ``-``);
     user text is never read as markup. Columns that do not fit ``width`` go
     to further tables below, each repeating the key columns.
 
@@ -173,8 +175,10 @@ def write_table(frame: pd.DataFrame, out: IO[str], title: str | None = None,
     :param out: the stream written to.
     :param title: the caption of the first table.
     :param width: the most characters a line may take (``None``: no limit).
+    :param decimals: decimal places per float column.
     """
-    cells = {str(c): [_cell(v) for v in frame[c]] for c in frame.columns}
+    places = decimals or {}
+    cells = {str(c): [_cell(v, places.get(str(c), 4)) for v in frame[c]] for c in frame.columns}
     columns = list(cells)
     parts = _split(columns, _widths(cells), width)
     for number, part in enumerate(parts):
@@ -231,10 +235,10 @@ def _print_part(frame: pd.DataFrame, cells: dict[str, list[str]], columns: list[
             highlight=False).print(table)
 
 
-def _cell(value: Any) -> str:
+def _cell(value: Any, places: int = 4) -> str:
     value = plain(value)
     if value is None or value is pd.NA:
         return "-"
     if isinstance(value, float):
-        return f"{value:.4f}"
+        return f"{value:,.0f}" if places == 0 else f"{value:.{places}f}"
     return str(value)

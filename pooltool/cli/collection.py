@@ -12,6 +12,7 @@ import pandas as pd
 
 from pooltool import pooling
 from pooltool.cli.group import F, cli, db_path, level_option, output_option, warn
+from pooltool.cli.sources import say_runs_per_file
 from pooltool.errors import StoreError
 from pooltool.formats.documents import iter_documents
 from pooltool.formats.qrels import write_qrels
@@ -114,6 +115,7 @@ def add_runs(ctx: click.Context, files: tuple[Path, ...], fmt: str) -> None:
     """
     with open_store(ctx) as store:
         added = store.add_runs(files)
+    say_runs_per_file(zip(added["source_path"], added["run_tag"], strict=True))
     emit(added, fmt, title="runs added")
 
 
@@ -233,6 +235,10 @@ def _with_unjudged(qrels: pd.DataFrame, docs: pd.DataFrame, grade: int) -> pd.Da
     return pd.concat([qrels, extra], ignore_index=True)
 
 
+#: Decimal places of the judging pace for people (csv/json keep every digit).
+PACE_DECIMALS = {"judgments_per_hour": 0, "median_seconds": 1, "eta_hours": 1}
+
+
 @cli.command()
 @click.option("--pool", "pool_name", default=pooling.DEFAULT_POOL, show_default=True,
               help="The pool whose progress to show (as named by 'pool --pool').")
@@ -259,7 +265,7 @@ def status(ctx: click.Context, pool_name: str, level: int, fmt: str) -> None:
         return
     emit(topics, fmt, title=f"pool {pool_name!r}")
     if fmt == "table":
-        emit(pace, fmt, title="judging pace")
+        emit(pace, fmt, title="judging pace", decimals=PACE_DECIMALS)
 
 
 class _output:

@@ -14,7 +14,13 @@ import click
 import pandas as pd
 
 from pooltool.cli.group import cli, level_option, output_option, plot_option, warn
-from pooltool.cli.sources import load_qrels, load_runs, stored_qrels
+from pooltool.cli.sources import (
+    check_run_names,
+    load_qrels,
+    load_runs,
+    say_runs_per_file,
+    stored_qrels,
+)
 from pooltool.measures import RecallResult, evaluate_recall, evaluate_recall_files
 from pooltool.report import FORMATS, emit, emit_json
 
@@ -92,9 +98,12 @@ def recall(ctx: click.Context, runs: tuple[str, ...], qrels_file: Path | None, v
 def _evaluate(ctx: click.Context, runs: tuple[str, ...], qrels_file: Path | None,
               version: str | None, options: dict[str, Any]) -> RecallResult:
     """Score file by file when every RUN is a file; else load the runs (stored ones too)."""
+    check_run_names(ctx, runs)
     if all(Path(run).is_file() for run in runs):
         files = [Path(run) for run in runs]
-        return evaluate_recall_files(files, _qrels(ctx, qrels_file, version), **options)
+        result = evaluate_recall_files(files, _qrels(ctx, qrels_file, version), **options)
+        say_runs_per_file((file, tag) for tag, file in result.sources.items())
+        return result
     frame = load_runs(ctx, runs)
     return evaluate_recall(frame, _qrels(ctx, qrels_file, version), **options)
 
