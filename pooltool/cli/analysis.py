@@ -144,6 +144,12 @@ def bias(ctx: click.Context, k: int, depth: int | None, pool_name: str, run_tags
     (Zobel 1998; Buckley et al. 2007). Runs that did not contribute are
     scored too, with a sentence on whether the qrels look reusable for them.
 
+    Below the table: MAE, the mean |recall drop| over runs; SRE, the sum of
+    |rank change| (Lipani et al.); Kendall's tau-b and tau_ap (Yilmaz, Aslam
+    and Robertson 2008: swaps near the top weigh more) between the ranking
+    by full-qrels recall and the ranking by leave-out recall. 'pooltool
+    explain NAME' defines every column with its source.
+
     \b
     Example:
       pooltool bias -k 100 --depth 7 --version official
@@ -264,6 +270,8 @@ def impact(ctx: click.Context, qrels_from: str, qrels_to: str, runs: tuple[str, 
     topics whose recall@k moved most. Topics follow trec_eval: only qrels
     topics count, and a topic a run lacks is left out of its mean unless -c.
     csv writes the per-run rows only; json (schemas/impact-v1.json) has all.
+    Columns NAME_a / NAME_b are under A / B, NAME_change is B minus A;
+    'pooltool explain NAME' defines each.
 
     \b
     In Python: pooltool.analysis.impact.qrels_impact

@@ -67,13 +67,23 @@ def recall(ctx: click.Context, runs: tuple[str, ...], qrels_file: Path | None, v
            per_topic: bool, fmt: str, plot: Path | None) -> None:
     """Recall@k, P@k and unjudged rates of runs, exactly as trec_eval 10.0 computes them.
 
-    RUN is a run file, or the tag of a run in the store. Documents are ranked
+    RUN is a run file, or the tag of a run in the store (a name that is both
+    is refused: write ./NAME for the file). Documents are ranked
     by score, ties by docno descending (the rank column is ignored). Topics in
     the qrels but not in a run are left out of its mean (named on stderr)
     unless -c. --format trec prints trec_eval's own layout (num_ret, num_rel,
     num_rel_ret, P_k, recall_k, unj_k; with -q per topic), quirks included:
     with -c its num_rel 'all' counts every qrels line with grade > 0, whatever
     -l says.
+
+    Columns (defined with their sources by 'pooltool explain NAME'): recall
+    is Recall@k = rel_ret / num_rel (rel_ret: relevant in the first k;
+    num_rel_ret: relevant at any rank); ceiling = min(k, R)/R, the best
+    recall possible; recall_upper, recall if every unjudged top-k document
+    were relevant; unjudged (trec_eval unj) and judged (ir_measures Judged)
+    are not complements; micro_recall pools topics; zero_recall_share is the
+    share of topics with recall 0; recall_nrel_BIN is the mean over topics
+    with num_rel in BIN.
 
     \b
     Example:
