@@ -11,7 +11,16 @@ import click
 import pandas as pd
 
 from pooltool import pooling
-from pooltool.cli.group import F, cli, db_path, level_option, output_option, warn
+from pooltool.cli.group import (
+    F,
+    cli,
+    db_path,
+    level_option,
+    output_option,
+    progress,
+    say_if_store_busy,
+    warn,
+)
 from pooltool.cli.sources import say_runs_per_file
 from pooltool.errors import StoreError
 from pooltool.formats.documents import iter_documents
@@ -28,6 +37,13 @@ existing_file = click.Path(exists=True, dir_okay=False, path_type=Path)
 def open_store(ctx: click.Context) -> JudgmentStore:
     """The store named by ``--db`` (it must exist)."""
     return JudgmentStore.open(db_path(ctx))
+
+
+def open_store_to_write(ctx: click.Context) -> JudgmentStore:
+    """The store named by ``--db``, first saying whether another process's write
+    will make this command wait."""
+    say_if_store_busy(db_path(ctx))
+    return open_store(ctx)
 
 
 def output_file_option(f: F) -> F:
@@ -75,7 +91,7 @@ def add_topics(ctx: click.Context, file: Path, fmt: str | None) -> None:
     Example:
       pooltool add-topics topics-rnd1.xml
     """
-    with open_store(ctx) as store:
+    with open_store_to_write(ctx) as store:
         summary = store.add_topics(read_topics(file, fmt), str(file))
     warn(f"{file}: {summary.read} topics read, {summary.added} added, "
          f"{summary.skipped} already present")
@@ -95,9 +111,10 @@ def add_docs(ctx: click.Context, files: tuple[Path, ...], fmt: str | None) -> No
     Example:
       pooltool add-docs corpus.jsonl.gz
     """
-    with open_store(ctx) as store:
+    with open_store_to_write(ctx) as store:
         for file in files:
-            summary = store.add_documents(iter_documents(file, fmt), str(file))
+            documents = progress(iter_documents(file, fmt), f"reading {file}")
+            summary = store.add_documents(documents, str(file))
             warn(f"{file}: {summary.read} documents read, {summary.added} added, "
                  f"{summary.skipped} already present")
 
@@ -113,8 +130,8 @@ def add_runs(ctx: click.Context, files: tuple[Path, ...], fmt: str) -> None:
     Example:
       pooltool add-runs runs/*.txt
     """
-    with open_store(ctx) as store:
-        added = store.add_runs(files)
+    with open_store_to_write(ctx) as store:
+        added = store.add_runs(progress(files, "reading runs", total=len(files)))
     say_runs_per_file(zip(added["source_path"], added["run_tag"], strict=True))
     emit(added, fmt, title="runs added")
 
@@ -141,7 +158,7 @@ def pool(ctx: click.Context, depth: int, run_tags: tuple[str, ...], pool_name: s
     Example:
       pooltool pool --depth 7 --runs BBGhelani2 --runs T5R1
     """
-    with open_store(ctx) as store:
+    with open_store_to_write(ctx) as store:
         result = pooling.pool_runs(store, depth, list(run_tags) or None, pool_name)
     emit(result.contributions, fmt, title=f"pool {result.pool!r} at depth {depth}")
     warn(f"{result.docs_added} documents added; the pool now holds {result.pool_size}")
@@ -186,7 +203,7 @@ def import_qrels(ctx: click.Context, file: Path, version: str, assessor: str,
     Example:
       pooltool import-qrels qrels-rnd1.txt --version official
     """
-    with open_store(ctx) as store:
+    with open_store_to_write(ctx) as store:
         result = store.import_qrels(file, version, assessor, replace=replace)
     warn(f"{file}: {result['read']} judgments read, {result['added']} added, "
          f"{result['unchanged']} unchanged, {result['retracted']} retracted; "

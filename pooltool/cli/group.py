@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -22,6 +22,7 @@ from pooltool.store.store import BUSY_TIMEOUT_S
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 F = TypeVar("F", bound=Callable[..., Any])
+T = TypeVar("T")
 
 
 class PooltoolGroup(click.Group):
@@ -148,3 +149,44 @@ def db_path(ctx: click.Context) -> Path:
 def warn(message: str) -> None:
     """Print a message for people on stderr (never mixed with data on stdout)."""
     click.echo(message, err=True)
+
+
+def progress(items: Iterable[T], description: str, total: int | None = None) -> Iterator[T]:
+    """Yield ``items``, drawing a rich progress bar (a count when ``total`` is
+    unknown) on stderr while it is a terminal; nothing is drawn otherwise.
+
+    :param items: what the command works through (files, documents).
+    :param description: what is being done, e.g. ``"reading runs"``.
+    :param total: how many items there are, if known.
+    """
+    if not sys.stderr.isatty():
+        yield from items
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    columns = ([BarColumn(), MofNCompleteColumn()] if total is not None
+               else [TextColumn("{task.completed:,}")])
+    with Progress(TextColumn("{task.description}"), *columns, transient=True,
+                  console=Console(stderr=True)) as bar:
+        task = bar.add_task(description, total=total)
+        for item in items:
+            yield item
+            bar.advance(task)
+
+
+def say_if_store_busy(path: Path) -> None:
+    """Say on stderr, at once, when another process holds the store's write lock:
+    the command then waits for it up to :data:`BUSY_TIMEOUT_S` seconds."""
+    if not path.is_file():
+        return
+    conn = sqlite3.connect(path, timeout=0)
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+        conn.rollback()
+    except sqlite3.Error as exc:  # not a store: opening it will say so
+        if "locked" in str(exc) or "busy" in str(exc):
+            warn(f"another process is writing to {path}: waiting for it up to "
+                 f"{BUSY_TIMEOUT_S:.0f} s ...")
+    finally:
+        conn.close()
