@@ -121,3 +121,53 @@ def test_write_table_splits_and_repeats_the_keys(reset_choice: object) -> None:
     assert rows[("[bold]x[/bold]", "10")]["long_column_name_5"] == "0.1235"  # markup as text
     assert rows[("a" * 30, "10")]["long_column_name_0"] == "-"
     assert len(parse_tables(text)) > 1 and "t (continued)" in text
+
+
+DEMO = Path(__file__).resolve().parents[1] / "demo"
+
+
+@pytest.fixture(scope="module")
+def demo_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("demo")
+    assert CliRunner().invoke(cli, ["demo", str(folder)]).exit_code == 0
+    return folder / "pooltool.db"
+
+
+@pytest.mark.parametrize("width", [80, 200])
+@pytest.mark.parametrize("args", [
+    ["bias", "-k", "5"],
+    ["impact", "--from", "demo-partial", "--to", str(DEMO / "qrels.txt"),
+     *sorted(str(p) for p in (DEMO / "runs").glob("*.run")), "-k", "5"],
+    ["status"],
+    ["qrels", "diff", "demo-partial", str(DEMO / "qrels.txt")],
+], ids=lambda a: a[0] if isinstance(a, list) else str(a))
+def test_every_command_table_holds_its_csv_values_whole(demo_store: Path, args: list[str],
+                                                        width: int) -> None:
+    def invoke(*extra: str, columns: str = "") -> str:
+        result = CliRunner().invoke(cli, ["--db", str(demo_store), *args, *extra],
+                                    env={"COLUMNS": columns})
+        assert result.exit_code == 0, result.output
+        return result.stdout
+
+    expected = pd.read_csv(io.StringIO(invoke("--format", "csv")), dtype=str,
+                           keep_default_na=False)
+    table = invoke("--all-columns", columns=str(width))
+    assert "…" not in table
+    assert max(len(line) for line in table.splitlines() if "│" in line or "┃" in line) <= width
+    tables = parse_tables(table)
+    cells = {cell for rows in tables for row in rows for cell in row.values()}
+    headers = {column for rows in tables for row in rows for column in row}
+    # impact states one topic count for all runs in its title instead of two columns
+    assert set(expected.columns) - headers <= {"num_q_a", "num_q_b"}
+    for column in headers & set(expected.columns):
+        for value in expected[column]:
+            assert _as_shown(value) in cells, (column, value)
+
+
+def _as_shown(csv_value: str) -> str:
+    """A csv cell as a table shows it (floats to 4 places, empty as '-')."""
+    if csv_value == "":
+        return "-"
+    if any(c in csv_value for c in ".eE") and csv_value.replace(".", "").lstrip("-").isdigit():
+        return f"{float(csv_value):.4f}"
+    return csv_value

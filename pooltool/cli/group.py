@@ -167,7 +167,7 @@ def progress(items: Iterable[T], description: str, total: int | None = None) -> 
 
     columns = ([BarColumn(), MofNCompleteColumn()] if total is not None
                else [TextColumn("{task.completed:,}")])
-    with Progress(TextColumn("{task.description}"), *columns, transient=True,
+    with Progress(TextColumn("{task.description}", markup=False), *columns, transient=True,
                   console=Console(stderr=True)) as bar:
         task = bar.add_task(description, total=total)
         for item in items:
