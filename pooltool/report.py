@@ -66,8 +66,9 @@ def emit(frame: pd.DataFrame, fmt: str = "table", stream: IO[str] | None = None,
     """
     out = stream if stream is not None else sys.stdout
     if fmt == "table":
-        columns = _choose_columns(frame, shown, compact, table_width(out))
-        write_table(frame[columns], out, title, table_width(out), decimals)
+        width, places = table_width(out), decimals or {}
+        columns = _choose_columns(frame, shown, compact, width, places)
+        write_table(frame[columns], out, title, width, places)
     elif fmt in ("csv", "tsv"):
         frame.to_csv(out, index=False, sep="," if fmt == "csv" else "\t", lineterminator="\n")
     elif fmt == "json":
@@ -122,7 +123,8 @@ def table_width(out: IO[str]) -> int | None:
 
 
 def _choose_columns(frame: pd.DataFrame, shown: Sequence[str] | None,
-                    compact: Sequence[str] | None, width: int | None) -> list[str]:
+                    compact: Sequence[str] | None, width: int | None,
+                    decimals: dict[str, int]) -> list[str]:
     """The columns to show, by :data:`COLUMN_CHOICE`, else ``shown`` when it fits,
     else ``compact`` (naming the hidden columns on stderr)."""
     choice, every = COLUMN_CHOICE.get(), [str(c) for c in frame.columns]
@@ -131,7 +133,8 @@ def _choose_columns(frame: pd.DataFrame, shown: Sequence[str] | None,
     if choice.names:
         return _picked(every, choice.names)
     default = [c for c in (shown or every) if c in every]
-    if width is None or compact is None or _fits(frame, default, width):
+    if width is None or compact is None or _needed(default, _widths(_cells(
+            frame[default], decimals))) <= width:
         return default
     narrow = [c for c in default if c in compact]
     hidden = [c for c in default if c not in narrow]
@@ -177,8 +180,7 @@ def write_table(frame: pd.DataFrame, out: IO[str], title: str | None = None,
     :param width: the most characters a line may take (``None``: no limit).
     :param decimals: decimal places per float column.
     """
-    places = decimals or {}
-    cells = {str(c): [_cell(v, places.get(str(c), 4)) for v in frame[c]] for c in frame.columns}
+    cells = _cells(frame, decimals or {})
     columns = list(cells)
     parts = _split(columns, _widths(cells), width)
     for number, part in enumerate(parts):
@@ -198,9 +200,9 @@ def _needed(columns: list[str], widths: dict[str, int]) -> int:
     return sum(widths[c] + CELL_PADDING for c in columns) + RULE * max(0, len(columns) - 1)
 
 
-def _fits(frame: pd.DataFrame, columns: list[str], width: int) -> bool:
-    cells = {c: [_cell(v) for v in frame[c]] for c in columns}
-    return _needed(columns, _widths(cells)) <= width
+def _cells(frame: pd.DataFrame, decimals: dict[str, int]) -> dict[str, list[str]]:
+    """Each column's values as the table shows them."""
+    return {str(c): [_cell(v, decimals.get(str(c), 4)) for v in frame[c]] for c in frame.columns}
 
 
 def _split(columns: list[str], widths: dict[str, int], width: int | None) -> list[list[str]]:
