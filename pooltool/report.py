@@ -3,32 +3,72 @@
 Data goes to stdout (or the stream given); messages and warnings go to
 stderr, so output can be piped. ``table`` is for people (rich), the others
 for scripts.
+
+A table never cuts a value or a header. Its width is ``COLUMNS`` when that is
+set, else the terminal's, else (output to a file or a pipe) unlimited. When
+the columns do not fit, a command's compact column set is shown (the hidden
+ones are named on stderr); what still does not fit is split into several
+tables, each repeating the key columns (run tag, topic, k). The choice can be
+forced with :data:`COLUMN_CHOICE` (the CLI's ``--columns`` / ``--all-columns``).
 """
 
 from __future__ import annotations
 
 import json
 import math
+import os
 import sys
+from collections.abc import Sequence
+from contextvars import ContextVar
+from dataclasses import dataclass
 from typing import IO, Any
 
 import pandas as pd
 
 FORMATS = ("table", "csv", "tsv", "json", "jsonl")
+#: Columns that identify a row; leading ones are repeated in every part of a split table.
+KEY_COLUMNS = ("run_tag", "topic", "k", "group", "assessor", "assessor_a", "assessor_b", "name",
+               "docno")
+#: Characters a table takes besides its cells: one space either side of each
+#: cell and one rule between neighbouring columns (rich, ``show_edge=False``).
+CELL_PADDING, RULE = 2, 1
+
+
+@dataclass(frozen=True)
+class ColumnChoice:
+    """Which table columns to show: ``names`` (besides the key columns) when given,
+    every column when ``everything``, else the automatic choice."""
+
+    names: tuple[str, ...] = ()
+    everything: bool = False
+
+
+#: The column choice of the command being run (set by the CLI's ``--columns`` /
+#: ``--all-columns``); tables only, csv/tsv/json always carry every column.
+COLUMN_CHOICE: ContextVar[ColumnChoice] = ContextVar(
+    "COLUMN_CHOICE", default=ColumnChoice())  # noqa: B039  frozen, so never changed
 
 
 def emit(frame: pd.DataFrame, fmt: str = "table", stream: IO[str] | None = None,
-         title: str | None = None) -> None:
+         title: str | None = None, shown: Sequence[str] | None = None,
+         compact: Sequence[str] | None = None, decimals: dict[str, int] | None = None) -> None:
     """Write ``frame`` to ``stream`` (stdout by default) in format ``fmt``.
 
     :param frame: the rows to write; the index is not written.
     :param fmt: one of :data:`FORMATS`.
     :param title: a caption for ``table`` output (ignored by other formats).
+    :param shown: the columns a table shows by default (default: all); the
+        others appear with ``--all-columns`` or ``--columns``.
+    :param compact: the columns a table shows when ``shown`` does not fit the
+        width (default: ``shown``, split into parts).
+    :param decimals: decimal places of a table's float columns (default 4).
     :raises ValueError: unknown ``fmt``.
     """
     out = stream if stream is not None else sys.stdout
     if fmt == "table":
-        _emit_table(frame, out, title)
+        width, places = table_width(out), decimals or {}
+        columns = _choose_columns(frame, shown, compact, width, places)
+        write_table(frame[columns], out, title, width, places)
     elif fmt in ("csv", "tsv"):
         frame.to_csv(out, index=False, sep="," if fmt == "csv" else "\t", lineterminator="\n")
     elif fmt == "json":
@@ -68,32 +108,139 @@ def _json_ready(obj: Any) -> Any:
     return plain(obj)
 
 
-def _emit_table(frame: pd.DataFrame, out: IO[str], title: str | None) -> None:
+def table_width(out: IO[str]) -> int | None:
+    """The width a table may take: ``COLUMNS`` when set to a positive integer, else
+    the terminal's width when ``out`` is a terminal, else ``None`` (no limit)."""
+    env = os.environ.get("COLUMNS", "")
+    if env.isdigit() and int(env) > 0:
+        return int(env)
+    try:
+        if out.isatty():
+            return os.get_terminal_size(out.fileno()).columns
+    except (OSError, ValueError, AttributeError):
+        pass
+    return None
+
+
+def _choose_columns(frame: pd.DataFrame, shown: Sequence[str] | None,
+                    compact: Sequence[str] | None, width: int | None,
+                    decimals: dict[str, int]) -> list[str]:
+    """The columns to show, by :data:`COLUMN_CHOICE`, else ``shown`` when it fits,
+    else ``compact`` (naming the hidden columns on stderr)."""
+    choice, every = COLUMN_CHOICE.get(), [str(c) for c in frame.columns]
+    if choice.everything:
+        return every
+    if choice.names:
+        return _picked(every, choice.names)
+    default = [c for c in (shown or every) if c in every]
+    if width is None or compact is None or _needed(default, _widths(_cells(
+            frame[default], decimals))) <= width:
+        return default
+    narrow = [c for c in default if c in compact]
+    hidden = [c for c in default if c not in narrow]
+    sys.stderr.write(f"note: {len(hidden)} column(s) hidden to fit {width} characters: "
+                     f"{', '.join(hidden)} (show them with --columns NAME,... or --all-columns)\n")
+    return narrow
+
+
+def _picked(every: list[str], names: tuple[str, ...]) -> list[str]:
+    """The key columns of the table, then ``names`` in the order given; a name the
+    table lacks is named on stderr with the columns it has."""
+    missing = [n for n in names if n not in every]
+    if missing:
+        sys.stderr.write(f"note: no column {', '.join(missing)} in this table; its columns: "
+                         f"{', '.join(every)}\n")
+    keys = _keys(every)
+    picked = keys + [n for n in names if n in every and n not in keys]
+    return picked if len(picked) > len(keys) else every
+
+
+def _keys(columns: list[str]) -> list[str]:
+    """The leading columns that identify a row (at least the first column)."""
+    keys = []
+    for column in columns:
+        if column not in KEY_COLUMNS:
+            break
+        keys.append(column)
+    return keys or columns[:1]
+
+
+def write_table(frame: pd.DataFrame, out: IO[str], title: str | None = None,
+                width: int | None = None, decimals: dict[str, int] | None = None) -> None:
+    """Write ``frame`` as one or more text tables that never cut a value.
+
+    Values are written whole (floats to 4 decimal places unless ``decimals``
+    names the column, with thousands separated when 0; missing values as ``-``);
+    user text is never read as markup. Columns that do not fit ``width`` go
+    to further tables below, each repeating the key columns.
+
+    :param frame: the rows and columns to write.
+    :param out: the stream written to.
+    :param title: the caption of the first table.
+    :param width: the most characters a line may take (``None``: no limit).
+    :param decimals: decimal places per float column.
+    """
+    cells = _cells(frame, decimals or {})
+    columns = list(cells)
+    parts = _split(columns, _widths(cells), width)
+    for number, part in enumerate(parts):
+        caption = title if number == 0 else f"{title or 'table'} (continued)"
+        if number:
+            out.write("\n")
+        _print_part(frame, cells, part, out, caption, width)
+
+
+def _widths(cells: dict[str, list[str]]) -> dict[str, int]:
+    from rich.cells import cell_len
+
+    return {c: max([cell_len(c), *(cell_len(v) for v in values)]) for c, values in cells.items()}
+
+
+def _needed(columns: list[str], widths: dict[str, int]) -> int:
+    return sum(widths[c] + CELL_PADDING for c in columns) + RULE * max(0, len(columns) - 1)
+
+
+def _cells(frame: pd.DataFrame, decimals: dict[str, int]) -> dict[str, list[str]]:
+    """Each column's values as the table shows them."""
+    return {str(c): [_cell(v, decimals.get(str(c), 4)) for v in frame[c]] for c in frame.columns}
+
+
+def _split(columns: list[str], widths: dict[str, int], width: int | None) -> list[list[str]]:
+    """Columns in parts that each fit ``width``, every part led by the key columns."""
+    if width is None or _needed(columns, widths) <= width:
+        return [columns]
+    keys = _keys(columns)
+    parts: list[list[str]] = []
+    for column in (c for c in columns if c not in keys):
+        if parts and _needed([*parts[-1], column], widths) <= width:
+            parts[-1].append(column)
+        else:
+            parts.append([*keys, column])
+    return parts or [keys]
+
+
+def _print_part(frame: pd.DataFrame, cells: dict[str, list[str]], columns: list[str],
+                out: IO[str], title: str | None, width: int | None) -> None:
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
-    table = Table(title=title, show_edge=False, header_style="bold")
-    for column in frame.columns:
+    table = Table(title=Text(title) if title else None, show_edge=False, header_style="bold")
+    for column in columns:
         numeric = pd.api.types.is_numeric_dtype(frame[column])
-        table.add_column(str(column), justify="right" if numeric else "left")
-    for row in frame.itertuples(index=False):
-        table.add_row(*(_cell(v) for v in row))
-    Console(file=out, width=max(80, _width(out)), soft_wrap=False).print(table)
+        table.add_column(Text(column), justify="right" if numeric else "left",
+                         overflow="fold")
+    for row in zip(*(cells[c] for c in columns), strict=True):
+        table.add_row(*(Text(v) for v in row))
+    needed = _needed(columns, _widths({c: cells[c] for c in columns}))
+    Console(file=out, width=max(needed, 20) if width is None else width, soft_wrap=False,
+            highlight=False).print(table)
 
 
-def _cell(value: Any) -> str:
+def _cell(value: Any, places: int = 4) -> str:
     value = plain(value)
-    if value is None:
-        return ""
+    if value is None or value is pd.NA:
+        return "-"
     if isinstance(value, float):
-        return f"{value:.4f}"
+        return f"{value:,.0f}" if places == 0 else f"{value:.{places}f}"
     return str(value)
-
-
-def _width(out: IO[str]) -> int:
-    try:
-        import os
-
-        return os.get_terminal_size(out.fileno()).columns
-    except (OSError, ValueError, AttributeError):
-        return 160

@@ -124,7 +124,8 @@ def test_a_locked_store_is_a_clean_error(work: Path, monkeypatch: pytest.MonkeyP
         code, _, err = run(work, "import-qrels", str(work / "qrels.txt"), "--version", "v1")
     finally:
         holder.execute("ROLLBACK")
-    assert code == 1 and err.startswith("Error: the store is busy")
+    assert err.startswith("another process is writing to")  # said before waiting
+    assert code == 1 and err.splitlines()[-1].startswith("Error: the store is busy")
     assert run(work, "qrels", "versions", "--format", "csv")[1].count("\n") == 1
 
 

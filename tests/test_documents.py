@@ -263,7 +263,8 @@ def test_unknown_format_fails_before_iterating() -> None:
             "just words\n",
             None,
             "<string>:1: cannot tell the document format (expected a JSON "
-            "object, <DOC>, .I or a tab-separated line); name it with fmt",
+            "object, <DOC>, .I or a tab-separated line); name it with --doc-format "
+            "(fmt= in Python)",
         ),
     ],
 )

@@ -295,7 +295,8 @@ def test_tsv_header_comments_and_extra_columns() -> None:
             "hello\n",
             None,
             "<string>:1: cannot tell the topic format (expected <top>, XML, a "
-            "JSON object, .I or a tab-separated line); name it with fmt",
+            "JSON object, .I or a tab-separated line); name it with --topic-format "
+            "(fmt= in Python)",
         ),
         (
             "1\tx\n",

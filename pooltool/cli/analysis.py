@@ -127,7 +127,8 @@ def qrels_diff(ctx: click.Context, qrels_a: str, qrels_b: str, level: int,
               help="A run that did not contribute (file or stored tag; repeat). Stored runs "
                    "outside the pool are always included.")
 @level_option
-@click.option("-c", "complete", is_flag=True, help="trec_eval -c: missing topics score 0.")
+@click.option("-c", "--complete", is_flag=True,
+              help="Score qrels topics missing from a run as 0 and count them (trec_eval -c).")
 @output_option(choices=("table", "csv", "json"))
 @plot_option("Draw each run's recall with and without its unique documents to FILE "
              "(.png, .svg or .pdf).")
@@ -142,6 +143,12 @@ def bias(ctx: click.Context, k: int, depth: int | None, pool_name: str, run_tags
     it (or only its group) pooled are removed and Recall@k / P@k recomputed
     (Zobel 1998; Buckley et al. 2007). Runs that did not contribute are
     scored too, with a sentence on whether the qrels look reusable for them.
+
+    Below the table: MAE, the mean |recall drop| over runs; SRE, the sum of
+    |rank change| (Lipani et al.); Kendall's tau-b and tau_ap (Yilmaz, Aslam
+    and Robertson 2008: swaps near the top weigh more) between the ranking
+    by full-qrels recall and the ranking by leave-out recall. 'pooltool
+    explain NAME' defines every column with its source.
 
     \b
     Example:
@@ -200,6 +207,9 @@ def _read_groups(path: str) -> dict[str, str]:
 BIAS_TABLE_COLUMNS = ["run_tag", "group", "recall", "recall_loo", "recall_drop",
                       "recall_drop_rel", "P", "P_loo", "unique_relevant", "unjudged_loo",
                       "rank", "rank_loo"]
+BIAS_COMPACT = ["run_tag", "recall", "recall_loo", "recall_drop", "unjudged_loo", "rank_loo"]
+IMPACT_COMPACT = ["run_tag", "recall_a", "recall_b", "recall_change", "unjudged_b", "rank_a",
+                  "rank_b"]
 
 
 def _emit_bias(result: BiasResult, report: NewRunReport | None, fmt: str,
@@ -213,11 +223,11 @@ def _emit_bias(result: BiasResult, report: NewRunReport | None, fmt: str,
     if fmt == "csv":
         emit(result.per_run, fmt)
         return
-    shown = result.per_run[BIAS_TABLE_COLUMNS if result.per_run["group"].ne(
-        result.per_run["run_tag"]).any() else BIAS_TABLE_COLUMNS[:1] + BIAS_TABLE_COLUMNS[2:]]
-    emit(shown.rename(columns=lambda c: c.replace("recall", "R").replace("unique_", "uniq_")),
-         fmt, title=f"leave-one-out at pool depth {result.depth}: Recall@{result.k} (R) and "
-                    f"P@{result.k}; all columns with --format csv|json")
+    grouped = result.per_run["group"].ne(result.per_run["run_tag"]).any()
+    shown = [c for c in BIAS_TABLE_COLUMNS if grouped or c != "group"]
+    emit(result.per_run, fmt, shown=shown, compact=BIAS_COMPACT,
+         title=f"leave-one-out at pool depth {result.depth}: Recall@{result.k} and "
+               f"P@{result.k} ('pooltool explain NAME' defines a column)")
     click.echo(
         f"MAE {overall['mae']:.4f}   largest drop {overall['max_drop']:.4f} "
         f"({overall['max_drop_run']})   SRE {overall['sre']}   "
@@ -260,6 +270,8 @@ def impact(ctx: click.Context, qrels_from: str, qrels_to: str, runs: tuple[str, 
     topics whose recall@k moved most. Topics follow trec_eval: only qrels
     topics count, and a topic a run lacks is left out of its mean unless -c.
     csv writes the per-run rows only; json (schemas/impact-v1.json) has all.
+    Columns NAME_a / NAME_b are under A / B, NAME_change is B minus A;
+    'pooltool explain NAME' defines each.
 
     \b
     In Python: pooltool.analysis.impact.qrels_impact
@@ -333,8 +345,9 @@ def _impact_table(result, source_a: str, source_b: str) -> None:  # type: ignore
     counts = {*per_run["num_q_a"], *per_run["num_q_b"]}
     if len(counts) == 1:  # one topic count everywhere: say it once, keep the table narrow
         per_run, mode = per_run.drop(columns=["num_q_a", "num_q_b"]), f"{mode}, {counts.pop()} topics"
-    emit(per_run, "table", title=f"Recall@{result.k}: {source_a} -> {source_b} "
-                                 f"(relevant: grade >= {result.level}{mode})")
+    emit(per_run, "table", compact=IMPACT_COMPACT,
+         title=f"Recall@{result.k}: {source_a} -> {source_b} "
+               f"(relevant: grade >= {result.level}{mode})")
     click.echo(_ranking_line(result))
     if result.topics_moved.empty:
         click.echo(f"no topic's recall@{result.k} changed for any run")

@@ -13,7 +13,18 @@ import click
 import pandas as pd
 
 from pooltool import pooling
-from pooltool.cli.group import F, cli, db_path, level_option, open_store, output_option, warn
+from pooltool.cli.group import (
+    F,
+    cli,
+    db_path,
+    level_option,
+    open_store,
+    open_store_to_write,
+    output_option,
+    progress,
+    warn,
+)
+from pooltool.cli.sources import say_runs_per_file
 from pooltool.errors import RunInPool, StoreError
 from pooltool.formats.documents import iter_documents
 from pooltool.formats.frames import pair_isin
@@ -35,6 +46,13 @@ def output_file_option(f: F) -> F:
     """Add ``-o/--output FILE`` (default: stdout)."""
     return click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
                         help="Write to FILE instead of stdout.")(f)
+
+
+def _int64(_ctx: click.Context, param: click.Parameter, value: int | None) -> int | None:
+    """Refuse an integer SQLite cannot store (outside the signed 64-bit range)."""
+    if value is not None and not -(2**63) <= value < 2**63:
+        raise click.BadParameter(f"{value} does not fit a 64-bit grade")
+    return value
 
 
 def _non_blank(_ctx: click.Context, param: click.Parameter, value: str) -> str:
@@ -69,7 +87,7 @@ def add_topics(ctx: click.Context, file: Path, fmt: str | None) -> None:
     Example:
       pooltool add-topics topics-rnd1.xml
     """
-    with open_store(ctx) as store:
+    with open_store_to_write(ctx) as store:
         summary = store.add_topics(read_topics(file, fmt), str(file))
     warn(f"{file}: {summary.read} topics read, {summary.added} added, "
          f"{summary.skipped} already present")
@@ -89,9 +107,10 @@ def add_docs(ctx: click.Context, files: tuple[Path, ...], fmt: str | None) -> No
     Example:
       pooltool add-docs corpus.jsonl.gz
     """
-    with open_store(ctx) as store:
+    with open_store_to_write(ctx) as store:
         for file in files:
-            summary = store.add_documents(iter_documents(file, fmt), str(file))
+            documents = progress(iter_documents(file, fmt), f"reading {file}")
+            summary = store.add_documents(documents, str(file))
             warn(f"{file}: {summary.read} documents read, {summary.added} added, "
                  f"{summary.skipped} already present")
 
@@ -137,10 +156,11 @@ def add_runs(ctx: click.Context, files: tuple[Path, ...], replace: bool, force: 
       pooltool add-runs runs/*.txt
       pooltool add-runs --replace runs/bm25-fixed.txt   # correct a run
     """
-    with open_store(ctx) as store, _force_hint():
-        added = store.add_runs(files, replace=replace, force=force,
-                               strict_topics=strict_topics,
+    with open_store_to_write(ctx) as store, _force_hint():
+        added = store.add_runs(progress(files, "reading runs", total=len(files)),
+                               replace=replace, force=force, strict_topics=strict_topics,
                                on_unknown_topics=warn_unknown_topics)
+    say_runs_per_file(zip(added["source_path"], added["run_tag"], strict=True))
     emit(added, fmt, title="runs added")
 
 
@@ -191,7 +211,8 @@ def _force_hint() -> Iterator[None]:
 
 
 @cli.command()
-@click.option("--depth", "-k", type=click.IntRange(min=1), required=True, help="Pool depth k.")
+@click.option("--depth", "-d", type=click.IntRange(min=1), required=True,
+              help="Pool depth: each run's first DEPTH documents per topic are pooled.")
 @click.option("--runs", "run_tags", multiple=True, metavar="TAG",
               help="Pool only these runs (repeat the option); default: every stored run.")
 @click.option("--pool", "pool_name", default=DEFAULT_POOL, show_default=True,
@@ -200,24 +221,26 @@ def _force_hint() -> Iterator[None]:
 @click.pass_context
 def pool(ctx: click.Context, depth: int, run_tags: tuple[str, ...], pool_name: str,
          fmt: str) -> None:
-    """Pool the top K documents of each run (trec_eval order) into the store.
+    """Pool the top DEPTH documents of each run (trec_eval order) into the store.
 
-    Pools only grow: pooling again with more runs or a larger K adds just the
-    new documents. Prints what each run contributed: pooled (its top-K
-    pairs), unique (no other pooled run has them) and new (not pooled before).
+    Pools only grow: pooling again with more runs or a larger DEPTH adds just
+    the new documents. Prints what each run contributed: pooled (its
+    top-DEPTH pairs), unique (no other pooled run has them) and new (not
+    pooled before).
 
     \b
     Example:
       pooltool pool --depth 7 --runs BBGhelani2 --runs T5R1
     """
-    with open_store(ctx) as store:
+    with open_store_to_write(ctx) as store:
         result = pooling.pool_runs(store, depth, list(run_tags) or None, pool_name)
     emit(result.contributions, fmt, title=f"pool {result.pool!r} at depth {depth}")
     warn(f"{result.docs_added} documents added; the pool now holds {result.pool_size}")
 
 
 @cli.command("export-pool")
-@click.option("--pool", "pool_name", default=DEFAULT_POOL, show_default=True)
+@click.option("--pool", "pool_name", default=DEFAULT_POOL, show_default=True,
+              help="The pool to write (as named by 'pool --pool').")
 @click.option("--queue", is_flag=True,
               help="Only documents still to judge (a judging queue), judged ones left out.")
 @output_file_option
@@ -259,7 +282,7 @@ def import_qrels(ctx: click.Context, file: Path, version: str, assessor: str,
     Example:
       pooltool import-qrels qrels-rnd1.txt --version official
     """
-    with open_store(ctx) as store:
+    with open_store_to_write(ctx) as store:
         result = store.import_qrels(file, version, assessor, replace=replace,
                                     strict_topics=strict_topics,
                                     on_unknown_topics=warn_unknown_topics)
@@ -272,7 +295,7 @@ def import_qrels(ctx: click.Context, file: Path, version: str, assessor: str,
 @click.option("--version", "version", help="A named qrels version (default: the log now).")
 @click.option("--policy", default="latest", show_default=True, metavar="POLICY",
               help=f"How several judgments of a pair become one grade: {', '.join(POLICIES)}.")
-@click.option("--unjudged-as", type=click.IntRange(-(2**63), 2**63 - 1), metavar="GRADE",
+@click.option("--unjudged-as", type=int, callback=_int64, metavar="GRADE",
               help="Also write pooled but unjudged documents with this grade (e.g. -1).")
 @click.option("--pool", "pool_name", default=DEFAULT_POOL, show_default=True,
               help="The pool whose unjudged documents --unjudged-as writes.")
@@ -310,8 +333,13 @@ def _with_unjudged(qrels: pd.DataFrame, docs: pd.DataFrame, grade: int) -> pd.Da
     return pd.concat([qrels, extra], ignore_index=True)
 
 
+#: Decimal places of the judging pace for people (csv/json keep every digit).
+PACE_DECIMALS = {"judgments_per_hour": 0, "median_seconds": 1, "eta_hours": 1}
+
+
 @cli.command()
-@click.option("--pool", "pool_name", default=DEFAULT_POOL, show_default=True)
+@click.option("--pool", "pool_name", default=DEFAULT_POOL, show_default=True,
+              help="The pool whose progress to show (as named by 'pool --pool').")
 @level_option
 @output_option()
 @click.pass_context
@@ -338,7 +366,7 @@ def status(ctx: click.Context, pool_name: str, level: int, fmt: str) -> None:
         return
     emit(topics, fmt, title=f"pool {pool_name!r}")
     if fmt == "table":
-        emit(pace, fmt, title="judging pace")
+        emit(pace, fmt, title="judging pace", decimals=PACE_DECIMALS)
     for path, count in waiting.items():
         warn(f"{count} judging write(s) wait in {path} (a judging app still retrying "
              "while the store is busy)")

@@ -10,20 +10,21 @@ from __future__ import annotations
 import os
 import sqlite3
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
 import click
 
 from pooltool.errors import PooltoolError
-from pooltool.report import FORMATS
+from pooltool.report import COLUMN_CHOICE, FORMATS, ColumnChoice
 from pooltool.store import JudgmentStore
 from pooltool.store.journal import replay_abandoned
-from pooltool.store.store import BUSY_TIMEOUT_S
+from pooltool.store.store import BUSY_TIMEOUT_S, write_lock_held
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 F = TypeVar("F", bound=Callable[..., Any])
+T = TypeVar("T")
 
 
 class PooltoolGroup(click.Group):
@@ -74,18 +75,44 @@ def cli(ctx: click.Context, db: Path) -> None:
     Then:        pooltool --db my.db init && pooltool --db my.db add-runs runs/*
     """
     ctx.obj = db
+    COLUMN_CHOICE.set(ColumnChoice())
 
 
 def output_option(default: str = "table", choices: tuple[str, ...] = FORMATS) -> Callable[[F], F]:
-    """Add ``--format`` (table for people; csv, tsv, json, jsonl for scripts)."""
-    return click.option(
+    """Add ``--format`` (table for people; csv, tsv, json, jsonl for scripts), and
+    ``--columns`` / ``--all-columns`` to choose the columns of tables."""
+    fmt = click.option(
         "--format",
         "fmt",
         type=click.Choice(choices),
         default=default,
         show_default=True,
-        help="Output format.",
+        help="Output format: a table for people (values never cut: columns that do not fit "
+             "go to a further table), csv/tsv/json for scripts (always every column).",
     )
+    columns = click.option(
+        "--columns", metavar="NAME,...", expose_value=False, callback=_set_columns,
+        help="Table columns to show after the key columns (run_tag, topic, k), e.g. "
+             "recall,ceiling. 'pooltool explain' defines each column.")
+    every = click.option(
+        "--all-columns", is_flag=True, expose_value=False, callback=_set_all_columns,
+        help="Show every table column (a narrow terminal shows a compact set).")
+
+    def decorate(f: F) -> F:
+        return fmt(columns(every(f)))
+
+    return decorate
+
+
+def _set_columns(_ctx: click.Context, _param: click.Parameter, value: str | None) -> None:
+    if value:
+        names = tuple(n.strip() for n in value.split(",") if n.strip())
+        COLUMN_CHOICE.set(ColumnChoice(names, COLUMN_CHOICE.get().everything))
+
+
+def _set_all_columns(_ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    if value:
+        COLUMN_CHOICE.set(ColumnChoice(COLUMN_CHOICE.get().names, True))
 
 
 def level_option(f: F) -> F:
@@ -146,3 +173,42 @@ def open_store(ctx: click.Context) -> JudgmentStore:
         warn(f"warning: {count} judging write(s) in {path} still wait (the store is busy); "
              "what is read here lacks them")
     return store
+
+
+def progress(items: Iterable[T], description: str, total: int | None = None) -> Iterator[T]:
+    """Yield ``items``, drawing a rich progress bar (a count when ``total`` is
+    unknown) on stderr while it is a terminal; nothing is drawn otherwise.
+
+    :param items: what the command works through (files, documents).
+    :param description: what is being done, e.g. ``"reading runs"``.
+    :param total: how many items there are, if known.
+    """
+    if not sys.stderr.isatty():
+        yield from items
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    columns = ([BarColumn(), MofNCompleteColumn()] if total is not None
+               else [TextColumn("{task.completed:,}")])
+    with Progress(TextColumn("{task.description}", markup=False), *columns, transient=True,
+                  console=Console(stderr=True)) as bar:
+        task = bar.add_task(description, total=total)
+        for item in items:
+            yield item
+            bar.advance(task)
+
+
+def say_if_store_busy(path: Path) -> None:
+    """Say on stderr, at once, when another process holds the store's write lock:
+    the command then waits for it up to :data:`BUSY_TIMEOUT_S` seconds."""
+    if write_lock_held(path):
+        warn(f"another process is writing to {path}: waiting for it up to "
+             f"{BUSY_TIMEOUT_S:.0f} s ...")
+
+
+def open_store_to_write(ctx: click.Context) -> JudgmentStore:
+    """:func:`open_store`, first saying whether another process's write will make
+    this command wait (:func:`say_if_store_busy`)."""
+    say_if_store_busy(db_path(ctx))
+    return open_store(ctx)

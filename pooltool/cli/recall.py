@@ -15,16 +15,25 @@ import click
 import pandas as pd
 
 from pooltool.cli.group import cli, level_option, output_option, plot_option, warn
-from pooltool.cli.sources import load_qrels, load_runs, stored_qrels
+from pooltool.cli.sources import (
+    check_run_names,
+    load_qrels,
+    load_runs,
+    say_runs_per_file,
+    stored_qrels,
+)
 from pooltool.measures import RecallResult, evaluate_recall, evaluate_recall_files
 from pooltool.records import topic_key, topic_order
 from pooltool.report import FORMATS, emit, emit_json
 
 RECALL_FORMATS = (*FORMATS, "trec")
-#: Summary columns shown in the table view (csv/json carry them all).
+#: Summary columns a table shows by default (--all-columns adds the rest; csv/json have all).
 TABLE_SUMMARY = ["run_tag", "k", "num_q", "recall", "micro_recall", "median_recall",
                  "min_recall", "zero_recall_share", "ceiling", "P", "unjudged", "judged",
                  "recall_upper"]
+#: The columns of a table too wide for the terminal.
+COMPACT_SUMMARY = ["run_tag", "k", "num_q", "recall", "P", "unjudged"]
+COMPACT_PER_TOPIC = ["run_tag", "topic", "k", "num_rel", "rel_ret", "recall", "P", "unjudged"]
 MISSING_SHOWN = 50
 
 
@@ -60,13 +69,23 @@ def recall(ctx: click.Context, runs: tuple[str, ...], qrels_file: Path | None, v
            per_topic: bool, fmt: str, plot: Path | None) -> None:
     """Recall@k, P@k and unjudged rates of runs, exactly as trec_eval 10.0 computes them.
 
-    RUN is a run file, or the tag of a run in the store. Documents are ranked
+    RUN is a run file, or the tag of a run in the store (a name that is both
+    is refused: write ./NAME for the file). Documents are ranked
     by score, ties by docno descending (the rank column is ignored). Topics in
     the qrels but not in a run are left out of its mean (named on stderr)
     unless -c. --format trec prints trec_eval's own layout (num_ret, num_rel,
     num_rel_ret, P_k, recall_k, unj_k; with -q per topic), quirks included:
     with -c its num_rel 'all' counts every qrels line with grade > 0, whatever
     -l says.
+
+    Columns (defined with their sources by 'pooltool explain NAME'): recall
+    is Recall@k = rel_ret / num_rel (rel_ret: relevant in the first k;
+    num_rel_ret: relevant at any rank); ceiling = min(k, R)/R, the best
+    recall possible; recall_upper, recall if every unjudged top-k document
+    were relevant; unjudged (trec_eval unj) and judged (ir_measures Judged)
+    are not complements; micro_recall pools topics; zero_recall_share is the
+    share of topics with recall 0; recall_nrel_BIN is the mean over topics
+    with num_rel in BIN.
 
     \b
     Example:
@@ -91,9 +110,12 @@ def recall(ctx: click.Context, runs: tuple[str, ...], qrels_file: Path | None, v
 def _evaluate(ctx: click.Context, runs: tuple[str, ...], qrels_file: Path | None,
               version: str | None, options: dict[str, Any]) -> RecallResult:
     """Score file by file when every RUN is a file; else load the runs (stored ones too)."""
+    check_run_names(ctx, runs)
     if all(Path(run).is_file() for run in runs):
         files = [Path(run) for run in runs]
-        return evaluate_recall_files(files, _qrels(ctx, qrels_file, version), **options)
+        result = evaluate_recall_files(files, _qrels(ctx, qrels_file, version), **options)
+        say_runs_per_file((file, tag) for tag, file in result.sources.items())
+        return result
     frame = load_runs(ctx, runs)
     return evaluate_recall(frame, _qrels(ctx, qrels_file, version), **options)
 
@@ -137,8 +159,10 @@ def _write(result: RecallResult, fmt: str, per_topic: bool, source: str) -> None
         emit_json(recall_document(result, per_topic, source))
     elif fmt == "table":
         if per_topic:
-            emit(_long_per_topic(result), "table", title="per topic")
-        emit(result.summary[TABLE_SUMMARY], "table", title="summary (means over topics)")
+            emit(_long_per_topic(result), "table", title="per topic",
+                 compact=COMPACT_PER_TOPIC)
+        emit(result.summary, "table", title="summary (means over topics)", shown=TABLE_SUMMARY,
+             compact=COMPACT_SUMMARY)
     else:
         emit(result.per_topic if per_topic else result.summary, fmt)
 
@@ -151,6 +175,6 @@ def _long_per_topic(result: RecallResult) -> pd.DataFrame:
         names = ["num_rel_ret", "recall", "P", "ceiling", "unjudged", "judged", "recall_upper"]
         part = result.per_topic[base + [f"{n}@{k}" for n in names]].copy()
         part.columns = base + ["rel_ret", *names[1:]]
-        part.insert(4, "k", k)
+        part.insert(2, "k", k)
         parts.append(part)
     return pd.concat(parts).sort_index(kind="stable").reset_index(drop=True)  # k within topic

@@ -7,7 +7,7 @@ work as a trec_eval replacement without any store.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from contextlib import nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, ContextManager
@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, ContextManager
 import click
 import pandas as pd
 
-from pooltool.cli.group import db_path, open_store
+from pooltool.cli.group import db_path, open_store, warn
 from pooltool.errors import DuplicateRunTag, StoreError, UnknownRun
 from pooltool.formats.qrels import read_qrels
 from pooltool.formats.run import read_run
@@ -79,11 +79,15 @@ def load_runs(ctx: click.Context, specs: Sequence[str]) -> pd.DataFrame:
     :raises UnknownRun: a spec that is neither a file nor a run in the store,
         or no store to look a tag up in.
     :raises DuplicateRunTag: two specs hold runs with the same tag.
+    :raises StoreError: a spec names both a file and a stored run.
     """
+    check_run_names(ctx, specs)
     tags = [spec for spec in specs if not Path(spec).is_file()]
     with _store_for(ctx, tags) as store:
         parts = [_load_one(spec, store) for spec in specs]
     _check_distinct_tags(parts)
+    say_runs_per_file((origin, str(tag)) for origin, frame in parts
+                      for tag in frame["run_tag"].unique())
     if not parts:
         return pd.DataFrame({c: pd.Series(dtype=t) for c, t in _RUN_DTYPES.items()})
     return pd.concat([frame for _, frame in parts], ignore_index=True)
@@ -91,6 +95,43 @@ def load_runs(ctx: click.Context, specs: Sequence[str]) -> pd.DataFrame:
 
 _RUN_DTYPES = {"run_tag": object, "topic": object, "docno": object, "rank": "int64",
                "score": "float64"}
+
+
+def check_run_names(ctx: click.Context, specs: Sequence[str]) -> None:
+    """Refuse a RUN that names both a file in the working directory and a stored run
+    (as :func:`load_qrels` refuses such qrels names); ``./NAME`` means the file.
+
+    :raises StoreError: the first such name.
+    """
+    from pooltool.store import JudgmentStore
+
+    bare = [spec for spec in specs if "/" not in spec and Path(spec).is_file()]
+    path = db_path(ctx)
+    if not bare or not path.is_file():
+        return
+    try:
+        with JudgmentStore.open(path) as store:
+            both = [spec for spec in bare if store.has_run(spec)]
+    except StoreError:
+        return
+    if both:
+        raise StoreError(f"{both[0]!r} is both a file and a run in the store: write "
+                         f"./{both[0]} for the file")
+
+
+def say_runs_per_file(pairs: Iterable[tuple[str, str]]) -> None:
+    """Say on stderr how many runs each file that holds several run tags gave (trec_eval
+    would score such a file as one run).
+
+    :param pairs: ``(file, run_tag)`` for every run read, files in input order.
+    """
+    tags: dict[str, list[str]] = {}
+    for file, tag in pairs:
+        tags.setdefault(file, []).append(tag)
+    for file, names in tags.items():
+        if len(names) > 1:
+            warn(f"note: {file} gave {len(names)} runs, one per run tag: {', '.join(names)} "
+                 "(trec_eval would score the file as one run)")
 
 
 def _store_for(ctx: click.Context, tags: list[str]) -> ContextManager[JudgmentStore | None]:

@@ -151,7 +151,8 @@ def detect_document_format(first_line: str, name: str, number: int = 1) -> str:
             name,
             number,
             "cannot tell the document format (expected a JSON "
-            "object, <DOC>, .I or a tab-separated line); name it with fmt",
+            "object, <DOC>, .I or a tab-separated line); name it with --doc-format "
+            "(fmt= in Python)",
         )
     return by_extension
 

@@ -1,5 +1,7 @@
-"""Opening an input given as a path (``.gz`` accepted), a file object or a string,
-and the small pieces the line-based readers share (file extensions, JSON lines).
+"""Opening an input given as a path (gzip accepted, known by its magic bytes), a file
+object or a string, and the small pieces the line-based readers share (file
+extensions, JSON lines). A NUL byte is refused in every input: no text format
+holds one, and one inside a docno would silently make a different document.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ from typing import IO, Any, Union
 from pooltool.errors import FormatError
 
 Source = Union[str, Path, IO[str]]
+GZIP_MAGIC = b"\x1f\x8b"
+NUL_REASON = "holds a NUL byte (control character U+0000); only text can be read"
 
 
 def source_name(source: Source) -> str:
@@ -49,25 +53,28 @@ def open_text(source: Source) -> Iterator[IO[str]]:
     """Yield a text stream over ``source``.
 
     A ``str`` that names an existing file is read as that file; any other
-    ``str`` is the content itself (handy for inline test data). Files ending in
-    ``.gz`` are decompressed. Text is decoded as UTF-8; a byte order mark at
-    the start is dropped.
+    ``str`` is the content itself (handy for inline test data). gzip files
+    (whatever their name) are decompressed. Text is decoded as UTF-8; a byte
+    order mark at the start is dropped.
 
-    :raises FormatError: the file does not exist, is not valid gzip, or is not
-        valid UTF-8 (the message names the first bad line).
+    :raises FormatError: the file does not exist, is not valid gzip, is not
+        valid UTF-8, or holds a NUL byte (the message names the first bad line).
     """
     if isinstance(source, (str, Path)) and (isinstance(source, Path) or _looks_like_path(source)):
         path = Path(source)
         if not path.is_file():
             raise FormatError(path, 0, "no such file")
-        opener = gzip.open if path.suffix == ".gz" else open
         try:
-            with opener(path, "rt", encoding="utf-8-sig", newline=None) as handle:
+            with _open_binary(path) as raw, io.TextIOWrapper(
+                    io.BufferedReader(_NulGuard(raw)), encoding="utf-8-sig",
+                    newline=None) as handle:
                 yield handle
         except UnicodeDecodeError as exc:
             line, byte = _first_bad_utf8(path)
             raise FormatError(path, line, f"is not UTF-8 text (byte {byte!r} at line {line}); "
                               "convert it with iconv first") from exc
+        except _NulByte:
+            raise FormatError(path, _first_nul_line(path), NUL_REASON) from None
         except (gzip.BadGzipFile, EOFError) as exc:
             raise FormatError(path, 0, f"cannot be read: {exc}") from exc
         return
@@ -79,10 +86,51 @@ def open_text(source: Source) -> Iterator[IO[str]]:
     yield source
 
 
+def is_gzip(path: Path) -> bool:
+    """Whether the file starts with gzip's magic bytes (its name does not matter)."""
+    with open(path, "rb") as handle:
+        return handle.read(2) == GZIP_MAGIC
+
+
+def _open_binary(path: Path) -> io.BufferedIOBase:
+    return gzip.open(path, "rb") if is_gzip(path) else open(path, "rb")
+
+
+class _NulByte(Exception):
+    """A NUL byte was read (the caller names the line)."""
+
+
+class _NulGuard(io.RawIOBase):
+    """A binary stream that stops with :class:`_NulByte` at the first NUL byte."""
+
+    def __init__(self, raw: io.BufferedIOBase) -> None:
+        self.raw = raw
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        data = self.raw.read(len(buffer))
+        if b"\0" in data:
+            raise _NulByte
+        buffer[:len(data)] = data
+        return len(data)
+
+
+def _first_nul_line(path: Path) -> int:
+    with _open_binary(path) as handle:
+        return nul_line(handle.read()) or 0
+
+
+def nul_line(data: bytes) -> int | None:
+    """The 1-based line of the first NUL byte in ``data``, or ``None`` when there is none."""
+    position = data.find(b"\0")
+    return None if position < 0 else data.count(b"\n", 0, position) + 1
+
+
 def _first_bad_utf8(path: Path) -> tuple[int, bytes]:
     """The 1-based line and the byte where ``path``'s UTF-8 decoding first fails."""
-    opener = gzip.open if path.suffix == ".gz" else open
-    with opener(path, "rb") as handle:
+    with _open_binary(path) as handle:
         data = handle.read()
     try:
         data.decode("utf-8")
@@ -92,18 +140,24 @@ def _first_bad_utf8(path: Path) -> tuple[int, bytes]:
 
 
 def plain_file_bytes(source: Source) -> bytes | None:
-    """The raw bytes of ``source`` when it names an existing file that is not ``.gz``.
+    """The raw bytes of ``source`` when it names an existing file that is not gzip.
 
     :returns: the bytes as stored (not decoded, line endings untouched), or
-        ``None`` for text, a stream, a ``.gz`` file or a missing file
+        ``None`` for text, a stream, a gzip file or a missing file
         (:func:`open_text` then reads it, or reports the error).
+    :raises FormatError: the file holds a NUL byte (its line named).
     """
     if isinstance(source, str) and not _looks_like_path(source):
         return None
-    if not isinstance(source, (str, Path)) or Path(source).suffix == ".gz":
+    if not isinstance(source, (str, Path)) or not Path(source).is_file():
         return None
-    path = Path(source)
-    return path.read_bytes() if path.is_file() else None
+    data = Path(source).read_bytes()
+    if data.startswith(GZIP_MAGIC):
+        return None
+    line = nul_line(data)
+    if line is not None:
+        raise FormatError(source, line, NUL_REASON)
+    return data
 
 
 def extension(name: str) -> str:

@@ -148,7 +148,8 @@ def detect_topic_format(text: str, name: str) -> str:
             name,
             number,
             "cannot tell the topic format (expected <top>, XML, "
-            "a JSON object, .I or a tab-separated line); name it with fmt",
+            "a JSON object, .I or a tab-separated line); name it with --topic-format "
+            "(fmt= in Python)",
         )
     return found
 

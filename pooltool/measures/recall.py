@@ -30,7 +30,7 @@ import multiprocessing
 import os
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -39,6 +39,7 @@ import pandas as pd
 from pooltool.errors import DuplicateDocno, DuplicateRunTag, FormatError, FrameError, NothingToScore
 from pooltool.formats.frames import check_run_frame
 from pooltool.formats.run import read_run
+from pooltool.formats.source import plain_file_bytes
 from pooltool.measures.bytes_run import encode_bytes
 from pooltool.measures.per_topic import RunScores, finish_run, score_run
 from pooltool.measures.qrels_index import QrelsIndex, check_level, index_qrels
@@ -87,6 +88,8 @@ class RecallResult:
     :ivar qrels_topics: the number of topics in the qrels.
     :ivar positive_lines: qrels lines with grade > 0, over all topics; the
         ``num_rel all`` trec_eval prints under ``-c`` whatever ``-l`` says.
+    :ivar sources: per run tag, the file it was read from
+        (:func:`evaluate_recall_files`; empty for :func:`evaluate_recall`).
     """
 
     per_topic: pd.DataFrame
@@ -96,6 +99,7 @@ class RecallResult:
     options: RecallOptions
     qrels_topics: int
     positive_lines: int
+    sources: dict[str, str] = field(default_factory=dict)
 
     @property
     def run_tags(self) -> list[str]:
@@ -178,7 +182,8 @@ def evaluate_recall_files(
                 raise DuplicateRunTag(f"run tag {tag!r} is in both {source[tag]} and {path}")
             source[tag] = path
             scored.append((tag, scores))
-    return _result(scored, index, options)
+    return replace(_result(scored, index, options),
+                   sources={tag: str(path) for tag, path in source.items()})
 
 
 def make_options(
@@ -329,9 +334,8 @@ def _score_file(path: Path) -> list[tuple[str, RunScores]] | tuple[str, str, int
     index, options = _STATE
     try:
         try:
-            fast = None
-            if path.suffix != ".gz" and path.is_file():
-                fast = encode_bytes(path.read_bytes(), index)
+            data = plain_file_bytes(path)
+            fast = encode_bytes(data, index) if data is not None else None
             if fast is not None:
                 tag, encoded = fast
                 return [(tag, finish_run(tag, encoded, index, options.ks, options.complete,

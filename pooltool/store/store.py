@@ -692,6 +692,22 @@ def _holds_wal_writes(path: Path) -> bool:
     return wal.exists() and wal.stat().st_size > 0
 
 
+def write_lock_held(path: Path) -> bool:
+    """Whether another process holds the write lock of the SQLite file at ``path`` now
+    (tried without waiting; ``False`` for a missing file or one that is not a database)."""
+    if not path.is_file():
+        return False
+    conn = sqlite3.connect(path, timeout=0)
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+        conn.rollback()
+    except sqlite3.Error as exc:  # not a store: opening it will say so
+        return "locked" in str(exc) or "busy" in str(exc)
+    finally:
+        conn.close()
+    return False
+
+
 def _check_is_store(conn: sqlite3.Connection, path: Path, create: bool) -> None:
     """Refuse to migrate a database that is neither a pooltool store nor (with create) empty."""
     tables = [r[0] for r in conn.execute(

@@ -1,0 +1,193 @@
+"""What every reported column means, and where its definition comes from.
+
+``pooltool explain NAME`` prints these entries and the README's glossary lists
+them. A column written ``NAME@k`` (per-topic rows, ``bias`` new runs) is the
+entry ``NAME`` at cutoff k; ``NAME_a`` / ``NAME_b`` / ``NAME_change`` (``impact``,
+``qrels diff``) are ``NAME`` under qrels A, under B, and B minus A.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+
+class Term(NamedTuple):
+    """A glossary entry: what the column holds, and the source of the definition."""
+
+    definition: str
+    source: str
+
+
+TREC_EVAL = "trec_eval 10.0"
+_RECALL = "Recall@k = num_rel_ret@k / num_rel"
+_LOO = ("leave-one-out pool bias (Zobel 1998, 'How reliable are the results of large-scale "
+        "IR experiments?'; Buckley et al. 2007, 'Bias and the limits of pooling')")
+
+GLOSSARY: dict[str, Term] = {
+    # identifiers
+    "run_tag": Term("The run's name (the 6th column of a TREC run line).", "TREC run format"),
+    "topic": Term("The topic (query) id; 'all' is the row over every topic.", "TREC format"),
+    "k": Term("The cutoff: only a run's first k documents (trec_eval order) count.",
+              f"{TREC_EVAL}, m_recall.c"),
+    "docno": Term("The document id.", "TREC format"),
+    "group": Term("The group a run belongs to in bias (--group/--groups); left out together.",
+                  _LOO),
+    "name": Term("A name: of the qrels version, or of the grade.", "pooltool"),
+    # recall and its relatives
+    "num_q": Term("Topics scored in the mean (qrels topics the run has; all qrels topics "
+                  "with -c).", f"{TREC_EVAL}, num_q"),
+    "num_ret": Term("Documents retrieved (after -M).", f"{TREC_EVAL}, m_num_ret.c"),
+    "num_rel": Term("Relevant documents in the qrels (grade >= LEVEL).",
+                    f"{TREC_EVAL}, m_num_rel.c"),
+    "num_rel_ret": Term("Relevant documents retrieved at any rank, no cutoff.",
+                        f"{TREC_EVAL}, m_num_rel_ret.c"),
+    "rel_ret": Term("Relevant documents in the first k (num_rel_ret@k, summed over topics in "
+                    "summaries); num_rel_ret is the same without the cutoff.",
+                    f"{TREC_EVAL}, m_recall.c"),
+    "recall": Term(f"{_RECALL} (0 when num_rel is 0); in summaries, the mean over topics.",
+                   f"{TREC_EVAL}, m_recall.c"),
+    "micro_recall": Term("sum of num_rel_ret@k / sum of num_rel over topics: recall pooled "
+                         "over topics, so topics with many relevant documents weigh more.",
+                         "Manning, Raghavan and Schuetze 2008, ch. 13.6 (micro averaging)"),
+    "median_recall": Term("The median over topics of Recall@k.", "pooltool"),
+    "min_recall": Term("The lowest Recall@k of any topic.", "pooltool"),
+    "zero_recall_share": Term("Fraction of topics with Recall@k = 0 (no relevant document in "
+                              "the first k).", "pooltool"),
+    "ceiling": Term("min(k, num_rel) / num_rel: the best Recall@k any run could reach "
+                    "(0 when num_rel is 0); mean over topics.", "pooltool (measures/per_topic.py)"),
+    "P": Term("Precision@k = num_rel_ret@k / k; missing ranks count as not relevant.",
+              f"{TREC_EVAL}, m_P.c"),
+    "unjudged": Term("recall, bias, impact: documents in the first k with no qrels line or a "
+                     "negative grade, divided by k. status: pooled documents not judged yet.",
+                     f"{TREC_EVAL}, m_unjudged.c (unj.k)"),
+    "judged": Term("recall: documents in the first k with any qrels line (negative grades "
+                   "included), divided by min(k, num_ret); not 1 - unjudged. status, qrels "
+                   "versions/diff: the number of judged documents (qrels lines). assign: "
+                   "the topic's pooled documents this assessor has judged (grade >= 0).",
+                   "ir_measures 0.4.3, Judged@k (judged_provider.py)"),
+    "recall_upper": Term("(num_rel_ret@k + U) / (num_rel + U), U the unjudged documents in "
+                         "the first k: Recall@k if every one of them were relevant.",
+                         "pooltool; the bound of Buckley and Voorhees 2004 "
+                         "(bpref paper, 'Retrieval evaluation with incomplete information')"),
+    "recall_nrel": Term("recall_nrel_<bin>: mean Recall@k over the topics whose num_rel is in "
+                        "the bin (1, 2_5, 6_20, 21_100, gt100); '-' when no topic is.",
+                        "pooltool"),
+    # bias (leave-one-out)
+    "recall_loo": Term("Recall@k after removing the judgments of documents only this run (or "
+                       "group) pooled.", _LOO),
+    "recall_drop": Term("recall - recall_loo: what the run loses without its unique documents.",
+                        _LOO),
+    "recall_drop_rel": Term("recall_drop / recall ('-' when recall is 0).", _LOO),
+    "P_loo": Term("P@k after removing the run's unique documents' judgments.", _LOO),
+    "P_drop": Term("P - P_loo.", _LOO),
+    "unique_pooled": Term("Topic-document pairs only this run (or group) put in the pool.",
+                          _LOO),
+    "unique_relevant": Term("Of unique_pooled, those judged relevant.", _LOO),
+    "unjudged_loo": Term("unjudged@k after removing the run's unique documents' judgments.",
+                         _LOO),
+    "rank": Term("The run's rank by Recall@k (1 is best).", "pooltool"),
+    "rank_loo": Term("The run's rank when only its own score is the leave-one-out score.",
+                     _LOO),
+    "rank_change": Term("rank_loo - rank (impact: rank_b - rank_a); positive is a fall.",
+                        "pooltool"),
+    "verdict": Term("reusable (unjudged@k up to the leave-out runs' mean), use with care (up "
+                    "to their largest), not reusable (beyond).", _LOO),
+    "MAE": Term("Mean absolute error: the mean over runs of |recall_drop|.",
+                "Zobel 1998; Buckley et al. 2007"),
+    "SRE": Term("System rank error: the sum over runs of |rank_change|.",
+                "Lipani et al.'s pool-bias reports (e.g. Lipani, Lupu and Hanbury 2015, "
+                "'Splitting water: precision and anti-precision to reduce pool bias')"),
+    "Kendall_tau": Term("Kendall's tau-b between two rankings of the runs (1: same order).",
+                        "Kendall 1945 (tau-b); Voorhees 2000, 'Variations in relevance judgments and the "
+                        "measurement of retrieval effectiveness'"),
+    "tau_ap": Term("AP correlation: like Kendall's tau, but swaps near the top weigh more.",
+                   "Yilmaz, Aslam and Robertson 2008, 'A new rank correlation coefficient "
+                   "for information retrieval'"),
+    # impact and qrels diff
+    "change": Term("The value under B minus the value under A.", "pooltool"),
+    "abs_change": Term("|change|, the mean over runs.", "pooltool"),
+    "runs_moved": Term("Runs whose Recall@k on the topic changed.", "pooltool"),
+    "grade": Term("The relevance grade (qrels 4th column); '-' where a side has none.",
+                  "TREC qrels format"),
+    "relevance": Term("How the change moves relevance at LEVEL: gained, lost or same.",
+                      "pooltool"),
+    "added": Term("Judgments in B not in A.", "pooltool"),
+    "removed": Term("Judgments in A not in B.", "pooltool"),
+    "regraded": Term("Judgments in both with a different grade.", "pooltool"),
+    # store and judging
+    "pooled": Term("Documents in the pool (pool: the run's top-depth pairs; status, assign: "
+                   "per topic).", "TREC pooling (Sparck Jones and van Rijsbergen 1975)"),
+    "unique": Term("The run's pooled pairs no other pooled run has.", "pooltool"),
+    "new": Term("The run's pooled pairs not in the pool before.", "pooltool"),
+    "relevant": Term("Judged with grade >= LEVEL.", "pooltool"),
+    "judged_nonneg": Term("Qrels lines with grade >= 0 (trec_eval counts negative as "
+                          "unjudged).", f"{TREC_EVAL}, m_unjudged.c"),
+    "judged_outside": Term("Judgments of the topic for documents not in this pool.", "pooltool"),
+    "done": Term("judged / pooled, 0..1.", "pooltool"),
+    "topics": Term("Topics with at least one line.", "pooltool"),
+    "created_at": Term("When the version was tagged (UTC).", "pooltool"),
+    "note": Term("The note given with 'qrels tag --note'.", "pooltool"),
+    "sha256": Term("SHA-256 of the imported file, so a run can be matched to its file.",
+                   "pooltool"),
+    "run_id": Term("The store's id of one import of a run (a replaced run keeps its id; "
+                   "the new import of the tag gets a new one).", "pooltool"),
+    "imported_at": Term("When the run was imported (UTC).", "pooltool"),
+    "status": Term("runs --all: live, replaced (by a later import of the tag) or removed.",
+                   "pooltool"),
+    "retired_at": Term("When the run was replaced or removed (UTC).", "pooltool"),
+    "pooled_in": Term("The pooling rounds (pool:round) the run took part in.", "pooltool"),
+    "source_path": Term("The file imported.", "pooltool"),
+    "lines": Term("Lines read from the file.", "pooltool"),
+    "assessor": Term("Who judged (recorded with each grade).", "pooltool"),
+    "role": Term("primary, or overlap (a second judgment for agreement).", "pooltool"),
+    "judgments": Term("Timed judgments (from the judging UI) by the assessor.", "pooltool"),
+    "judgments_per_hour": Term("3,600,000 x judgments / sum of their milliseconds on screen "
+                               "(each capped at 10 minutes).", "pooltool"),
+    "median_seconds": Term("Median seconds on screen per judgment.", "pooltool"),
+    "remaining": Term("Documents still in the assessor's judging queue.", "pooltool"),
+    "eta_hours": Term("remaining / judgments_per_hour.", "pooltool"),
+    "assessor_a": Term("The first assessor of a pair.", "pooltool"),
+    "assessor_b": Term("The second assessor of a pair.", "pooltool"),
+    "docs": Term("Documents both assessors judged.", "pooltool"),
+    "agreement": Term("Fraction of docs given the same grade.", "pooltool"),
+    "binary_agreement": Term("Fraction of docs on the same side of --threshold.", "pooltool"),
+    "kappa": Term("Cohen's kappa on relevant/not relevant at --threshold.", "Cohen 1960"),
+    "kappa_linear": Term("Cohen's kappa on grades, disagreements weighted by distance.",
+                         "Cohen 1968 (weighted kappa)"),
+    "kappa_quadratic": Term("Cohen's kappa on grades, weighted by squared distance.",
+                            "Cohen 1968 (weighted kappa)"),
+    "key": Term("The key that gives the grade on the judging screen.", "pooltool"),
+}
+
+#: Spellings in tables and messages that mean a glossary entry.
+ALIASES = {"kendall_tau": "Kendall_tau", "mae": "MAE", "sre": "SRE", "num_rel_ret@k": "rel_ret"}
+_SIDE = re.compile(r"^(?P<base>.+)_(?P<side>a|b|change)$")
+_SIDES = {"a": "under qrels A (--from, or A)", "b": "under qrels B (--to, or B)",
+          "change": "B minus A"}
+
+
+def lookup(column: str) -> Term | None:
+    """The entry of a column as a command writes it, or ``None``.
+
+    :param column: e.g. ``recall``, ``recall@10``, ``recall_nrel_2_5``,
+        ``unjudged_b``, ``num_rel_change``, ``tau_ap`` (case as written).
+    :returns: the entry (a side suffix adds 'under qrels A/B' to it).
+    """
+    name = ALIASES.get(column, column)
+    name = re.sub(r"@\d+$", "", name)
+    if name.startswith("recall_nrel_"):
+        name = "recall_nrel"
+    if name in GLOSSARY:
+        return GLOSSARY[name]
+    side = _SIDE.match(name)
+    if side and side["base"] in GLOSSARY:
+        base = GLOSSARY[side["base"]]
+        return Term(f"{base.definition} ({_SIDES[side['side']]})", base.source)
+    return None
+
+
+def glossary_markdown() -> str:
+    """The glossary as a Markdown list, sorted case-insensitively (for the README)."""
+    return "\n".join(f"* `{name}`: {term.definition} *Source:* {term.source}."
+                     for name, term in sorted(GLOSSARY.items(), key=lambda i: i[0].lower()))
