@@ -62,7 +62,13 @@ class UnknownVersion(StoreError):
     """A qrels version name was named that the store does not hold."""
 
 
-class DuplicateRunTag(PooltoolError):
+class InvalidArgument(PooltoolError, ValueError):
+    """A bad argument to a function or command: a value out of its range (a depth or a
+    cutoff below 1), an unknown name (policy, queue order, output format), a blank
+    name. The one error for this kind everywhere; also a :class:`ValueError`."""
+
+
+class DuplicateRunTag(StoreError):
     """Two inputs (run files, or a file and the store) hold runs with the same tag."""
 
 
@@ -81,10 +87,6 @@ class DuplicateDocno(PooltoolError, ValueError):
         super().__init__(f"docno {docno!r} appears twice for topic {topic!r} in run {run_tag!r}")
 
 
-class ImpactInputError(PooltoolError, ValueError):
-    """Bad options (k, level, top) or a runs / qrels frame that ``impact`` cannot score."""
-
-
-class FrameError(PooltoolError, ValueError):
+class FrameError(InvalidArgument):
     """A DataFrame given to the Python API lacks a column or holds values of the wrong kind
     (a number where a topic id string belongs, a missing value, a NaN score)."""

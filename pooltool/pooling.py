@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from pooltool.errors import StoreError
+from pooltool.errors import InvalidArgument, StoreError
 from pooltool.store import DEFAULT_POOL, JudgmentStore, PoolPairs
 
 
@@ -51,7 +51,7 @@ def pool_runs(store: JudgmentStore, depth: int, run_tags: list[str] | None = Non
     :raises UnknownRun: a tag not in the store.
     """
     if depth < 1:
-        raise StoreError(f"pool depth must be at least 1, got {depth}")
+        raise InvalidArgument(f"pool depth must be at least 1, got {depth}")
     tags = run_tags or store.run_tags()
     if not tags:
         raise StoreError("the store has no runs to pool: add some with 'pooltool add-runs'")

@@ -13,6 +13,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from pooltool.errors import InvalidArgument
+
 
 def order_run(frame: pd.DataFrame) -> pd.DataFrame:
     """Order a run as trec_eval does and number the positions.
@@ -133,6 +135,6 @@ def top_k(frame: pd.DataFrame, depth: int) -> pd.DataFrame:
     :raises ValueError: ``depth`` is below 1.
     """
     if depth < 1:
-        raise ValueError(f"depth must be at least 1, got {depth}")
+        raise InvalidArgument(f"depth must be at least 1, got {depth}")
     ordered = frame if "trec_rank" in frame.columns else order_run(frame)
     return ordered[ordered["trec_rank"] <= depth].reset_index(drop=True)

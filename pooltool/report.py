@@ -25,6 +25,8 @@ from typing import IO, Any
 
 import pandas as pd
 
+from pooltool.errors import InvalidArgument
+
 FORMATS = ("table", "csv", "tsv", "json", "jsonl")
 #: Columns that identify a row; leading ones are repeated in every part of a split table.
 KEY_COLUMNS = ("run_tag", "topic", "k", "group", "assessor", "assessor_a", "assessor_b", "name",
@@ -77,7 +79,7 @@ def emit(frame: pd.DataFrame, fmt: str = "table", stream: IO[str] | None = None,
         for row in records(frame):
             out.write(json.dumps(row) + "\n")
     else:
-        raise ValueError(f"unknown output format {fmt!r}; choose one of {', '.join(FORMATS)}")
+        raise InvalidArgument(f"unknown output format {fmt!r}; choose one of {', '.join(FORMATS)}")
 
 
 def records(frame: pd.DataFrame) -> list[dict[str, Any]]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from pooltool.errors import StoreError, UnknownTopic
+from pooltool.errors import InvalidArgument, UnknownTopic
 from pooltool.judging.assignment import assign_topics, plan_assignment
 from pooltool.pooling import pool_runs
 from pooltool.store import JudgmentStore
@@ -45,7 +45,7 @@ def test_full_overlap_gives_every_topic_two_assessors() -> None:
     (["ann"], 0.2, "at least two assessors"),
 ])
 def test_bad_requests_are_refused(assessors: list[str], overlap: float, message: str) -> None:
-    with pytest.raises(StoreError, match=message):
+    with pytest.raises(InvalidArgument, match=message):
         plan_assignment(SIZES, assessors, overlap)
 
 

@@ -186,11 +186,11 @@ def test_judge_refuses_a_stored_scale_it_cannot_bind(db: Path, key: str) -> None
 
 
 def test_set_grade_scale_validates_as_the_cli_does(db: Path) -> None:
-    from pooltool.errors import StoreError
+    from pooltool.errors import InvalidArgument
     from pooltool.store import GradeLevel
 
     with JudgmentStore.open(db) as store:
         for scale, message in (([], "at least one"), ([GradeLevel(0, "", "no")], "printable"),
                                ([GradeLevel(-1, "x", "junk")], "negative")):
-            with pytest.raises(StoreError, match=message):
+            with pytest.raises(InvalidArgument, match=message):
                 store.set_grade_scale(scale)

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from pooltool import pooling
-from pooltool.errors import StoreError, UnknownRun
+from pooltool.errors import InvalidArgument, StoreError, UnknownRun
 from pooltool.formats.run import read_run
 from pooltool.judging.queue import judging_queue, pool_status
 from pooltool.store import JudgmentStore
@@ -78,7 +78,7 @@ def test_queue_leaves_out_judged_but_keeps_negative_grades(store: JudgmentStore)
 
 
 def test_bad_requests(store: JudgmentStore) -> None:
-    with pytest.raises(StoreError, match="at least 1"):
+    with pytest.raises(InvalidArgument, match="at least 1"):
         pooling.pool_runs(store, 0)
     with pytest.raises(UnknownRun):
         pooling.pool_runs(store, 5, ["nope"])

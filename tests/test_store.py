@@ -8,7 +8,15 @@ from typing import Any
 
 import pytest
 
-from pooltool.errors import FormatError, StoreError, UnknownRun, UnknownTopic, UnknownVersion
+from pooltool.errors import (
+    DuplicateRunTag,
+    FormatError,
+    InvalidArgument,
+    StoreError,
+    UnknownRun,
+    UnknownTopic,
+    UnknownVersion,
+)
 from pooltool.records import Document, Topic
 from pooltool.store import GradeLevel, JudgmentStore
 
@@ -64,7 +72,7 @@ def test_a_bad_file_imports_nothing(store: JudgmentStore, tmp_path: Path) -> Non
 def test_a_run_tag_cannot_be_imported_twice(store: JudgmentStore, tmp_path: Path) -> None:
     path = write(tmp_path, "a.run", RUN_A)
     store.add_runs([path])
-    with pytest.raises(StoreError, match="run tag 'A' is already in the store"):
+    with pytest.raises(DuplicateRunTag, match="run tag 'A' is already in the store"):
         store.add_runs([write(tmp_path, "again.run", RUN_A)])
     assert len(store.run_frame("A")) == 3
 
@@ -134,7 +142,7 @@ def test_policies(store: JudgmentStore) -> None:
     assert grades("max") == {"d": 2, "e": 3}
     assert grades("majority") == {"d": 0, "e": 3}  # e: a 1-1 tie goes to the later grade
     assert grades("assessor:ann") == {"d": 2, "e": 1}
-    with pytest.raises(StoreError, match="unknown policy 'best'"):
+    with pytest.raises(InvalidArgument, match="unknown policy 'best'"):
         store.qrels(policy="best")
 
 
@@ -204,7 +212,7 @@ def test_grade_scale(store: JudgmentStore) -> None:
     assert [g.grade for g in store.grade_scale()] == [0, 1, 2, 3]
     store.set_grade_scale([GradeLevel(0, "n", "no"), GradeLevel(1, "y", "yes")])
     assert store.grade_scale() == [GradeLevel(0, "n", "no"), GradeLevel(1, "y", "yes")]
-    with pytest.raises(StoreError, match="distinct"):
+    with pytest.raises(InvalidArgument, match="distinct"):
         store.set_grade_scale([GradeLevel(0, "n", "no"), GradeLevel(1, "n", "yes")])
 
 
@@ -250,7 +258,7 @@ def test_an_unopenable_path_is_a_store_error(tmp_path: Path) -> None:
 def test_a_tag_in_two_files_names_both(store: JudgmentStore, tmp_path: Path) -> None:
     a = write(tmp_path, "a.run", RUN_A)
     b = write(tmp_path, "b.run", RUN_A)
-    with pytest.raises(StoreError, match=r"b\.run: run tag 'A' is also in .*a\.run; nothing"):
+    with pytest.raises(DuplicateRunTag, match=r"b\.run: run tag 'A' is also in .*a\.run; nothing"):
         store.add_runs([a, b])
     assert store.run_tags() == []
 
@@ -263,10 +271,10 @@ def test_a_tag_in_two_files_names_both(store: JudgmentStore, tmp_path: Path) -> 
     (("", "d", 1, "ann"), "the judgment's topic must be a non-blank string"),
 ])
 def test_bad_judgments_are_refused(store: JudgmentStore, args: tuple[Any, ...], message: str) -> None:
-    with pytest.raises(StoreError, match=message):
+    with pytest.raises(InvalidArgument, match=message):
         store.record_judgment(*args)
     assert store.judgment_log().empty
-    with pytest.raises(StoreError, match="not blank"):
+    with pytest.raises(InvalidArgument, match="not blank"):
         store.tag_version(" ")
 
 

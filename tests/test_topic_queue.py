@@ -7,7 +7,7 @@ import hashlib
 import pandas as pd
 import pytest
 
-from pooltool.errors import StoreError, UnknownTopic
+from pooltool.errors import InvalidArgument, StoreError, UnknownTopic
 from pooltool.judging.queue import (
     order_queue,
     pool_status,
@@ -44,7 +44,7 @@ def test_random_order_keeps_relative_order_when_pool_grows() -> None:
 
 
 def test_unknown_order() -> None:
-    with pytest.raises(StoreError, match="unknown queue order"):
+    with pytest.raises(InvalidArgument, match="unknown queue order"):
         order_queue(ROWS, "score")
 
 

@@ -41,7 +41,7 @@ import numpy as np
 import pandas as pd
 
 from pooltool.analysis.stability import RankingComparison, compare_rankings
-from pooltool.errors import ImpactInputError, NothingToScore
+from pooltool.errors import InvalidArgument, NothingToScore
 from pooltool.measures.recall import RecallResult, evaluate_recall
 
 #: Topics listed per run (and over all runs) by default.
@@ -153,9 +153,10 @@ def qrels_impact(
         0 and counts in that run's mean.
     :param top: topics to list per run and over all runs (>= 1).
     :returns: an :class:`ImpactResult`.
-    :raises ImpactInputError: a bad ``k``, ``level`` or ``top``; missing
-        columns, ids that are not strings, NaN scores, an empty runs frame,
-        or a docno repeated within a topic of a run.
+    :raises InvalidArgument: a bad ``k``, ``level`` or ``top``; and its
+        :class:`~pooltool.errors.FrameError`: missing columns, ids that are not
+        strings, NaN scores, an empty runs frame.
+    :raises DuplicateDocno: a docno repeated within a topic of a run.
     :raises NothingToScore: a run shares no topic with qrels A or with qrels
         B (and not ``complete``); the message says which.
     """
@@ -176,7 +177,7 @@ def qrels_impact(
 
 def _check_top(top: object) -> int:
     if isinstance(top, bool) or not isinstance(top, (int, np.integer)) or top < 1:
-        raise ImpactInputError(f"top must be an integer >= 1, got {top!r}")
+        raise InvalidArgument(f"top must be an integer >= 1, got {top!r}")
     return int(top)
 
 
@@ -186,8 +187,6 @@ def _evaluate(side: str, runs: pd.DataFrame, qrels: pd.DataFrame, k: int, level:
         return evaluate_recall(runs, qrels, ks=[k], level=level, complete=complete)
     except NothingToScore as exc:
         raise NothingToScore(f"qrels {side}: {exc}") from exc
-    except ValueError as exc:
-        raise ImpactInputError(str(exc)) from exc
 
 
 def _summary(result: RecallResult, k: int) -> pd.DataFrame:

@@ -11,6 +11,8 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from pooltool.errors import InvalidArgument
+
 
 @dataclass(frozen=True)
 class RankingComparison:
@@ -43,11 +45,11 @@ def compare_rankings(score_a: pd.Series, score_b: pd.Series) -> RankingCompariso
     :raises ValueError: the two indexes hold different runs, or a score is NaN.
     """
     if not isinstance(score_a, pd.Series) or not isinstance(score_b, pd.Series):
-        raise ValueError("the scores must be pandas Series indexed by run tag")
+        raise InvalidArgument("the scores must be pandas Series indexed by run tag")
     if score_a.isna().any() or score_b.isna().any():
-        raise ValueError("a run's score is NaN: every run needs a score on both sides")
+        raise InvalidArgument("a run's score is NaN: every run needs a score on both sides")
     if set(score_a.index) != set(score_b.index):
-        raise ValueError("the two rankings must hold the same runs")
+        raise InvalidArgument("the two rankings must hold the same runs")
     frame = pd.DataFrame({"score_a": score_a, "score_b": score_b.reindex(score_a.index)})
     frame.index.name = "run_tag"
     frame["rank_a"] = _ranks(frame["score_a"])

@@ -95,10 +95,7 @@ def recall(ctx: click.Context, runs: tuple[str, ...], qrels_file: Path | None, v
     if (qrels_file is None) == (version is None):
         raise click.UsageError("give exactly one of --qrels FILE or --version NAME")
     options = {"ks": ks, "level": level, "complete": complete, "max_docs": max_docs}
-    try:
-        result = _evaluate(ctx, runs, qrels_file, version, options)
-    except ValueError as exc:
-        raise click.ClickException(str(exc)) from exc
+    result = _evaluate(ctx, runs, qrels_file, version, options)
     _warn_topics(result)
     _write(result, fmt, per_topic, str(qrels_file) if qrels_file else f"version:{version}")
     if plot is not None:

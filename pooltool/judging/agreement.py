@@ -32,6 +32,7 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
+from pooltool.errors import InvalidArgument
 from pooltool.records import is_judged, topic_key
 from pooltool.store import JudgmentStore
 
@@ -49,9 +50,9 @@ def cohen_kappa(a: Sequence[int], b: Sequence[int], weights: str | None = None) 
     :raises ValueError: sequences of different lengths, or unknown weights.
     """
     if len(a) != len(b):
-        raise ValueError(f"kappa needs two sequences of the same length, got {len(a)} and {len(b)}")
+        raise InvalidArgument(f"kappa needs two sequences of the same length, got {len(a)} and {len(b)}")
     if weights is not None and weights not in WEIGHTS:
-        raise ValueError(f"unknown kappa weights {weights!r}; choose linear or quadratic")
+        raise InvalidArgument(f"unknown kappa weights {weights!r}; choose linear or quadratic")
     if not a:
         return math.nan
     labels = sorted(set(a) | set(b))

@@ -26,7 +26,7 @@ import hashlib
 
 import pandas as pd
 
-from pooltool.errors import StoreError, UnknownTopic
+from pooltool.errors import InvalidArgument, UnknownTopic
 from pooltool.formats.frames import pair_isin
 from pooltool.records import is_judged
 from pooltool.store import DEFAULT_POOL, JudgmentStore
@@ -85,15 +85,15 @@ def _most_judged(counts: dict[str, int], assessors: list[str]) -> str:
 
 def _check(assessors: list[str], overlap: float) -> None:
     if not assessors:
-        raise StoreError("name at least one assessor to assign topics to")
+        raise InvalidArgument("name at least one assessor to assign topics to")
     if any(not name.strip() for name in assessors):
-        raise StoreError("an assessor name must not be blank")
+        raise InvalidArgument("an assessor name must not be blank")
     if len(set(assessors)) != len(assessors):
-        raise StoreError("an assessor is named twice")
+        raise InvalidArgument("an assessor is named twice")
     if not 0.0 <= overlap <= 1.0:
-        raise StoreError(f"the overlap share must be between 0 and 1, got {overlap}")
+        raise InvalidArgument(f"the overlap share must be between 0 and 1, got {overlap}")
     if overlap > 0 and len(assessors) < 2:
-        raise StoreError("an overlap needs at least two assessors")
+        raise InvalidArgument("an overlap needs at least two assessors")
 
 
 def _least_loaded(load: dict[str, int], assessors: list[str], exclude: str | None) -> str:

@@ -42,7 +42,7 @@ import hashlib
 
 import pandas as pd
 
-from pooltool.errors import StoreError, UnknownTopic
+from pooltool.errors import InvalidArgument, UnknownTopic
 from pooltool.formats.frames import pair_isin
 from pooltool.records import is_judged, is_relevant, topic_key
 from pooltool.store import DEFAULT_POOL, JudgmentStore
@@ -67,7 +67,7 @@ def order_queue(rows: list[tuple[str, int | None]], order: str = "docno", seed: 
         return [d for d, _ in sorted(rows, key=lambda r: (r[1] is None, r[1] or 0, r[0]))]
     if order == "random":
         return sorted((d for d, _ in rows), key=lambda d: (_random_key(seed, topic, d), d))
-    raise StoreError(f"unknown queue order {order!r}; choose one of {', '.join(ORDERS)}")
+    raise InvalidArgument(f"unknown queue order {order!r}; choose one of {', '.join(ORDERS)}")
 
 
 def _random_key(seed: int, topic: str, docno: str) -> str:

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from pooltool.errors import InvalidArgument
 from pooltool.formats.frames import check_qrels_frame
 
 REQUIRED_QRELS_COLUMNS = ("topic", "docno", "grade")
@@ -138,7 +139,7 @@ def check_level(level: int) -> None:
     :raises ValueError: ``level`` is not an integer >= 0.
     """
     if isinstance(level, bool) or not isinstance(level, (int, np.integer)) or level < 0:
-        raise ValueError(f"relevance level must be an integer >= 0, got {level!r}")
+        raise InvalidArgument(f"relevance level must be an integer >= 0, got {level!r}")
 
 
 def _checked_qrels(qrels: pd.DataFrame) -> pd.DataFrame:

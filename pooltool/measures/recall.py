@@ -36,7 +36,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from pooltool.errors import DuplicateDocno, DuplicateRunTag, FormatError, FrameError, NothingToScore
+from pooltool.errors import (
+    DuplicateDocno,
+    DuplicateRunTag,
+    FormatError,
+    FrameError,
+    InvalidArgument,
+    NothingToScore,
+)
 from pooltool.formats.frames import check_run_frame
 from pooltool.formats.run import read_run
 from pooltool.formats.source import plain_file_bytes
@@ -199,7 +206,7 @@ def make_options(
     """
     cutoffs = sorted({_positive_int(k, "cutoff k") for k in ks})
     if not cutoffs:
-        raise ValueError("at least one cutoff k is needed")
+        raise InvalidArgument("at least one cutoff k is needed")
     check_level(level)
     limit = None if max_docs is None else _positive_int(max_docs, "max_docs (-M)")
     return RecallOptions(tuple(cutoffs), int(level), bool(complete), limit)
@@ -207,7 +214,7 @@ def make_options(
 
 def _positive_int(value: object, what: str) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise ValueError(f"{what} must be an integer >= 1, got {value!r}")
+        raise InvalidArgument(f"{what} must be an integer >= 1, got {value!r}")
     return int(value)
 
 

@@ -42,7 +42,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from pooltool.errors import PooltoolError
+from pooltool.errors import InvalidArgument, PooltoolError
 from pooltool.store import JudgmentStore, workspace
 
 BUSY_WAIT_MS = 200
@@ -198,7 +198,7 @@ class WriteQueue:
             a queued grade; ``args`` then name it by its ``target`` token too).
         """
         if kind not in OPERATIONS:
-            raise ValueError(f"unknown write operation {kind!r}")
+            raise InvalidArgument(f"unknown write operation {kind!r}")
         write = PendingWrite(kind, args, after=after)
         self._queue.append(write)
         self.flush()

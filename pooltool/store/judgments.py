@@ -28,7 +28,7 @@ from typing import Any
 
 import pandas as pd
 
-from pooltool.errors import StoreError, UnknownVersion
+from pooltool.errors import InvalidArgument, StoreError, UnknownVersion
 from pooltool.formats.qrels import read_qrels
 from pooltool.records import QRELS_COLUMNS
 from pooltool.store.provenance import file_sha256, utc_now
@@ -194,7 +194,7 @@ class JudgmentLog:
 
     def _check_new_version(self, conn: sqlite3.Connection, name: str) -> None:
         if not name.strip():
-            raise StoreError("a qrels version needs a name that is not blank")
+            raise InvalidArgument("a qrels version needs a name that is not blank")
         row = conn.execute(
             "SELECT created_at FROM qrels_versions WHERE name = ?", [name]).fetchone()
         if row is not None:
@@ -267,12 +267,12 @@ def _check_judgment(topic: str, docno: str, grade: int, assessor: str) -> None:
     import numbers
 
     if isinstance(grade, bool) or not isinstance(grade, numbers.Integral):
-        raise StoreError(f"a grade must be an integer, got {grade!r}")
+        raise InvalidArgument(f"a grade must be an integer, got {grade!r}")
     if not -(2**63) <= int(grade) < 2**63:
-        raise StoreError(f"grade {grade} is out of range (64-bit integer)")
+        raise InvalidArgument(f"grade {grade} is out of range (64-bit integer)")
     for what, value in (("topic", topic), ("docno", docno), ("assessor", assessor)):
         if not isinstance(value, str) or not value.strip():
-            raise StoreError(f"the judgment's {what} must be a non-blank string, got {value!r}")
+            raise InvalidArgument(f"the judgment's {what} must be a non-blank string, got {value!r}")
 
 
 def apply_policy(live: pd.DataFrame, policy: str) -> pd.DataFrame:
@@ -293,7 +293,7 @@ def apply_policy(live: pd.DataFrame, policy: str) -> pd.DataFrame:
         return _majority(own)
     if policy.startswith("assessor:") and len(policy) > len("assessor:"):
         return own[own["assessor"] == policy.split(":", 1)[1]]
-    raise StoreError(f"unknown policy {policy!r}; choose one of {', '.join(POLICIES)}")
+    raise InvalidArgument(f"unknown policy {policy!r}; choose one of {', '.join(POLICIES)}")
 
 
 def _latest(rows: pd.DataFrame, keys: list[str], by_order: bool = False) -> pd.DataFrame:

@@ -39,7 +39,15 @@ import numpy as np
 import pandas as pd
 from sqlite_utils import Database
 
-from pooltool.errors import RunInPool, StoreError, StoreWriteFailed, UnknownRun, UnknownTopic
+from pooltool.errors import (
+    DuplicateRunTag,
+    InvalidArgument,
+    RunInPool,
+    StoreError,
+    StoreWriteFailed,
+    UnknownRun,
+    UnknownTopic,
+)
 from pooltool.formats.frames import check_run_frame
 from pooltool.formats.run import read_run
 from pooltool.ranking import order_run
@@ -416,7 +424,7 @@ class JudgmentStore(JudgmentLog, JudgedRules, PoolTables):
             for tag, run in runs:
                 earlier = [a["source_path"] for a in added if a["run_tag"] == tag]
                 if earlier:
-                    raise StoreError(f"{path}: run tag {tag!r} is also in {earlier[0]}; "
+                    raise DuplicateRunTag(f"{path}: run tag {tag!r} is also in {earlier[0]}; "
                                      "nothing was imported")
                 added.append(self._add_run(conn, tag, run, str(path), sha, ordered=True,
                                            replace=replace, force=force))
@@ -446,7 +454,7 @@ class JudgmentStore(JudgmentLog, JudgedRules, PoolTables):
         :returns: as :meth:`add_runs`.
         :raises FrameError: the frame breaks the run contract
             (:func:`~pooltool.formats.frames.check_run_frame`); nothing is imported.
-        :raises StoreError: a run tag already in the store.
+        :raises DuplicateRunTag: a run tag already in the store.
         """
         check_run_frame(frame, with_rank=True, unique_docnos=True)
         with self.writing("imported") as conn:
@@ -463,7 +471,7 @@ class JudgmentStore(JudgmentLog, JudgedRules, PoolTables):
             "SELECT run_id, source_path, imported_at FROM live_runs WHERE run_tag = ?", [tag]
         ).fetchone()
         if old is not None and not replace:
-            raise StoreError(
+            raise DuplicateRunTag(
                 f"{source}: run tag {tag!r} is already in the store "
                 f"(imported from {old[1]} at {old[2]})"
             )
@@ -612,25 +620,25 @@ def check_grade_scale(scale: list[GradeLevel]) -> None:
     :raises StoreError: with the reason.
     """
     if not scale:
-        raise StoreError("a grade scale needs at least one grade")
+        raise InvalidArgument("a grade scale needs at least one grade")
     grades = [level.grade for level in scale]
     if any(isinstance(g, bool) or not isinstance(g, int) for g in grades):
-        raise StoreError("grades must be integers")
+        raise InvalidArgument("grades must be integers")
     if len(set(grades)) != len(grades):
-        raise StoreError("a grade scale needs distinct grades")
+        raise InvalidArgument("a grade scale needs distinct grades")
     negative = [str(g) for g in grades if g < 0]
     if negative:
-        raise StoreError(f"negative grade(s) {', '.join(negative)}: trec_eval reads a negative "
+        raise InvalidArgument(f"negative grade(s) {', '.join(negative)}: trec_eval reads a negative "
                          "grade as unjudged, so the document would stay in the judging queue; "
                          "use grades >= 0")
     keys = [level.key for level in scale]
     bad = [k for k in keys if not isinstance(k, str) or len(k) != 1 or not k.isprintable()
            or k.isspace()]
     if bad:
-        raise StoreError(f"grade keys must be single printable characters, not "
+        raise InvalidArgument(f"grade keys must be single printable characters, not "
                          f"{', '.join(map(repr, bad))}")
     if len(set(keys)) != len(keys):
-        raise StoreError("a grade scale needs distinct keys")
+        raise InvalidArgument("a grade scale needs distinct keys")
 
 
 _SQLITE_READONLY = 8

@@ -16,7 +16,7 @@ from pathlib import Path
 from textual import on
 from textual.app import App
 
-from pooltool.errors import StoreError, UnknownTopic
+from pooltool.errors import InvalidArgument, StoreError, UnknownTopic
 from pooltool.judging.queue import ORDERS
 from pooltool.records import topic_key
 from pooltool.store import DEFAULT_POOL, JudgmentStore
@@ -166,9 +166,9 @@ def make_app(db: str | Path, assessor: str, topics: Sequence[str] = (), order: s
     :raises UnknownTopic: a topic with no pooled documents.
     """
     if not assessor.strip():
-        raise StoreError("name the assessor with --assessor")
+        raise InvalidArgument("name the assessor with --assessor")
     if order not in ORDERS:
-        raise StoreError(f"unknown queue order {order!r}; choose one of {', '.join(ORDERS)}")
+        raise InvalidArgument(f"unknown queue order {order!r}; choose one of {', '.join(ORDERS)}")
     store = JudgmentStore.open(db)
     try:
         listed = _topics(store, assessor, list(topics), pool)

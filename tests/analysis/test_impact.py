@@ -23,7 +23,7 @@ from pooltool.analysis.impact import (
     qrels_impact,
 )
 from pooltool.cli import cli
-from pooltool.errors import ImpactInputError, NothingToScore, PooltoolError
+from pooltool.errors import InvalidArgument, NothingToScore, PooltoolError
 from pooltool.formats.qrels import read_qrels
 from pooltool.formats.run import read_run
 
@@ -164,7 +164,7 @@ def test_one_run_has_no_correlation() -> None:
     ({"top": 0}, "top must be an integer >= 1"),
 ])
 def test_bad_options_are_pooltool_errors(small, options, message) -> None:  # type: ignore[no-untyped-def]
-    with pytest.raises(ImpactInputError, match=message) as caught:
+    with pytest.raises(InvalidArgument, match=message) as caught:
         qrels_impact(*small, **options)
     assert isinstance(caught.value, PooltoolError) and isinstance(caught.value, ValueError)
 

@@ -15,7 +15,7 @@ from textual.reactive import var
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
-from pooltool.errors import StoreError
+from pooltool.errors import InvalidArgument
 from pooltool.judging.pace import eta_hours
 from pooltool.store.provenance import utc_now
 from pooltool.store.store import GradeLevel
@@ -73,7 +73,7 @@ def check_grade_scale(scale: list[GradeLevel]) -> None:
     check_scale_values(scale)
     clash = [level.key for level in scale if grade_binding_key(level.key) in COMMAND_KEYS]
     if clash:
-        raise StoreError(f"grade key(s) {' '.join(clash)} clash with judging commands "
+        raise InvalidArgument(f"grade key(s) {' '.join(clash)} clash with judging commands "
                          f"(the judging screen uses {' '.join(command_characters())}, "
                          "left, right and escape); choose other keys")
 
