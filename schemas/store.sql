@@ -47,6 +47,15 @@ CREATE TABLE assignments (
     PRIMARY KEY (topic, assessor)
 );
 
+CREATE TABLE claims (
+    topic TEXT NOT NULL,
+    docno TEXT NOT NULL,
+    assessor TEXT NOT NULL,
+    claimed_at TEXT NOT NULL,        -- UTC, ISO 8601
+    expires_at TEXT NOT NULL,        -- UTC, ISO 8601: the claim lapses then
+    PRIMARY KEY (topic, docno)
+);
+
 CREATE TABLE documents (
     docno TEXT PRIMARY KEY,
     title TEXT NOT NULL,
@@ -207,6 +216,8 @@ CREATE TABLE ui_write_tokens (
 );
 
 CREATE INDEX assignments_by_assessor ON assignments(assessor, topic);
+
+CREATE INDEX claims_by_assessor ON claims(assessor, topic);
 
 CREATE UNIQUE INDEX "idx__sqlite_migrations_migration_set_name"
     ON "_sqlite_migrations" ("migration_set", "name");

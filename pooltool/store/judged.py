@@ -77,6 +77,15 @@ class JudgedRules:
         return rows.drop_duplicates(["topic", "docno", "assessor"], keep="last").reset_index(
             drop=True)
 
+    def judged_docnos(self, topic: str) -> set[str]:
+        """Docnos of a topic judged by anyone now: their latest live judgment has a grade
+        >= 0 (the current ``latest`` qrels; the queue's "judged by anyone")."""
+        rows = self.conn.execute(
+            f"SELECT docno, grade FROM judgments j WHERE topic = ? AND {_LIVE} "
+            "ORDER BY judgment_id", [topic])
+        latest = dict(rows.fetchall())
+        return {str(docno) for docno, grade in latest.items() if is_judged(grade)}
+
     def judged_by(self, assessor: str) -> pd.DataFrame:
         """The ``topic, docno`` pairs an assessor has judged (own grade >= 0); none (not
         an error) for an assessor who has judged nothing yet."""

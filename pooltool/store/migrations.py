@@ -294,3 +294,25 @@ def m004_run_history(db: Database) -> None:
                 raise RuntimeError(f"m004_run_history broke foreign keys: {broken[:5]}")
     finally:
         db.execute("PRAGMA foreign_keys=ON")
+
+
+SCHEMA_V8_CLAIMS = """
+CREATE TABLE claims (
+    topic TEXT NOT NULL,
+    docno TEXT NOT NULL,
+    assessor TEXT NOT NULL,
+    claimed_at TEXT NOT NULL,        -- UTC, ISO 8601
+    expires_at TEXT NOT NULL,        -- UTC, ISO 8601: the claim lapses then
+    PRIMARY KEY (topic, docno)
+);
+CREATE INDEX claims_by_assessor ON claims(assessor, topic);
+"""
+
+
+@migrations()
+def m008_claims(db: Database) -> None:
+    """Claims (leases) on the documents judging apps show, so that two assessors on one
+    unassigned topic are shown different documents. Working state, not evidence: a
+    claim is replaced when it lapses or its assessor moves on."""
+    for statement in _statements(SCHEMA_V8_CLAIMS):
+        db.execute(statement)

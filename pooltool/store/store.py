@@ -53,6 +53,7 @@ from pooltool.formats.run import read_run
 from pooltool.ranking import order_run
 from pooltool.records import RUN_COLUMNS, Document, Topic
 from pooltool.store import migrations
+from pooltool.store.claims import ClaimTable
 from pooltool.store.judged import JudgedRules
 from pooltool.store.judgments import JudgmentLog
 from pooltool.store.pools import PoolTables
@@ -92,7 +93,7 @@ class ImportSummary:
         return self.read - self.added
 
 
-class JudgmentStore(JudgmentLog, JudgedRules, PoolTables):
+class JudgmentStore(JudgmentLog, JudgedRules, PoolTables, ClaimTable):
     """A pooltool store.
 
     Open one with :meth:`open` (a file) or :meth:`memory` (tests). The
@@ -100,7 +101,8 @@ class JudgmentStore(JudgmentLog, JudgedRules, PoolTables):
     ``import_qrels``, versions) come from
     :class:`~pooltool.store.judgments.JudgmentLog`; who judged what and
     assignments from :class:`~pooltool.store.judged.JudgedRules`; pools from
-    :class:`~pooltool.store.pools.PoolTables`.
+    :class:`~pooltool.store.pools.PoolTables`; claims on shown documents from
+    :class:`~pooltool.store.claims.ClaimTable`.
 
     :param conn: an open SQLite connection; the schema is brought up to date.
     :param read_only: ``conn`` was opened read-only (see :meth:`open`): the schema

@@ -101,7 +101,9 @@ class JudgeApp(App[None]):
 
     @on(LeaveTopic)
     def leave_topic(self) -> None:
-        """Back from a judging screen to the picker."""
+        """Back from a judging screen to the picker (its claims are given up)."""
+        if isinstance(self.screen, JudgeScreen):
+            self.screen.session.release_claims()
         self.pop_screen()
 
     @on(GradeRecorded)

@@ -32,10 +32,17 @@ Rules, in the order an assessor meets them:
   the next grade (an empty note removes the draft).
 * **Skip**: marks an unjudged document as left for later and moves on;
   "next unjudged" prefers documents not skipped, then the skipped ones.
+* **Shared topics** (not assigned to the assessor): the document on screen is
+  claimed in the store (:mod:`pooltool.store.claims`), and "next unjudged"
+  re-reads the store first, passing over documents another assessor has
+  judged meanwhile or has on screen (a claim that has not lapsed), so two
+  assessors on one topic are shown different documents. On an assigned topic
+  (``assign``, ``--overlap`` for deliberate double judging) claims do not apply.
 """
 
 from __future__ import annotations
 
+import sqlite3
 from typing import Literal, NamedTuple
 
 from pooltool.errors import UnknownTopic
@@ -43,6 +50,7 @@ from pooltool.judging.pace import Pace, pace
 from pooltool.judging.queue import topic_queue
 from pooltool.records import Document, Topic, is_judged
 from pooltool.store import DEFAULT_POOL, JudgmentStore, workspace
+from pooltool.store.claims import DEFAULT_CLAIM_MINUTES
 from pooltool.store.journal import PendingWrite, WriteQueue
 from pooltool.store.provenance import utc_now
 
@@ -84,6 +92,9 @@ class JudgingSession:
         self.skipped = workspace.skipped(self.store, assessor, topic)
         self.scan_terms = workspace.scan_terms(self.store, assessor, topic)
         self.notes = workspace.note_drafts(self.store, assessor, topic)
+        self.shared = topic not in self.store.assigned_topics(assessor)
+        self.claim_minutes = float(self.store.setting("claim_minutes", DEFAULT_CLAIM_MINUTES))
+        self._position = 0
         self.position = self._resume()
 
     # -- reading ------------------------------------------------------------
@@ -92,6 +103,45 @@ class JudgingSession:
     def docno(self) -> str:
         """The docno on screen."""
         return self.queue[self.position]
+
+    @property
+    def position(self) -> int:
+        """Where in the queue the document on screen is."""
+        return self._position
+
+    @position.setter
+    def position(self, index: int) -> None:
+        self._position = index
+        if self.queue:
+            self._claim(self.queue[index])
+
+    def taken_by_others(self) -> set[str]:
+        """On a shared topic, the docnos others have judged (see
+        :meth:`~pooltool.store.JudgmentStore.judged_docnos`) or have on screen, read
+        from the store now; documents the assessor judged are not in it. Empty on an
+        assigned topic."""
+        if not self.shared:
+            return set()
+        taken = self.store.judged_docnos(self.topic) | self.store.claimed_by_others(
+            self.topic, self.assessor)
+        return {d for d in taken if d not in self.marks}
+
+    def _claim(self, docno: str) -> bool:
+        """Claim the document on screen of a shared topic (best effort: a busy or
+        read-only store leaves it unclaimed); returns whether the assessor may keep it."""
+        if not self.shared or self.is_judged(docno):
+            return True
+        try:
+            return self.store.claim(self.topic, docno, self.assessor, self.claim_minutes)
+        except sqlite3.OperationalError:
+            return True
+
+    def release_claims(self) -> None:
+        """Give up the assessor's claims on this topic (they leave it); best effort."""
+        try:
+            self.store.release_claims(self.topic, self.assessor)
+        except sqlite3.OperationalError:
+            pass
 
     def is_judged(self, docno: str) -> bool:
         """Whether the assessor has judged the document: their own grade is >= 0
@@ -161,7 +211,9 @@ class JudgingSession:
         start = self.position if start is None else start
         n = len(self.queue)
         order = [(start + 1 + i) % n for i in range(n)]
-        fresh = [i for i in order if not self.is_judged(self.queue[i])]
+        taken = self.taken_by_others()
+        fresh = [i for i in order
+                 if not self.is_judged(self.queue[i]) and self.queue[i] not in taken]
         unskipped = [i for i in fresh if self.queue[i] not in self.skipped]
         candidates = unskipped or fresh
         return candidates[0] if candidates else None
@@ -176,7 +228,8 @@ class JudgingSession:
     def _resume(self) -> int:
         last = workspace.last_position(self.store, self.assessor, self.topic)
         index = {d: i for i, d in enumerate(self.queue)}
-        if last in index and not self.is_judged(last or ""):
+        if last in index and not self.is_judged(last or "") \
+                and last not in self.taken_by_others():
             return index[last]
         first = self.next_unjudged(start=len(self.queue) - 1)
         if first is not None:

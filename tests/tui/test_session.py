@@ -132,3 +132,46 @@ def test_own_negative_grade_is_still_to_judge_as_the_picker_counts(
     assert (int(picker["queue"]), int(picker["remaining"])) == (5, 4)
     assert session.docno == "d1"  # opens on the first document still to judge
     assert session.grade_of("d1") == -1  # the own grade is still shown
+
+
+def test_two_assessors_on_one_shared_topic_see_different_documents(
+        writes: WriteQueue, store_path: Path) -> None:
+    """alice and bob open topic 1 (assigned to neither) on two connections: bob is not
+    shown the document alice has on screen, nor the ones she judged meanwhile."""
+    other = JudgmentStore.open(store_path)
+    try:
+        alice = JudgingSession(writes, "1", "alice")
+        assert alice.docno == "d1"
+        bob = JudgingSession(WriteQueue(other), "1", "bob")
+        assert bob.docno == "d2"  # d1 is on alice's screen
+        alice.grade(1, 100)  # judges d1, moves to d3 (d2 is bob's)
+        assert alice.docno == "d3"
+        bob.grade(0, 100)  # judges d2; d3 is alice's: bob goes on to d4
+        assert bob.docno == "d4"
+        alice.release_claims()  # alice leaves the topic: d3 is free again
+        bob.grade(2, 100)
+        assert bob.docno == "d5"
+        assert bob.next_unjudged() == bob.queue.index("d3")
+        claims = other.query("SELECT docno, assessor FROM claims ORDER BY docno")
+        assert claims.values.tolist() == [["d2", "bob"], ["d4", "bob"], ["d5", "bob"]]
+    finally:
+        other.close()
+
+
+def test_claims_lapse_and_do_not_apply_to_assigned_topics(
+        writes: WriteQueue, store_path: Path) -> None:
+    from pooltool.judging.assignment import assign_topics
+
+    writes.store.set_setting("claim_minutes", 0)  # every claim has lapsed at once
+    alice = JudgingSession(writes, "1", "alice")
+    other = JudgmentStore.open(store_path)
+    try:
+        assert JudgingSession(WriteQueue(other), "1", "bob").docno == "d1"
+        assign_topics(writes.store, ["alice", "bob"], ["1"], overlap=1.0)
+        writes.store.set_setting("claim_minutes", 5)
+        alice = JudgingSession(writes, "1", "alice")
+        bob = JudgingSession(WriteQueue(other), "1", "bob")
+        assert (alice.shared, bob.shared) == (False, False)
+        assert alice.docno == bob.docno == "d1"  # both judge every document
+    finally:
+        other.close()
