@@ -152,6 +152,10 @@ async def test_resume_skips_skipped_documents(app_factory: AppFactory) -> None:
 
 
 async def test_two_apps_on_one_store_lose_no_row(app_factory: AppFactory, store_path: Path) -> None:
+    """Two assessors judge every document of topic 1 (an overlap assignment: on a
+    shared topic they would be shown different documents) at the same time."""
+    with JudgmentStore.open(store_path) as store:
+        assign_topics(store, ["alice", "bob"], ["1"], overlap=1.0)
     alice, bob = app_factory("alice"), app_factory("bob")
     async with alice.run_test(size=SIZE) as pa, bob.run_test(size=SIZE) as pb:
         for a_key, b_key in zip("01230", "32101", strict=True):
