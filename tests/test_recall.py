@@ -258,17 +258,6 @@ def test_file_paths_agree_with_frame_path(tmp_path) -> None:  # type: ignore[no-
         assert by_file.ignored_topics == by_frame.ignored_topics
 
 
-def test_bytes_path_survives_hash_collisions(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    from pooltool.measures import bytes_run
-
-    path = tmp_path / "run.txt"
-    path.write_text("1 Q0 a 1 1.0 t\n1 Q0 b 2 1.0 t\n1 Q0 c 3 0.5 t\n1 Q0 x 4 0.5 t\n")
-    expected = evaluate_recall_files([path], QRELS, ks=(1, 2, 10)).per_topic
-    monkeypatch.setattr(bytes_run, "_hash_rows", lambda rows: np.zeros(len(rows), np.uint64))
-    pd.testing.assert_frame_equal(evaluate_recall_files([path], QRELS, ks=(1, 2, 10)).per_topic,
-                                  expected)
-
-
 @pytest.mark.parametrize("line", [
     "1 Q0 a 1 1_000 t\n",
     "1 Q0 a 99999999999999999999 1 t\n",

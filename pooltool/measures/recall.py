@@ -38,9 +38,8 @@ import pandas as pd
 
 from pooltool.errors import DuplicateDocno, DuplicateRunTag, FormatError, FrameError, NothingToScore
 from pooltool.formats.frames import check_run_frame
-from pooltool.formats.run import read_run
-from pooltool.formats.source import plain_file_bytes
-from pooltool.measures.bytes_run import encode_bytes
+from pooltool.formats.run import read_run, read_run_table, run_frame
+from pooltool.measures.arrow_run import encode_table
 from pooltool.measures.per_topic import RunScores, finish_run, score_run
 from pooltool.measures.qrels_index import QrelsIndex, check_level, index_qrels
 from pooltool.measures.summary import summarize
@@ -151,8 +150,8 @@ def evaluate_recall_files(
 ) -> RecallResult:
     """:func:`evaluate_recall` on run files, read and scored one file per task.
 
-    Files are read with :func:`pooltool.measures.bytes_run.encode_bytes`
-    when it can, else with :func:`~pooltool.formats.run.read_run`, and
+    Files are read with :func:`pooltool.formats.run.read_run_table` (Apache
+    Arrow's reader) when it can, else with :func:`~pooltool.formats.run.read_run`, and
     scored where they are read, so only the small per-topic rows travel
     between processes.
 
@@ -324,25 +323,31 @@ def one_parse_thread() -> None:
 def _score_file(path: Path) -> list[tuple[str, RunScores]] | tuple[str, str, int, str]:
     """Read and score one file; a FormatError comes back as a plain tuple (it pickles).
 
-    Plain files take :func:`pooltool.measures.bytes_run.encode_bytes`; the rest,
-    and anything it is unsure of, :func:`~pooltool.formats.run.read_run`
-    (without its duplicate check: :func:`~pooltool.measures.per_topic.score_run`
-    finds repeats on the codes it builds anyway).
+    Plain files take :func:`~pooltool.formats.run.read_run_table` and
+    :func:`~pooltool.measures.arrow_run.encode_table`; the rest, and anything
+    they decline, :func:`~pooltool.formats.run.read_run` (without its
+    duplicate check: :func:`~pooltool.measures.per_topic.score_run` finds
+    repeats on the codes it builds anyway).
     """
     if _STATE is None:
         raise RuntimeError("worker used before _init_worker")
     index, options = _STATE
     try:
         try:
-            data = plain_file_bytes(path)
-            fast = encode_bytes(data, index) if data is not None else None
-            if fast is not None:
-                tag, encoded = fast
-                return [(tag, finish_run(tag, encoded, index, options.ks, options.complete,
-                                         options.max_docs))]
-            return _score_frame(read_run(path, check_duplicates=False), index, options)
+            return _score_table(path, index, options)
         except DuplicateDocno:
             read_run(path)  # raises the FormatError naming the line
             raise
     except FormatError as exc:
         return ("FormatError", exc.path, exc.line, exc.reason)
+
+
+def _score_table(path: Path, index: QrelsIndex, options: RecallOptions) -> list[tuple[str, RunScores]]:
+    table = read_run_table(path)
+    if table is None:
+        return _score_frame(read_run(path, check_duplicates=False), index, options)
+    encoded = encode_table(table, index)
+    if encoded is None:
+        return _score_frame(run_frame(table), index, options)
+    tag, run = encoded
+    return [(tag, finish_run(tag, run, index, options.ks, options.complete, options.max_docs))]
