@@ -273,3 +273,34 @@ def test_file_scoring_refuses_what_read_run_refuses(tmp_path: Path, line: str) -
     with pytest.raises(FormatError) as got:
         evaluate_recall_files([path], read_qrels("1 0 b 1\n"), ks=[1])
     assert str(got.value) == str(expected.value)
+
+
+def test_files_fast_path_values_by_hand(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The Arrow path alone (read_run switched off): ties by docno descending, comments,
+    tabs and spaces mixed, an exponent score, a topic without qrels."""
+    from pooltool.measures import recall as recall_module
+
+    monkeypatch.setattr(recall_module, "read_run", mock_strict)
+    path = tmp_path / "run.txt"
+    path.write_text("# ties: b before a\n1\tQ0\ta\t1\t1e0\tt\n1 Q0 b 2 1.0 t\n"
+                    "1  Q0 c 3 5E-1 t\n1 Q0 d 4 0.25 t\n2 Q0 a 1 3 t\n4 Q0 q 1 1 t\n")
+    result = evaluate_recall_files([path], QRELS, ks=(1, 2, 3))
+    one = row(result, "1")
+    assert (one["num_ret"], one["num_rel"], one["num_rel_ret"]) == (4, 2, 1)
+    assert (one["recall@1"], one["recall@2"], one["P@2"]) == (0.0, 0.5, 0.5)
+    assert (one["unjudged@3"], one["judged@3"]) == (1 / 3, 1.0)
+    assert result.ignored_topics == {"t": ["4"]}
+    assert result.missing_topics == {"t": ["3"]}
+
+
+def mock_strict(*_args: Any, **_kwargs: Any) -> None:
+    raise AssertionError("the line reader was used")
+
+
+def test_files_bad_line_deep_in_a_file_is_named(tmp_path: Path) -> None:
+    path = tmp_path / "big.txt"
+    lines = [f"1 Q0 d{i} {i} {5000 - i} t" for i in range(5000)]
+    lines[2999] = "1 Q0 d2999 2999 NaN t"
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(FormatError, match=r"big\.txt:3000: score 'NaN' is not a number \(NaN\)"):
+        evaluate_recall_files([path], QRELS)
