@@ -194,7 +194,7 @@ def test_files_same_tag_twice(tmp_path) -> None:  # type: ignore[no-untyped-def]
         evaluate_recall_files([tmp_path / "a.txt", tmp_path / "b.txt"], QRELS)
 
 
-def test_files_in_worker_processes_equal_one_process(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_files_in_worker_threads_equal_one_thread(tmp_path) -> None:  # type: ignore[no-untyped-def]
     paths = []
     for i in range(3):
         path = tmp_path / f"r{i}.txt"
@@ -210,25 +210,12 @@ def test_files_in_worker_processes_equal_one_process(tmp_path) -> None:  # type:
         evaluate_recall_files([tmp_path / "nope.txt", paths[0]], QRELS, workers=2)
 
 
-def test_files_duplicate_docno_in_worker_processes_names_the_line(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_files_duplicate_docno_in_worker_threads_names_the_line(tmp_path) -> None:  # type: ignore[no-untyped-def]
     good, dup = tmp_path / "good.txt", tmp_path / "dup.txt"
     good.write_text("1 Q0 a 1 1.0 g\n")
     dup.write_text("".join(f"1 Q0 d{i} {i} {100 - i} t\n" for i in range(50)) + "1 Q0 d3 51 0 t\n")
     with pytest.raises(FormatError, match=r"dup.txt:51: docno 'd3' appears twice"):
         evaluate_recall_files([good, dup], QRELS, workers=2)
-
-
-def test_worker_processes_ask_pandas_for_one_parse_thread() -> None:
-    """pandas 3.1 parses with several threads; each worker process of a full pool asks for one."""
-    from pooltool.measures.recall import one_parse_thread
-
-    try:
-        before = pd.get_option("mode.max_threads")
-    except pd.errors.OptionError:
-        pytest.skip("this pandas parses with one thread anyway")
-    with pd.option_context("mode.max_threads", before):
-        one_parse_thread()
-        assert pd.get_option("mode.max_threads") == 1
 
 
 def test_topic_with_only_negative_grades() -> None:
