@@ -105,6 +105,15 @@ def _has_comment(data: bytes) -> bool:
     return b"#" in data and _COMMENT_LINE.search(data) is not None
 
 
+def integers(column: pa.ChunkedArray) -> bool:
+    """Whether every value of a string column is ``-?[0-9]+`` (ASCII digits): what the line
+    readers take as an integer and Arrow's cast to int64 reads the same way (the cast
+    also takes ``0x10``, refused here). A regex runs only where some value is not plain
+    digits (a negative rank or grade)."""
+    return bool(pc.all(pc.ascii_is_decimal(column)).as_py()
+                or pc.all(pc.match_substring_regex(column, "^-?[0-9]+$")).as_py())
+
+
 def _read_options(names: Sequence[str]) -> csv.ReadOptions:
     return csv.ReadOptions(column_names=list(names), block_size=1 << 20)
 

@@ -31,7 +31,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from pooltool.errors import FormatError
-from pooltool.formats.columns import BOM, read_columns
+from pooltool.formats.columns import BOM, integers, read_columns
 from pooltool.formats.source import Source, open_text, plain_file_bytes, source_name, split_fields
 from pooltool.records import QRELS_COLUMNS, Qrel
 
@@ -120,7 +120,7 @@ def _read_fast(data: bytes) -> pd.DataFrame | None:
     decide: anything ``read_columns`` refuses, a grade that is not ``-?[0-9]+`` in the
     int64 range, or a (topic, docno) pair given twice (kept once or refused there)."""
     table = read_columns(data, QRELS_COLUMNS, _TYPES)
-    if table is None or not pc.all(pc.match_substring_regex(table["grade"], "^-?[0-9]+$")).as_py():
+    if table is None or not integers(table["grade"]):
         return None
     try:
         grade = pc.cast(table["grade"], pa.int64()).to_numpy()

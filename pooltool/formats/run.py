@@ -43,7 +43,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from pooltool.errors import FormatError
-from pooltool.formats.columns import BOM, read_columns
+from pooltool.formats.columns import BOM, integers, read_columns
 from pooltool.formats.source import Source, open_text, plain_file_bytes, source_name, split_fields
 from pooltool.records import RUN_COLUMNS, RunEntry
 
@@ -173,7 +173,6 @@ _NAMES = ["topic", "q0", "docno", "rank", "score", "run_tag"]
 _TYPES = {"topic": pa.string(), "docno": pa.string(), "rank": pa.string(), "score": pa.float64(),
           "run_tag": pa.string()}
 _LABELS = ("topic", "run_tag")  # few distinct values: dictionary-encoded once read
-_RANK = "^-?[0-9]+$"
 
 
 def read_run_table(source: Source) -> pa.Table | None:
@@ -202,7 +201,7 @@ def run_table(data: bytes) -> pa.Table | None:
     table = read_columns(data, _NAMES, _TYPES)
     if table is None or pc.any(pc.is_nan(table["score"])).as_py():
         return None
-    if not pc.all(pc.match_substring_regex(table["rank"], _RANK)).as_py():
+    if not integers(table["rank"]):
         return None
     try:
         rank = pc.cast(table["rank"], pa.int64())

@@ -12,6 +12,7 @@ same file.
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -76,12 +77,11 @@ def _judged_docnos(qrels: QrelsIndex) -> pa.Array:
 def _check_duplicates(
     tag: str, topic_codes: np.ndarray, names: list[str], doc_codes: np.ndarray, docnos: pa.Array
 ) -> None:
-    key = topic_codes * len(docnos) + doc_codes
-    ordered = np.sort(key)
-    repeated = np.flatnonzero(ordered[1:] == ordered[:-1])
-    if len(repeated):
-        topic, doc = divmod(int(ordered[repeated[0]]), len(docnos))
-        raise DuplicateDocno(tag, names[topic], docnos[doc].as_py())
+    """:raises DuplicateDocno: the first line whose (topic, docno) came before (a hash pass)."""
+    repeated = pd.Series(topic_codes * len(docnos) + doc_codes, copy=False).duplicated().to_numpy()
+    if repeated.any():
+        line = int(np.argmax(repeated))
+        raise DuplicateDocno(tag, names[topic_codes[line]], docnos[doc_codes[line]].as_py())
 
 
 def _tie_codes(
