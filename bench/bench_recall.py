@@ -1,43 +1,54 @@
-"""Speed of ``pooltool recall`` against pytrec_eval-terrier and trec_eval.
+"""Speed of ``pooltool recall`` as a whole process, back to back with its peers.
 
-Generates a deterministic set of run files and qrels in a temporary folder,
-then times, file parsing included and over all runs:
+Generates a deterministic set of run files and qrels (or reuses them from
+``--workdir``), then runs each contender as its own process, in turn, A B C
+A B C ..., ``--repeat`` rounds, and prints the median wall time, CPU time
+(user + system, all threads) and peak memory (``ru_maxrss`` of the process,
+or of its largest child) of each, with each peer's time divided by
+pooltool's, taken round by round (so a machine that slows down between
+rounds slows both sides of a ratio):
 
-* pooltool: Recall@k, P@k, num_rel_ret and the unjudged/judged rates at
-  k = 10, 100, 1000 (:func:`pooltool.measures.evaluate_recall_files`), with
-  the process count it picks itself and with one process;
-* pytrec_eval-terrier: recall, P and num_rel_ret at the same k (it has no
-  unjudged rate), one ``parse_run`` + ``evaluate`` per run file;
-* trec_eval, if on PATH: one process per run with the same measures plus ``unj``.
+* pooltool: ``pooltool recall RUNS --qrels QRELS -k 100,1000 -c --format csv``
+  (Recall@k, P@k, num_rel_ret, unjudged@k, judged@k ... of every run);
+* pytrec_eval-terrier: ``bench/peer_pytrec_eval.py``, recall, P and
+  num_rel_ret at the same k, parsing included (it has no unjudged measure);
+* trec_eval, when on PATH: one process per run (``-c -m recall.100,1000
+  -m P.100,1000 -m num_rel_ret -m unj.100,1000``) from one ``sh`` loop;
+* the Arrow read floor: ``bench/arrow_floor.py``, Apache Arrow's
+  multi-threaded CSV reader reading the topic, docno and score columns of
+  every run (typed) and nothing else.
 
-It then does the same on the 15 TREC-COVID round-1 runs when
-``../shared/data`` is present. Each timing is the best of ``--repeat``
-rounds, tools interleaved within a round so that a noisy machine slows them
-alike. Usage::
+Then the same on the 15 TREC-COVID round-1 runs when ``../shared/data`` is
+there. Usage::
 
-    python bench/bench_recall.py --runs 30 --topics 250 --depth 1000 --seed 1
+    python bench/bench_recall.py --runs 30 --topics 250 --depth 1000 --seed 1 --workdir /tmp/b7
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import shlex
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+BENCH = Path(__file__).resolve().parent
+SHARED = BENCH.parents[1] / "shared" / "data" / "trec_covid_r1"
+KS = "100,1000"
 
-from pooltool.formats.qrels import read_qrels  # noqa: E402
-from pooltool.measures import evaluate_recall_files  # noqa: E402
 
-KS = (10, 100, 1000)
-SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "trec_covid_r1"
+class Sample(NamedTuple):
+    wall: float
+    cpu: float
+    peak_mib: float
 
 
 def generate(folder: Path, runs: int, topics: int, depth: int, seed: int) -> tuple[Path, list[Path]]:
@@ -46,8 +57,14 @@ def generate(folder: Path, runs: int, topics: int, depth: int, seed: int) -> tup
     Each topic has a pool of 600 candidate documents, of which 150-450 are
     judged (grades -1, 0, 0, 0, 1, 2); every run draws a third of its
     ``depth`` documents from the pool and the rest from a 2M-document
-    collection, with scores rounded to 3 decimals (so some tie).
+    collection, with scores rounded to 3 decimals (so some tie). Files
+    already there for the same arguments are reused.
     """
+    marker = folder / f"recall-{runs}x{topics}x{depth}-seed{seed}.done"
+    qrels = folder / "qrels.txt"
+    paths = [folder / f"run{r:02d}.txt" for r in range(runs)]
+    if marker.exists():
+        return qrels, paths
     rng = np.random.default_rng(seed)
     pools = np.stack([rng.choice(2_000_000, size=600, replace=False) for _ in range(topics)])
     qrels_lines = []
@@ -55,10 +72,8 @@ def generate(folder: Path, runs: int, topics: int, depth: int, seed: int) -> tup
         judged = rng.choice(600, size=int(rng.integers(150, 450)), replace=False)
         grades = rng.choice([-1, 0, 0, 0, 1, 2], size=len(judged))
         qrels_lines += [f"{t + 1} 0 D{pools[t, j]:08d} {g}\n" for j, g in zip(judged, grades, strict=True)]
-    qrels = folder / "qrels.txt"
     qrels.write_text("".join(qrels_lines))
-    paths = []
-    for r in range(runs):
+    for r, path in enumerate(paths):
         lines = []
         for t in range(topics):
             docs = np.unique(np.concatenate([
@@ -69,64 +84,63 @@ def generate(folder: Path, runs: int, topics: int, depth: int, seed: int) -> tup
             scores = np.round(np.sort(rng.random(depth))[::-1] * 40, 3)
             lines += [f"{t + 1} Q0 D{d:08d} {i + 1} {s} run{r:02d}\n"
                       for i, (d, s) in enumerate(zip(docs, scores, strict=True))]
-        path = folder / f"run{r:02d}.txt"
         path.write_text("".join(lines))
-        paths.append(path)
+    marker.touch()
     return qrels, paths
 
 
-def time_pooltool(qrels: Path, runs: list[Path], workers: int | None) -> float:
+def contenders(qrels: Path, runs: list[Path]) -> dict[str, list[str]]:
+    """The command line of each contender."""
+    files = [str(p) for p in runs]
+    commands = {
+        "pooltool recall": [sys.executable, "-m", "pooltool", "recall", *files, "--qrels", str(qrels),
+                            "-k", KS, "-c", "--format", "csv"],
+        "pytrec_eval-terrier": [sys.executable, str(BENCH / "peer_pytrec_eval.py"), str(qrels), *files],
+        "Arrow read floor": [sys.executable, str(BENCH / "arrow_floor.py"), *files],
+    }
+    if shutil.which("trec_eval"):
+        measures = f"-c -m recall.{KS} -m P.{KS} -m num_rel_ret -m unj.{KS}"
+        loop = (f"for run in {' '.join(map(shlex.quote, files))}; do "
+                f"trec_eval {measures} {shlex.quote(str(qrels))} \"$run\" || exit 1; done")
+        commands["trec_eval looped"] = ["sh", "-c", loop]
+    return commands
+
+
+def measure(command: list[str]) -> Sample:
+    """Run ``command`` once, output thrown away, and take its wall time and resource usage."""
     start = time.perf_counter()
-    evaluate_recall_files(runs, read_qrels(qrels), ks=KS, complete=True, workers=workers)
-    return time.perf_counter() - start
-
-
-def time_pytrec_eval(qrels: Path, runs: list[Path]) -> float:
-    import pytrec_eval
-
-    start = time.perf_counter()
-    with open(qrels) as handle:
-        judged = pytrec_eval.parse_qrel(handle)
-    cut = ",".join(map(str, KS))
-    evaluator = pytrec_eval.RelevanceEvaluator(judged, {f"recall.{cut}", f"P.{cut}", "num_rel_ret"})
-    for path in runs:
-        with open(path) as handle:
-            evaluator.evaluate(pytrec_eval.parse_run(handle))
-    return time.perf_counter() - start
-
-
-def time_trec_eval(qrels: Path, runs: list[Path]) -> float:
-    cut = ",".join(map(str, KS))
-    start = time.perf_counter()
-    for path in runs:
-        subprocess.run(
-            ["trec_eval", "-c", "-m", f"recall.{cut}", "-m", f"P.{cut}", "-m", "num_rel_ret",
-             "-m", f"unj.{cut}", str(qrels), str(path)],
-            check=True, stdout=subprocess.DEVNULL,
-        )
-    return time.perf_counter() - start
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                               cwd=BENCH.parent)  # python -m pooltool: this checkout
+    assert process.stderr is not None
+    errors = process.stderr.read()
+    _, status, usage = os.wait4(process.pid, 0)
+    wall = time.perf_counter() - start
+    if status != 0:
+        raise SystemExit(f"failed: {shlex.join(command)}\n{errors.decode(errors='replace')}")
+    return Sample(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024)
 
 
 def compare(label: str, qrels: Path, runs: list[Path], repeat: int) -> None:
-    """Time every tool ``repeat`` times (interleaved) and print best times and ratios."""
-    tools: dict[str, Callable[[], float]] = {
-        "pooltool (auto processes)": lambda: time_pooltool(qrels, runs, None),
-        "pooltool (1 process)": lambda: time_pooltool(qrels, runs, 1),
-        "pytrec_eval-terrier": lambda: time_pytrec_eval(qrels, runs),
-    }
-    if shutil.which("trec_eval"):
-        tools["trec_eval (1 process per run)"] = lambda: time_trec_eval(qrels, runs)
-    best = {name: float("inf") for name in tools}
+    """Run the contenders back to back ``repeat`` times and print medians and ratios."""
+    commands = contenders(qrels, runs)
+    samples: dict[str, list[Sample]] = {name: [] for name in commands}
+    for command in commands.values():
+        measure(command)  # warm-up: files into the page cache, imports compiled
     for _ in range(repeat):
-        for name, run in tools.items():
-            best[name] = min(best[name], run())
-    lines = sum(1 for p in runs for _ in open(p))
-    print(f"\n{label}: {len(runs)} runs, {lines:,} lines (best of {repeat})")
-    base = best["pooltool (auto processes)"]
-    for name, seconds in best.items():
-        print(f"  {name:32s} {seconds:7.2f} s   {seconds / base:5.2f}x pooltool")
+        for name, command in commands.items():
+            samples[name].append(measure(command))
+    lines = sum(p.read_bytes().count(b"\n") for p in runs)
+    base = samples["pooltool recall"]
+    print(f"\n{label}: {len(runs)} runs, {lines:,} lines; medians of {repeat}, whole process")
+    print("| contender | wall s | CPU s | peak MiB | wall / pooltool's |")
+    print("|---|---:|---:|---:|---:|")
+    for name, rows in samples.items():
+        ratio = statistics.median(row.wall / ours.wall for row, ours in zip(rows, base, strict=True))
+        print(f"| {name} | {statistics.median(r.wall for r in rows):.2f} | "
+              f"{statistics.median(r.cpu for r in rows):.2f} | "
+              f"{statistics.median(r.peak_mib for r in rows):.0f} | {ratio:.2f} |")
     if not shutil.which("trec_eval"):
-        print("  trec_eval                        not on PATH, skipped")
+        print("(trec_eval is not on PATH: not measured)")
 
 
 def main() -> None:
@@ -136,18 +150,18 @@ def main() -> None:
     parser.add_argument("--depth", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--keep", type=Path, help="write the generated files here and keep them")
+    parser.add_argument("--workdir", type=Path, help="keep the generated files here and reuse them")
+    parser.add_argument("--skip-synthetic", action="store_true")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as tmp:
-        folder = args.keep or Path(tmp)
-        folder.mkdir(parents=True, exist_ok=True)
-        start = time.perf_counter()
-        qrels, runs = generate(folder, args.runs, args.topics, args.depth, args.seed)
-        print(f"generated in {time.perf_counter() - start:.1f} s")
-        compare("synthetic", qrels, runs, args.repeat)
+    if not args.skip_synthetic:
+        with tempfile.TemporaryDirectory() as tmp:
+            folder = args.workdir or Path(tmp)
+            folder.mkdir(parents=True, exist_ok=True)
+            qrels, runs = generate(folder, args.runs, args.topics, args.depth, args.seed)
+            compare("synthetic", qrels, runs, args.repeat)
     if SHARED.is_dir():
-        runs = sorted((SHARED / "runs").iterdir())
-        compare("TREC-COVID round 1", SHARED / "qrels-rnd1.txt", runs, args.repeat)
+        compare("TREC-COVID round 1", SHARED / "qrels-rnd1.txt", sorted((SHARED / "runs").iterdir()),
+                args.repeat)
 
 
 if __name__ == "__main__":

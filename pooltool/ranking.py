@@ -70,7 +70,7 @@ def _trec_order(frame: pd.DataFrame, keys: list[str]) -> tuple[np.ndarray, np.nd
     for key in keys:
         codes, uniques = pd.factorize(columns[key], sort=True)
         group = group * len(uniques) + codes
-    order = np.lexsort((-scores, group))
+    order = _group_score_order(group, scores)
     group, scores = group[order], scores[order]
     tied = (group[1:] == group[:-1]) & (scores[1:] == scores[:-1])
     if tied.any():
@@ -87,6 +87,21 @@ def _trec_order(frame: pd.DataFrame, keys: list[str]) -> tuple[np.ndarray, np.nd
     lengths = np.diff(np.append(starts, len(order)))
     trec_rank = np.arange(1, len(order) + 1, dtype=np.int64) - np.repeat(starts, lengths)
     return order, trec_rank
+
+
+def _group_score_order(group: np.ndarray, scores: np.ndarray) -> np.ndarray:
+    """``np.lexsort((-scores, group))``: rows by group, then score descending, ties in row order.
+
+    Runs are written topic by topic, best score first: then a stable sort on
+    the group alone gives that order (numpy's timsort merges the topics'
+    blocks in linear time), and the scores are only checked.
+    """
+    order = np.argsort(group, kind="stable")
+    same = group[order][1:] == group[order][:-1]
+    ordered = scores[order]
+    if (ordered[1:][same] <= ordered[:-1][same]).all():
+        return order
+    return np.lexsort((-scores, group))
 
 
 def _order_codes(values: np.ndarray) -> np.ndarray:

@@ -21,9 +21,10 @@ import sys
 from collections.abc import Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
-import pandas as pd
+if TYPE_CHECKING:
+    import pandas as pd
 
 from pooltool.errors import InvalidArgument
 
@@ -223,13 +224,14 @@ def _split(columns: list[str], widths: dict[str, int], width: int | None) -> lis
 
 def _print_part(frame: pd.DataFrame, cells: dict[str, list[str]], columns: list[str],
                 out: IO[str], title: str | None, width: int | None) -> None:
+    from pandas.api.types import is_numeric_dtype
     from rich.console import Console
     from rich.table import Table
     from rich.text import Text
 
     table = Table(title=Text(title) if title else None, show_edge=False, header_style="bold")
     for column in columns:
-        numeric = pd.api.types.is_numeric_dtype(frame[column])
+        numeric = is_numeric_dtype(frame[column])
         table.add_column(Text(column), justify="right" if numeric else "left",
                          overflow="fold")
     for row in zip(*(cells[c] for c in columns), strict=True):
@@ -240,8 +242,10 @@ def _print_part(frame: pd.DataFrame, cells: dict[str, list[str]], columns: list[
 
 
 def _cell(value: Any, places: int = 4) -> str:
+    from pandas import NA  # pandas is loaded by then; imported here to keep start-up light
+
     value = plain(value)
-    if value is None or value is pd.NA:
+    if value is None or value is NA:
         return "-"
     if isinstance(value, float):
         return f"{value:,.0f}" if places == 0 else f"{value:.{places}f}"

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import importlib
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 from pooltool.cli import cli
+from pooltool.cli.lazy import COMMAND_MODULES, command_index
 
 RUN_A = "1 Q0 a 1 3 A\n1 Q0 b 2 2 A\n1 Q0 c 3 1 A\n2 Q0 x 1 1 A\n"
 RUN_B = "1 Q0 b 1 9 B\n1 Q0 d 2 9 B\n1 Q0 a 3 1 B\n"
@@ -180,3 +184,26 @@ def test_broken_pipe_is_quiet(work: Path) -> None:
     shell = (f"{sys.executable} -m pooltool --db {work / 's.db'} export-qrels | head -1")
     done = subprocess.run(shell, shell=True, capture_output=True, text=True, check=False)
     assert done.stdout == "1 0 d0 1\n" and done.stderr == ""
+
+
+def test_help_lists_commands_without_importing_pandas() -> None:
+    """Start-up: `pooltool --help` imports neither pandas nor the store nor Arrow."""
+    code = ("import sys\nfrom pooltool.cli import cli\n"
+            "try:\n    cli(['--help'])\nexcept SystemExit:\n    pass\n"
+            "heavy = ('pandas', 'numpy', 'sqlite_utils', 'pyarrow', 'textual', 'rich')\n"
+            "print(sorted({m.split('.')[0] for m in sys.modules} & set(heavy)))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert "  recall  " in done.stdout and "  add-runs  " in done.stdout
+    assert done.stdout.splitlines()[-1] == "[]"
+
+
+def test_command_index_matches_the_commands_the_modules_register() -> None:
+    group = cli
+    for module in COMMAND_MODULES:
+        importlib.import_module(f"pooltool.cli.{module}")
+    index = command_index()
+    assert set(index) == set(group.commands)
+    for name, command in group.commands.items():
+        listing = index[name].listing
+        assert (listing.get_short_help_str(60), listing.hidden) == (
+            command.get_short_help_str(60), command.hidden), name

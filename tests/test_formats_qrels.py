@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import io
 from pathlib import Path
+from unittest import mock
 
+import pandas as pd
 import pytest
 
 from pooltool.errors import FormatError
+from pooltool.formats import qrels as qrels_module
 from pooltool.formats.qrels import read_qrels, write_qrels
 
 
@@ -87,3 +90,63 @@ def test_qrels_jg_files_are_refused_as_plain_qrels(shared_data: Path, name: str,
     with pytest.raises(FormatError) as info:
         read_qrels(shared_data / "trec_eval_test" / name)
     assert str(info.value).endswith(message)
+
+
+# --- the Arrow fast path ---------------------------------------------------------------
+
+def read_strict(path: Path) -> pd.DataFrame:
+    with mock.patch.object(qrels_module, "_read_fast", return_value=None):
+        return read_qrels(path)
+
+
+FILES = {
+    "plain": "1 0 d1 1\n1 0 d2 0\n2 0 d1 -1\n",
+    "double spaces, tabs, comments, crlf": "# c\r\n1 0.5  d1\t2\r\n\r\n  1 1 d2 0 \r\n",
+    "identical duplicate": "1 0 d1 1\n1 0 d1 1\n",
+    "conflicting duplicate": "1 0 d1 1\n1 0 d2 0\n1 0 d1 0\n",
+    "signed grade": "1 0 d1 +1\n",
+    "padded grade": "1 0 d1 007\n",
+    "hex grade": "1 0 d1 0x1\n",
+    "grade beyond int64": "1 0 d1 9223372036854775808\n",
+    "five columns": "1 0 d1 1 x\n",
+    "three columns": "1 0 d1\n",
+    "nul": "1 0 d\x001 1\n",
+    "only a comment": "# c\n",
+    "byte order mark": "\ufeff1 0 d1 1\n",
+}
+
+
+@pytest.mark.parametrize("text", FILES.values(), ids=FILES.keys())
+def test_fast_and_strict_paths_give_the_same_frame_or_error(tmp_path: Path, text: str) -> None:
+    path = tmp_path / "qrels.txt"
+    path.write_bytes(text.encode("utf-8"))
+    try:
+        expected = read_strict(path)
+    except FormatError as exc:
+        with pytest.raises(FormatError) as caught:
+            read_qrels(path)
+        assert str(caught.value) == str(exc)
+        return
+    pd.testing.assert_frame_equal(read_qrels(path), expected)
+
+
+def test_fast_path_values_by_hand(tmp_path: Path) -> None:
+    path = tmp_path / "qrels.txt"
+    path.write_bytes(b"# judged by NIST\r\n1 0.5  d1\t2\r\n\r\n  09 1 \xc3\xa9 -2 \r\n")
+    with mock.patch.object(qrels_module, "iter_qrels", side_effect=AssertionError("strict")):
+        qrels = read_qrels(path)
+    assert qrels.values.tolist() == [["1", "0.5", "d1", 2], ["09", "1", "\u00e9", -2]]
+
+
+def test_real_qrels_take_the_fast_path(shared_data: Path) -> None:
+    path = shared_data / "trec_covid_r1" / "qrels-rnd1.txt"
+    with mock.patch.object(qrels_module, "iter_qrels", side_effect=AssertionError("strict")):
+        qrels = read_qrels(path)
+    pd.testing.assert_frame_equal(qrels, read_strict(path))
+
+
+def test_a_bad_grade_deep_in_a_file_is_named(tmp_path: Path) -> None:
+    path = tmp_path / "qrels.txt"
+    path.write_text("".join(f"1 0 d{i} 1\n" for i in range(4000)) + "1 0 x 1.5\n")
+    with pytest.raises(FormatError, match=r"qrels\.txt:4001: grade '1\.5' is not an integer"):
+        read_qrels(path)

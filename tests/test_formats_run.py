@@ -306,3 +306,95 @@ def test_write_run_round_trips_exactly() -> None:
     out = io.StringIO()
     write_run(run, out)
     assert read_run(out.getvalue()).equals(run)
+
+
+# --- the Arrow fast path, pinned to values written down by hand -------------------------
+
+def fast_only(source: str | Path) -> pd.DataFrame:
+    """read_run with the line reader switched off: the Arrow path must take the file."""
+    with mock.patch.object(run_module, "iter_run_entries", side_effect=AssertionError("strict")):
+        return read_run(source)
+
+
+def test_fast_path_values_with_comments_blanks_ties_and_exponents(tmp_path: Path) -> None:
+    path = tmp_path / "run.txt"
+    path.write_bytes(b"# system: bm25\r\n"
+                     b"301 Q0 D-9 1 1.5e1 sys\r\n"
+                     b"\r\n"
+                     b"   # an indented comment\r\n"
+                     b"301\tQ0  D-10\t2\t15 sys\r\n"
+                     b"  302 Q0 \xc3\xa9t\xc3\xa9 -3 -.25E-2 sys \r\n"
+                     b"302 Q0 x 0 -Infinity sys")
+    assert fast_only(path).values.tolist() == [
+        ["sys", "301", "D-9", 1, 15.0],
+        ["sys", "301", "D-10", 2, 15.0],
+        ["sys", "302", "\u00e9t\u00e9", -3, -0.0025],
+        ["sys", "302", "x", 0, float("-inf")],
+    ]
+
+
+def test_fast_path_keeps_topic_ids_and_several_tags_as_written(tmp_path: Path) -> None:
+    path = tmp_path / "run.txt"
+    path.write_text("09\tQ0\td\t1\t2\ta\n9\tQ0\td\t1\t2\ta\n9\tQ0\td\t1\t007\tb\n")
+    frame = fast_only(path)
+    assert frame[["run_tag", "topic", "score"]].values.tolist() == [
+        ["a", "09", 2.0], ["a", "9", 2.0], ["b", "9", 7.0]]
+    assert frame["topic"].map(type).eq(str).all()
+
+
+def test_text_after_the_sixth_column_goes_to_the_line_reader(tmp_path: Path) -> None:
+    """Arrow wants the same number of fields on every line: the line reader takes the file."""
+    path = tmp_path / "run.txt"
+    path.write_text("1 Q0 a 1 2.5 t extra words\n1 Q0 b 2 2 t\n")
+    assert run_module.read_run_table(path) is None
+    assert read_run(path)[["docno", "score", "run_tag"]].values.tolist() == [
+        ["a", 2.5, "t"], ["b", 2.0, "t"]]
+
+
+@pytest.mark.parametrize(("bad", "message"), [
+    ("1 Q0 d4000 4000 nan t", "score 'nan' is not a number (NaN)"),
+    ("1 Q0 d4000 4000 1,5 t", "score '1,5' is not a number"),
+    ("1 Q0 d4000 4000 0x1p3 t", "score '0x1p3' is not a number"),
+    ("1 Q0 d4000 0x10 1 t", "rank '0x10' is not an integer"),
+    ("1 Q0 d4000 4000 1", "expected 6 columns (topic Q0 docno rank score tag), got 5"),
+    ("1 Q0 d7 4000 1 t", "docno 'd7' appears twice for topic '1' in run 't' (first on line 8)"),
+])
+def test_a_bad_line_deep_in_a_large_file_is_named(tmp_path: Path, bad: str, message: str) -> None:
+    """Arrow reads the file in blocks on several threads; the error still names its line."""
+    lines = [f"1 Q0 d{i} {i} {10000 - i} t" for i in range(1, 8000)]
+    lines[3999] = bad
+    path = tmp_path / "big.run"
+    path.write_text("# header\n" + "\n".join(lines) + "\n")
+    with pytest.raises(FormatError) as info:
+        read_run(path)
+    assert str(info.value) == f"{path}:4001: {message}"
+
+
+def test_a_byte_that_is_not_utf8_deep_in_a_file_is_named(tmp_path: Path) -> None:
+    path = tmp_path / "big.run"
+    path.write_bytes(b"".join(b"1 Q0 d%d %d 1 t\n" % (i, i) for i in range(3000))
+                     + b"1 Q0 \xff 1 1 t\n")
+    with pytest.raises(FormatError, match=r"big\.run:3001: is not UTF-8 text"):
+        read_run(path)
+
+
+SCORE_TEXT = st.text(alphabet="0123456789+-.eEinfatyINF_x ", min_size=1, max_size=12)
+
+
+@settings(max_examples=300, deadline=None)
+@given(SCORE_TEXT.map(str.strip).filter(bool))
+def test_arrow_reads_a_score_as_the_line_reader_does_or_defers(token: str) -> None:
+    """A score Arrow takes is one the strict rule takes, with the same double (C's strtod,
+    Python's float: both correctly rounded); NaN is left to the line reader."""
+    table = run_module.run_table(f"1 Q0 d 1 {token} t\n".encode())
+    if table is None:
+        return
+    value = table["score"][0].as_py()
+    assert run_module._NUMBER.fullmatch(token) and value == float(token)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.floats(allow_nan=False))
+def test_arrow_reads_every_written_double_back_exactly(value: float) -> None:
+    table = run_module.run_table(f"1 Q0 d 1 {value!r} t\n1 Q0 e 2 {value:.17g} t\n".encode())
+    assert table is not None and table["score"].to_pylist() == [value, value]

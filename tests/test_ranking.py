@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pooltool.formats.run import read_run
-from pooltool.ranking import order_run, top_k
+from pooltool.ranking import _group_score_order, order_run, top_k
 
 
 def test_ties_broken_by_docno_descending_and_rank_ignored() -> None:
@@ -53,3 +56,17 @@ def test_real_runs_with_ties_and_odd_ranks(shared_data: Path, name: str) -> None
     expected = independent_order(path)
     got = {t: g["docno"].tolist() for t, g in ordered.groupby("topic")}
     assert got == expected
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 3), st.sampled_from([0.0, -0.0, 1.0, 2.5, float("inf")])),
+                min_size=1, max_size=40),
+       st.booleans())
+def test_group_score_order_is_lexsort(rows: list[tuple[int, float]], written_in_order: bool) -> None:
+    """The shortcut for runs written topic by topic, best first, gives lexsort's order."""
+    if written_in_order:
+        rows = sorted(rows, key=lambda row: (row[0], -row[1]))
+    group = np.array([g for g, _ in rows], dtype=np.int64)
+    scores = np.array([s for _, s in rows])
+    expected = np.lexsort((-scores, group))
+    assert _group_score_order(group, scores).tolist() == expected.tolist()

@@ -194,7 +194,7 @@ def test_files_same_tag_twice(tmp_path) -> None:  # type: ignore[no-untyped-def]
         evaluate_recall_files([tmp_path / "a.txt", tmp_path / "b.txt"], QRELS)
 
 
-def test_files_in_worker_processes_equal_one_process(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_files_in_worker_threads_equal_one_thread(tmp_path) -> None:  # type: ignore[no-untyped-def]
     paths = []
     for i in range(3):
         path = tmp_path / f"r{i}.txt"
@@ -210,25 +210,12 @@ def test_files_in_worker_processes_equal_one_process(tmp_path) -> None:  # type:
         evaluate_recall_files([tmp_path / "nope.txt", paths[0]], QRELS, workers=2)
 
 
-def test_files_duplicate_docno_in_worker_processes_names_the_line(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_files_duplicate_docno_in_worker_threads_names_the_line(tmp_path) -> None:  # type: ignore[no-untyped-def]
     good, dup = tmp_path / "good.txt", tmp_path / "dup.txt"
     good.write_text("1 Q0 a 1 1.0 g\n")
     dup.write_text("".join(f"1 Q0 d{i} {i} {100 - i} t\n" for i in range(50)) + "1 Q0 d3 51 0 t\n")
     with pytest.raises(FormatError, match=r"dup.txt:51: docno 'd3' appears twice"):
         evaluate_recall_files([good, dup], QRELS, workers=2)
-
-
-def test_worker_processes_ask_pandas_for_one_parse_thread() -> None:
-    """pandas 3.1 parses with several threads; each worker process of a full pool asks for one."""
-    from pooltool.measures.recall import one_parse_thread
-
-    try:
-        before = pd.get_option("mode.max_threads")
-    except pd.errors.OptionError:
-        pytest.skip("this pandas parses with one thread anyway")
-    with pd.option_context("mode.max_threads", before):
-        one_parse_thread()
-        assert pd.get_option("mode.max_threads") == 1
 
 
 def test_topic_with_only_negative_grades() -> None:
@@ -258,17 +245,6 @@ def test_file_paths_agree_with_frame_path(tmp_path) -> None:  # type: ignore[no-
         assert by_file.ignored_topics == by_frame.ignored_topics
 
 
-def test_bytes_path_survives_hash_collisions(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    from pooltool.measures import bytes_run
-
-    path = tmp_path / "run.txt"
-    path.write_text("1 Q0 a 1 1.0 t\n1 Q0 b 2 1.0 t\n1 Q0 c 3 0.5 t\n1 Q0 x 4 0.5 t\n")
-    expected = evaluate_recall_files([path], QRELS, ks=(1, 2, 10)).per_topic
-    monkeypatch.setattr(bytes_run, "_hash_rows", lambda rows: np.zeros(len(rows), np.uint64))
-    pd.testing.assert_frame_equal(evaluate_recall_files([path], QRELS, ks=(1, 2, 10)).per_topic,
-                                  expected)
-
-
 @pytest.mark.parametrize("line", [
     "1 Q0 a 1 1_000 t\n",
     "1 Q0 a 99999999999999999999 1 t\n",
@@ -284,3 +260,34 @@ def test_file_scoring_refuses_what_read_run_refuses(tmp_path: Path, line: str) -
     with pytest.raises(FormatError) as got:
         evaluate_recall_files([path], read_qrels("1 0 b 1\n"), ks=[1])
     assert str(got.value) == str(expected.value)
+
+
+def test_files_fast_path_values_by_hand(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The Arrow path alone (read_run switched off): ties by docno descending, comments,
+    tabs and spaces mixed, an exponent score, a topic without qrels."""
+    from pooltool.measures import recall as recall_module
+
+    monkeypatch.setattr(recall_module, "read_run", mock_strict)
+    path = tmp_path / "run.txt"
+    path.write_text("# ties: b before a\n1\tQ0\ta\t1\t1e0\tt\n1 Q0 b 2 1.0 t\n"
+                    "1  Q0 c 3 5E-1 t\n1 Q0 d 4 0.25 t\n2 Q0 a 1 3 t\n4 Q0 q 1 1 t\n")
+    result = evaluate_recall_files([path], QRELS, ks=(1, 2, 3))
+    one = row(result, "1")
+    assert (one["num_ret"], one["num_rel"], one["num_rel_ret"]) == (4, 2, 1)
+    assert (one["recall@1"], one["recall@2"], one["P@2"]) == (0.0, 0.5, 0.5)
+    assert (one["unjudged@3"], one["judged@3"]) == (1 / 3, 1.0)
+    assert result.ignored_topics == {"t": ["4"]}
+    assert result.missing_topics == {"t": ["3"]}
+
+
+def mock_strict(*_args: Any, **_kwargs: Any) -> None:
+    raise AssertionError("the line reader was used")
+
+
+def test_files_bad_line_deep_in_a_file_is_named(tmp_path: Path) -> None:
+    path = tmp_path / "big.txt"
+    lines = [f"1 Q0 d{i} {i} {5000 - i} t" for i in range(5000)]
+    lines[2999] = "1 Q0 d2999 2999 NaN t"
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(FormatError, match=r"big\.txt:3000: score 'NaN' is not a number \(NaN\)"):
+        evaluate_recall_files([path], QRELS)

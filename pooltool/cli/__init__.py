@@ -1,13 +1,9 @@
-"""The ``pooltool`` command line: a thin click layer over the core modules."""
+"""The ``pooltool`` command line: a thin click layer over the core modules.
 
-from pooltool.cli import (  # noqa: F401  registers commands
-    analysis,
-    collection,
-    explain,
-    judge,
-    recall,
-    settings,
-)
+Command modules are imported when one of their commands runs
+(:mod:`pooltool.cli.lazy`), so that ``pooltool --help`` starts fast.
+"""
+
 from pooltool.cli.group import cli
 
 __all__ = ["cli"]

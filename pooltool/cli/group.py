@@ -7,20 +7,22 @@ hands the result to :mod:`pooltool.report`. Any :class:`PooltoolError` becomes
 
 from __future__ import annotations
 
+import importlib
 import os
 import sqlite3
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
+from pooltool.cli.lazy import command_index
 from pooltool.errors import PooltoolError
 from pooltool.report import COLUMN_CHOICE, FORMATS, ColumnChoice
-from pooltool.store import JudgmentStore
-from pooltool.store.journal import replay_abandoned
-from pooltool.store.store import BUSY_TIMEOUT_S, write_lock_held
+
+if TYPE_CHECKING:
+    from pooltool.store import JudgmentStore
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 F = TypeVar("F", bound=Callable[..., Any])
@@ -30,7 +32,31 @@ T = TypeVar("T")
 class PooltoolGroup(click.Group):
     """A click group that turns the errors a user can cause into clean ``Error:`` lines:
     pooltool's own, files that cannot be written or read (``OSError``), and a store
-    that another process keeps locked past the busy timeout."""
+    that another process keeps locked past the busy timeout.
+
+    Commands are imported on first use (:mod:`pooltool.cli.lazy`): listing
+    them reads their help from the source, running one imports its module."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*self.commands, *command_index()})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        entry = command_index().get(cmd_name)
+        if cmd_name not in self.commands and entry is not None:
+            importlib.import_module(f"pooltool.cli.{entry.module}")
+        return super().get_command(ctx, cmd_name)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """click's command list, with the stand-ins of commands not imported yet."""
+        index = command_index()
+        listed = [(name, self.commands.get(name) or index[name].listing)
+                  for name in self.list_commands(ctx)]
+        shown = [(name, command) for name, command in listed if not command.hidden]
+        if shown:
+            limit = formatter.width - 6 - max(len(name) for name, _ in shown)
+            with formatter.section("Commands"):
+                formatter.write_dl([(name, command.get_short_help_str(limit))
+                                    for name, command in shown])
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
@@ -46,6 +72,8 @@ class PooltoolGroup(click.Group):
         except sqlite3.OperationalError as exc:
             if "locked" not in str(exc) and "busy" not in str(exc):
                 raise
+            from pooltool.store.store import BUSY_TIMEOUT_S  # imported by the store's user
+
             raise click.ClickException(
                 "the store is busy: another process has held its write lock for over "
                 f"{BUSY_TIMEOUT_S:.0f} s; nothing was changed, try again") from exc
@@ -160,6 +188,9 @@ def open_store(ctx: click.Context) -> JudgmentStore:
 
     :raises StoreError: no store there, or not a pooltool store.
     """
+    from pooltool.store import JudgmentStore
+    from pooltool.store.journal import replay_abandoned
+
     store = JudgmentStore.open(db_path(ctx))
     try:
         replay = replay_abandoned(store)
@@ -201,7 +232,9 @@ def progress(items: Iterable[T], description: str, total: int | None = None) -> 
 
 def say_if_store_busy(path: Path) -> None:
     """Say on stderr, at once, when another process holds the store's write lock:
-    the command then waits for it up to :data:`BUSY_TIMEOUT_S` seconds."""
+    the command then waits for it up to ``BUSY_TIMEOUT_S`` seconds."""
+    from pooltool.store.store import BUSY_TIMEOUT_S, write_lock_held
+
     if write_lock_held(path):
         warn(f"another process is writing to {path}: waiting for it up to "
              f"{BUSY_TIMEOUT_S:.0f} s ...")

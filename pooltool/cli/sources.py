@@ -45,11 +45,11 @@ def load_qrels(ctx: click.Context, spec: str, policy: str = "latest") -> pd.Data
 
 
 def _is_stored_version(ctx: click.Context, name: str) -> bool:
-    from pooltool.store import JudgmentStore
-
     path = db_path(ctx)
     if "/" in name or not path.is_file():
         return False
+    from pooltool.store import JudgmentStore  # only with a store: sqlite-utils costs start-up
+
     try:
         with JudgmentStore.open(path) as store:
             return name in set(store.versions()["name"])

@@ -11,6 +11,12 @@ judged", -2 "junk"). Blank lines and lines starting with ``#`` are skipped.
 A (topic, docno) pair given twice with the same grade is kept once; given
 twice with different grades it is an error, since no single grade can be
 chosen without a policy.
+
+A plain file (a path, not ``.gz``) is read by Apache Arrow's CSV reader
+through :func:`pooltool.formats.columns.read_columns`, which cuts lines and
+fields by the same rules; whatever it refuses, and any file with a grade it
+cannot vouch for or a pair given twice, is read by :func:`iter_qrels`, line
+by line, which gives the same frame or the error naming the line.
 """
 
 from __future__ import annotations
@@ -19,10 +25,14 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import IO
 
+import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from pooltool.errors import FormatError
-from pooltool.formats.source import Source, open_text, source_name, split_fields
+from pooltool.formats.columns import BOM, integers, read_columns
+from pooltool.formats.source import Source, open_text, plain_file_bytes, source_name, split_fields
 from pooltool.records import QRELS_COLUMNS, Qrel
 
 
@@ -37,6 +47,10 @@ def read_qrels(source: Source) -> pd.DataFrame:
         or a (topic, docno) given twice with different grades; the message
         names file and line.
     """
+    data = plain_file_bytes(source)
+    frame = _read_fast(data.removeprefix(BOM)) if data is not None else None
+    if frame is not None:
+        return frame
     name = source_name(source)
     with open_text(source) as handle:
         rows = list(iter_qrels(handle, name))
@@ -92,6 +106,36 @@ def parse_qrels_fields(fields: list[str], name: str, number: int) -> Qrel:
 
 # ASCII only: Python's int() also takes "1_0" and other scripts' digits, trec_eval's atol not.
 _INTEGER = re.compile(r"[+-]?[0-9]+")
+
+
+# --- the fast path -----------------------------------------------------------------
+
+_TEXT = ("topic", "iteration", "docno")
+_TYPES = {**{name: pa.string() for name in _TEXT}, "grade": pa.string()}
+
+
+def _read_fast(data: bytes) -> pd.DataFrame | None:
+    """The frame :func:`iter_qrels` would give, read by
+    :func:`pooltool.formats.columns.read_columns`; ``None`` to let :func:`iter_qrels`
+    decide: anything ``read_columns`` refuses, a grade that is not ``-?[0-9]+`` in the
+    int64 range, or a (topic, docno) pair given twice (kept once or refused there)."""
+    table = read_columns(data, QRELS_COLUMNS, _TYPES)
+    if table is None or not integers(table["grade"]):
+        return None
+    try:
+        grade = pc.cast(table["grade"], pa.int64()).to_numpy()
+    except pa.ArrowInvalid:  # out of the int64 range
+        return None
+    frame = pd.DataFrame({name: table[name].to_numpy() for name in _TEXT})
+    frame["grade"] = grade
+    return None if _repeats_pair(frame) else frame
+
+
+def _repeats_pair(frame: pd.DataFrame) -> bool:
+    topic, _ = pd.factorize(frame["topic"].to_numpy())
+    docno, docnos = pd.factorize(frame["docno"].to_numpy())
+    key = np.sort(topic.astype(np.int64) * len(docnos) + docno)
+    return bool((key[1:] == key[:-1]).any())
 
 
 def write_qrels(frame: pd.DataFrame, handle: IO[str]) -> None:

@@ -20,26 +20,30 @@ last line's tag and score them as one). The reader is strict where trec_eval is 
 Every error is a :class:`~pooltool.errors.FormatError` naming file and line.
 
 :func:`read_run` is the one reader of run files, and it has two paths that give
-the same frame. A well-formed file is parsed by pandas' C reader with typed
-scores and no per-line Python work; anything it cannot be sure of (decided
-on the raw bytes before parsing, and on the parsed columns after) goes to
-:func:`iter_run_entries`, line by line, which gives the frame or the error
-naming the line. ``tests/test_formats_run.py`` holds the two paths to the same
-frame, or the same error, on hand-made and generated files.
+the same frame. A well-formed file is read by Apache Arrow's multi-threaded
+CSV reader (:func:`run_table`, through :func:`pooltool.formats.columns.read_columns`,
+which cuts lines and fields by the same rules and refuses what it cannot
+show to be cut the same way); anything it refuses, and any check that fails
+on the columns it gives, sends the file to :func:`iter_run_entries`, line by
+line, which gives the frame or the error naming the line.
+``tests/test_formats_run.py`` holds the two paths to the same frame, or the
+same error, on hand-made and generated files, and the fast path to values
+written down by hand.
 """
 
 from __future__ import annotations
 
-import csv
-import io
 import math
 import re
 from collections.abc import Iterable, Iterator
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from pooltool.errors import FormatError
+from pooltool.formats.columns import BOM, integers, read_columns
 from pooltool.formats.source import Source, open_text, plain_file_bytes, source_name, split_fields
 from pooltool.records import RUN_COLUMNS, RunEntry
 
@@ -137,7 +141,7 @@ def _contents(source: Source) -> tuple[bytes | None, str | None]:
     to be read as text, that text; a leading byte order mark is dropped from either."""
     data = plain_file_bytes(source)
     if data is not None:
-        return data.removeprefix(_BOM), None
+        return data.removeprefix(BOM), None
     text = _read_text(source)
     return _utf8(text), text
 
@@ -166,118 +170,65 @@ def _entries_frame(entries: Iterable[RunEntry]) -> pd.DataFrame:
 # --- the fast path -----------------------------------------------------------------
 
 _NAMES = ["topic", "q0", "docno", "rank", "score", "run_tag"]
-_DTYPES = {"topic": object, "q0": object, "docno": object, "rank": object,
-           "score": "float64", "run_tag": object}
-_BOM = b"\xef\xbb\xbf"
-_COMMENT_LINE = re.compile(rb"(?m)^[ \t]*#")
-_PLAIN_BYTES = bytes(range(0x20, 0x80)) + b"\t\n\r"
-# whitespace to str.split() (and line breaks to str.splitlines()) but not to the C reader
-_ODD_SPACE = re.compile(r"[^\S \t\r\n]")
-_RANK_BYTES = b"0123456789+-\n"
-_ANY_SPACE = r"\s+"
-_TEXT_COLUMNS = ("topic", "q0", "docno", "run_tag")
+_TYPES = {"topic": pa.string(), "docno": pa.string(), "rank": pa.string(), "score": pa.float64(),
+          "run_tag": pa.string()}
+_LABELS = ("topic", "run_tag")  # few distinct values: dictionary-encoded once read
+
+
+def read_run_table(source: Source) -> pa.Table | None:
+    """The lines of a plain run file as Arrow columns, when the fast reader can vouch for them.
+
+    :param source: a path; anything else (text, a stream, a ``.gz`` file, a
+        missing file) gives ``None``.
+    :returns: see :func:`run_table`.
+    """
+    data = plain_file_bytes(source)
+    return None if data is None else run_table(data.removeprefix(BOM))
+
+
+def run_table(data: bytes) -> pa.Table | None:
+    """Run lines read by :func:`pooltool.formats.columns.read_columns`, or ``None`` to read
+    them with :func:`iter_run_entries` instead (which then gives the same values or the error).
+
+    :param data: a file's bytes, a leading byte order mark removed.
+    :returns: one row per run line, in file order: ``topic`` and ``run_tag``
+        (dictionaries of strings), ``docno`` (string), ``rank`` (int64) and
+        ``score`` (float64); ``None`` for anything ``read_columns`` refuses, a
+        NaN score, or a rank that is not ``-?[0-9]+`` in the int64 range (a
+        rank ``+1`` is fine for the line reader; it decides).
+        Repeated docnos are not looked for.
+    """
+    table = read_columns(data, _NAMES, _TYPES)
+    if table is None or pc.any(pc.is_nan(table["score"])).as_py():
+        return None
+    if not integers(table["rank"]):
+        return None
+    try:
+        rank = pc.cast(table["rank"], pa.int64())
+    except pa.ArrowInvalid:  # out of the int64 range
+        return None
+    columns = {**{name: table[name] for name in table.column_names}, "rank": rank}
+    for name in _LABELS:  # cheaper than Arrow's CSV reader building dictionaries block by block
+        columns[name] = pc.dictionary_encode(table[name].combine_chunks())
+    return pa.table(columns)
+
+
+def run_frame(table: pa.Table) -> pd.DataFrame:
+    """:func:`run_table`'s columns as :func:`read_run` returns them (strings as ``str`` objects)."""
+    text = {name: pd.Series(table[name].to_numpy(), dtype=object)
+            for name in ("run_tag", "topic", "docno")}
+    return pd.DataFrame({**text, "rank": table["rank"].to_numpy(), "score": table["score"].to_numpy()})
 
 
 def _read_fast(data: bytes, check_duplicates: bool) -> pd.DataFrame | None:
-    """Parse well-formed bytes with pandas' C reader; ``None`` sends them to the strict path.
-
-    The result, when not ``None``, is the frame :func:`iter_run_entries` gives.
-    """
-    if not _plain(data):
+    """The frame :func:`iter_run_entries` would give, or ``None`` to let it decide."""
+    table = run_table(data)
+    if table is None:
         return None
-    sep = _separator(data)
-    frame = _parse(data, sep)
-    if frame is None and sep != _ANY_SPACE:
-        frame = _parse(data, _ANY_SPACE)
-    if frame is None or (check_duplicates and _repeats_docno(frame)):
+    frame = run_frame(table)
+    if check_duplicates and _repeats_docno(frame):
         return None
     return frame
-
-
-def _plain(data: bytes) -> bool:
-    """Whether the C reader and ``str.split`` would see the same lines and fields.
-
-    Not so with: nothing but blanks, a ``#`` comment line, a ``\\r`` that
-    does not end a line, bytes that are not UTF-8, NUL, a byte order mark
-    (pandas would drop one at the start), and whitespace other than space,
-    TAB, CR and LF (``\\x0b``, ``\\x1c``, NBSP, ...), which ``str.split``
-    splits on and the C reader keeps.
-    """
-    if not data or data.isspace():
-        return False
-    if b"#" in data and _COMMENT_LINE.search(data):
-        return False
-    if b"\r" in data and data.count(b"\r") != data.count(b"\r\n"):
-        return False
-    if data.translate(None, _PLAIN_BYTES):
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError:
-            return False
-        if "\x00" in text or "\ufeff" in text or _ODD_SPACE.search(text):
-            return False
-    return True
-
-
-def _separator(data: bytes) -> str:
-    """The separator to try first: ``" "`` when the data holds no TAB, ``"\\t"`` when
-    it holds no space (the C reader's faster one-character mode), else any run of
-    whitespace.
-
-    A one-byte separator that is doubled, or that starts or ends a line, makes
-    an empty field or a seventh one, which :func:`_parse` refuses; the caller
-    then parses again with :data:`_ANY_SPACE`.
-    """
-    if b"\t" not in data:
-        return " "
-    if b" " not in data:
-        return "\t"
-    return _ANY_SPACE
-
-
-def _parse(data: bytes, sep: str) -> pd.DataFrame | None:
-    """The frame of plain bytes, or ``None`` on any line the strict path must judge.
-
-    pandas parses the scores exactly as ``float()`` does, refusing the
-    tokens ``float()`` takes and it does not (``1_0``, ``nan``); a line of
-    more than six fields is a ParserError or, on the first line, an index; a
-    line of fewer, or a doubled one-byte separator, leaves a field empty.
-    """
-    try:
-        frame = pd.read_csv(
-            io.BytesIO(data), sep=sep, header=None, names=_NAMES, dtype=_DTYPES,
-            keep_default_na=False, na_filter=False, engine="c",
-            quoting=csv.QUOTE_NONE, encoding="utf-8",
-        )
-    except (ValueError, OverflowError, pd.errors.ParserError):
-        return None
-    if not isinstance(frame.index, pd.RangeIndex):
-        return None
-    if any((frame[column].to_numpy() == "").any() for column in _TEXT_COLUMNS):
-        return None
-    if np.isnan(frame["score"].to_numpy()).any():
-        return None
-    rank = _ranks(frame["rank"].to_numpy())
-    if rank is None:
-        return None
-    return frame[RUN_COLUMNS].assign(rank=rank)
-
-
-def _ranks(tokens: np.ndarray) -> np.ndarray | None:
-    """The rank tokens as int64, read with ``int()`` as the strict path does; ``None`` if in doubt.
-
-    Only signs and digits are let through (``int()`` also takes ``1_000``
-    and non-ASCII digits: the strict path then decides, as it does for a
-    rank out of the int64 range); each distinct token is converted once.
-    """
-    if "\n".join(tokens).encode("utf-8").translate(None, _RANK_BYTES):
-        return None
-    codes, uniques = pd.factorize(tokens)
-    try:
-        values = np.array([int(token) for token in uniques], dtype=np.int64)
-    except (ValueError, OverflowError):
-        return None
-    return values[codes]
 
 
 def _repeats_docno(frame: pd.DataFrame) -> bool:

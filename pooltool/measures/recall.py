@@ -2,7 +2,7 @@
 
 The Python side of ``pooltool recall``. :func:`evaluate_recall` measures runs
 given as a DataFrame; :func:`evaluate_recall_files` reads run files, in
-parallel processes when there is enough to read, and measures them. Both
+several threads (Arrow and numpy work without the GIL), and measures them. Both
 return a :class:`RecallResult`.
 
 Semantics follow usnistgov/trec_eval 10.0 (``form_res_rels.c``,
@@ -25,12 +25,11 @@ Semantics follow usnistgov/trec_eval 10.0 (``form_res_rels.c``,
 
 from __future__ import annotations
 
-import gc
-import multiprocessing
 import os
 from collections.abc import Iterable, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -39,23 +38,18 @@ import pandas as pd
 from pooltool.errors import (
     DuplicateDocno,
     DuplicateRunTag,
-    FormatError,
     FrameError,
     InvalidArgument,
     NothingToScore,
 )
 from pooltool.formats.frames import check_run_frame
-from pooltool.formats.run import read_run
-from pooltool.formats.source import plain_file_bytes
-from pooltool.measures.bytes_run import encode_bytes
+from pooltool.formats.run import read_run, read_run_table, run_frame
+from pooltool.measures.arrow_run import encode_table
 from pooltool.measures.per_topic import RunScores, finish_run, score_run
 from pooltool.measures.qrels_index import QrelsIndex, check_level, index_qrels
 from pooltool.measures.summary import summarize
 
 DEFAULT_KS = (10, 100, 1000)
-#: Below this many bytes of run files, one process reads them all (forking two costs
-#: about 40 ms; the 16 MB of the 15 TREC-COVID runs already gain from it).
-PARALLEL_MIN_BYTES = 8 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -158,14 +152,14 @@ def evaluate_recall_files(
 ) -> RecallResult:
     """:func:`evaluate_recall` on run files, read and scored one file per task.
 
-    Files are read with :func:`pooltool.measures.bytes_run.encode_bytes`
-    when it can, else with :func:`~pooltool.formats.run.read_run`, and
-    scored where they are read, so only the small per-topic rows travel
-    between processes.
+    Files are read with :func:`pooltool.formats.run.read_run_table` (Apache
+    Arrow's reader) when it can, else with :func:`~pooltool.formats.run.read_run`,
+    and scored as soon as read, so that only one file's lines per thread
+    are held at a time.
 
     :param paths: run files; one file may hold several runs.
-    :param workers: processes to use; ``None`` picks one per CPU (at most one
-        per file) when the files add up to 8 MB or more, else 1.
+    :param workers: threads to use; ``None`` picks one per CPU (at most one
+        per file).
     :returns: a :class:`RecallResult`, runs in file order.
     :raises FormatError: a malformed run line (file and line named), a
         repeated docno included.
@@ -274,82 +268,51 @@ def _some(items: list[str], limit: int = 5) -> str:
     return shown + (f", ... ({len(items)} in all)" if len(items) > limit else "")
 
 
-# --- reading files, possibly in worker processes ---------------------------------
-
-_STATE: tuple[QrelsIndex, RecallOptions] | None = None
+# --- reading files, possibly in several threads -------------------------------------
 
 
 def _worker_count(paths: Sequence[Path], workers: int | None) -> int:
     if workers is not None:
         return max(1, min(int(workers), len(paths)))
-    size = sum(p.stat().st_size for p in paths if p.is_file())
-    if size < PARALLEL_MIN_BYTES or len(paths) < 2:
-        return 1
     return max(1, min(len(paths), os.cpu_count() or 1))
 
 
 def _map_files(
     paths: list[Path], index: QrelsIndex, options: RecallOptions, workers: int
 ) -> list[list[tuple[str, RunScores]]]:
+    """Each file's runs scored, in file order; the first file's error in that order is raised."""
+    score = partial(_score_file, index=index, options=options)
     if workers <= 1:
-        _init_worker(index, options)
-        outcomes = [_score_file(p) for p in paths]
-    else:
-        context = multiprocessing.get_context(
-            "fork" if "fork" in multiprocessing.get_all_start_methods() else None
-        )
-        with ProcessPoolExecutor(workers, context, _init_worker, (index, options, True)) as pool:
-            outcomes = list(pool.map(_score_file, paths))
-    for outcome in outcomes:
-        if isinstance(outcome, tuple) and outcome and outcome[0] == "FormatError":
-            raise FormatError(*outcome[1:])
-    return outcomes  # type: ignore[return-value]
+        return [score(path) for path in paths]
+    with ThreadPoolExecutor(workers) as pool:
+        return list(pool.map(score, paths))
 
 
-def _init_worker(index: QrelsIndex, options: RecallOptions, in_process: bool = False) -> None:
-    global _STATE
-    _STATE = (index, options)
-    if in_process:  # a worker process of ours, one of a pool that fills the CPUs
-        one_parse_thread()
-        gc.disable()  # short-lived; frames hold no reference cycles
+def _score_file(path: Path, index: QrelsIndex, options: RecallOptions) -> list[tuple[str, RunScores]]:
+    """Read and score one file.
 
+    Plain files take :func:`~pooltool.formats.run.read_run_table` and
+    :func:`~pooltool.measures.arrow_run.encode_table`; the rest, and anything
+    they decline, :func:`~pooltool.formats.run.read_run` (without its
+    duplicate check: :func:`~pooltool.measures.per_topic.score_run` finds
+    repeats on the codes it builds anyway). A repeated docno is named with
+    its line by reading the file again, strictly.
 
-def one_parse_thread() -> None:
-    """Make pandas parse with one thread, where it can use more.
-
-    pandas 3.1 reads large files with several threads (option
-    ``mode.max_threads``); in a pool of processes that already fills the
-    CPUs they would only compete. Older pandas has no such option and reads
-    with one thread anyway.
+    :raises FormatError: a malformed line, named with its file and line.
     """
     try:
-        pd.set_option("mode.max_threads", 1)
-    except pd.errors.OptionError:
-        pass
+        return _score_table(path, index, options)
+    except DuplicateDocno:
+        read_run(path)  # raises the FormatError naming the line
+        raise
 
 
-def _score_file(path: Path) -> list[tuple[str, RunScores]] | tuple[str, str, int, str]:
-    """Read and score one file; a FormatError comes back as a plain tuple (it pickles).
-
-    Plain files take :func:`pooltool.measures.bytes_run.encode_bytes`; the rest,
-    and anything it is unsure of, :func:`~pooltool.formats.run.read_run`
-    (without its duplicate check: :func:`~pooltool.measures.per_topic.score_run`
-    finds repeats on the codes it builds anyway).
-    """
-    if _STATE is None:
-        raise RuntimeError("worker used before _init_worker")
-    index, options = _STATE
-    try:
-        try:
-            data = plain_file_bytes(path)
-            fast = encode_bytes(data, index) if data is not None else None
-            if fast is not None:
-                tag, encoded = fast
-                return [(tag, finish_run(tag, encoded, index, options.ks, options.complete,
-                                         options.max_docs))]
-            return _score_frame(read_run(path, check_duplicates=False), index, options)
-        except DuplicateDocno:
-            read_run(path)  # raises the FormatError naming the line
-            raise
-    except FormatError as exc:
-        return ("FormatError", exc.path, exc.line, exc.reason)
+def _score_table(path: Path, index: QrelsIndex, options: RecallOptions) -> list[tuple[str, RunScores]]:
+    table = read_run_table(path)
+    if table is None:
+        return _score_frame(read_run(path, check_duplicates=False), index, options)
+    encoded = encode_table(table, index)
+    if encoded is None:
+        return _score_frame(run_frame(table), index, options)
+    tag, run = encoded
+    return [(tag, finish_run(tag, run, index, options.ks, options.complete, options.max_docs))]
