@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from pooltool.errors import FormatError
 from pooltool.formats import run as run_module
 from pooltool.formats.run import read_run
+from pooltool.formats.source import NUMBER
 
 RUN = """\
 1 Q0 d1 1 2.5 tagA
@@ -390,7 +391,7 @@ def test_arrow_reads_a_score_as_the_line_reader_does_or_defers(token: str) -> No
     if table is None:
         return
     value = table["score"][0].as_py()
-    assert run_module._NUMBER.fullmatch(token) and value == float(token)
+    assert NUMBER.fullmatch(token) and value == float(token)
 
 
 @settings(max_examples=200, deadline=None)

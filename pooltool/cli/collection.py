@@ -29,6 +29,7 @@ from pooltool.errors import RunInPool, StoreError
 from pooltool.formats.documents import iter_documents
 from pooltool.formats.frames import pair_isin
 from pooltool.formats.qrels import write_qrels
+from pooltool.formats.source import in_int64
 from pooltool.formats.topics import read_topics
 from pooltool.judging.pace import judging_stats
 from pooltool.judging.queue import judging_queue, pool_status
@@ -50,7 +51,7 @@ def output_file_option(f: F) -> F:
 
 def _int64(_ctx: click.Context, param: click.Parameter, value: int | None) -> int | None:
     """Refuse an integer SQLite cannot store (outside the signed 64-bit range)."""
-    if value is not None and not -(2**63) <= value < 2**63:
+    if value is not None and not in_int64(value):
         raise click.BadParameter(f"{value} does not fit a 64-bit grade")
     return value
 

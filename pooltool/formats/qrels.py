@@ -21,7 +21,6 @@ by line, which gives the same frame or the error naming the line.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Iterator
 from typing import IO
 
@@ -32,7 +31,16 @@ import pyarrow.compute as pc
 
 from pooltool.errors import FormatError
 from pooltool.formats.columns import BOM, integers, read_columns
-from pooltool.formats.source import Source, open_text, plain_file_bytes, source_name, split_fields
+from pooltool.formats.source import (
+    INTEGER,
+    Source,
+    in_int64,
+    is_skipped,
+    open_text,
+    plain_file_bytes,
+    source_name,
+    split_fields,
+)
 from pooltool.records import QRELS_COLUMNS, Qrel
 
 
@@ -68,7 +76,7 @@ def iter_qrels(lines: Iterable[str], name: str = "<string>") -> Iterator[Qrel]:
     seen: dict[tuple[str, str], tuple[int, int]] = {}
     for number, line in enumerate(lines, start=1):
         fields = split_fields(line)
-        if not fields or fields[0].startswith("#"):
+        if is_skipped(fields):
             continue
         qrel = parse_qrels_fields(fields, name, number)
         key = (qrel.topic, qrel.docno)
@@ -96,16 +104,12 @@ def parse_qrels_fields(fields: list[str], name: str, number: int) -> Qrel:
             name, number, f"expected 4 columns (topic iteration docno grade), got {len(fields)}"
         )
     topic, iteration, docno, grade_text = fields
-    if not _INTEGER.fullmatch(grade_text):
+    if not INTEGER.fullmatch(grade_text):
         raise FormatError(name, number, f"grade {grade_text!r} is not an integer")
     grade = int(grade_text)
-    if not -(2**63) <= grade < 2**63:
+    if not in_int64(grade):
         raise FormatError(name, number, f"grade {grade_text} is out of range (64-bit integer)")
     return Qrel(topic, iteration, docno, grade)
-
-
-# ASCII only: Python's int() also takes "1_0" and other scripts' digits, trec_eval's atol not.
-_INTEGER = re.compile(r"[+-]?[0-9]+")
 
 
 # --- the fast path -----------------------------------------------------------------

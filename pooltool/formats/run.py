@@ -34,7 +34,6 @@ written down by hand.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Iterable, Iterator
 
 import numpy as np
@@ -44,7 +43,17 @@ import pyarrow.compute as pc
 
 from pooltool.errors import FormatError
 from pooltool.formats.columns import BOM, integers, read_columns
-from pooltool.formats.source import Source, open_text, plain_file_bytes, source_name, split_fields
+from pooltool.formats.source import (
+    INTEGER,
+    NUMBER,
+    Source,
+    in_int64,
+    is_skipped,
+    open_text,
+    plain_file_bytes,
+    source_name,
+    split_fields,
+)
 from pooltool.records import RUN_COLUMNS, RunEntry
 
 
@@ -90,7 +99,7 @@ def iter_run_entries(
     first_line: dict[tuple[str, str, str], int] = {}
     for number, line in enumerate(lines, start=1):
         fields = split_fields(line)
-        if not fields or fields[0].startswith("#"):
+        if is_skipped(fields):
             continue
         entry = parse_run_fields(fields, name, number)
         if check_duplicates:
@@ -116,24 +125,17 @@ def parse_run_fields(fields: list[str], name: str, number: int) -> RunEntry:
             name, number, f"expected 6 columns (topic Q0 docno rank score tag), got {len(fields)}"
         )
     topic, _q0, docno, rank_text, score_text, tag = fields[:6]
-    if not _INTEGER.fullmatch(rank_text):
+    if not INTEGER.fullmatch(rank_text):
         raise FormatError(name, number, f"rank {rank_text!r} is not an integer")
     rank = int(rank_text)
-    if not -(2**63) <= rank < 2**63:
+    if not in_int64(rank):
         raise FormatError(name, number, f"rank {rank_text!r} is out of range (64-bit integer)")
-    if not _NUMBER.fullmatch(score_text):
+    if not NUMBER.fullmatch(score_text):
         raise FormatError(name, number, f"score {score_text!r} is not a number")
     score = float(score_text)
     if math.isnan(score):
         raise FormatError(name, number, f"score {score_text!r} is not a number (NaN)")
     return RunEntry(topic, docno, rank, score, tag)
-
-
-# ASCII decimal numbers only: Python's int() and float() also take "1_000" and other
-# scripts' digits, which C's atof/atol (trec_eval) read differently.
-_INTEGER = re.compile(r"[+-]?[0-9]+")
-_NUMBER = re.compile(r"[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|inf|infinity|nan)",
-                     re.IGNORECASE)
 
 
 def _contents(source: Source) -> tuple[bytes | None, str | None]:

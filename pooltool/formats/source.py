@@ -48,6 +48,27 @@ def split_fields(line: str) -> list[str]:
     return [field for field in _ASCII_SPACE.split(line) if field]
 
 
+# -- the token rules of runs and qrels (the one place; formats/columns.py follows them) --
+
+def is_skipped(fields: list[str]) -> bool:
+    """Whether a split line is skipped: blank, or a comment (its first field starts
+    with ``#``)."""
+    return not fields or fields[0].startswith("#")
+
+
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+# ASCII decimal only: Python's int() and float() also take "1_000" and other scripts'
+# digits, which C's atol/atof (trec_eval) read differently.
+INTEGER = re.compile(r"[+-]?[0-9]+")
+NUMBER = re.compile(r"[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|inf|infinity|nan)",
+                    re.IGNORECASE)
+
+
+def in_int64(value: int) -> bool:
+    """Whether an integer fits in 64 bits (SQLite's INTEGER, trec_eval's long)."""
+    return INT64_MIN <= value <= INT64_MAX
+
+
 @contextmanager
 def open_text(source: Source) -> Iterator[IO[str]]:
     """Yield a text stream over ``source``.

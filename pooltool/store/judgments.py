@@ -30,6 +30,7 @@ import pandas as pd
 
 from pooltool.errors import InvalidArgument, StoreError, UnknownVersion
 from pooltool.formats.qrels import read_qrels
+from pooltool.formats.source import in_int64
 from pooltool.records import QRELS_COLUMNS
 from pooltool.store.provenance import file_sha256, utc_now
 from pooltool.store.topic_check import OnUnknownTopics, check_topics
@@ -268,7 +269,7 @@ def _check_judgment(topic: str, docno: str, grade: int, assessor: str) -> None:
 
     if isinstance(grade, bool) or not isinstance(grade, numbers.Integral):
         raise InvalidArgument(f"a grade must be an integer, got {grade!r}")
-    if not -(2**63) <= int(grade) < 2**63:
+    if not in_int64(int(grade)):
         raise InvalidArgument(f"grade {grade} is out of range (64-bit integer)")
     for what, value in (("topic", topic), ("docno", docno), ("assessor", assessor)):
         if not isinstance(value, str) or not value.strip():
