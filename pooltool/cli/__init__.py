@@ -7,6 +7,7 @@ from pooltool.cli import (  # noqa: F401  registers commands
     judge,
     recall,
     settings,
+    simulate,
 )
 from pooltool.cli.group import cli
 
