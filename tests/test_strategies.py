@@ -164,3 +164,13 @@ def test_parse_strategy_fills_defaults_and_labels() -> None:
 def test_parse_strategy_refuses_bad_input(text: str, message: str) -> None:
     with pytest.raises(PooltoolError, match=re.escape(message)):
         parse_strategy(text)
+
+
+@pytest.mark.parametrize("text", ["rrf", "rbp:p=0.9", "borda"])
+def test_mirrored_ranks_tie_exactly_and_go_in_docno_order(text: str) -> None:
+    # x is 1st in A and 3rd in B, y the mirror image: equal terms, so an exact tie
+    runs = (RankedRun("A", ("x", "m", "y"), (3, 2, 1)), RankedRun("B", ("y", "n", "x"), (3, 2, 1)),
+            RankedRun("C", ("p", "q", "r"), (3, 2, 1)))
+    assert order(text, runs)[:2] == ["x", "y"]
+    mirrored = (RankedRun("A", ("y", "m", "x"), (3, 2, 1)), *runs[1:])
+    assert order(text, mirrored)[:1] == ["y"]

@@ -7,8 +7,9 @@ topic, up to the largest budget (judgments per topic); the first ``b``
 judgments of a topic are its partial qrels at budget ``b`` (each with its
 grade in the qrels, 0 for a document without a line).
 
-The bias a budget induces: every run's Recall@k and P@k (trec_eval 10.0, via
-:func:`pooltool.measures.recall.evaluate_recall`) under the partial qrels
+The bias a budget induces: every run's Recall@k and P@k (trec_eval 10.0's, as
+:func:`pooltool.measures.recall.evaluate_recall` computes them; the tests check
+that :class:`RunScorer` gives the same values) under the partial qrels
 against under the full qrels: MAE, the mean over runs of the absolute
 difference of the means over topics; Kendall's tau-b and tau_ap (Yilmaz,
 Aslam and Robertson 2008) between the rankings of the runs by Recall@k under
@@ -28,7 +29,7 @@ from pooltool.analysis.stability import compare_rankings
 from pooltool.errors import PooltoolError
 from pooltool.formats.frames import check_qrels_frame, check_run_frame
 from pooltool.judging.strategies import RankedRun, Strategy, judge_sequence, topic_runs
-from pooltool.measures.recall import evaluate_recall
+from pooltool.measures.summary import trec_mean
 from pooltool.ranking import order_run, top_k
 
 
@@ -97,9 +98,9 @@ def simulate(runs: pd.DataFrame, qrels: pd.DataFrame, strategies: list[Strategy]
     relevant = _relevant(qrels, level)
     picks = {s.label: _picks(s, ranked, topics, relevant, max(budgets)) for s in strategies}
     per_topic = _per_topic(picks, budgets, relevant, topics)
-    top = top_k(ordered[ordered["topic"].isin(topics)], k)
-    full = _means(top, qrels, k, level)
-    per_run = pd.concat([_bias_rows(label, b, top, full, _partial(chosen, b, qrels), k, level)
+    scorer = RunScorer(top_k(ordered[ordered["topic"].isin(topics)], k), k, level)
+    full = scorer.means(qrels)
+    per_run = pd.concat([_bias_rows(label, b, full, scorer.means(_partial(chosen, b, qrels)))
                          for label, chosen in picks.items() for b in budgets], ignore_index=True)
     summary = _summary(per_topic, per_run)
     return SimulationResult(summary, per_topic, per_run, _curve(picks, relevant),
@@ -146,23 +147,53 @@ def _per_topic(picks: dict[str, dict[str, list[str]]], budgets: list[int],
 
 
 def _partial(chosen: dict[str, list[str]], budget: int, qrels: pd.DataFrame) -> pd.DataFrame:
-    """The partial qrels: each topic's first ``budget`` picks with their qrels grade (0 if none)."""
+    """The partial qrels: each topic's first ``budget`` picks with their qrels grade (-1 if none)."""
     pairs = pd.DataFrame([(topic, docno) for topic, docnos in chosen.items()
                           for docno in docnos[:budget]], columns=["topic", "docno"])
     graded = pairs.merge(qrels[["topic", "docno", "grade"]], on=["topic", "docno"], how="left")
-    graded["grade"] = graded["grade"].fillna(0).astype(np.int64)
+    graded["grade"] = graded["grade"].fillna(-1).astype(np.int64)
     return graded
 
 
-def _means(top: pd.DataFrame, qrels: pd.DataFrame, k: int, level: int) -> pd.DataFrame:
-    """Per run: the mean over topics of Recall@k and P@k (trec_eval's ``all``)."""
-    summary = evaluate_recall(top, qrels, ks=[k], level=level).summary
-    return summary.set_index("run_tag")[["recall", "P"]]
+class RunScorer:
+    """Mean Recall@k and P@k of fixed runs under many qrels, as trec_eval 10.0 computes them.
+
+    Recall@k = num_rel_ret@k / num_rel (0 when num_rel is 0; ``m_recall.c``) and
+    P@k = num_rel_ret@k / k (``m_P.c``) per topic, then each run's mean over its
+    topics summed in topic (string) order (:func:`~pooltool.measures.summary.trec_mean`).
+    Every topic of ``top`` must be in each qrels scored (so every topic counts,
+    as in trec_eval); :func:`simulate` guarantees it.
+
+    :param top: the runs' first ``k`` documents per topic (``run_tag, topic, docno``).
+    """
+
+    def __init__(self, top: pd.DataFrame, k: int, level: int) -> None:
+        self.k, self.level = k, level
+        self.tags = list(pd.unique(top["run_tag"]))
+        cells = pd.MultiIndex.from_arrays([top["run_tag"], top["topic"]])
+        self.cell, self.cells = pd.factorize(cells, sort=True)
+        self.keys = pd.Index((top["topic"] + " " + top["docno"]).to_numpy())
+
+    def means(self, qrels: pd.DataFrame) -> pd.DataFrame:
+        """Per run (index, input order): ``recall`` and ``P``, means over topics, 0..1."""
+        relevant = qrels[qrels["grade"] >= self.level]
+        hits = self.keys.isin(pd.Index((relevant["topic"] + " " + relevant["docno"]).to_numpy()))
+        rel_ret = np.bincount(self.cell, weights=hits, minlength=len(self.cells))
+        num_rel = relevant.groupby("topic").size().reindex(
+            self.cells.get_level_values(1), fill_value=0).to_numpy(dtype=np.float64)
+        recall = np.divide(rel_ret, num_rel, out=np.zeros_like(rel_ret), where=num_rel > 0)
+        precision = rel_ret / self.k
+        runs = self.cells.get_level_values(0)
+        rows = {}
+        for tag in self.tags:
+            mine = np.flatnonzero(runs == tag)
+            rows[tag] = {"recall": trec_mean(recall[mine], len(mine)),
+                         "P": trec_mean(precision[mine], len(mine))}
+        return pd.DataFrame.from_dict(rows, orient="index")
 
 
-def _bias_rows(label: str, budget: int, top: pd.DataFrame, full: pd.DataFrame,
-               partial: pd.DataFrame, k: int, level: int) -> pd.DataFrame:
-    scored = _means(top, partial, k, level)
+def _bias_rows(label: str, budget: int, full: pd.DataFrame,
+               scored: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame({"strategy": label, "budget": budget, "run_tag": full.index,
                          "recall": full["recall"].to_numpy(),
                          "recall_partial": scored["recall"].reindex(full.index).to_numpy(),

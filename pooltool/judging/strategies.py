@@ -100,11 +100,16 @@ def topic_runs(frame: pd.DataFrame) -> dict[str, tuple[RankedRun, ...]]:
     """
     ordered = frame if "trec_rank" in frame.columns else order_run(frame)
     ordered = ordered.sort_values(["topic", "run_tag", "trec_rank"], kind="stable")
+    topic = ordered["topic"].to_numpy(dtype=object)
+    tag = ordered["run_tag"].to_numpy(dtype=object)
+    docnos = ordered["docno"].to_numpy(dtype=object).tolist()
+    scores = ordered["score"].to_numpy(dtype=np.float64).tolist()
+    starts = np.flatnonzero(np.r_[True, (topic[1:] != topic[:-1]) | (tag[1:] != tag[:-1])])
     topics: dict[str, list[RankedRun]] = {}
-    for (topic, tag), part in ordered.groupby(["topic", "run_tag"], sort=False):
-        topics.setdefault(str(topic), []).append(RankedRun(
-            str(tag), tuple(part["docno"].astype(str)), tuple(part["score"].astype(float))))
-    return {topic: tuple(runs) for topic, runs in topics.items()}
+    for start, end in zip(starts.tolist(), [*starts[1:].tolist(), len(docnos)], strict=True):
+        topics.setdefault(str(topic[start]), []).append(RankedRun(
+            str(tag[start]), tuple(map(str, docnos[start:end])), tuple(scores[start:end])))
+    return {name: tuple(runs) for name, runs in topics.items()}
 
 
 class Chooser(ABC):
@@ -274,42 +279,50 @@ def depth_order(runs: Sequence[RankedRun], k: int) -> list[str]:
 
 def round_robin_order(runs: Sequence[RankedRun]) -> list[str]:
     """Take@N: rank by rank, runs in the order given, each document at its first appearance."""
-    order: dict[str, None] = {}
-    for rank in range(max((len(run.docnos) for run in runs), default=0)):
-        for run in runs:
-            if rank < len(run.docnos):
-                order.setdefault(run.docnos[rank])
-    return list(order)
+    if not runs:
+        return []
+    docnos = [d for run in runs for d in run.docnos]
+    ranks = np.concatenate([np.arange(len(run.docnos)) for run in runs])
+    which = np.concatenate([np.full(len(run.docnos), i) for i, run in enumerate(runs)])
+    order = np.lexsort((which, ranks))
+    return list(dict.fromkeys(docnos[i] for i in order.tolist()))
 
 
 def fused_order(runs: Sequence[RankedRun],
                 weights: Callable[[RankedRun], Sequence[float]]) -> list[str]:
     """Documents by the sum over runs of their weight in the run, largest first, ties in
     docno order; ``weights(run)`` gives the weight of each of its documents, best first.
-    Each sum is :func:`math.fsum`, so the same terms in any order give the same sum."""
-    terms: dict[str, list[float]] = {}
-    for run in runs:
-        for docno, weight in zip(run.docnos, weights(run), strict=True):
-            terms.setdefault(docno, []).append(weight)
-    totals = {docno: math.fsum(values) for docno, values in terms.items()}
-    return sorted(totals, key=lambda docno: (-totals[docno], docno))
+
+    Each document's terms are added in increasing order, so the same terms in any run
+    order give the same sum and documents with equal terms tie exactly.
+    """
+    docnos = np.array([d for run in runs for d in run.docnos], dtype=object)
+    if not len(docnos):
+        return []
+    terms = np.array([w for run in runs for w in weights(run)], dtype=np.float64)
+    codes, uniques = pd.factorize(docnos, sort=True)  # codes in docno order
+    order = np.lexsort((terms, codes))
+    starts = np.flatnonzero(np.r_[True, codes[order][1:] != codes[order][:-1]])
+    totals = np.add.reduceat(terms[order], starts)
+    ranked = np.lexsort((np.arange(len(uniques)), -totals))
+    return [str(d) for d in uniques[ranked]]
 
 
 def borda_order(runs: Sequence[RankedRun]) -> list[str]:
     """Borda count (Aslam and Montague 2001); see the module docstring.
 
-    Computed as the points every run gives a document it lacks, summed over all
-    runs, plus for each run that retrieves it the difference between its points
-    there and that share. Every term is a multiple of 1/2, so the sums are exact.
+    A document's points are the sum over all runs of the share a run gives each
+    document it lacks, which is the same for every document, plus for each run
+    that retrieves it its points there minus that share; the order needs only
+    the second part.
     """
     c = len({docno for run in runs for docno in run.docnos})
-    shares = [(c - len(run.docnos) + 1) / 2 for run in runs]
-    base = sum(shares)
-    totals: dict[str, float] = {}
-    for run, share in zip(runs, shares, strict=True):
-        for rank, docno in enumerate(run.docnos, start=1):
-            totals[docno] = totals.get(docno, base) + (c - rank + 1) - share
-    return sorted(totals, key=lambda docno: (-totals[docno], docno))
+
+    def weights(run: RankedRun) -> list[float]:
+        share = (c - len(run.docnos) + 1) / 2
+        return [c - rank + 1 - share for rank in range(1, len(run.docnos) + 1)]
+
+    return fused_order(runs, weights)
 
 
 def min_max(run: RankedRun) -> list[float]:

@@ -18,6 +18,7 @@ from pooltool.errors import PooltoolError
 from pooltool.formats.qrels import read_qrels
 from pooltool.formats.run import read_run
 from pooltool.judging.strategies import parse_strategy
+from pooltool.measures.recall import evaluate_recall
 
 # Topic 1: A d1 d2 d3, B d2 d4 d1, C d5 d3 (as in tests/test_strategies.py). Relevant: d2, d4
 # and x9, which no run retrieved. Topic 2 has qrels but no run.
@@ -68,6 +69,18 @@ def test_bias_by_hand() -> None:
     assert per_run["recall"].tolist() == pytest.approx([1 / 3, 2 / 3, 0.0])
 
 
+def test_a_document_without_a_qrels_line_is_not_relevant_at_level_0() -> None:
+    # -l 0: d2, d4, d3 and x9 are relevant. MTF judges d1 (no line), d2, d4, d1 gone, then
+    # d5 (no line), d3: found 3 of 4. With 2 judgments the partial qrels hold d1 and d2, so
+    # C (d5, d3 in its top 2) scores 0 and A (d1, d2) and B (d2, d4) score 1 of 1.
+    result = simulate(read_run(RUNS), read_qrels(QRELS), [parse_strategy("mtf")], [2, 5], k=2,
+                      level=0)
+    assert result.summary["found"].tolist() == [1, 3]
+    per_run = result.per_run[result.per_run["budget"] == 2].set_index("run_tag")
+    assert per_run["recall_partial"].tolist() == pytest.approx([1.0, 1.0, 0.0])
+    assert per_run["P_partial"].tolist() == pytest.approx([0.5, 0.5, 0.0])
+
+
 def test_curve_counts_found_per_judgment() -> None:
     curve = small(["mtf"], [5]).curve
     assert curve["found"].tolist() == [0, 1, 2, 2, 2]
@@ -89,9 +102,9 @@ def test_no_common_topic() -> None:
         simulate(read_run(RUNS), read_qrels("9 0 d1 1\n"), [parse_strategy("mtf")], [1])
 
 
-def plain_depth_found(folder: Path, depth: int, budget: int) -> dict[str, int]:
-    """Relevant found per topic by judging each topic's depth-k pool in docno order, in
-    plain Python: runs ordered by score descending, docno descending."""
+def plain_depth_picks(folder: Path, depth: int, budget: int) -> dict[str, list[str]]:
+    """Per topic, the first ``budget`` documents of the depth-k pool in docno order, in plain
+    Python: runs ordered by score descending, docno descending."""
     ranked: dict[tuple[str, str], list[tuple[float, str]]] = {}
     for name in POOLED:
         for line in (folder / "runs" / name).read_text().splitlines():
@@ -101,29 +114,37 @@ def plain_depth_found(folder: Path, depth: int, budget: int) -> dict[str, int]:
     for (_, topic), docs in ranked.items():
         docs.sort(reverse=True)
         pools.setdefault(topic, set()).update(docno for _, docno in docs[:depth])
-    relevant = set()
-    for line in (folder / "qrels-rnd1.txt").read_text().splitlines():
-        topic, _, docno, grade = line.split()
-        if int(grade) >= 1:
-            relevant.add((topic, docno))
-    return {topic: sum((topic, d) in relevant for d in sorted(pool)[:budget])
-            for topic, pool in pools.items()}
+    return {topic: sorted(pool)[:budget] for topic, pool in pools.items()}
 
 
 def test_trec_covid_depth_found_equals_plain_python_and_adaptive_find_more(
         shared_data: Path) -> None:
     folder = shared_data / "trec_covid_r1"
     runs = pd.concat([read_run(folder / "runs" / name) for name in POOLED], ignore_index=True)
+    qrels = read_qrels(folder / "qrels-rnd1.txt")
+    grades = {(t, d): g for t, d, g in zip(qrels["topic"], qrels["docno"], qrels["grade"],
+                                            strict=True)}
     strategies = [parse_strategy(s) for s in ("depth", "mtf", "mmns")]
-    result = simulate(runs, read_qrels(folder / "qrels-rnd1.txt"), strategies, [20, 50], k=100)
+    result = simulate(runs, qrels, strategies, [20, 50], k=100)
     per_topic = result.per_topic
     for budget in (20, 50):
+        picks = plain_depth_picks(folder, 7, budget)
         depth = per_topic[(per_topic["strategy"] == "depth:k=7") & (per_topic["budget"] == budget)]
-        assert dict(zip(depth["topic"], depth["found"], strict=True)) == plain_depth_found(
-            folder, 7, budget)
+        assert dict(zip(depth["topic"], depth["found"], strict=True)) == {
+            t: sum(grades.get((t, d), 0) >= 1 for d in docnos) for t, docnos in picks.items()}
     found = result.summary.set_index(["strategy", "budget"])["found"]
     # the README's numbers: 30 topics, 20 judgments each
     assert [found[(s, 20)] for s in ("depth:k=7", "mtf", "mmns:gamma=0.9")] == [303, 410, 377]
+    # the bias columns are evaluate_recall's values, under the full and the partial qrels
+    partial = pd.DataFrame([(t, d, grades.get((t, d), -1)) for t, docnos in
+                            plain_depth_picks(folder, 7, 20).items() for d in docnos],
+                           columns=["topic", "docno", "grade"])
+    rows = result.per_run[(result.per_run["strategy"] == "depth:k=7")
+                          & (result.per_run["budget"] == 20)].set_index("run_tag")
+    for column, side in (("recall", qrels), ("recall_partial", partial)):
+        expected = evaluate_recall(runs, side, ks=[100]).summary.set_index("run_tag")
+        assert rows[column].to_dict() == expected["recall"].to_dict()
+        assert rows[column.replace("recall", "P")].to_dict() == expected["P"].to_dict()
 
 
 # --- the command ---------------------------------------------------------------------
