@@ -31,6 +31,7 @@ from pooltool.formats.frames import check_qrels_frame, check_run_frame
 from pooltool.judging.strategies import RankedRun, Strategy, judge_sequence, topic_runs
 from pooltool.measures.summary import trec_mean
 from pooltool.ranking import order_run, top_k
+from pooltool.records import topic_key
 
 
 @dataclass(frozen=True)
@@ -52,7 +53,8 @@ class SimulationResult:
     :ivar curve: one row per strategy x judgments per topic n = 1..largest
         budget: ``strategy, judgments, found`` (relevant found over all
         topics in each topic's first n judgments).
-    :ivar topics: the simulated topics.
+    :ivar topics: the simulated topics, numeric ids in numeric order (the order of
+        ``per_topic``).
     :ivar left_out: qrels topics no run retrieved documents for (not simulated).
     :ivar k, level: the cutoff and the relevance level.
     """
@@ -91,7 +93,7 @@ def simulate(runs: pd.DataFrame, qrels: pd.DataFrame, strategies: list[Strategy]
     ordered = order_run(runs)
     ranked = topic_runs(ordered)
     judged_topics = set(qrels["topic"].astype(str))
-    topics = sorted(set(ranked) & judged_topics)
+    topics = sorted(set(ranked) & judged_topics, key=topic_key)
     if not topics:
         raise PooltoolError("no topic is both in the runs and in the qrels: nothing to simulate")
     qrels = qrels[qrels["topic"].isin(topics)]
@@ -104,7 +106,7 @@ def simulate(runs: pd.DataFrame, qrels: pd.DataFrame, strategies: list[Strategy]
                          for label, chosen in picks.items() for b in budgets], ignore_index=True)
     summary = _summary(per_topic, per_run)
     return SimulationResult(summary, per_topic, per_run, _curve(picks, relevant),
-                            topics, sorted(judged_topics - set(ranked)), k, level)
+                            topics, sorted(judged_topics - set(ranked), key=topic_key), k, level)
 
 
 def _check_options(strategies: list[Strategy], budgets: list[int], k: int) -> None:

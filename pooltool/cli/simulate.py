@@ -44,7 +44,7 @@ def parse_budgets(_ctx: click.Context, _param: click.Parameter, value: str) -> l
 @click.option("--strategy", "strategy_texts", multiple=True, metavar="NAME[:KEY=VALUE,...]",
               help=f"A strategy to replay (repeat; default: all of them): "
                    f"{', '.join(STRATEGIES)}.")
-@click.option("--budget", "budgets", default="10,20,50,100", show_default=True,
+@click.option("--budget", "budgets", default="10,20,50,100", show_default=True, metavar="N,...",
               callback=parse_budgets, help="Judgments per topic, comma-separated.")
 @click.option("--depth", default=7, show_default=True, type=click.IntRange(min=1),
               help="The k of the depth strategy unless written depth:k=N.")

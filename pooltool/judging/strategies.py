@@ -59,6 +59,11 @@ that document judged; a run with nothing left unjudged drops out):
   1933): draw from Beta(a + rel, b + nonrel) for every run, in tag order, with
   numpy's PCG64 generator seeded by (seed, CRC-32 of the topic id); the largest
   draw wins (ties to the first run).
+
+Where a paper leaves a choice open (tie rules, MTF's step of 1, the form and
+default of MM-NS's discount), the rule above is pooltool's; the definitions
+were written from the papers as cited, not checked line by line against
+their text.
 """
 
 from __future__ import annotations

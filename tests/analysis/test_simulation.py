@@ -133,6 +133,7 @@ def test_trec_covid_depth_found_equals_plain_python_and_adaptive_find_more(
         assert dict(zip(depth["topic"], depth["found"], strict=True)) == {
             t: sum(grades.get((t, d), 0) >= 1 for d in docnos) for t, docnos in picks.items()}
     found = result.summary.set_index(["strategy", "budget"])["found"]
+    assert result.topics == [str(t) for t in range(1, 31)]
     # the README's numbers: 30 topics, 20 judgments each
     assert [found[(s, 20)] for s in ("depth:k=7", "mtf", "mmns:gamma=0.9")] == [303, 410, 377]
     # the bias columns are evaluate_recall's values, under the full and the partial qrels
