@@ -104,6 +104,29 @@ GLOSSARY: dict[str, Term] = {
     "tau_ap": Term("AP correlation: like Kendall's tau, but swaps near the top weigh more.",
                    "Yilmaz, Aslam and Robertson 2008, 'A new rank correlation coefficient "
                    "for information retrieval'"),
+    # simulate (pooling strategies replayed against complete qrels)
+    "strategy": Term("The pooling strategy with its parameters (NAME:KEY=VALUE,...); each is "
+                     "defined, with its source, in pooltool/judging/strategies.py.",
+                     "the strategy's paper (e.g. Cormack, Palmer and Clarke 1998 for mtf; "
+                     "Losada, Parapar and Barreiro 2016, 2017 for maxmean and mmns)"),
+    "budget": Term("Judgments per topic the strategy may spend.", "pooltool"),
+    "spent": Term("Judgments made (summed over topics in the summary); less than budget per "
+                  "topic where the strategy ran out of documents.", "pooltool"),
+    "found": Term("Relevant documents (grade >= LEVEL in the complete qrels) among the "
+                  "judgments made; a document without a qrels line counts as non-relevant.",
+                  "Losada, Parapar and Barreiro 2017 (relevant found per judgments spent)"),
+    "found_share": Term("found / num_rel: the share of the qrels' relevant documents found "
+                        "(0 when num_rel is 0).", "pooltool"),
+    "recall_partial": Term("Recall@k under the partial qrels: the judgments the strategy made "
+                           "within the budget (mean over topics).", f"{TREC_EVAL}, m_recall.c"),
+    "P_partial": Term("P@k under the partial qrels: the judgments the strategy made within "
+                      "the budget (mean over topics).", f"{TREC_EVAL}, m_P.c"),
+    "MAE_recall": Term("The mean over runs of |recall_partial - recall|: how far the partial "
+                       "qrels move the runs' Recall@k.", "pooltool; the MAE of pool-bias "
+                       "studies (Zobel 1998; Buckley et al. 2007)"),
+    "MAE_P": Term("The mean over runs of |P_partial - P|: how far the partial qrels move the "
+                  "runs' P@k.", "pooltool; the MAE of pool-bias studies (Zobel 1998; "
+                  "Buckley et al. 2007)"),
     # impact and qrels diff
     "change": Term("The value under B minus the value under A.", "pooltool"),
     "abs_change": Term("|change|, the mean over runs.", "pooltool"),

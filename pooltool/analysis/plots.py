@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from pooltool.analysis.bias import BiasResult
     from pooltool.analysis.impact import ImpactResult
+    from pooltool.analysis.simulation import SimulationResult
 
 
 def plot_impact(result: ImpactResult, path: str | Path, label_a: str = "A",
@@ -155,6 +156,35 @@ def plot_bias(result: BiasResult, path: str | Path) -> Path:
     axis.set_title(f"Leave-one-out at pool depth {result.depth}: MAE {overall['mae']:.4f}, "
                    f"SRE {overall['sre']}, tau_ap {overall['tau_ap']:.3f}", fontsize="medium")
     axis.legend(fontsize="small")
+    return _save(figure, path)
+
+
+def plot_simulation(result: SimulationResult, path: str | Path) -> Path:
+    """Relevant documents found (all topics) against judgments per topic, one line per
+    strategy, with the qrels' relevant total as a dashed ceiling.
+
+    :param result: what :func:`~pooltool.analysis.simulation.simulate` returned.
+    :param path: the image file to write.
+    :returns: the path written.
+    """
+    from pooltool.measures.plot import run_styles
+
+    plt = _pyplot()
+    curve = result.curve
+    labels = list(dict.fromkeys(curve["strategy"]))
+    figure, axis = plt.subplots(figsize=(9, 5.5), dpi=100)
+    for label, style in zip(labels, run_styles(len(labels)), strict=True):
+        line = curve[curve["strategy"] == label]
+        axis.plot(line["judgments"], line["found"], color=style.color,
+                  linestyle=style.linestyle, label=label)
+    relevant = int(result.summary["num_rel"].iloc[0])
+    axis.axhline(relevant, color="grey", linestyle="--", linewidth=1,
+                 label=f"relevant in the qrels ({relevant})")
+    axis.set_xlabel("judgments per topic")
+    axis.set_ylabel(f"relevant found ({len(result.topics)} topics)")
+    axis.set_title("Relevant found against judgments spent (unjudged counts as non-relevant)",
+                   fontsize="medium")
+    axis.legend(loc="upper left", bbox_to_anchor=(1.02, 1), fontsize="small", borderaxespad=0)
     return _save(figure, path)
 
 

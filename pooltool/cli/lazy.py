@@ -19,7 +19,8 @@ from pathlib import Path
 import click
 
 #: The modules of :mod:`pooltool.cli` that register commands on the group.
-COMMAND_MODULES = ("analysis", "collection", "explain", "judge", "recall", "settings")
+COMMAND_MODULES = ("analysis", "collection", "explain", "judge", "recall", "settings",
+                   "simulate")
 _SUFFIXES = ("command", "cmd", "group", "grp")
 
 

@@ -1,0 +1,234 @@
+"""Replay pooling strategies against complete qrels: relevant found per budget, and the bias.
+
+As in the literature (Losada, Parapar and Barreiro 2016, 2017; Lipani et al.
+2017), the qrels stand for complete judgments: a document the strategy picks
+that has no qrels line counts as non-relevant. Each strategy judges, topic by
+topic, up to the largest budget (judgments per topic); the first ``b``
+judgments of a topic are its partial qrels at budget ``b`` (each with its
+grade in the qrels, 0 for a document without a line).
+
+The bias a budget induces: every run's Recall@k and P@k (trec_eval 10.0's, as
+:func:`pooltool.measures.recall.evaluate_recall` computes them; the tests check
+that :class:`RunScorer` gives the same values) under the partial qrels
+against under the full qrels: MAE, the mean over runs of the absolute
+difference of the means over topics; Kendall's tau-b and tau_ap (Yilmaz,
+Aslam and Robertson 2008) between the rankings of the runs by Recall@k under
+the full and under the partial qrels (:mod:`pooltool.analysis.stability`).
+
+Only topics both in the qrels and in some run are simulated and scored.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from pooltool.analysis.stability import compare_rankings
+from pooltool.errors import PooltoolError
+from pooltool.formats.frames import check_qrels_frame, check_run_frame
+from pooltool.judging.strategies import RankedRun, Strategy, judge_sequence, topic_runs
+from pooltool.measures.summary import trec_mean
+from pooltool.ranking import order_run, top_k
+from pooltool.records import topic_key
+
+
+@dataclass(frozen=True)
+class SimulationResult:
+    """What :func:`simulate` returns. Budgets are judgments per topic.
+
+    :ivar summary: one row per strategy x budget: ``strategy, budget, spent``
+        (judgments made over all topics, fewer than budget x topics where a
+        strategy ran out), ``found`` (relevant judgments, all topics),
+        ``num_rel`` (relevant in the qrels, simulated topics), ``found_share``
+        (found / num_rel, 0..1), ``MAE_recall``, ``MAE_P`` (mean over runs of
+        |mean partial - mean full| of Recall@k and P@k), ``Kendall_tau``,
+        ``tau_ap`` (full vs partial ranking by Recall@k; NaN when a side is
+        constant).
+    :ivar per_topic: one row per strategy x budget x topic: ``strategy,
+        budget, topic, spent, found, num_rel, found_share``.
+    :ivar per_run: one row per strategy x budget x run: ``strategy, budget,
+        run_tag, recall, recall_partial, P, P_partial`` (means over topics).
+    :ivar curve: one row per strategy x judgments per topic n = 1..largest
+        budget: ``strategy, judgments, found`` (relevant found over all
+        topics in each topic's first n judgments).
+    :ivar topics: the simulated topics, numeric ids in numeric order (the order of
+        ``per_topic``).
+    :ivar left_out: qrels topics no run retrieved documents for (not simulated).
+    :ivar k, level: the cutoff and the relevance level.
+    """
+
+    summary: pd.DataFrame
+    per_topic: pd.DataFrame
+    per_run: pd.DataFrame
+    curve: pd.DataFrame
+    topics: list[str]
+    left_out: list[str]
+    k: int
+    level: int
+
+
+def simulate(runs: pd.DataFrame, qrels: pd.DataFrame, strategies: list[Strategy],
+             budgets: list[int], k: int = 100, level: int = 1) -> SimulationResult:
+    """Replay each strategy with each budget against ``qrels``.
+
+    :param runs: run lines ``run_tag, topic, docno, score`` (as
+        :func:`~pooltool.formats.run.read_run` returns); every run takes part
+        in every strategy.
+    :param qrels: the complete judgments, ``topic, docno, grade``.
+    :param strategies: the strategies (:func:`~pooltool.judging.strategies.parse_strategy`);
+        labels must differ.
+    :param budgets: judgments per topic, each >= 1.
+    :param k: the cutoff of Recall@k and P@k.
+    :param level: relevant means grade >= ``level``.
+    :returns: a :class:`SimulationResult`.
+    :raises PooltoolError: no strategy, no budget, a budget or k below 1,
+        strategies with the same label, or no topic both in the runs and in
+        the qrels.
+    """
+    _check_options(strategies, budgets, k)
+    check_run_frame(runs)
+    check_qrels_frame(qrels)
+    ordered = order_run(runs)
+    ranked = topic_runs(ordered)
+    judged_topics = set(qrels["topic"].astype(str))
+    topics = sorted(set(ranked) & judged_topics, key=topic_key)
+    if not topics:
+        raise PooltoolError("no topic is both in the runs and in the qrels: nothing to simulate")
+    qrels = qrels[qrels["topic"].isin(topics)]
+    relevant = _relevant(qrels, level)
+    picks = {s.label: _picks(s, ranked, topics, relevant, max(budgets)) for s in strategies}
+    per_topic = _per_topic(picks, budgets, relevant, topics)
+    scorer = RunScorer(top_k(ordered[ordered["topic"].isin(topics)], k), k, level)
+    full = scorer.means(qrels)
+    per_run = pd.concat([_bias_rows(label, b, full, scorer.means(_partial(chosen, b, qrels)))
+                         for label, chosen in picks.items() for b in budgets], ignore_index=True)
+    summary = _summary(per_topic, per_run)
+    return SimulationResult(summary, per_topic, per_run, _curve(picks, relevant),
+                            topics, sorted(judged_topics - set(ranked), key=topic_key), k, level)
+
+
+def _check_options(strategies: list[Strategy], budgets: list[int], k: int) -> None:
+    if not strategies or not budgets:
+        raise PooltoolError("give at least one strategy and one budget")
+    if min(budgets) < 1 or k < 1:
+        raise PooltoolError(f"budgets and k must be at least 1 (got budgets "
+                            f"{', '.join(map(str, budgets))}, k {k})")
+    labels = [s.label for s in strategies]
+    if len(set(labels)) < len(labels):
+        raise PooltoolError(f"a strategy is given twice: {', '.join(labels)}")
+
+
+def _relevant(qrels: pd.DataFrame, level: int) -> dict[str, frozenset[str]]:
+    hits = qrels[qrels["grade"] >= level]
+    return {str(t): frozenset(part["docno"].astype(str)) for t, part in hits.groupby("topic")}
+
+
+def _picks(strategy: Strategy, ranked: dict[str, tuple[RankedRun, ...]], topics: list[str],
+           relevant: dict[str, frozenset[str]], budget: int) -> dict[str, list[str]]:
+    """Per topic, the documents the strategy judges, in order (at most ``budget``)."""
+    return {topic: judge_sequence(strategy.chooser(ranked[topic], topic),
+                                  relevant.get(topic, frozenset()), budget)
+            for topic in topics}
+
+
+def _per_topic(picks: dict[str, dict[str, list[str]]], budgets: list[int],
+               relevant: dict[str, frozenset[str]], topics: list[str]) -> pd.DataFrame:
+    rows = []
+    for label, chosen in picks.items():
+        for budget in budgets:
+            for topic in topics:
+                judged = chosen[topic][:budget]
+                found = sum(docno in relevant.get(topic, ()) for docno in judged)
+                num_rel = len(relevant.get(topic, ()))
+                rows.append({"strategy": label, "budget": budget, "topic": topic,
+                             "spent": len(judged), "found": found, "num_rel": num_rel,
+                             "found_share": found / num_rel if num_rel else 0.0})
+    return pd.DataFrame(rows)
+
+
+def _partial(chosen: dict[str, list[str]], budget: int, qrels: pd.DataFrame) -> pd.DataFrame:
+    """The partial qrels: each topic's first ``budget`` picks with their qrels grade (-1 if none)."""
+    pairs = pd.DataFrame([(topic, docno) for topic, docnos in chosen.items()
+                          for docno in docnos[:budget]], columns=["topic", "docno"])
+    graded = pairs.merge(qrels[["topic", "docno", "grade"]], on=["topic", "docno"], how="left")
+    graded["grade"] = graded["grade"].fillna(-1).astype(np.int64)
+    return graded
+
+
+class RunScorer:
+    """Mean Recall@k and P@k of fixed runs under many qrels, as trec_eval 10.0 computes them.
+
+    Recall@k = num_rel_ret@k / num_rel (0 when num_rel is 0; ``m_recall.c``) and
+    P@k = num_rel_ret@k / k (``m_P.c``) per topic, then each run's mean over its
+    topics summed in topic (string) order (:func:`~pooltool.measures.summary.trec_mean`).
+    Every topic of ``top`` must be in each qrels scored (so every topic counts,
+    as in trec_eval); :func:`simulate` guarantees it.
+
+    :param top: the runs' first ``k`` documents per topic (``run_tag, topic, docno``).
+    """
+
+    def __init__(self, top: pd.DataFrame, k: int, level: int) -> None:
+        self.k, self.level = k, level
+        self.tags = list(pd.unique(top["run_tag"]))
+        cells = pd.MultiIndex.from_arrays([top["run_tag"], top["topic"]])
+        self.cell, self.cells = pd.factorize(cells, sort=True)
+        self.keys = pd.Index((top["topic"] + " " + top["docno"]).to_numpy())
+
+    def means(self, qrels: pd.DataFrame) -> pd.DataFrame:
+        """Per run (index, input order): ``recall`` and ``P``, means over topics, 0..1."""
+        relevant = qrels[qrels["grade"] >= self.level]
+        hits = self.keys.isin(pd.Index((relevant["topic"] + " " + relevant["docno"]).to_numpy()))
+        rel_ret = np.bincount(self.cell, weights=hits, minlength=len(self.cells))
+        num_rel = relevant.groupby("topic").size().reindex(
+            self.cells.get_level_values(1), fill_value=0).to_numpy(dtype=np.float64)
+        recall = np.divide(rel_ret, num_rel, out=np.zeros_like(rel_ret), where=num_rel > 0)
+        precision = rel_ret / self.k
+        runs = self.cells.get_level_values(0)
+        rows = {}
+        for tag in self.tags:
+            mine = np.flatnonzero(runs == tag)
+            rows[tag] = {"recall": trec_mean(recall[mine], len(mine)),
+                         "P": trec_mean(precision[mine], len(mine))}
+        return pd.DataFrame.from_dict(rows, orient="index")
+
+
+def _bias_rows(label: str, budget: int, full: pd.DataFrame,
+               scored: pd.DataFrame) -> pd.DataFrame:
+    return pd.DataFrame({"strategy": label, "budget": budget, "run_tag": full.index,
+                         "recall": full["recall"].to_numpy(),
+                         "recall_partial": scored["recall"].reindex(full.index).to_numpy(),
+                         "P": full["P"].to_numpy(),
+                         "P_partial": scored["P"].reindex(full.index).to_numpy()})
+
+
+def _summary(per_topic: pd.DataFrame, per_run: pd.DataFrame) -> pd.DataFrame:
+    rows = []
+    for (label, budget), topics in per_topic.groupby(["strategy", "budget"], sort=False):
+        runs = per_run[(per_run["strategy"] == label) & (per_run["budget"] == budget)]
+        ranking = compare_rankings(runs.set_index("run_tag")["recall"],
+                                   runs.set_index("run_tag")["recall_partial"])
+        num_rel = int(topics["num_rel"].sum())
+        found = int(topics["found"].sum())
+        rows.append({
+            "strategy": label, "budget": budget, "spent": int(topics["spent"].sum()),
+            "found": found, "num_rel": num_rel, "found_share": found / num_rel if num_rel else 0.0,
+            "MAE_recall": float((runs["recall_partial"] - runs["recall"]).abs().mean()),
+            "MAE_P": float((runs["P_partial"] - runs["P"]).abs().mean()),
+            "Kendall_tau": ranking.kendall_tau, "tau_ap": ranking.tau_ap})
+    return pd.DataFrame(rows)
+
+
+def _curve(picks: dict[str, dict[str, list[str]]],
+           relevant: dict[str, frozenset[str]]) -> pd.DataFrame:
+    frames = []
+    for label, chosen in picks.items():
+        longest = max(len(docnos) for docnos in chosen.values())
+        gains = np.zeros(longest, dtype=np.int64)
+        for topic, docnos in chosen.items():
+            hits = np.array([docno in relevant.get(topic, ()) for docno in docnos], dtype=np.int64)
+            gains[:len(hits)] += hits
+        frames.append(pd.DataFrame({"strategy": label, "judgments": np.arange(1, longest + 1),
+                                    "found": np.cumsum(gains)}))
+    return pd.concat(frames, ignore_index=True)

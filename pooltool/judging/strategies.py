@@ -1,0 +1,473 @@
+"""Pooling strategies: which document of a topic to judge next.
+
+A strategy sees one topic's runs, each ranked in trec_eval order
+(:func:`pooltool.ranking.order_run`: score descending, docno descending), and
+the judgments made so far, and names the next document to judge, or ``None``
+when it has nothing left. Every strategy is a :class:`Chooser`:
+:meth:`Chooser.next` names the document, :meth:`Chooser.observe` records a
+judgment. A chooser's state is a pure function of the runs, the strategy's
+parameters (the seed included) and the judgments in the order they were made:
+:func:`next_document` rebuilds it from such a log, so nothing has to be kept in
+memory between judgments.
+
+Runs are taken in run-tag order (string order) wherever an order of runs
+matters. Documents tied on a fused score are taken in docno order (ascending,
+string order).
+
+Static orders (the order never depends on the judgments):
+
+* ``depth`` (k, default 7): the union of every run's first k documents, judged
+  in docno order, as NIST judges a depth-k pool (Sparck Jones and van
+  Rijsbergen 1975; TREC). Nothing beyond the pool: ``None`` once it is judged.
+* ``roundrobin``: Take@N: every run's rank-1 document, then every run's rank-2
+  document, and so on, each document once (Lipani et al. 2017, 'Fixed-cost
+  pooling strategies based on IR evaluation measures').
+* ``rrf`` (k, default 60): reciprocal rank fusion, score(d) = sum over the runs
+  that retrieve d of 1 / (k + rank) (Cormack, Clarke and Buettcher 2009).
+* ``borda``: Borda count (Aslam and Montague 2001, 'Models for metasearch'):
+  with c the documents any run retrieves, a run gives c - rank + 1 points to
+  its document at ``rank`` and shares what is left evenly among the documents
+  it does not retrieve, (c - n + 1) / 2 each for a run of n documents.
+* ``combsum``: CombSUM (Fox and Shaw 1994) of min-max normalised scores (Lee
+  1997): (s - min) / (max - min) per run and topic; 1 for every document of a
+  run whose scores are all equal; 0 for a document the run lacks.
+* ``rbp`` (p, default 0.8): the sum over runs of the rank-biased precision
+  weight (1 - p) p^(rank - 1) of the document's rank (Moffat, Webber and Zobel
+  2007, 'Strategic system comparisons via targeted relevance judgments').
+
+Adaptive (each run is an arm; the document judged next comes from the chosen
+run: its best-ranked document not judged yet; a judgment of the document a
+chooser named counts for the run it came from, any other judgment only makes
+that document judged; a run with nothing left unjudged drops out):
+
+* ``mtf``: Move-to-Front (Cormack, Palmer and Clarke 1998, 'Efficient
+  construction of large test collections'): every run starts with priority
+  0; a non-relevant document lowers its run's priority by 1. The next run is
+  the last chosen one while its priority is still the highest, else the first
+  run (tag order) with the highest priority.
+* ``maxmean``: MaxMean (Losada, Parapar and Barreiro 2016, 'Feeling lucky?
+  Multi-armed bandits for ordering judgements in pooling-based evaluation';
+  IPM 2017): the run with the largest posterior mean (rel + 1) / (rel + nonrel
+  + 2) of a Beta(1, 1) prior, rel and nonrel its relevant and non-relevant
+  judgments; ties to the first run (tag order).
+* ``mmns`` (gamma, default 0.9): MaxMean, non-stationary (Losada, Parapar and
+  Barreiro 2017): as ``maxmean`` with discounted counts: each judgment of a run
+  first multiplies its rel and nonrel by gamma, then adds 1 to one of them, so
+  the latest judgments weigh most (a run's documents grow less likely to be
+  relevant deeper down).
+* ``thompson`` (seed, default 0; a, b, default 1): Thompson sampling (Thompson
+  1933): draw from Beta(a + rel, b + nonrel) for every run, in tag order, with
+  numpy's PCG64 generator seeded by (seed, CRC-32 of the topic id); the largest
+  draw wins (ties to the first run).
+
+Where a paper leaves a choice open (tie rules, MTF's step of 1, the form and
+default of MM-NS's discount), the rule above is pooltool's; the definitions
+were written from the papers as cited, not checked line by line against
+their text.
+"""
+
+from __future__ import annotations
+
+import math
+import zlib
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from pooltool.errors import PooltoolError
+from pooltool.ranking import order_run
+
+
+@dataclass(frozen=True)
+class RankedRun:
+    """One run's documents for one topic, in trec_eval order.
+
+    :ivar tag: the run tag.
+    :ivar docnos: document ids, best first.
+    :ivar scores: their scores (same length).
+    """
+
+    tag: str
+    docnos: tuple[str, ...]
+    scores: tuple[float, ...]
+
+
+def topic_runs(frame: pd.DataFrame) -> dict[str, tuple[RankedRun, ...]]:
+    """Split run lines into each topic's ranked runs.
+
+    :param frame: run lines with ``run_tag, topic, docno, score`` (as
+        :func:`~pooltool.formats.run.read_run` returns); a ``trec_rank``
+        column, if present, is trusted as the order.
+    :returns: topic -> its runs in run-tag order, each in trec_eval order.
+    """
+    ordered = frame if "trec_rank" in frame.columns else order_run(frame)
+    ordered = ordered.sort_values(["topic", "run_tag", "trec_rank"], kind="stable")
+    topic = ordered["topic"].to_numpy(dtype=object)
+    tag = ordered["run_tag"].to_numpy(dtype=object)
+    docnos = ordered["docno"].to_numpy(dtype=object).tolist()
+    scores = ordered["score"].to_numpy(dtype=np.float64).tolist()
+    starts = np.flatnonzero(np.r_[True, (topic[1:] != topic[:-1]) | (tag[1:] != tag[:-1])])
+    topics: dict[str, list[RankedRun]] = {}
+    for start, end in zip(starts.tolist(), [*starts[1:].tolist(), len(docnos)], strict=True):
+        topics.setdefault(str(topic[start]), []).append(RankedRun(
+            str(tag[start]), tuple(map(str, docnos[start:end])), tuple(scores[start:end])))
+    return {name: tuple(runs) for name, runs in topics.items()}
+
+
+class Chooser(ABC):
+    """A strategy's state for one topic: the next document to judge, given the judgments."""
+
+    def __init__(self) -> None:
+        self.judged: set[str] = set()
+        self._asked = False
+        self._pick: str | None = None
+
+    def next(self) -> str | None:
+        """The document to judge next, or ``None`` when the strategy has none left.
+
+        Calling it again before :meth:`observe` names the same document.
+        """
+        if not self._asked:
+            self._pick, self._asked = self._choose(), True
+        return self._pick
+
+    def observe(self, docno: str, relevant: bool) -> None:
+        """Record a judgment: ``docno`` is now judged, relevant or not.
+
+        When ``docno`` is the document :meth:`next` named, adaptive strategies
+        count the judgment for the run it came from; any other document only
+        becomes judged. A document judged again changes nothing.
+        """
+        named, self._asked = self._pick if self._asked else None, False
+        if docno not in self.judged:
+            self.judged.add(docno)
+            if docno == named:
+                self._learn(relevant)
+
+    @abstractmethod
+    def _choose(self) -> str | None:
+        """The next document, from the state."""
+
+    @abstractmethod
+    def _learn(self, relevant: bool) -> None:
+        """Update the state after the document :meth:`_choose` named was judged."""
+
+
+class OrderChooser(Chooser):
+    """A static order: the first document of ``order`` not judged yet."""
+
+    def __init__(self, order: Sequence[str]) -> None:
+        super().__init__()
+        self.order = list(order)
+        self._at = 0
+
+    def _choose(self) -> str | None:
+        while self._at < len(self.order) and self.order[self._at] in self.judged:
+            self._at += 1
+        return self.order[self._at] if self._at < len(self.order) else None
+
+    def _learn(self, relevant: bool) -> None:
+        """A static order learns nothing."""
+
+
+class ArmChooser(Chooser):
+    """An adaptive strategy over runs as arms; subclasses pick the arm (:meth:`_select`).
+
+    :ivar at: per run, the position of its best-ranked document not judged yet.
+    :ivar rel, nonrel: per run, its relevant and non-relevant judgments (weights).
+    :ivar last: the run chosen last (``None`` before the first choice).
+    """
+
+    def __init__(self, runs: Sequence[RankedRun]) -> None:
+        super().__init__()
+        self.runs = list(runs)
+        self.at = [0] * len(self.runs)
+        self.rel = [0.0] * len(self.runs)
+        self.nonrel = [0.0] * len(self.runs)
+        self.last: int | None = None
+
+    def _choose(self) -> str | None:
+        live = [arm for arm in range(len(self.runs)) if self._advance(arm)]
+        if not live:
+            return None
+        self.last = self._select(live)
+        return self.runs[self.last].docnos[self.at[self.last]]
+
+    def _advance(self, arm: int) -> bool:
+        """Move the run's pointer past judged documents; false when none is left."""
+        docnos = self.runs[arm].docnos
+        while self.at[arm] < len(docnos) and docnos[self.at[arm]] in self.judged:
+            self.at[arm] += 1
+        return self.at[arm] < len(docnos)
+
+    def _learn(self, relevant: bool) -> None:
+        assert self.last is not None  # a document was named, so a run was chosen
+        self._credit(self.last, relevant)
+
+    def _credit(self, arm: int, relevant: bool) -> None:
+        if relevant:
+            self.rel[arm] += 1
+        else:
+            self.nonrel[arm] += 1
+
+    @abstractmethod
+    def _select(self, live: list[int]) -> int:
+        """The arm to draw from, among ``live`` (arms with documents left, in tag order)."""
+
+
+class MoveToFront(ArmChooser):
+    """Move-to-Front (Cormack, Palmer and Clarke 1998); see the module docstring."""
+
+    def __init__(self, runs: Sequence[RankedRun]) -> None:
+        super().__init__(runs)
+        self.priority = [0] * len(self.runs)
+
+    def _credit(self, arm: int, relevant: bool) -> None:
+        super()._credit(arm, relevant)
+        if not relevant:
+            self.priority[arm] -= 1
+
+    def _select(self, live: list[int]) -> int:
+        best = max(self.priority[arm] for arm in live)
+        if self.last in live and self.priority[self.last] == best:
+            return self.last
+        return next(arm for arm in live if self.priority[arm] == best)
+
+
+class MaxMean(ArmChooser):
+    """MaxMean (Losada, Parapar and Barreiro 2016); see the module docstring."""
+
+    def _select(self, live: list[int]) -> int:
+        means = [(self.rel[arm] + 1) / (self.rel[arm] + self.nonrel[arm] + 2) for arm in live]
+        return live[means.index(max(means))]
+
+
+class MaxMeanNonStationary(MaxMean):
+    """MM-NS (Losada, Parapar and Barreiro 2017): MaxMean with counts discounted by ``gamma``."""
+
+    def __init__(self, runs: Sequence[RankedRun], gamma: float) -> None:
+        super().__init__(runs)
+        self.gamma = gamma
+
+    def _credit(self, arm: int, relevant: bool) -> None:
+        self.rel[arm] *= self.gamma
+        self.nonrel[arm] *= self.gamma
+        super()._credit(arm, relevant)
+
+
+class Thompson(ArmChooser):
+    """Thompson sampling with Beta(a, b) priors, seeded; see the module docstring."""
+
+    def __init__(self, runs: Sequence[RankedRun], topic: str, seed: int, a: float,
+                 b: float) -> None:
+        super().__init__(runs)
+        self.rng = np.random.default_rng([seed, zlib.crc32(topic.encode("utf-8"))])
+        self.a, self.b = a, b
+
+    def _select(self, live: list[int]) -> int:
+        alpha = np.array([self.a + self.rel[arm] for arm in live])
+        beta = np.array([self.b + self.nonrel[arm] for arm in live])
+        draws = self.rng.beta(alpha, beta)
+        return live[int(np.argmax(draws))]
+
+
+# --- static orders -------------------------------------------------------------------
+
+
+def depth_order(runs: Sequence[RankedRun], k: int) -> list[str]:
+    """The union of the runs' first ``k`` documents in docno order (ascending)."""
+    return sorted({docno for run in runs for docno in run.docnos[:k]})
+
+
+def round_robin_order(runs: Sequence[RankedRun]) -> list[str]:
+    """Take@N: rank by rank, runs in the order given, each document at its first appearance."""
+    if not runs:
+        return []
+    docnos = [d for run in runs for d in run.docnos]
+    ranks = np.concatenate([np.arange(len(run.docnos)) for run in runs])
+    which = np.concatenate([np.full(len(run.docnos), i) for i, run in enumerate(runs)])
+    order = np.lexsort((which, ranks))
+    return list(dict.fromkeys(docnos[i] for i in order.tolist()))
+
+
+def fused_order(runs: Sequence[RankedRun],
+                weights: Callable[[RankedRun], Sequence[float]]) -> list[str]:
+    """Documents by the sum over runs of their weight in the run, largest first, ties in
+    docno order; ``weights(run)`` gives the weight of each of its documents, best first.
+
+    Each document's terms are added in increasing order, so the same terms in any run
+    order give the same sum and documents with equal terms tie exactly.
+    """
+    docnos = np.array([d for run in runs for d in run.docnos], dtype=object)
+    if not len(docnos):
+        return []
+    terms = np.array([w for run in runs for w in weights(run)], dtype=np.float64)
+    codes, uniques = pd.factorize(docnos, sort=True)  # codes in docno order
+    order = np.lexsort((terms, codes))
+    starts = np.flatnonzero(np.r_[True, codes[order][1:] != codes[order][:-1]])
+    totals = np.add.reduceat(terms[order], starts)
+    ranked = np.lexsort((np.arange(len(uniques)), -totals))
+    return [str(d) for d in uniques[ranked]]
+
+
+def borda_order(runs: Sequence[RankedRun]) -> list[str]:
+    """Borda count (Aslam and Montague 2001); see the module docstring.
+
+    A document's points are the sum over all runs of the share a run gives each
+    document it lacks, which is the same for every document, plus for each run
+    that retrieves it its points there minus that share; the order needs only
+    the second part.
+    """
+    c = len({docno for run in runs for docno in run.docnos})
+
+    def weights(run: RankedRun) -> list[float]:
+        share = (c - len(run.docnos) + 1) / 2
+        return [c - rank + 1 - share for rank in range(1, len(run.docnos) + 1)]
+
+    return fused_order(runs, weights)
+
+
+def min_max(run: RankedRun) -> list[float]:
+    """The run's scores min-max normalised to 0..1 (all 1 when they are all equal)."""
+    low, high = min(run.scores, default=0.0), max(run.scores, default=0.0)
+    return [1.0 if high == low else (score - low) / (high - low) for score in run.scores]
+
+
+def rrf_weights(k: float) -> Callable[[RankedRun], list[float]]:
+    """Reciprocal rank fusion: 1 / (k + rank) for ranks 1, 2, ..."""
+    return lambda run: [1 / (k + rank) for rank in range(1, len(run.docnos) + 1)]
+
+
+def rbp_weights(p: float) -> Callable[[RankedRun], list[float]]:
+    """Rank-biased precision weights: (1 - p) p^(rank - 1) for ranks 1, 2, ..."""
+    return lambda run: [(1 - p) * p ** (rank - 1) for rank in range(1, len(run.docnos) + 1)]
+
+
+# --- names and parameters --------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Strategy:
+    """A named strategy with its parameters, as written ``NAME`` or ``NAME:KEY=VALUE,...``.
+
+    :ivar name: one of :data:`STRATEGIES`.
+    :ivar params: the parameters, defaults filled in.
+    """
+
+    name: str
+    params: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def label(self) -> str:
+        """``name`` with its parameters, e.g. ``depth:k=7`` or ``mtf``."""
+        shown = ",".join(f"{key}={_number(value)}" for key, value in self.params.items())
+        return f"{self.name}:{shown}" if shown else self.name
+
+    def chooser(self, runs: Sequence[RankedRun], topic: str) -> Chooser:
+        """A new chooser for one topic's runs (in run-tag order), nothing judged yet."""
+        p = self.params
+        builders: dict[str, Callable[[], Chooser]] = {
+            "depth": lambda: OrderChooser(depth_order(runs, int(p["k"]))),
+            "roundrobin": lambda: OrderChooser(round_robin_order(runs)),
+            "rrf": lambda: OrderChooser(fused_order(runs, rrf_weights(p["k"]))),
+            "borda": lambda: OrderChooser(borda_order(runs)),
+            "combsum": lambda: OrderChooser(fused_order(runs, min_max)),
+            "rbp": lambda: OrderChooser(fused_order(runs, rbp_weights(p["p"]))),
+            "mtf": lambda: MoveToFront(runs),
+            "maxmean": lambda: MaxMean(runs),
+            "mmns": lambda: MaxMeanNonStationary(runs, p["gamma"]),
+            "thompson": lambda: Thompson(runs, topic, int(p["seed"]), p["a"], p["b"]),
+        }
+        return builders[self.name]()
+
+
+#: Every strategy with its parameters' defaults and the check each must pass.
+STRATEGIES: dict[str, dict[str, tuple[float, Callable[[float], bool], str]]] = {
+    "depth": {"k": (7, lambda v: v >= 1 and v == int(v), "a whole number >= 1")},
+    "roundrobin": {},
+    "rrf": {"k": (60, lambda v: v >= 0, ">= 0")},
+    "borda": {},
+    "combsum": {},
+    "rbp": {"p": (0.8, lambda v: 0 < v < 1, "between 0 and 1 (exclusive)")},
+    "mtf": {},
+    "maxmean": {},
+    "mmns": {"gamma": (0.9, lambda v: 0 < v <= 1, "in (0, 1]")},
+    "thompson": {"seed": (0, lambda v: v >= 0 and v == int(v), "a whole number >= 0"),
+                 "a": (1, lambda v: v > 0, "> 0"), "b": (1, lambda v: v > 0, "> 0")},
+}
+
+
+def parse_strategy(text: str, defaults: dict[str, float] | None = None) -> Strategy:
+    """Read ``NAME`` or ``NAME:KEY=VALUE,...`` (e.g. ``rrf:k=60``, ``thompson:seed=3``).
+
+    :param defaults: parameter values that replace the built-in defaults
+        (e.g. ``{"k": 7}`` for ``depth``), where the strategy has that parameter.
+    :raises PooltoolError: an unknown name or parameter, or a bad value.
+    """
+    name, _, listed = text.strip().partition(":")
+    if name not in STRATEGIES:
+        raise PooltoolError(f"unknown strategy {name!r}; choose one of {', '.join(STRATEGIES)}")
+    known = STRATEGIES[name]
+    params = {key: float((defaults or {}).get(key, spec[0])) for key, spec in known.items()}
+    for item in filter(None, (part.strip() for part in listed.split(","))):
+        key, _, value = item.partition("=")
+        if key not in known:
+            raise PooltoolError(f"strategy {name} has no parameter {key!r}"
+                                + (f"; it takes {', '.join(known)}" if known else ""))
+        params[key] = _parameter(name, key, value)
+    for key, (_, valid, wanted) in known.items():
+        if not valid(params[key]):
+            raise PooltoolError(f"strategy {name}: {key} must be {wanted}, got {_number(params[key])}")
+    return Strategy(name, params)
+
+
+def _parameter(name: str, key: str, value: str) -> float:
+    try:
+        number = float(value)
+    except ValueError:
+        raise PooltoolError(f"strategy {name}: {key}={value!r} is not a number") from None
+    if not math.isfinite(number):
+        raise PooltoolError(f"strategy {name}: {key}={value!r} is not a finite number")
+    return number
+
+
+def _number(value: float) -> str:
+    return str(int(value)) if value == int(value) else repr(value)
+
+
+# --- driving a chooser ---------------------------------------------------------------
+
+
+def next_document(chooser: Chooser, log: Iterable[tuple[str, bool]]) -> str | None:
+    """Rebuild a new chooser's state from a judgment log and name the next document.
+
+    :param chooser: a chooser nothing has been judged with yet
+        (:meth:`Strategy.chooser`).
+    :param log: (docno, relevant) in the order the judgments were made.
+    :returns: the document to judge next, or ``None``.
+    """
+    for docno, relevant in log:
+        chooser.next()
+        chooser.observe(docno, relevant)
+    return chooser.next()
+
+
+def judge_sequence(chooser: Chooser, relevant: set[str] | frozenset[str],
+                   budget: int) -> list[str]:
+    """Let a chooser pick up to ``budget`` documents, judging each against ``relevant``.
+
+    :param relevant: the documents that are relevant; any other is not.
+    :returns: the documents in the order picked (shorter than ``budget`` when
+        the strategy runs out).
+    """
+    picked: list[str] = []
+    while len(picked) < budget:
+        docno = chooser.next()
+        if docno is None:
+            break
+        chooser.observe(docno, docno in relevant)
+        picked.append(docno)
+    return picked
