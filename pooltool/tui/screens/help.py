@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from rich.table import Table
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
@@ -28,14 +29,16 @@ COMMAND_KEYS = [
 
 
 def help_table(scale: list[GradeLevel]) -> Table:
-    """The keys, grades first, as a two-column table."""
+    """The keys, grades first, as a two-column table (cells are :class:`Text`, so
+    grade names show as written, never read as markup)."""
     table = Table(show_header=False, box=None, padding=(0, 2))
     table.add_column(style="bold")
     table.add_column()
     for level in scale:
-        table.add_row(level.key, f"grade {level.grade}: {level.name} (saves and moves on)")
+        table.add_row(Text(level.key),
+                      Text(f"grade {level.grade}: {level.name} (saves and moves on)"))
     for key, what in COMMAND_KEYS:
-        table.add_row(key, what)
+        table.add_row(Text(key), Text(what))
     return table
 
 

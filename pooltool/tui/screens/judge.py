@@ -179,7 +179,7 @@ class JudgeScreen(Screen[None]):
         self.post_message(GradeRecorded(self.session.topic, docno, grade))
         if self.session.done and self.session.docno == docno:
             self.notify(f"All {len(self.session.queue)} documents of topic "
-                        f"{self.session.topic} are judged.", title="Topic done")
+                        f"{self.session.topic} are judged.", title="Topic done", markup=False)
         self.show_document()
 
     def action_undo(self) -> None:
