@@ -65,6 +65,7 @@ class JudgeApp(App[None]):
             journals(store.path, assessor))
         self.scale = store.grade_scale()
         self.show_runs = bool(store.setting("show_runs", False))
+        self.require_end = bool(store.setting("require_end", False))
         self.sub_title = f"assessor {assessor}"
 
     def on_mount(self) -> None:
@@ -89,7 +90,7 @@ class JudgeApp(App[None]):
                         "judged (the topic is not assigned to you).", title="Topic done",
                         markup=False)
             return
-        self.push_screen(JudgeScreen(session, self.scale, self.show_runs))
+        self.push_screen(JudgeScreen(session, self.scale, self.show_runs, self.require_end))
 
     @on(TopicChosen)
     def topic_chosen(self, message: TopicChosen) -> None:

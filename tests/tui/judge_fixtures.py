@@ -13,6 +13,8 @@ from pooltool.records import Document, Topic
 from pooltool.store import JudgmentStore
 
 if TYPE_CHECKING:
+    from textual.app import App
+
     from pooltool.tui.app import JudgeApp
 
 AppFactory = Callable[..., "JudgeApp"]
@@ -55,3 +57,8 @@ def log_rows(path: Path) -> pd.DataFrame:
     """The judgment log of the store at ``path`` (read through a fresh connection)."""
     with JudgmentStore.open(path) as store:
         return store.judgment_log()
+
+
+def screen_text(app: App[None]) -> str:
+    """What the terminal shows of the active screen, as plain lines."""
+    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from textual.app import App
+from judge_fixtures import screen_text
 
 from pooltool import workspace
 from pooltool.pooling import pool_runs
@@ -20,11 +20,6 @@ from pooltool.tui.screens.topic_picker import TITLE_WIDTH, TopicPickerScreen
 
 SIZE = (200, 50)
 MARKUP = ["[/]", "[b]", "[link=x]", "[bold"]
-
-
-def screen_text(app: App[None]) -> str:
-    """What the terminal shows of the active screen, as plain lines."""
-    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
 
 
 def fields(m: str) -> dict[str, str]:

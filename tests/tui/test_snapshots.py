@@ -42,7 +42,9 @@ class TestJudgingScreen:
         marked (orange-yellow background) in the statement, the document title
         and text, including "Boundary" and "layer" of "Boundary-layer", while
         "plate" is not marked; the grade bar lists the four grades with their
-        keys, lit on "2 highly relevant"; the footer lists u, n, s, j, ? and q.
+        keys, lit on "2 highly relevant"; the document's bottom edge says "■ end"
+        (all of d1 is on screen); the footer lists the scroll keys Space PgUp ↑ ↓
+        Home End, then u, n, s, j, ? and q.
         """
         app = make_app(snapshot_store, "alice", ["1"])
         assert snap_compare(app, press=["left", "left"], terminal_size=SIZE)
@@ -62,7 +64,8 @@ class TestJudgingScreen:
 
     def test_help_dialog(self, snap_compare: SnapCompare, snapshot_store: Path) -> None:
         """The help dialog over the judging screen: the four grade keys with
-        their names, then u, n, s, arrows, j, h, /, Esc, ? and q explained."""
+        their names, then Space/PgDn, PgUp, ↑ ↓, Home/End, u, n, s, arrows, j, h, /,
+        Esc (the dialog scrolls for the rest) explained."""
         app = make_app(snapshot_store, "alice", ["1"])
         assert snap_compare(app, press=["question_mark"], terminal_size=SIZE)
 
@@ -95,7 +98,8 @@ class TestAt80x24:
         docno: the status line starts "Topic 1 · 1 / 6 ·" (the position always
         visible), then the docno cut to "FT934-1234567890-abcdef…", then "judged
         2/6", pace and ETA, wrapping onto a second line; the grade bar lists all
-        four grades with keys 0-3 and "unjudged"; the footer shows all of
+        four grades with keys 0-3 and "unjudged"; the document's bottom edge
+        says "■ end"; the footer shows all of Space PgUp ↑ ↓ Home End Scroll,
         u Undo, n Note, s Skip, j Unjudged, ? Help and q Quit.
         """
         with JudgmentStore.open(snapshot_store) as store:

@@ -15,6 +15,10 @@ from textual.widgets import Static
 from pooltool.store.store import GradeLevel
 
 COMMAND_KEYS = [
+    ("Space PgDn", "page down in the document (it has these keys as soon as it opens)"),
+    ("PgUp", "page up"),
+    ("↑ ↓", "one line up / down"),
+    ("Home End", "start / end of the document (its bottom edge: 'more below' or 'end')"),
     ("u", "undo your latest judgment (a retraction is logged; nothing is deleted)"),
     ("n", "write a note on this document"),
     ("s", "skip this document for now (it comes back last)"),
@@ -23,6 +27,7 @@ COMMAND_KEYS = [
     ("h", "turn query-term highlighting off / on"),
     ("/", "edit your scan terms for this topic (kept for next time)"),
     ("Esc", "back to the topic list"),
+    ("Tab", "scroll the topic pane with ↑ ↓ PgUp PgDn; the next document takes them back"),
     ("?", "this help"),
     ("q", "quit (every judgment is already saved)"),
 ]

@@ -24,12 +24,20 @@ from pooltool.tui.messages import GradeRecorded, JudgmentUndone, LeaveTopic, Not
 from pooltool.tui.screens.help import HelpScreen
 from pooltool.tui.screens.prompt import PromptScreen
 from pooltool.tui.session import JudgingSession
-from pooltool.tui.widgets.document_view import DocumentView
+from pooltool.tui.widgets.document_view import DocumentView, ReadMove
 from pooltool.tui.widgets.grade_bar import GradeBar
 from pooltool.tui.widgets.highlight import format_scan_terms, parse_scan_terms, query_terms
 from pooltool.tui.widgets.topic_panel import TopicPanel
 
+READ = Binding.Group("Scroll")
 COMMAND_BINDINGS = [
+    Binding("space", "read('page_down')", "Page down", key_display="Space", group=READ),
+    Binding("pagedown", "read('page_down')", "Page down", key_display="PgDn", show=False),
+    Binding("pageup", "read('page_up')", "Page up", key_display="PgUp", group=READ),
+    Binding("up", "read('line_up')", "Line up", key_display="↑", group=READ),
+    Binding("down", "read('line_down')", "Line down", key_display="↓", group=READ),
+    Binding("home", "read('home')", "Start", key_display="Home", group=READ),
+    Binding("end", "read('end')", "End", key_display="End", group=READ),
     Binding("u", "undo", "Undo"),
     Binding("n", "note", "Note"),
     Binding("s", "skip", "Skip"),
@@ -43,6 +51,8 @@ COMMAND_BINDINGS = [
     Binding("q", "quit", "Quit"),
 ]
 COMMAND_KEYS = frozenset(b.key for b in COMMAND_BINDINGS)  # Textual key names
+END_NOTICE = ("This store asks that each document be read to its end before it is graded: "
+              "Space or PgDn pages down, End jumps to the end.")
 NOTE_MESSAGES = {
     "recorded": "Note saved with your grade.",
     "draft": "Note saved: it joins your grade of this document.",
@@ -75,7 +85,7 @@ def check_grade_scale(scale: list[GradeLevel]) -> None:
     if clash:
         raise StoreError(f"grade key(s) {' '.join(clash)} clash with judging commands "
                          f"(the judging screen uses {' '.join(command_characters())}, "
-                         "left, right and escape); choose other keys")
+                         "space, arrows, PgUp, PgDn, Home, End and escape); choose other keys")
 
 
 class JudgeScreen(Screen[None]):
@@ -85,15 +95,19 @@ class JudgeScreen(Screen[None]):
     :param scale: the store's grade scale (one key binding per grade, shown in the footer).
     :param show_runs: show which runs retrieved the document, at which rank
         (hidden by default, as NIST does, so as not to bias assessors).
+    :param require_end: refuse a grade until the end of the document has been
+        on screen (store setting ``require_end``).
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [*COMMAND_BINDINGS]
+    AUTO_FOCUS = "#document"
     show_query: var[bool] = var(True)
 
     def __init__(self, session: JudgingSession, scale: list[GradeLevel],
-                 show_runs: bool = False, **kwargs: str) -> None:
+                 show_runs: bool = False, require_end: bool = False, **kwargs: str) -> None:
         super().__init__(**kwargs)
         self.session, self.scale, self.show_runs = session, scale, show_runs
+        self.require_end = require_end
         self.query_words = query_terms(session.topic_statement())
         self.shown_at = time.monotonic()
         self._bindings = _with_grades(scale, self._bindings)
@@ -113,10 +127,11 @@ class JudgeScreen(Screen[None]):
     # -- drawing ------------------------------------------------------------
 
     def show_document(self) -> None:
-        """Draw the document at the session's position and start its clock."""
-        session = self.session
-        self.query_one(DocumentView).show(session.docno, session.document(), self.query_words,
-                                          session.scan_terms, self.show_query)
+        """Draw the document at the session's position, give it the keys and start its clock."""
+        session, view = self.session, self.query_one(DocumentView)
+        view.show(session.docno, session.document(), self.query_words, session.scan_terms,
+                  self.show_query)
+        view.focus()
         self.draw_topic()
         self.draw_state()
         self.shown_at = time.monotonic()
@@ -171,7 +186,11 @@ class JudgeScreen(Screen[None]):
     def action_grade(self, grade: int) -> None:
         """Record ``grade`` for the document on screen and move on (the time of
         the key press and the time on screen are taken first, so a write that
-        waits for a busy store keeps them)."""
+        waits for a busy store keeps them). With ``require_end``, a document whose
+        end has not been on screen is not graded: a notice says so."""
+        if self.require_end and not self.query_one(DocumentView).reached_end:
+            self.notify(END_NOTICE, title="Read to the end first", severity="warning")
+            return
         judged_at = utc_now()
         ms_spent = int((time.monotonic() - self.shown_at) * 1000)
         docno = self.session.docno
@@ -181,6 +200,10 @@ class JudgeScreen(Screen[None]):
             self.notify(f"All {len(self.session.queue)} documents of topic "
                         f"{self.session.topic} are judged.", title="Topic done", markup=False)
         self.show_document()
+
+    def action_read(self, move: ReadMove) -> None:
+        """Scroll the document (whichever pane has the focus)."""
+        self.query_one(DocumentView).read(move)
 
     def action_undo(self) -> None:
         """Retract the latest judgment and go back to its document."""

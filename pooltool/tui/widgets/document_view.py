@@ -1,6 +1,15 @@
-"""The document pane: title and full text, scrollable, with terms marked."""
+"""The document pane: title and full text, scrollable, with terms marked.
+
+The pane reads with the keyboard from the moment a document opens (the
+judging screen focuses it and binds Space/PgDn, PgUp, Up/Down, Home/End to
+:meth:`DocumentView.read`); its bottom border says where the reader is:
+``more below`` with the share read, or ``end``. :attr:`DocumentView.reached_end`
+records whether the end of the document on screen has been on screen.
+"""
 
 from __future__ import annotations
+
+from typing import Any, Literal
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -15,14 +24,32 @@ MISSING_NOTICE = (
     "Judge it by its docno if you can, or skip it (s) until its text is imported "
     "with 'pooltool add-docs'."
 )
+ReadMove = Literal["page_down", "page_up", "line_down", "line_up", "home", "end"]
+MORE_BELOW = "▼ more below"
+AT_END = "■ end"
 
 
-class DocumentView(VerticalScroll):
-    """Shows one document; the judging screen sets what is shown through :meth:`show`."""
+class DocumentView(VerticalScroll, inherit_bindings=False):
+    """Shows one document; the judging screen sets what is shown through :meth:`show`.
+
+    It binds no keys itself: the screen's reading keys call :meth:`read`, so
+    they work, and show in the footer, wherever the focus is.
+    """
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.reached_end = False
+        self._laid_out = False  # the document shown has been laid out (its height is known)
 
     def compose(self) -> ComposeResult:
         yield Static(id="doc-title")
         yield Static(id="doc-body")
+
+    def on_mount(self) -> None:
+        self.watch(self, "scroll_y", self.update_position, init=False)
+
+    def on_resize(self) -> None:
+        self.update_position()
 
     def show(self, docno: str, document: Document | None, query: list[str], scan: list[str],
              show_query: bool = True) -> None:
@@ -41,4 +68,32 @@ class DocumentView(VerticalScroll):
             heading = Text(f"{docno}  ", style="dim") + Text(document.title or "(no title)")
             title.update(highlight(heading, query, scan, show_query))
             body.update(highlight(document.text, query, scan, show_query))
+        self.reached_end, self._laid_out = False, False
+        self.border_subtitle = ""
         self.scroll_home(animate=False)
+        self.call_after_refresh(self._settle)
+
+    def _settle(self) -> None:
+        self._laid_out = True
+        self.update_position()
+
+    def read(self, move: ReadMove) -> None:
+        """Scroll the text by a page, a line, or to its start or end (no animation)."""
+        scroll = {"page_down": self.scroll_page_down, "page_up": self.scroll_page_up,
+                  "line_down": self.scroll_down, "line_up": self.scroll_up,
+                  "home": self.scroll_home, "end": self.scroll_end}[move]
+        scroll(animate=False)
+
+    def update_position(self) -> None:
+        """Note whether the end is on screen and say where the reader is, in the
+        bottom border: ``▼ more below · 40%`` or ``■ end``. Nothing is noted
+        before the document shown is laid out (its height is not known yet)."""
+        if not self._laid_out:
+            return
+        at_end = self.scroll_y >= self.max_scroll_y
+        self.reached_end = self.reached_end or at_end
+        if at_end:
+            self.border_subtitle = AT_END
+        else:
+            shown = (self.scroll_y + self.scrollable_content_region.height) / self.virtual_size.height
+            self.border_subtitle = f"{MORE_BELOW} · {shown:.0%}"
