@@ -7,7 +7,7 @@ from pooltool.tui.screens.judge import COMMAND_BINDINGS
 
 SHOWN_AS = {"left": "←", "right": "→", "escape": "Esc", "question_mark": "?", "slash": "/",
             "space": "Space", "pagedown": "PgDn", "pageup": "PgUp", "up": "↑", "down": "↓",
-            "home": "Home", "end": "End"}
+            "home": "Home", "end": "End", "ctrl+f": "Ctrl+F"}
 
 
 def test_help_lists_every_bound_command_key() -> None:

@@ -7,6 +7,7 @@ import time
 from typing import ClassVar
 
 from rich.text import Text
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingsMap, BindingType
 from textual.containers import Horizontal
@@ -25,6 +26,7 @@ from pooltool.tui.screens.help import HelpScreen
 from pooltool.tui.screens.prompt import PromptScreen
 from pooltool.tui.session import JudgingSession
 from pooltool.tui.widgets.document_view import DocumentView, ReadMove
+from pooltool.tui.widgets.find_bar import FindBar
 from pooltool.tui.widgets.grade_bar import GradeBar
 from pooltool.tui.widgets.highlight import format_scan_terms, parse_scan_terms, query_terms
 from pooltool.tui.widgets.topic_panel import TopicPanel
@@ -36,8 +38,10 @@ COMMAND_BINDINGS = [
     Binding("pageup", "read('page_up')", "Page up", key_display="PgUp", group=READ),
     Binding("up", "read('line_up')", "Line up", key_display="↑", group=READ),
     Binding("down", "read('line_down')", "Line down", key_display="↓", group=READ),
-    Binding("home", "read('home')", "Start", key_display="Home", group=READ),
+    # Home is in the help, not the footer: the footer then fits 80 columns
+    Binding("home", "read('home')", "Start", key_display="Home", show=False),
     Binding("end", "read('end')", "End", key_display="End", group=READ),
+    Binding("ctrl+f", "find", "Find"),
     Binding("u", "undo", "Undo"),
     Binding("n", "note", "Note"),
     Binding("s", "skip", "Skip"),
@@ -108,6 +112,7 @@ class JudgeScreen(Screen[None]):
         super().__init__(**kwargs)
         self.session, self.scale, self.show_runs = session, scale, show_runs
         self.require_end = require_end
+        self.match: int | None = None  # the current find match, an index of DocumentView.matches
         self.query_words = query_terms(session.topic_statement())
         self.shown_at = time.monotonic()
         self._bindings = _with_grades(scale, self._bindings)
@@ -118,6 +123,7 @@ class JudgeScreen(Screen[None]):
         with Horizontal(id="panes"):
             yield TopicPanel(id="topic")
             yield DocumentView(id="document")
+        yield FindBar(id="find")
         yield GradeBar(self.scale, id="grades")
         yield Footer(compact=True)
 
@@ -128,10 +134,8 @@ class JudgeScreen(Screen[None]):
 
     def show_document(self) -> None:
         """Draw the document at the session's position, give it the keys and start its clock."""
-        session, view = self.session, self.query_one(DocumentView)
-        view.show(session.docno, session.document(), self.query_words, session.scan_terms,
-                  self.show_query)
-        view.focus()
+        self.draw_document()
+        self.query_one(DocumentView).focus()
         self.draw_topic()
         self.draw_state()
         self.shown_at = time.monotonic()
@@ -176,10 +180,26 @@ class JudgeScreen(Screen[None]):
 
     def watch_show_query(self) -> None:
         if self.is_mounted:
-            self.query_one(DocumentView).show(self.session.docno, self.session.document(),
-                                              self.query_words, self.session.scan_terms,
-                                              self.show_query)
+            self.draw_document()
             self.draw_topic()
+
+    def draw_document(self) -> None:
+        """Draw the session's document with query and scan terms marked, and the
+        matches of the find bar's query while the bar is open."""
+        session, view = self.session, self.query_one(DocumentView)
+        view.show(session.docno, session.document(), self.query_words, session.scan_terms,
+                  self.show_query)
+        if self.query_one(FindBar).is_open:
+            self.find(self.query_one(FindBar).query_text)
+
+    def find(self, query: str) -> None:
+        """Mark the matches of ``query``, go to the first, and count them in the find bar."""
+        view = self.query_one(DocumentView)
+        total = view.find(query)
+        self.match = 0 if total else None
+        if total:
+            view.go_to_match(0)
+        self.query_one(FindBar).count(self.match, total)
 
     # -- keys -----------------------------------------------------------------
 
@@ -272,8 +292,39 @@ class JudgeScreen(Screen[None]):
         """Show every key."""
         self.app.push_screen(HelpScreen(self.scale))
 
+    def action_find(self) -> None:
+        """Open the find bar (its earlier query stays, selected)."""
+        self.query_one(FindBar).open()
+
+    @on(FindBar.Changed)
+    def find_changed(self, message: FindBar.Changed) -> None:
+        """The find query was edited: find again from the first match."""
+        self.find(message.query)
+
+    @on(FindBar.Step)
+    def find_step(self, message: FindBar.Step) -> None:
+        """Go to the next or previous match, wrapping round."""
+        view = self.query_one(DocumentView)
+        if self.match is None:
+            return
+        self.match = (self.match + message.direction) % len(view.matches)
+        view.go_to_match(self.match)
+        self.query_one(FindBar).count(self.match, len(view.matches))
+
+    @on(FindBar.Left)
+    def find_left(self) -> None:
+        """Esc in the find bar: the document takes the keys (grades work), the marks stay."""
+        self.query_one(DocumentView).focus()
+
     def action_leave(self) -> None:
-        """Back to the topic picker (the position is remembered)."""
+        """Close the find bar and remove its marks if it is open, else go back to
+        the topic picker (the position is remembered)."""
+        find_bar = self.query_one(FindBar)
+        if find_bar.is_open:
+            find_bar.close()
+            self.match = None
+            self.query_one(DocumentView).find("")
+            return
         self.session.save_position()
         self.post_message(LeaveTopic(self.session.topic))
 

@@ -5,6 +5,8 @@ judging screen focuses it and binds Space/PgDn, PgUp, Up/Down, Home/End to
 :meth:`DocumentView.read`); its bottom border says where the reader is:
 ``more below`` with the share read, or ``end``. :attr:`DocumentView.reached_end`
 records whether the end of the document on screen has been on screen.
+:meth:`DocumentView.find` marks the matches of a find, :meth:`DocumentView.go_to_match`
+lights one and scrolls to it.
 """
 
 from __future__ import annotations
@@ -14,10 +16,12 @@ from typing import Any, Literal
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
+from textual.content import Content
+from textual.geometry import Region
 from textual.widgets import Static
 
 from pooltool.records import Document
-from pooltool.tui.widgets.highlight import highlight
+from pooltool.tui.widgets.highlight import find_spans, highlight
 
 MISSING_NOTICE = (
     "No text for this document in the store.\n\n"
@@ -25,6 +29,8 @@ MISSING_NOTICE = (
     "with 'pooltool add-docs'."
 )
 ReadMove = Literal["page_down", "page_up", "line_down", "line_up", "home", "end"]
+FIND_STYLE = "black on cyan"
+CURRENT_STYLE = "bold black on bright_green"
 MORE_BELOW = "▼ more below"
 AT_END = "■ end"
 
@@ -40,6 +46,8 @@ class DocumentView(VerticalScroll, inherit_bindings=False):
         super().__init__(**kwargs)
         self.reached_end = False
         self._laid_out = False  # the document shown has been laid out (its height is known)
+        self._title, self._body = Text(), Text()  # as shown, without find marks
+        self.matches: list[tuple[str, int, int]] = []  # found: part ("title"/"body"), start, end
 
     def compose(self) -> ComposeResult:
         yield Static(id="doc-title")
@@ -58,16 +66,16 @@ class DocumentView(VerticalScroll, inherit_bindings=False):
         :param query: query terms, marked when ``show_query``.
         :param scan: the assessor's scan terms, always marked.
         """
-        title = self.query_one("#doc-title", Static)
-        body = self.query_one("#doc-body", Static)
         self.set_class(document is None, "-missing")
         if document is None:
-            title.update(Text(f"{docno}", style="bold"))
-            body.update(Text(MISSING_NOTICE, style="italic"))
+            self._title = Text(f"{docno}", style="bold")
+            self._body = Text(MISSING_NOTICE, style="italic")
         else:
             heading = Text(f"{docno}  ", style="dim") + Text(document.title or "(no title)")
-            title.update(highlight(heading, query, scan, show_query))
-            body.update(highlight(document.text, query, scan, show_query))
+            self._title = highlight(heading, query, scan, show_query)
+            self._body = highlight(document.text, query, scan, show_query)
+        self.matches = []
+        self._draw()
         self.reached_end, self._laid_out = False, False
         self.border_subtitle = ""
         self.scroll_home(animate=False)
@@ -76,6 +84,39 @@ class DocumentView(VerticalScroll, inherit_bindings=False):
     def _settle(self) -> None:
         self._laid_out = True
         self.update_position()
+
+    def find(self, query: str) -> int:
+        """Mark every match of ``query`` (:func:`~pooltool.tui.widgets.highlight.find_spans`)
+        in the title and the text; a blank query removes the marks.
+
+        :returns: the number of matches (:attr:`matches`, title first).
+        """
+        self.matches = [(part, start, end) for part, text in (("title", self._title),
+                                                              ("body", self._body))
+                        for start, end in find_spans(text.plain, query)]
+        self._draw()
+        return len(self.matches)
+
+    def go_to_match(self, index: int) -> None:
+        """Mark match ``index`` of :attr:`matches` as the current one and scroll it into view."""
+        part, start, _ = self.matches[index]
+        self._draw(current=index)
+        if part == "title":
+            self.scroll_home(animate=False)
+            return
+        body = self.query_one("#doc-body", Static)
+        width = max(body.content_size.width, 1)
+        row = len(Content(self._body.plain[:start]).wrap(width)) - 1
+        self.scroll_to_region(Region(0, body.virtual_region.y + row, 1, 1), center=True,
+                              animate=False)
+
+    def _draw(self, current: int | None = None) -> None:
+        """Show title and text with the find marks (the ``current`` match lit)."""
+        parts = {"title": self._title.copy(), "body": self._body.copy()}
+        for index, (part, start, end) in enumerate(self.matches):
+            parts[part].stylize(CURRENT_STYLE if index == current else FIND_STYLE, start, end)
+        self.query_one("#doc-title", Static).update(parts["title"])
+        self.query_one("#doc-body", Static).update(parts["body"])
 
     def read(self, move: ReadMove) -> None:
         """Scroll the text by a page, a line, or to its start or end (no animation)."""
