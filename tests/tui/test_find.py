@@ -5,17 +5,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pandas as pd
 import pytest
-from judge_fixtures import AppFactory, log_rows, screen_text
+from judge_fixtures import AppFactory, log_rows, pool_documents, screen_text
 from rich.text import Text
 from textual.app import App
 from textual.widgets import Static
 
 from pooltool.formats.documents import iter_documents
-from pooltool.pooling import pool_runs
-from pooltool.records import Document, Topic
-from pooltool.store import JudgmentStore
+from pooltool.records import Document
 from pooltool.tui.app import make_app
 from pooltool.tui.screens.judge import JudgeScreen
 from pooltool.tui.screens.topic_picker import TopicPickerScreen
@@ -32,6 +29,11 @@ def marks(app: App[None], part: str) -> list[tuple[str, str]]:
     assert isinstance(text, Text)
     return [(text.plain[s.start:s.end], str(s.style)) for s in text.spans
             if str(s.style) in (FIND_STYLE, CURRENT_STYLE)]
+
+
+def document_pane(app: App[None]) -> list[str]:
+    """The screen lines right of the topic pane's edge (the document pane)."""
+    return [line.split("▕", 1)[1] for line in screen_text(app).splitlines() if "▕" in line]
 
 
 async def test_find_counts_marks_and_steps(app_factory: AppFactory) -> None:
@@ -81,18 +83,17 @@ async def test_esc_gives_the_keys_back_then_closes(app_factory: AppFactory,
 
 
 @pytest.fixture
-def long_document(shared_data: Path, tmp_path: Path) -> tuple[Path, Document]:
+def cranfield_documents(shared_data: Path) -> list[Document]:
+    """Cranfield's documents with text, shortest first."""
+    documents = iter_documents(shared_data / "cranfield" / "cran.all.1400", "cranfield")
+    return sorted((d for d in documents if d.text.strip()), key=lambda d: len(d.text))
+
+
+@pytest.fixture
+def long_document(cranfield_documents: list[Document], tmp_path: Path) -> tuple[Path, Document]:
     """A store whose topic 1 pools only Cranfield's longest document."""
-    documents = list(iter_documents(shared_data / "cranfield" / "cran.all.1400", "cranfield"))
-    document = max(documents, key=lambda d: len(d.text))
-    path = tmp_path / "find.db"
-    with JudgmentStore.open(path, create=True) as store:
-        store.add_documents([document], "cran")
-        store.add_topics([Topic("1", "flow", "", "")], "<t>")
-        store.add_run_frame(pd.DataFrame([("one", "1", document.docno, 1, 1.0)],
-                                         columns=["run_tag", "topic", "docno", "rank", "score"]))
-        pool_runs(store, depth=10)
-    return path, document
+    document = cranfield_documents[-1]
+    return pool_documents(tmp_path / "find.db", [document]), document
 
 
 async def test_find_scrolls_a_match_far_below_into_view(
@@ -108,4 +109,18 @@ async def test_find_scrolls_a_match_far_below_into_view(
         assert f"1 of {expected}" in screen_text(pilot.app)
         await pilot.press(*["enter"] * (expected - 1))  # to the last match
         assert f"{expected} of {expected}" in screen_text(pilot.app)
-        assert last in screen_text(pilot.app)
+        assert any(last in line for line in document_pane(pilot.app))
+
+
+async def test_an_open_find_searches_the_next_document_and_scrolls_to_it(
+        cranfield_documents: list[Document], tmp_path: Path) -> None:
+    """Find open, Esc, a grade: the next (the longest) document opens on its match."""
+    short, long = cranfield_documents[0], cranfield_documents[-1]
+    last = long.text.strip().splitlines()[-1].strip()
+    path = pool_documents(tmp_path / "next.db", [short, long])
+    async with make_app(path, "reader", ["1"], order="rank").run_test(size=(80, 24)) as pilot:
+        await pilot.press("ctrl+f", *last, "escape", "0")
+        await pilot.pause()
+        assert pilot.app.screen.session.docno == long.docno  # type: ignore[attr-defined]
+        assert "1 of 1" in screen_text(pilot.app)
+        assert any(last in line for line in document_pane(pilot.app))

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from judge_fixtures import AppFactory, log_rows, screen_text
+from judge_fixtures import AppFactory, log_rows, pool_documents, screen_text
 from textual.pilot import Pilot
 
 from pooltool.formats.documents import iter_documents
@@ -109,3 +109,22 @@ async def test_require_end_takes_a_short_document_at_once(app_factory: AppFactor
         await pilot.press("0")
     rows = log_rows(store_path)
     assert list(zip(rows["docno"], rows["grade"], strict=True)) == [("d1", 1), ("d2", 0)]
+
+
+async def test_require_end_holds_for_a_long_document_after_a_short_one(
+        shared_data: Path, tmp_path: Path) -> None:
+    """The end of the short document was on screen; that says nothing of the next one."""
+    documents = iter_documents(shared_data / "cranfield" / "cran.all.1400", "cranfield")
+    by_length = sorted((d for d in documents if d.text.strip()), key=lambda d: len(d.text))
+    path = pool_documents(tmp_path / "two.db", [by_length[0], by_length[-1]])
+    with JudgmentStore.open(path) as store:
+        store.set_setting("require_end", True)
+    async with make_app(path, "reader", ["1"], order="rank").run_test(size=SMALL) as pilot:
+        await pilot.pause()
+        await pilot.press("1", "2")  # the long one at once: refused
+        await pilot.pause()
+        assert MORE_BELOW in screen_text(pilot.app)
+        await pilot.press("end", "2")
+    rows = log_rows(path)
+    assert list(zip(rows["docno"], rows["grade"], strict=True)) == [
+        (by_length[0].docno, 1), (by_length[-1].docno, 2)]

@@ -189,8 +189,9 @@ class JudgeScreen(Screen[None]):
         session, view = self.session, self.query_one(DocumentView)
         view.show(session.docno, session.document(), self.query_words, session.scan_terms,
                   self.show_query)
-        if self.query_one(FindBar).is_open:
-            self.find(self.query_one(FindBar).query_text)
+        find_bar = self.query_one(FindBar)
+        if find_bar.is_open:
+            self.find(find_bar.query_text)
 
     def find(self, query: str) -> None:
         """Mark the matches of ``query``, go to the first, and count them in the find bar."""

@@ -46,6 +46,7 @@ class DocumentView(VerticalScroll, inherit_bindings=False):
         super().__init__(**kwargs)
         self.reached_end = False
         self._laid_out = False  # the document shown has been laid out (its height is known)
+        self._pending_match: int | None = None  # a match to scroll to once laid out
         self._title, self._body = Text(), Text()  # as shown, without find marks
         self.matches: list[tuple[str, int, int]] = []  # found: part ("title"/"body"), start, end
 
@@ -55,6 +56,12 @@ class DocumentView(VerticalScroll, inherit_bindings=False):
 
     def on_mount(self) -> None:
         self.watch(self, "scroll_y", self.update_position, init=False)
+        self.screen.screen_layout_refresh_signal.subscribe(self, self._after_layout)
+
+    def _after_layout(self, _: object) -> None:
+        self.update_position()
+        if self._pending_match is not None:
+            self.go_to_match(self._pending_match)
 
     def on_resize(self) -> None:
         self.update_position()
@@ -76,14 +83,22 @@ class DocumentView(VerticalScroll, inherit_bindings=False):
             self._body = highlight(document.text, query, scan, show_query)
         self.matches = []
         self._draw()
-        self.reached_end, self._laid_out = False, False
+        self.reached_end, self._laid_out, self._pending_match = False, False, None
         self.border_subtitle = ""
         self.scroll_home(animate=False)
-        self.call_after_refresh(self._settle)
+        self.call_after_refresh(self.update_position)
 
-    def _settle(self) -> None:
-        self._laid_out = True
-        self.update_position()
+    def _layout_is_current(self) -> bool:
+        """Whether title and text have the heights the document shown needs (the
+        layout follows :meth:`show` a moment later; until then the scroll limits
+        are the previous document's)."""
+        if not self._laid_out:
+            self._laid_out = all(
+                static.content_size.height == len(Content.from_rich_text(text).wrap(
+                    static.content_size.width))
+                for static, text in ((self.query_one("#doc-title", Static), self._title),
+                                     (self.query_one("#doc-body", Static), self._body)))
+        return self._laid_out
 
     def find(self, query: str) -> int:
         """Mark every match of ``query`` (:func:`~pooltool.tui.widgets.highlight.find_spans`)
@@ -98,9 +113,14 @@ class DocumentView(VerticalScroll, inherit_bindings=False):
         return len(self.matches)
 
     def go_to_match(self, index: int) -> None:
-        """Mark match ``index`` of :attr:`matches` as the current one and scroll it into view."""
+        """Mark match ``index`` of :attr:`matches` as the current one and scroll it
+        into view (once the document is laid out)."""
         part, start, _ = self.matches[index]
         self._draw(current=index)
+        self._pending_match = None
+        if not self._layout_is_current():
+            self._pending_match = index
+            return
         if part == "title":
             self.scroll_home(animate=False)
             return
@@ -129,7 +149,7 @@ class DocumentView(VerticalScroll, inherit_bindings=False):
         """Note whether the end is on screen and say where the reader is, in the
         bottom border: ``▼ more below · 40%`` or ``■ end``. Nothing is noted
         before the document shown is laid out (its height is not known yet)."""
-        if not self._laid_out:
+        if not self._layout_is_current():
             return
         at_end = self.scroll_y >= self.max_scroll_y
         self.reached_end = self.reached_end or at_end
