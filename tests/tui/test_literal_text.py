@@ -81,3 +81,19 @@ async def test_every_field_shows_as_written(tmp_path: Path, markup: str) -> None
         log = store.judgment_log()
     assert list(zip(log["docno"], log["grade"], log["note"], strict=True)) == [
         (f["docno"], 1, f["note"])]
+
+
+@pytest.mark.parametrize("markup", MARKUP)
+async def test_notices_and_find_show_file_names_and_queries_as_written(
+        tmp_path: Path, markup: str) -> None:
+    """A journal that could not be written names its file; a find query is typed text."""
+    f = fields(markup)
+    path = literal_store(tmp_path / "literal.db", f)
+    app = make_app(path, f["assessor"], [f["topic"]])
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await pilot.press("ctrl+f", *markup)
+        assert "1 of 3" in screen_text(app)  # docno and title in the heading, and the text
+        app.writes.journal_error = f"/tmp/{markup}/x.journal: disk full"
+        app.report_failed()
+        await pilot.pause()
+        assert f"Could not write the journal /tmp/{markup}/x.journal" in screen_text(app)
