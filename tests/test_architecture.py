@@ -11,7 +11,9 @@ from pathlib import Path
 PACKAGE = Path(__file__).resolve().parents[1] / "pooltool"
 # SQL as this code base writes it: upper-case keywords
 SQL = re.compile(r"^\s*(SELECT|INSERT|UPDATE|DELETE|PRAGMA|WITH|CREATE|BEGIN|COMMIT|ROLLBACK)\b")
-CONNECTION_USE = {"conn", "execute", "executemany", "executescript", "query"}
+CONNECTION_USE = {"execute", "executemany", "executescript", "query"}
+# receivers that are a store or a connection (Textual's DOM has a ``query`` too)
+STORE_LIKE = re.compile(r"(store|conn|db|cursor)\b", re.IGNORECASE)
 
 
 def sql_outside(root: Path, allowed: str = "store") -> list[str]:
@@ -26,7 +28,9 @@ def sql_outside(root: Path, allowed: str = "store") -> list[str]:
             if isinstance(node, ast.Constant) and isinstance(node.value, str) \
                     and SQL.match(node.value):
                 found.append(f"{where}: SQL {node.value[:40]!r}")
-            elif isinstance(node, ast.Attribute) and node.attr in CONNECTION_USE:
+            elif isinstance(node, ast.Attribute) and (
+                    node.attr == "conn" or node.attr in CONNECTION_USE
+                    and STORE_LIKE.search(ast.unparse(node.value))):
                 found.append(f"{where}: .{node.attr}")
     return found
 
@@ -41,9 +45,11 @@ def test_the_check_finds_sql_and_connection_use(tmp_path: Path) -> None:
     (package / "store" / "ok.py").write_text('X = "SELECT 1 FROM t"\n')
     (package / "queue.py").write_text(
         '"""Update the queue."""\nQ = "SELECT docno FROM pool_docs"\n'
-        "def f(store):\n    return store.conn.execute(Q)\n")
+        "def f(store, message):\n    message.query\n    store.query(Q)\n"
+        "    return store.conn.execute(Q)\n")
     assert sql_outside(package) == [
         "pkg/queue.py:2: SQL 'SELECT docno FROM pool_docs'",
-        "pkg/queue.py:4: .execute",
-        "pkg/queue.py:4: .conn",
+        "pkg/queue.py:5: .query",
+        "pkg/queue.py:6: .execute",
+        "pkg/queue.py:6: .conn",
     ]

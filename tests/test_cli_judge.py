@@ -168,11 +168,20 @@ def test_grades_set_refuses_bad_scales(db: Path, levels: list[str], message: str
 
 
 def test_judge_settings_show_runs(db: Path) -> None:
-    assert run(db, "judge-settings")[1] == "show runs: no\n"
-    assert run(db, "judge-settings", "--show-runs")[1] == "show runs: yes\n"
+    assert run(db, "judge-settings")[1] == "show runs: no\nrequire end: no\n"
+    assert run(db, "judge-settings", "--show-runs")[1].startswith("show runs: yes\n")
     with JudgmentStore.open(db) as store:
         assert store.setting("show_runs") is True
-    assert run(db, "judge-settings", "--hide-runs")[1] == "show runs: no\n"
+    assert run(db, "judge-settings", "--hide-runs")[1].startswith("show runs: no\n")
+
+
+def test_judge_settings_require_end(db: Path) -> None:
+    assert run(db, "judge-settings", "--require-end")[1] == "show runs: no\nrequire end: yes\n"
+    with JudgmentStore.open(db) as store:
+        assert store.setting("require_end") is True
+    assert run(db, "judge-settings", "--no-require-end")[1].endswith("require end: no\n")
+    with JudgmentStore.open(db) as store:
+        assert store.setting("require_end") is False
 
 
 @pytest.mark.parametrize("key", ["", "ab", "n"])

@@ -99,18 +99,24 @@ def set_grades(ctx: click.Context, levels: tuple[str, ...]) -> None:
 @click.option("--show-runs/--hide-runs", default=None,
               help="Show the judging screen which runs retrieved each document, at which "
                    "rank (hidden by default, as NIST does, so as not to bias assessors).")
+@click.option("--require-end/--no-require-end", default=None,
+              help="Take a grade only once the end of the document has been on screen "
+                   "(off by default); the judging screen says why a grade key is refused.")
 @click.pass_context
-def judge_settings(ctx: click.Context, show_runs: bool | None) -> None:
+def judge_settings(ctx: click.Context, show_runs: bool | None, require_end: bool | None) -> None:
     """Show or change the store's judging-screen settings.
 
     Without an option, prints the current settings.
 
     \b
     Example:
-      pooltool --db covid.db judge-settings --show-runs
+      pooltool --db covid.db judge-settings --show-runs --require-end
     """
     with open_store(ctx) as store:
-        if show_runs is not None:
-            store.set_setting("show_runs", show_runs)
+        for key, value in (("show_runs", show_runs), ("require_end", require_end)):
+            if value is not None:
+                store.set_setting(key, value)
         shown = bool(store.setting("show_runs", False))
+        end = bool(store.setting("require_end", False))
     click.echo(f"show runs: {'yes' if shown else 'no'}")
+    click.echo(f"require end: {'yes' if end else 'no'}")

@@ -64,6 +64,7 @@ class JudgeApp(App[None]):
             journals(store.path, assessor))
         self.scale = store.grade_scale()
         self.show_runs = bool(store.setting("show_runs", False))
+        self.require_end = bool(store.setting("require_end", False))
         self.sub_title = f"assessor {assessor}"
 
     def on_mount(self) -> None:
@@ -90,9 +91,10 @@ class JudgeApp(App[None]):
                                  self.pool)
         if not session.queue:
             self.notify(f"Nothing to judge in topic {topic}: every pooled document is "
-                        "judged (the topic is not assigned to you).", title="Topic done")
+                        "judged (the topic is not assigned to you).", title="Topic done",
+                        markup=False)
             return
-        self.push_screen(JudgeScreen(session, self.scale, self.show_runs))
+        self.push_screen(JudgeScreen(session, self.scale, self.show_runs, self.require_end))
 
     @on(TopicChosen)
     def topic_chosen(self, message: TopicChosen) -> None:
@@ -119,12 +121,13 @@ class JudgeApp(App[None]):
         """Tell the assessor about writes the store rejected for good (then forget
         them), and about a journal that could not be written."""
         for _, error in self.writes.failed:
-            self.notify(f"A write could not be saved: {error}", severity="error", timeout=10)
+            self.notify(f"A write could not be saved: {error}", severity="error", timeout=10,
+                        markup=False)
         self.writes.failed.clear()
         if self.writes.journal_error:
             self.notify(f"Could not write the journal {self.writes.journal_error}: waiting "
                         "writes are kept in memory only; do not close this app until the "
-                        "store is free.", severity="error", timeout=10)
+                        "store is free.", severity="error", timeout=10, markup=False)
             self.writes.journal_error = None
 
     def retry_writes(self) -> None:

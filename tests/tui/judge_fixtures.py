@@ -13,6 +13,8 @@ from pooltool.records import Document, Topic
 from pooltool.store import JudgmentStore
 
 if TYPE_CHECKING:
+    from textual.app import App
+
     from pooltool.tui.app import JudgeApp
 
 AppFactory = Callable[..., "JudgeApp"]
@@ -51,7 +53,26 @@ def build_store(path: Path) -> Path:
     return path
 
 
+def pool_documents(path: Path, documents: list[Document]) -> Path:
+    """Write a store to ``path`` whose topic 1 ("flow") pools ``documents``, ranked in
+    the order given (open the app with ``order="rank"`` to judge them so); return it."""
+    run = pd.DataFrame([("one", "1", d.docno, i + 1, float(len(documents) - i))
+                        for i, d in enumerate(documents)],
+                       columns=["run_tag", "topic", "docno", "rank", "score"])
+    with JudgmentStore.open(path, create=True) as store:
+        store.add_documents(documents, "<fixture>")
+        store.add_topics([Topic("1", "flow", "", "")], "<fixture>")
+        store.add_run_frame(run)
+        pool_runs(store, depth=len(documents))
+    return path
+
+
 def log_rows(path: Path) -> pd.DataFrame:
     """The judgment log of the store at ``path`` (read through a fresh connection)."""
     with JudgmentStore.open(path) as store:
         return store.judgment_log()
+
+
+def screen_text(app: App[None]) -> str:
+    """What the terminal shows of the active screen, as plain lines."""
+    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())

@@ -1,4 +1,5 @@
-"""Query and scan terms: which words are marked."""
+"""Query and scan terms: which words are marked (stems, prefixes, phrases across
+hyphens and line breaks), and what find finds."""
 
 from __future__ import annotations
 
@@ -8,11 +9,12 @@ from pooltool.records import Topic
 from pooltool.tui.widgets.highlight import (
     QUERY_STYLE,
     SCAN_STYLE,
+    find_spans,
     format_scan_terms,
     highlight,
     parse_scan_terms,
     query_terms,
-    term_pattern,
+    term_spans,
 )
 
 
@@ -30,18 +32,47 @@ def test_query_terms_drop_stopwords_and_repeats() -> None:
 
 @pytest.mark.parametrize(("text", "expected"), [
     ("Flow, flow. FLOW", ["Flow", "flow", "FLOW"]),
-    ("flows overflow flow_rate reflow", []),
+    ("flows overflow flow_rate reflow", ["flows"]),
     ("boundary-layer flow", ["flow"]),
 ])
 def test_whole_words_case_insensitive(text: str, expected: list[str]) -> None:
     assert [w for w, _ in marked(text, ["flow"])] == expected
 
 
+def spans(text: str, terms: list[str]) -> list[str]:
+    return [text[start:end] for start, end in term_spans(text, terms)]
+
+
+@pytest.mark.parametrize(("term", "text", "expected"), [
+    ("laws", "The law of similar laws", ["law", "laws"]),
+    ("law", "LAWS and a lawyer", ["LAWS"]),
+    ("heated", "heating, Heated, heat and preheated", ["heating", "Heated", "heat"]),
+    ("heating", "the plate was heated", ["heated"]),
+    ("simil*", "similar, Similarity, simil; dissimilar", ["similar", "Similarity", "simil"]),
+    ("heat transfer", "heat-transfer, Heat\ntransfer, heat  transfers", [
+        "heat-transfer", "Heat\ntransfer", "heat  transfers"]),
+    ("heat transfer", "heat, then transfer; heat. transfer", []),
+    ("heat-transfer", "heat transfer", ["heat transfer"]),
+    ("simil* law", "similarity laws and similar flows", ["similarity laws"]),
+])
+def test_forgiving_terms(term: str, text: str, expected: list[str]) -> None:
+    assert spans(text, [term]) == expected
+
+
 def test_phrases_and_longest_first() -> None:
-    pattern = term_pattern(["edge", "trailing edge"])
-    assert pattern is not None
-    assert pattern.findall("the Trailing  edge and an edge") == ["Trailing  edge", "edge"]
-    assert term_pattern([" ", ""]) is None
+    assert spans("the Trailing  edge and an edge", ["edge", "trailing edge"]) == [
+        "Trailing  edge", "edge"]
+    assert term_spans("an edge", [" ", ""]) == []
+
+
+@pytest.mark.parametrize(("query", "text", "expected"), [
+    ("heat", "Heat and reheat", ["Heat", "heat"]),
+    ("heat transfer", "heat-transfer; Heat\ntransfer", ["heat-transfer", "Heat\ntransfer"]),
+    ("c++", "c++ and (c++)", ["c++", "c++"]),
+    ("  ", "anything", []),
+])
+def test_find_spans(query: str, text: str, expected: list[str]) -> None:
+    assert [text[s:e] for s, e in find_spans(text, query)] == expected
 
 
 def test_h_off_keeps_scan_terms() -> None:

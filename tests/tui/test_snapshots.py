@@ -42,7 +42,9 @@ class TestJudgingScreen:
         marked (orange-yellow background) in the statement, the document title
         and text, including "Boundary" and "layer" of "Boundary-layer", while
         "plate" is not marked; the grade bar lists the four grades with their
-        keys, lit on "2 highly relevant"; the footer lists u, n, s, j, ? and q.
+        keys, lit on "2 highly relevant"; the document's bottom edge says "■ end"
+        (all of d1 is on screen); the footer lists the scroll keys Space PgUp ↑ ↓
+        End, then ^f Find, u, n, s, j, ? and q.
         """
         app = make_app(snapshot_store, "alice", ["1"])
         assert snap_compare(app, press=["left", "left"], terminal_size=SIZE)
@@ -62,7 +64,8 @@ class TestJudgingScreen:
 
     def test_help_dialog(self, snap_compare: SnapCompare, snapshot_store: Path) -> None:
         """The help dialog over the judging screen: the four grade keys with
-        their names, then u, n, s, arrows, j, h, /, Esc, ? and q explained."""
+        their names, then Space/PgDn, PgUp, ↑ ↓, Home/End, Ctrl+F, u, n, s,
+        arrows, j, h, / (the dialog scrolls for the rest) explained."""
         app = make_app(snapshot_store, "alice", ["1"])
         assert snap_compare(app, press=["question_mark"], terminal_size=SIZE)
 
@@ -95,8 +98,9 @@ class TestAt80x24:
         docno: the status line starts "Topic 1 · 1 / 6 ·" (the position always
         visible), then the docno cut to "FT934-1234567890-abcdef…", then "judged
         2/6", pace and ETA, wrapping onto a second line; the grade bar lists all
-        four grades with keys 0-3 and "unjudged"; the footer shows all of
-        u Undo, n Note, s Skip, j Unjudged, ? Help and q Quit.
+        four grades with keys 0-3 and "unjudged"; the document's bottom edge
+        says "■ end"; the footer shows all of Space PgUp ↑ ↓ End Scroll, ^f Find,
+        u Undo, n Note, s Skip, j Unjudged, ? Help and q Quit (Home is in the help).
         """
         with JudgmentStore.open(snapshot_store) as store:
             store.add_run_frame(pd.DataFrame([("runC", "1", LONG_DOCNO, 1, 9.0)],
@@ -112,6 +116,15 @@ class TestAt80x24:
         · Esc: cancel" (wrapped, not cut)."""
         app = make_app(snapshot_store, "alice", ["1"])
         assert snap_compare(app, press=["n"], terminal_size=SMALL)
+
+    def test_find_bar(self, snap_compare: SnapCompare, snapshot_store: Path) -> None:
+        """Ctrl+F and "layer" at 80x24 on d1: a one-line find bar above the grade
+        bar with "Find:", the query, "1 of 2" and the hint "Enter/↓ next · ↑
+        previous · Esc done"; in the text, "layer" of "boundary layer" lit green
+        (the current match) and "layer" of "Boundary-layer" cyan, over the
+        query-term marks."""
+        app = make_app(snapshot_store, "alice", ["1"])
+        assert snap_compare(app, press=["left", "left", "ctrl+f", *"layer"], terminal_size=SMALL)
 
     def test_picker(self, snap_compare: SnapCompare, snapshot_store: Path) -> None:
         """The picker at 80x24: every column visible, Topic, Query (cut with "…"),

@@ -7,6 +7,7 @@ import time
 from typing import ClassVar
 
 from rich.text import Text
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingsMap, BindingType
 from textual.containers import Horizontal
@@ -24,12 +25,23 @@ from pooltool.tui.messages import GradeRecorded, JudgmentUndone, LeaveTopic, Not
 from pooltool.tui.screens.help import HelpScreen
 from pooltool.tui.screens.prompt import PromptScreen
 from pooltool.tui.session import JudgingSession
-from pooltool.tui.widgets.document_view import DocumentView
+from pooltool.tui.widgets.document_view import DocumentView, ReadMove
+from pooltool.tui.widgets.find_bar import FindBar
 from pooltool.tui.widgets.grade_bar import GradeBar
 from pooltool.tui.widgets.highlight import format_scan_terms, parse_scan_terms, query_terms
 from pooltool.tui.widgets.topic_panel import TopicPanel
 
+READ = Binding.Group("Scroll")
 COMMAND_BINDINGS = [
+    Binding("space", "read('page_down')", "Page down", key_display="Space", group=READ),
+    Binding("pagedown", "read('page_down')", "Page down", key_display="PgDn", show=False),
+    Binding("pageup", "read('page_up')", "Page up", key_display="PgUp", group=READ),
+    Binding("up", "read('line_up')", "Line up", key_display="↑", group=READ),
+    Binding("down", "read('line_down')", "Line down", key_display="↓", group=READ),
+    # Home is in the help, not the footer: the footer then fits 80 columns
+    Binding("home", "read('home')", "Start", key_display="Home", show=False),
+    Binding("end", "read('end')", "End", key_display="End", group=READ),
+    Binding("ctrl+f", "find", "Find"),
     Binding("u", "undo", "Undo"),
     Binding("n", "note", "Note"),
     Binding("s", "skip", "Skip"),
@@ -43,6 +55,8 @@ COMMAND_BINDINGS = [
     Binding("q", "quit", "Quit"),
 ]
 COMMAND_KEYS = frozenset(b.key for b in COMMAND_BINDINGS)  # Textual key names
+END_NOTICE = ("This store asks that each document be read to its end before it is graded: "
+              "Space or PgDn pages down, End jumps to the end.")
 NOTE_MESSAGES = {
     "recorded": "Note saved with your grade.",
     "draft": "Note saved: it joins your grade of this document.",
@@ -75,7 +89,7 @@ def check_grade_scale(scale: list[GradeLevel]) -> None:
     if clash:
         raise InvalidArgument(f"grade key(s) {' '.join(clash)} clash with judging commands "
                          f"(the judging screen uses {' '.join(command_characters())}, "
-                         "left, right and escape); choose other keys")
+                         "space, arrows, PgUp, PgDn, Home, End and escape); choose other keys")
 
 
 class JudgeScreen(Screen[None]):
@@ -85,15 +99,20 @@ class JudgeScreen(Screen[None]):
     :param scale: the store's grade scale (one key binding per grade, shown in the footer).
     :param show_runs: show which runs retrieved the document, at which rank
         (hidden by default, as NIST does, so as not to bias assessors).
+    :param require_end: refuse a grade until the end of the document has been
+        on screen (store setting ``require_end``).
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [*COMMAND_BINDINGS]
+    AUTO_FOCUS = "#document"
     show_query: var[bool] = var(True)
 
     def __init__(self, session: JudgingSession, scale: list[GradeLevel],
-                 show_runs: bool = False, **kwargs: str) -> None:
+                 show_runs: bool = False, require_end: bool = False, **kwargs: str) -> None:
         super().__init__(**kwargs)
         self.session, self.scale, self.show_runs = session, scale, show_runs
+        self.require_end = require_end
+        self.match: int | None = None  # the current find match, an index of DocumentView.matches
         self.query_words = query_terms(session.topic_statement())
         self.shown_at = time.monotonic()
         self._bindings = _with_grades(scale, self._bindings)
@@ -104,6 +123,7 @@ class JudgeScreen(Screen[None]):
         with Horizontal(id="panes"):
             yield TopicPanel(id="topic")
             yield DocumentView(id="document")
+        yield FindBar(id="find")
         yield GradeBar(self.scale, id="grades")
         yield Footer(compact=True)
 
@@ -113,10 +133,9 @@ class JudgeScreen(Screen[None]):
     # -- drawing ------------------------------------------------------------
 
     def show_document(self) -> None:
-        """Draw the document at the session's position and start its clock."""
-        session = self.session
-        self.query_one(DocumentView).show(session.docno, session.document(), self.query_words,
-                                          session.scan_terms, self.show_query)
+        """Draw the document at the session's position, give it the keys and start its clock."""
+        self.draw_document()
+        self.query_one(DocumentView).focus()
         self.draw_topic()
         self.draw_state()
         self.shown_at = time.monotonic()
@@ -161,17 +180,38 @@ class JudgeScreen(Screen[None]):
 
     def watch_show_query(self) -> None:
         if self.is_mounted:
-            self.query_one(DocumentView).show(self.session.docno, self.session.document(),
-                                              self.query_words, self.session.scan_terms,
-                                              self.show_query)
+            self.draw_document()
             self.draw_topic()
+
+    def draw_document(self) -> None:
+        """Draw the session's document with query and scan terms marked, and the
+        matches of the find bar's query while the bar is open."""
+        session, view = self.session, self.query_one(DocumentView)
+        view.show(session.docno, session.document(), self.query_words, session.scan_terms,
+                  self.show_query)
+        find_bar = self.query_one(FindBar)
+        if find_bar.is_open:
+            self.find(find_bar.query_text)
+
+    def find(self, query: str) -> None:
+        """Mark the matches of ``query``, go to the first, and count them in the find bar."""
+        view = self.query_one(DocumentView)
+        total = view.find(query)
+        self.match = 0 if total else None
+        if total:
+            view.go_to_match(0)
+        self.query_one(FindBar).count(self.match, total)
 
     # -- keys -----------------------------------------------------------------
 
     def action_grade(self, grade: int) -> None:
         """Record ``grade`` for the document on screen and move on (the time of
         the key press and the time on screen are taken first, so a write that
-        waits for a busy store keeps them)."""
+        waits for a busy store keeps them). With ``require_end``, a document whose
+        end has not been on screen is not graded: a notice says so."""
+        if self.require_end and not self.query_one(DocumentView).reached_end:
+            self.notify(END_NOTICE, title="Read to the end first", severity="warning")
+            return
         judged_at = utc_now()
         ms_spent = int((time.monotonic() - self.shown_at) * 1000)
         docno = self.session.docno
@@ -179,8 +219,12 @@ class JudgeScreen(Screen[None]):
         self.post_message(GradeRecorded(self.session.topic, docno, grade))
         if self.session.done and self.session.docno == docno:
             self.notify(f"All {len(self.session.queue)} documents of topic "
-                        f"{self.session.topic} are judged.", title="Topic done")
+                        f"{self.session.topic} are judged.", title="Topic done", markup=False)
         self.show_document()
+
+    def action_read(self, move: ReadMove) -> None:
+        """Scroll the document (whichever pane has the focus)."""
+        self.query_one(DocumentView).read(move)
 
     def action_undo(self) -> None:
         """Retract the latest judgment and go back to its document."""
@@ -249,8 +293,39 @@ class JudgeScreen(Screen[None]):
         """Show every key."""
         self.app.push_screen(HelpScreen(self.scale))
 
+    def action_find(self) -> None:
+        """Open the find bar (its earlier query stays, selected)."""
+        self.query_one(FindBar).open()
+
+    @on(FindBar.Changed)
+    def find_changed(self, message: FindBar.Changed) -> None:
+        """The find query was edited: find again from the first match."""
+        self.find(message.query)
+
+    @on(FindBar.Step)
+    def find_step(self, message: FindBar.Step) -> None:
+        """Go to the next or previous match, wrapping round."""
+        view = self.query_one(DocumentView)
+        if self.match is None:
+            return
+        self.match = (self.match + message.direction) % len(view.matches)
+        view.go_to_match(self.match)
+        self.query_one(FindBar).count(self.match, len(view.matches))
+
+    @on(FindBar.Left)
+    def find_left(self) -> None:
+        """Esc in the find bar: the document takes the keys (grades work), the marks stay."""
+        self.query_one(DocumentView).focus()
+
     def action_leave(self) -> None:
-        """Back to the topic picker (the position is remembered)."""
+        """Close the find bar and remove its marks if it is open, else go back to
+        the topic picker (the position is remembered)."""
+        find_bar = self.query_one(FindBar)
+        if find_bar.is_open:
+            find_bar.close()
+            self.match = None
+            self.query_one(DocumentView).find("")
+            return
         self.session.save_position()
         self.post_message(LeaveTopic(self.session.topic))
 

@@ -15,7 +15,7 @@ from textual.widgets import Input, Label
 class PromptScreen(ModalScreen[str | None]):
     """Ask for one line of text: Enter returns it, Escape returns ``None``.
 
-    :param title: what is asked.
+    :param title: what is asked (title and hint are shown as written, not as markup).
     :param value: the text the input starts with.
     :param hint: a line of help under the input.
     """
@@ -28,11 +28,12 @@ class PromptScreen(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="prompt"):
-            yield Label(self.title_text, id="prompt-title")
+            yield Label(self.title_text, id="prompt-title", markup=False)
             # the cursor at the end of the text, none of it selected: a saved note
             # is edited, not replaced by the first key
             yield Input(value=self.value, id="prompt-input", select_on_focus=False)
-            yield Label(self.hint or "Enter to save, Escape to cancel", id="prompt-hint")
+            yield Label(self.hint or "Enter to save, Escape to cancel", id="prompt-hint",
+                        markup=False)
 
     @on(Input.Submitted, "#prompt-input")
     def submit(self, event: Input.Submitted) -> None:

@@ -94,10 +94,12 @@ class TopicPickerScreen(Screen[None]):
         self.post_message(TopicChosen(str(event.row_key.value)))
 
 
-def _cells(topic: str, row: pd.Series) -> list[str | Text]:
+def _cells(topic: str, row: pd.Series) -> list[Text]:
+    """One table row; topic and title are :class:`Text` so that the table shows
+    them as written (a ``str`` cell would be read as markup)."""
     title = str(row["title"])
     if len(title) > TITLE_WIDTH:
         title = title[: TITLE_WIDTH - 1] + "…"
     numbers = row[["pooled", "judged_any", "judged_me", "remaining", "relevant"]]
     right = [Text(str(int(n)), justify="right") for n in numbers]
-    return [topic, title, *right, progress_bar(float(row["done"]), BAR_WIDTH)]
+    return [Text(topic), Text(title), *right, progress_bar(float(row["done"]), BAR_WIDTH)]
