@@ -64,7 +64,8 @@ GLOSSARY: dict[str, Term] = {
     "judged": Term("recall: documents in the first k with any qrels line (negative grades "
                    "included), divided by min(k, num_ret); not 1 - unjudged. status, qrels "
                    "versions/diff: the number of judged documents (qrels lines). assign: "
-                   "the topic's pooled documents this assessor has judged (grade >= 0).",
+                   "the topic's pooled documents this assessor has judged (grade >= 0). "
+                   "assessors: pairs the assessor judged (own grade >= 0).",
                    "ir_measures 0.4.3, Judged@k (judged_provider.py)"),
     "recall_upper": Term("(num_rel_ret@k + U) / (num_rel + U), U the unjudged documents in "
                          "the first k: Recall@k if every one of them were relevant.",
@@ -147,8 +148,11 @@ GLOSSARY: dict[str, Term] = {
     "median_seconds": Term("Median seconds on screen per judgment.", "pooltool"),
     "remaining": Term("Documents still in the assessor's judging queue.", "pooltool"),
     "eta_hours": Term("remaining / judgments_per_hour.", "pooltool"),
-    "assessor_a": Term("The first assessor of a pair.", "pooltool"),
-    "assessor_b": Term("The second assessor of a pair.", "pooltool"),
+    "assessor_a": Term("The first assessor (or group: people, machines) of a pair.",
+                       "pooltool"),
+    "kind": Term("person or machine (import-qrels --machine, assessors --set-kind); the "
+                 "default qrels policies use people's judgments only.", "pooltool"),
+    "assessor_b": Term("The second assessor (or group) of a pair.", "pooltool"),
     "docs": Term("Documents both assessors judged.", "pooltool"),
     "agreement": Term("Fraction of docs given the same grade.", "pooltool"),
     "binary_agreement": Term("Fraction of docs on the same side of --threshold.", "pooltool"),

@@ -58,6 +58,7 @@ COMMANDS = [
     ["pool", "--depth", "3", "--format", "csv"],
     ["assign", "ann", "bob", "--overlap", "0.5", "--format", "csv"],
     ["agreement", "--format", "csv"],
+    ["assessors", "--format", "csv"],
     ["grades", "--format", "csv"],
     ["runs", "--all", "--format", "csv"],
 ]
