@@ -156,6 +156,13 @@ GLOSSARY: dict[str, Term] = {
     "docs": Term("Documents both assessors judged.", "pooltool"),
     "agreement": Term("Fraction of docs given the same grade.", "pooltool"),
     "binary_agreement": Term("Fraction of docs on the same side of --threshold.", "pooltool"),
+    "kind_a": Term("The kind of the first side: person, machine, or mixed (a group of both).",
+                   "pooltool"),
+    "kind_b": Term("The kind of the second side (see kind_a).", "pooltool"),
+    "alpha": Term("Krippendorff's alpha on grades, ordinal metric: 1 - observed / expected "
+                  "disagreement (1: perfect, 0: chance).",
+                  "Krippendorff 2011, 'Computing Krippendorff's alpha-reliability'; "
+                  "the krippendorff package"),
     "kappa": Term("Cohen's kappa on relevant/not relevant at --threshold.", "Cohen 1960"),
     "kappa_linear": Term("Cohen's kappa on grades, disagreements weighted by distance.",
                          "Cohen 1968 (weighted kappa)"),

@@ -245,9 +245,10 @@ IMPACT_SCHEMA = "impact-v1"
 
 @cli.command()
 @click.option("--from", "qrels_from", required=True, metavar="A",
-              help="The reference qrels: a qrels file or a version name in the store.")
+              help="The reference qrels: a qrels file, a version name in the store, or a "
+                   "policy over the store's log now (assessor:alice, prefer:alice,gpt-judge).")
 @click.option("--to", "qrels_to", required=True, metavar="B",
-              help="The qrels compared with A: a qrels file or a version name.")
+              help="The qrels compared with A: a qrels file, a version name or a policy.")
 @click.argument("runs", nargs=-1, required=True, metavar="RUN...")
 @click.option("-k", "k", default=100, show_default=True, type=click.IntRange(min=1),
               help="Cutoff of Recall@k, unjudged@k and P@k.")
@@ -263,10 +264,14 @@ def impact(ctx: click.Context, qrels_from: str, qrels_to: str, runs: tuple[str, 
            level: int, complete: bool, top: int, fmt: str, plot: str | None) -> None:
     """How changing the qrels from A to B moves each run's Recall@k and the ranking.
 
-    A and B are qrels files or version names in the store; RUN is a run file
+    A and B are qrels files, version names in the store, or policies over
+    the store's log now (assessor:NAME, prefer:A,B, latest:all: so a
+    machine's judgments can be set against the people's); RUN is a run file
     or a stored run tag. Per run: Recall@k, unjudged@k and P@k under A and B,
-    and its rank by Recall@k on each side; then Kendall's tau-b and tau_ap
-    (Yilmaz, Aslam and Robertson 2008) between the two rankings; then the
+    and its rank by Recall@k on each side; then Kendall's tau-b, tau_ap
+    (Yilmaz, Aslam and Robertson 2008) and the largest rank change between
+    the two rankings, on all judgments and on the documents judged in both
+    (disagreement alone, without the difference in coverage); then the
     topics whose recall@k moved most. Topics follow trec_eval: only qrels
     topics count, and a topic a run lacks is left out of its mean unless -c.
     csv writes the per-run rows only; json (schemas/impact-v1.json) has all.
@@ -280,22 +285,41 @@ def impact(ctx: click.Context, qrels_from: str, qrels_to: str, runs: tuple[str, 
     Example:
       pooltool impact --from official --to round2 bm25 dense -k 100
       pooltool impact --from qrels-v1.txt --to qrels-v2.txt runs/* --top 10 --plot impact.png
+      pooltool impact --from assessor:alice --to assessor:gpt-judge runs/* -k 10
     """
     from pooltool.analysis.impact import qrels_impact
 
-    result = qrels_impact(load_runs(ctx, runs), load_qrels(ctx, qrels_from),
-                          load_qrels(ctx, qrels_to), k, level, complete, top)
+    frame = load_runs(ctx, runs)
+    qrels_a, qrels_b = load_qrels(ctx, qrels_from), load_qrels(ctx, qrels_to)
+    result = qrels_impact(frame, qrels_a, qrels_b, k, level, complete, top)
+    shared = _both_judged_ranking(frame, qrels_a, qrels_b, k, level, complete)
     _warn_impact_topics(result)
     if fmt == "json":
-        emit_json(impact_json(result, qrels_from, qrels_to))
+        emit_json(impact_json(result, qrels_from, qrels_to, shared))
     elif fmt == "csv":
         emit(result.per_run, fmt)
     else:
-        _impact_table(result, qrels_from, qrels_to)
+        _impact_table(result, qrels_from, qrels_to, shared)
     if plot is not None:
         from pooltool.analysis.plots import plot_impact
 
         click.echo(f"plot written: {plot_impact(result, plot, qrels_from, qrels_to)}", err=True)
+
+
+def _both_judged_ranking(runs: pd.DataFrame, qrels_a: pd.DataFrame, qrels_b: pd.DataFrame,
+                         k: int, level: int, complete: bool) -> Any:
+    """The impact on the documents judged in both A and B, or None when there are none
+    or a run shares no topic with them."""
+    from pooltool.analysis.impact import both_judged, qrels_impact
+    from pooltool.errors import NothingToScore
+
+    cut_a, cut_b = both_judged(qrels_a, qrels_b)
+    if cut_a.empty:
+        return None
+    try:
+        return qrels_impact(runs, cut_a, cut_b, k, level, complete)
+    except NothingToScore:
+        return None
 
 
 def _warn_impact_topics(result) -> None:  # type: ignore[no-untyped-def]
@@ -312,8 +336,10 @@ def _warn_impact_topics(result) -> None:  # type: ignore[no-untyped-def]
                            f"the run, {fate}: {shown}", err=True)
 
 
-def impact_json(result, source_a: str, source_b: str) -> dict[str, object]:  # type: ignore[no-untyped-def]
-    """The ``--format json`` document of ``pooltool impact`` (schemas/impact-v1.json)."""
+def impact_json(result, source_a: str, source_b: str,  # type: ignore[no-untyped-def]
+                shared=None) -> dict[str, object]:
+    """The ``--format json`` document of ``pooltool impact`` (schemas/impact-v1.json);
+    ``shared`` is the impact on the documents judged in both (or None)."""
     return {
         "schema": IMPACT_SCHEMA,
         "from": source_a,
@@ -321,14 +347,8 @@ def impact_json(result, source_a: str, source_b: str) -> dict[str, object]:  # t
         "options": {"k": result.k, "level": result.level, "complete": result.complete,
                     "top": result.top},
         "runs": records(result.per_run),
-        "ranking": {
-            "measure": f"recall@{result.k}",
-            "kendall_tau": _number(result.kendall_tau),
-            "tau_ap": _number(result.tau_ap),
-            "largest_rank_change": result.largest_rank_change,
-            "largest_rank_change_runs": result.largest_rank_change_runs,
-            "sum_rank_change": result.ranking.sum_rank_change,
-        },
+        "ranking": _ranking_json(result),
+        "ranking_both_judged": _ranking_json(shared) if shared is not None else None,
         "topics_moved": records(result.topics_moved),
         "topics_overall": records(result.topics_overall),
         "missing_topics": {"a": result.recall_a.missing_topics,
@@ -336,11 +356,23 @@ def impact_json(result, source_a: str, source_b: str) -> dict[str, object]:  # t
     }
 
 
+def _ranking_json(result) -> dict[str, object]:  # type: ignore[no-untyped-def]
+    return {
+        "measure": f"recall@{result.k}",
+        "kendall_tau": _number(result.kendall_tau),
+        "tau_ap": _number(result.tau_ap),
+        "largest_rank_change": result.largest_rank_change,
+        "largest_rank_change_runs": result.largest_rank_change_runs,
+        "sum_rank_change": result.ranking.sum_rank_change,
+    }
+
+
 def _number(value: float) -> float | None:
     return None if value != value else float(value)  # NaN -> null
 
 
-def _impact_table(result, source_a: str, source_b: str) -> None:  # type: ignore[no-untyped-def]
+def _impact_table(result, source_a: str, source_b: str,  # type: ignore[no-untyped-def]
+                  shared=None) -> None:
     per_run, mode = result.per_run, ", -c" if result.complete else ""
     counts = {*per_run["num_q_a"], *per_run["num_q_b"]}
     if len(counts) == 1:  # one topic count everywhere: say it once, keep the table narrow
@@ -349,6 +381,8 @@ def _impact_table(result, source_a: str, source_b: str) -> None:  # type: ignore
          title=f"Recall@{result.k}: {source_a} -> {source_b} "
                f"(relevant: grade >= {result.level}{mode})")
     click.echo(_ranking_line(result))
+    click.echo(_ranking_line(shared, "on the documents judged in both") if shared is not None
+               else "on the documents judged in both: none, or a run shares no topic with them")
     if result.topics_moved.empty:
         click.echo(f"no topic's recall@{result.k} changed for any run")
         return
@@ -358,11 +392,11 @@ def _impact_table(result, source_a: str, source_b: str) -> None:  # type: ignore
          title=f"topics that moved most over all runs (mean over runs, top {result.top})")
 
 
-def _ranking_line(result) -> str:  # type: ignore[no-untyped-def]
+def _ranking_line(result, where: str = "on all judgments") -> str:  # type: ignore[no-untyped-def]
     def show(value: float) -> str:
         return "n/a" if value != value else f"{value:.4f}"
 
     moved = ", ".join(result.largest_rank_change_runs) or "no run moved"
-    return (f"ranking by Recall@{result.k}: Kendall's tau-b {show(result.kendall_tau)}, "
+    return (f"ranking by Recall@{result.k} {where}: Kendall's tau-b {show(result.kendall_tau)}, "
             f"tau_ap {show(result.tau_ap)}, largest rank change "
             f"{result.largest_rank_change} ({moved})")

@@ -322,6 +322,14 @@ def _check_judgment(topic: str, docno: str, grade: int, assessor: str) -> None:
             raise StoreError(f"the judgment's {what} must be a non-blank string, got {value!r}")
 
 
+def is_policy(name: str) -> bool:
+    """Whether ``name`` is spelled as one of :data:`POLICIES` (its assessors unchecked)."""
+    base, colon, scope = name.partition(":")
+    if base in _PEOPLE_POLICIES:
+        return scope == "all" or not colon
+    return base in ("assessor", "prefer") and bool(scope)
+
+
 def _by_kind(names: list[str], machines: frozenset[str]) -> str:
     people = [n for n in names if n not in machines]
     robots = [n for n in names if n in machines]
