@@ -24,6 +24,10 @@ _RECALL = "Recall@k = num_rel_ret@k / num_rel"
 _LOO = ("leave-one-out pool bias (Zobel 1998, 'How reliable are the results of large-scale "
         "IR experiments?'; Buckley et al. 2007, 'Bias and the limits of pooling')")
 
+_CORRECTION = ("Webber and Park 2009, 'Score adjustment for correction of pooling bias'; "
+               "Lipani, Lupu and Hanbury 2015, 'Splitting water: precision and "
+               "anti-precision to reduce pool bias' (pooltool/analysis/bias_correction.py)")
+
 GLOSSARY: dict[str, Term] = {
     # identifiers
     "run_tag": Term("The run's name (the 6th column of a TREC run line).", "TREC run format"),
@@ -156,6 +160,22 @@ GLOSSARY: dict[str, Term] = {
     "docs": Term("Documents both assessors judged.", "pooltool"),
     "agreement": Term("Fraction of docs given the same grade.", "pooltool"),
     "binary_agreement": Term("Fraction of docs on the same side of --threshold.", "pooltool"),
+    "scored_as": Term("bias --correct: 'left out' (a pooled run scored without its unique "
+                      "judgments, the estimator fitted on the other runs) or 'new' (a run "
+                      "outside the pool, full qrels).", "Webber and Park 2009, 'Score "
+                      "adjustment for correction of pooling bias'"),
+    "P_plain": Term("bias --correct: P@k as judged (left out: without the run's unique "
+                    "judgments).", f"{TREC_EVAL}, m_P.c"),
+    "P_corrected": Term("bias --correct: P@k corrected for pool bias by the method named.",
+                        _CORRECTION),
+    "P_full": Term("bias --correct: a left-out run's P@k with the full qrels (the truth the "
+                   "correction aims at).", f"{TREC_EVAL}, m_P.c"),
+    "recall_plain": Term("bias --correct: Recall@k as judged (left out: without the run's "
+                         "unique judgments).", f"{TREC_EVAL}, m_recall.c"),
+    "recall_corrected": Term("bias --correct: Recall@k corrected for pool bias by the method "
+                             "named.", _CORRECTION),
+    "recall_full": Term("bias --correct: a left-out run's Recall@k with the full qrels.",
+                        f"{TREC_EVAL}, m_recall.c"),
     "kind_a": Term("The kind of the first side: person, machine, or mixed (a group of both).",
                    "pooltool"),
     "kind_b": Term("The kind of the second side (see kind_a).", "pooltool"),

@@ -53,6 +53,8 @@ COMMANDS = [
     ["status", "--all-columns"],
     ["bias", "-k", "5", "--format", "json"],
     ["bias", "-k", "5", "--all-columns"],
+    ["bias", "-k", "5", "--correct", "webber-park", "--measure", "recall", "--all-columns"],
+    ["bias", "-k", "5", "--correct", "lipani", "--format", "csv"],
     ["impact", "--from", "demo-partial", "--to", QRELS, *RUNS, "--format", "json"],
     ["impact", "--from", "demo-partial", "--to", QRELS, *RUNS, "--all-columns"],
     ["pool", "--depth", "3", "--format", "csv"],

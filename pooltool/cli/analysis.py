@@ -15,6 +15,10 @@ from pooltool.report import emit, emit_json, records
 if TYPE_CHECKING:
     from pooltool.analysis.bias import BiasResult, NewRunReport
 
+#: --correct methods (pooltool.analysis.bias_correction.METHODS, named here so that
+#: --help needs no analysis import).
+CORRECTIONS = ("webber-park", "webber-park-similar", "lipani")
+
 
 @cli.group()
 def qrels() -> None:
@@ -129,6 +133,14 @@ def qrels_diff(ctx: click.Context, qrels_a: str, qrels_b: str, level: int,
 @level_option
 @click.option("-c", "--complete", is_flag=True,
               help="Score qrels topics missing from a run as 0 and count them (trec_eval -c).")
+@click.option("--correct", "method", type=click.Choice(list(CORRECTIONS)),
+              help="Report bias-corrected scores by METHOD instead: for each pooled run left "
+                   "out (against its full-qrels score: MAE, Kendall tau) and each new run. "
+                   "webber-park, webber-park-similar: P@k and Recall@k; lipani: P@k only.")
+@click.option("--measure", type=click.Choice(["P", "recall"]), default="P", show_default=True,
+              help="With --correct: the measure corrected (P@k or Recall@k).")
+@click.option("--similar", type=click.IntRange(min=1), default=3, show_default=True,
+              help="With --correct webber-park-similar: how many most similar pooled runs.")
 @output_option(choices=("table", "csv", "json"))
 @plot_option("Draw each run's recall with and without its unique documents to FILE "
              "(.png, .svg or .pdf).")
@@ -136,7 +148,7 @@ def qrels_diff(ctx: click.Context, qrels_a: str, qrels_b: str, level: int,
 def bias(ctx: click.Context, k: int, depth: int | None, pool_name: str, run_tags: tuple[str, ...],
          version: str | None, qrels_file: str | None, group_regex: str | None,
          groups_file: str | None, new_runs: tuple[str, ...], level: int, complete: bool,
-         fmt: str, plot: str | None) -> None:
+         method: str | None, measure: str, similar: int, fmt: str, plot: str | None) -> None:
     """Pool bias: leave each contributing run (or group) out of the pool and score it again.
 
     For each run that built the depth-D pool, the judgments of documents only
@@ -150,10 +162,22 @@ def bias(ctx: click.Context, k: int, depth: int | None, pool_name: str, run_tags
     by full-qrels recall and the ranking by leave-out recall. 'pooltool
     explain NAME' defines every column with its source.
 
+    With --correct METHOD, the corrected P@k (or Recall@k, --measure) of each
+    pooled run left out in turn (the estimator fitted on the other runs
+    alone) beside its plain leave-out score and its full-qrels score, and of
+    each run that did not contribute; below: MAE and Kendall's tau-b against
+    the full-qrels ranking, plain and corrected. webber-park (Webber and Park
+    2009) shifts a score by the pooled runs' mean leave-out drop;
+    webber-park-similar by the drop of the --similar pooled runs sharing most
+    of its top k; lipani (after Lipani, Lupu and Hanbury 2015) adds its
+    unjudged@k times the share of relevant documents among those the pooled
+    runs lost (P@k only).
+
     \b
     Example:
       pooltool bias -k 100 --depth 7 --version official
       pooltool bias -k 10 --group '^(.*?)[._-]' --new other.run --format json
+      pooltool bias -k 10 --depth 7 --correct webber-park --measure recall
     """
     from pooltool import pooling
     from pooltool.analysis.bias import group_runs, leave_one_out, new_run_exposure
@@ -162,6 +186,13 @@ def bias(ctx: click.Context, k: int, depth: int | None, pool_name: str, run_tags
         raise click.UsageError("use just one of --group and --groups")
     if version and qrels_file:
         raise click.UsageError("use just one of --version and --qrels")
+    if method and plot:
+        raise click.UsageError("--plot draws the leave-one-out drops; it does not go with "
+                               "--correct")
+    if method:
+        from pooltool.analysis.bias_correction import check_method
+
+        check_method(method, measure)
     with open_store(ctx) as store:
         pooled, pool_depth = pooling.pool_contributors(store, pool_name)
         tags = list(run_tags) or pooled
@@ -176,8 +207,14 @@ def bias(ctx: click.Context, k: int, depth: int | None, pool_name: str, run_tags
         outside = [t for t in store.run_tags() if t not in tags]
     groups = (group_runs(tags, group_regex) if group_regex else
               _read_groups(groups_file) if groups_file else None)
-    result = leave_one_out(top, qrels, depth, k, level, groups, complete)
     others = [*outside, *[r for r in new_runs if r not in outside]]
+    if method is not None:
+        _bias_corrected(ctx, top, qrels, others, fmt, method, measure,
+                        {"k": k, "depth": depth, "level": level, "complete": complete,
+                         "groups": groups or {}, "similar": similar,
+                         "qrels": qrels_file or version or ""})
+        return
+    result = leave_one_out(top, qrels, depth, k, level, groups, complete)
     report = new_run_exposure(load_runs(ctx, others), qrels, result,
                               complete=complete) if others else None
     if plot:
@@ -187,6 +224,35 @@ def bias(ctx: click.Context, k: int, depth: int | None, pool_name: str, run_tags
     _emit_bias(result, report, fmt, {"k": k, "depth": depth, "level": level,
                                       "complete": complete, "qrels": qrels_file or version or "",
                                       "groups": groups or {}})
+
+
+def _bias_corrected(ctx: click.Context, top: pd.DataFrame, qrels: pd.DataFrame,
+                    others: list[str], fmt: str, method: str, measure: str,
+                    options: dict[str, Any]) -> None:
+    from pooltool.analysis.bias_correction import corrected_scores
+
+    new = load_runs(ctx, others) if others else None
+    result = corrected_scores(top, qrels, new, options["depth"], options["k"], method, measure,
+                              options["level"], options["groups"] or None, options["similar"],
+                              options["complete"])
+    overall = result.overall()
+    if fmt == "json":
+        emit_json({"schema": "bias-correction-v1", "options": options, "overall": overall,
+                   "per_run": records(result.per_run)})
+        return
+    emit(result.per_run, fmt, title=f"{method}: corrected {measure}@{options['k']} at pool "
+                                    f"depth {options['depth']} ('pooltool explain NAME' "
+                                    "defines a column)")
+    if fmt == "table":
+        click.echo(_correction_line(overall))
+
+
+def _correction_line(overall: dict[str, Any]) -> str:
+    return (f"{overall['runs']} pooled runs left out, {overall['measure']} against the "
+            f"full qrels: MAE {overall['mae_plain']:.4f} plain, {overall['mae_corrected']:.4f} "
+            f"corrected; Kendall tau {overall['tau_plain']:.4f} plain, "
+            f"{overall['tau_corrected']:.4f} corrected; tau_ap {overall['tau_ap_plain']:.4f} "
+            f"plain, {overall['tau_ap_corrected']:.4f} corrected")
 
 
 def _read_groups(path: str) -> dict[str, str]:
