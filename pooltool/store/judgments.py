@@ -278,22 +278,13 @@ class JudgmentLog:
         :raises StoreError: unknown policy, or ``prefer:`` naming an assessor
             with no live judgment.
         """
-        return self.qrels_rows(version, policy)[QRELS_COLUMNS]
-
-    def qrels_rows(self, version: str | None = None, policy: str = "latest") -> pd.DataFrame:
-        """:meth:`qrels` with the log columns of each chosen row (``assessor`` among them).
-
-        :returns: columns :data:`LOG_COLUMNS`, one row per pair, in log order.
-        :raises UnknownVersion: no such version.
-        :raises StoreError: as :meth:`qrels`.
-        """
         until = None if version is None else self.version_point(version)
-        return apply_policy(self.live_judgments(until), policy, self.machines())
+        return apply_policy(self.live_judgments(until), policy, self.machines())[QRELS_COLUMNS]
 
     def policy_note(self, version: str | None = None, policy: str = "latest") -> str:
         """One line saying whose judgments the qrels of ``policy`` took, by kind, and
         which machines' judgments it left out, e.g. ``policy latest: people (alice,
-        bob); left out: machine gpt-judge``.
+        bob); left out: machine (gpt-judge)``.
 
         :raises UnknownVersion: no such version.
         :raises StoreError: as :meth:`qrels`.

@@ -156,3 +156,18 @@ def test_the_cli_refuses_recall_for_lipani(tmp_path: Path) -> None:
     assert result.exit_code == 1
     assert result.stderr.startswith("Error: lipani (Lipani, Lupu and Hanbury 2015) is "
                                     "defined for P@k only")
+
+
+def test_trec_covid_leave_one_group_out(covid: tuple[pd.DataFrame, ...]) -> None:
+    """BBGhelani2 and OHSU_RUN2 made one group: both lose what either alone pooled,
+    and neither is fitted on the other."""
+    pooled, _, qrels = covid
+    groups = {"BBGhelani2": "x", "OHSU_RUN2": "x"}
+    result = corrected_scores(pooled, qrels, None, depth=7, k=10,
+                              method="webber-park-similar", groups=groups)
+    bias = leave_one_out(pooled, qrels, depth=7, k=10, groups=groups).per_run
+    plain = result.per_run.set_index("run_tag")["P_plain"]
+    assert plain.to_dict() == pytest.approx(bias.set_index("run_tag")["P_loo"].to_dict())
+    overall = result.overall()
+    assert (overall["mae_plain"], overall["mae_corrected"]) == pytest.approx(
+        (0.1483, 0.0331), abs=5e-5)
