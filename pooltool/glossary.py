@@ -24,6 +24,10 @@ _RECALL = "Recall@k = num_rel_ret@k / num_rel"
 _LOO = ("leave-one-out pool bias (Zobel 1998, 'How reliable are the results of large-scale "
         "IR experiments?'; Buckley et al. 2007, 'Bias and the limits of pooling')")
 
+_CORRECTION = ("Webber and Park 2009, 'Score adjustment for correction of pooling bias'; "
+               "Lipani, Lupu and Hanbury 2015, 'Splitting water: precision and "
+               "anti-precision to reduce pool bias' (pooltool/analysis/bias_correction.py)")
+
 GLOSSARY: dict[str, Term] = {
     # identifiers
     "run_tag": Term("The run's name (the 6th column of a TREC run line).", "TREC run format"),
@@ -64,7 +68,8 @@ GLOSSARY: dict[str, Term] = {
     "judged": Term("recall: documents in the first k with any qrels line (negative grades "
                    "included), divided by min(k, num_ret); not 1 - unjudged. status, qrels "
                    "versions/diff: the number of judged documents (qrels lines). assign: "
-                   "the topic's pooled documents this assessor has judged (grade >= 0).",
+                   "the topic's pooled documents this assessor has judged (grade >= 0). "
+                   "assessors: pairs the assessor judged (own grade >= 0).",
                    "ir_measures 0.4.3, Judged@k (judged_provider.py)"),
     "recall_upper": Term("(num_rel_ret@k + U) / (num_rel + U), U the unjudged documents in "
                          "the first k: Recall@k if every one of them were relevant.",
@@ -170,11 +175,37 @@ GLOSSARY: dict[str, Term] = {
     "median_seconds": Term("Median seconds on screen per judgment.", "pooltool"),
     "remaining": Term("Documents still in the assessor's judging queue.", "pooltool"),
     "eta_hours": Term("remaining / judgments_per_hour.", "pooltool"),
-    "assessor_a": Term("The first assessor of a pair.", "pooltool"),
-    "assessor_b": Term("The second assessor of a pair.", "pooltool"),
+    "assessor_a": Term("The first assessor (or group: people, machines) of a pair.",
+                       "pooltool"),
+    "kind": Term("person or machine (import-qrels --machine, assessors --set-kind); the "
+                 "default qrels policies use people's judgments only.", "pooltool"),
+    "assessor_b": Term("The second assessor (or group) of a pair.", "pooltool"),
     "docs": Term("Documents both assessors judged.", "pooltool"),
     "agreement": Term("Fraction of docs given the same grade.", "pooltool"),
     "binary_agreement": Term("Fraction of docs on the same side of --threshold.", "pooltool"),
+    "scored_as": Term("bias --correct: 'left out' (a pooled run scored without its unique "
+                      "judgments, the estimator fitted on the other runs) or 'new' (a run "
+                      "outside the pool, full qrels).", "Webber and Park 2009, 'Score "
+                      "adjustment for correction of pooling bias'"),
+    "P_plain": Term("bias --correct: P@k as judged (left out: without the run's unique "
+                    "judgments).", f"{TREC_EVAL}, m_P.c"),
+    "P_corrected": Term("bias --correct: P@k corrected for pool bias by the method named.",
+                        _CORRECTION),
+    "P_full": Term("bias --correct: a left-out run's P@k with the full qrels (the truth the "
+                   "correction aims at).", f"{TREC_EVAL}, m_P.c"),
+    "recall_plain": Term("bias --correct: Recall@k as judged (left out: without the run's "
+                         "unique judgments).", f"{TREC_EVAL}, m_recall.c"),
+    "recall_corrected": Term("bias --correct: Recall@k corrected for pool bias by the method "
+                             "named.", _CORRECTION),
+    "recall_full": Term("bias --correct: a left-out run's Recall@k with the full qrels.",
+                        f"{TREC_EVAL}, m_recall.c"),
+    "kind_a": Term("The kind of the first side: person, machine, or mixed (a group of both).",
+                   "pooltool"),
+    "kind_b": Term("The kind of the second side (see kind_a).", "pooltool"),
+    "alpha": Term("Krippendorff's alpha on grades, ordinal metric: 1 - observed / expected "
+                  "disagreement (1: perfect, 0: chance).",
+                  "Krippendorff 2011, 'Computing Krippendorff's alpha-reliability'; "
+                  "the krippendorff package"),
     "kappa": Term("Cohen's kappa on relevant/not relevant at --threshold.", "Cohen 1960"),
     "kappa_linear": Term("Cohen's kappa on grades, disagreements weighted by distance.",
                          "Cohen 1968 (weighted kappa)"),

@@ -1,6 +1,12 @@
 CREATE VIEW live_runs AS
     SELECT * FROM runs WHERE run_id NOT IN (SELECT run_id FROM run_retirements);
 
+CREATE TRIGGER assessor_kinds_no_delete BEFORE DELETE ON assessor_kinds
+BEGIN SELECT RAISE(ABORT, 'assessor kinds are append-only: set the kind again instead'); END;
+
+CREATE TRIGGER assessor_kinds_no_update BEFORE UPDATE ON assessor_kinds
+BEGIN SELECT RAISE(ABORT, 'assessor kinds are append-only: set the kind again instead'); END;
+
 CREATE TRIGGER judgments_no_delete BEFORE DELETE ON judgments
 BEGIN SELECT RAISE(ABORT, 'the judgment log is append-only: add a retraction instead'); END;
 
@@ -37,6 +43,14 @@ CREATE TABLE "_sqlite_migrations" (
    "migration_set" TEXT,
    "name" TEXT,
    "applied_at" TEXT
+);
+
+CREATE TABLE assessor_kinds (
+    kind_id INTEGER PRIMARY KEY,
+    assessor TEXT NOT NULL,
+    kind TEXT NOT NULL CHECK (kind IN ('person', 'machine')),  -- the latest row is in force
+    origin TEXT NOT NULL,            -- what set it: import-qrels FILE, or the assessor-kind command
+    set_at TEXT NOT NULL             -- UTC, ISO 8601
 );
 
 CREATE TABLE assignments (
@@ -214,6 +228,8 @@ CREATE TABLE ui_write_tokens (
     result INTEGER,                  -- what it returned (a judgment_id), for later writes
     applied_at TEXT NOT NULL         -- UTC, ISO 8601
 );
+
+CREATE INDEX assessor_kinds_by_assessor ON assessor_kinds(assessor, kind_id);
 
 CREATE INDEX assignments_by_assessor ON assignments(assessor, topic);
 

@@ -84,7 +84,7 @@ def test_a_second_assessors_agreeing_grades_are_theirs(tmp_path: Path) -> None:
     result = call("import-qrels", str(tmp_path / "bob.txt"), "--version", "bob",
                   "--assessor", "bob")
     assert result.stderr == (f"{tmp_path / 'bob.txt'}: 4 judgments read, 4 added, "
-                             "0 unchanged, 0 retracted; version 'bob'\n")
+                             "0 unchanged, 0 retracted; version 'bob'; assessor 'bob' is a person\n")
     rows = json.loads(call("agreement", "--format", "json").stdout)
     assert [(r["assessor_a"], r["assessor_b"], r["topic"], r["docs"], r["agreement"],
              r["kappa"]) for r in rows] == [("alice", "bob", "1", 4, 0.75, 0.5),

@@ -302,3 +302,19 @@ def _verdict(row: dict[str, object], k: int, overall: dict[str, object]) -> tupl
                                  f"{span}.")
     return "not reusable", (f"The qrels do not look reusable for {row['run_tag']}: {seen}; "
                             f"{span}. Judge its unjudged top-{k} documents first.")
+
+
+def qrels_without_group(runs: pd.DataFrame, qrels: pd.DataFrame, depth: int,
+                        group_of: dict[str, str], group: str) -> pd.DataFrame:
+    """The qrels as if ``group`` had never been pooled: ``qrels`` less the judgments of
+    the pairs that only ``group``'s runs put in the depth-``depth`` pool.
+
+    :param runs: the contributing runs' lines (as :func:`leave_one_out` takes them).
+    :param group_of: run tag -> group, for every contributing run.
+    :returns: the rows of ``qrels`` kept, in its order.
+    """
+    top = _top(runs, depth)
+    unique = _unique_pairs(top, depth, group_of, qrels)
+    gone = unique.loc[unique["owner"] == group, ["topic", "docno"]]
+    marked = qrels.merge(gone.assign(_gone=True), on=["topic", "docno"], how="left")
+    return qrels[marked["_gone"].isna().to_numpy()]

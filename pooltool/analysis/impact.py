@@ -43,6 +43,7 @@ import pandas as pd
 from pooltool.analysis.stability import RankingComparison, compare_rankings
 from pooltool.errors import InvalidArgument, NothingToScore
 from pooltool.measures.recall import RecallResult, evaluate_recall
+from pooltool.records import is_judged
 
 #: Topics listed per run (and over all runs) by default.
 DEFAULT_TOP = 5
@@ -249,3 +250,21 @@ def _topics_overall(pairs: pd.DataFrame, top: int) -> pd.DataFrame:
     grouped = grouped.sort_values(["abs_change", "runs_moved", "topic"],
                                   ascending=[False, False, True], kind="mergesort")
     return grouped[OVERALL_COLUMNS].head(top).reset_index(drop=True)
+
+
+def both_judged(qrels_a: pd.DataFrame, qrels_b: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Qrels A and B cut to the (topic, docno) pairs judged (grade >= 0) in both, so that
+    an impact on them measures disagreement alone, not coverage (e.g. a machine that
+    judged more documents than the people).
+
+    :param qrels_a: columns ``topic, docno, grade`` (others are kept).
+    :param qrels_b: the same.
+    :returns: ``(A', B')``, each the rows of its side whose pair is judged in both, in
+        the side's order.
+    """
+    keys = ["topic", "docno"]
+    judged_a = qrels_a.loc[is_judged(qrels_a["grade"]).to_numpy(), keys]
+    judged_b = qrels_b.loc[is_judged(qrels_b["grade"]).to_numpy(), keys]
+    shared = judged_a.merge(judged_b, on=keys).drop_duplicates()
+    return (qrels_a.merge(shared, on=keys)[qrels_a.columns],
+            qrels_b.merge(shared, on=keys)[qrels_b.columns])

@@ -15,6 +15,10 @@ from pooltool.report import emit, emit_json, records
 if TYPE_CHECKING:
     from pooltool.analysis.bias import BiasResult, NewRunReport
 
+#: --correct methods (pooltool.analysis.bias_correction.METHODS, named here so that
+#: --help needs no analysis import).
+CORRECTIONS = ("webber-park", "webber-park-similar", "lipani")
+
 
 @cli.group()
 def qrels() -> None:
@@ -129,6 +133,14 @@ def qrels_diff(ctx: click.Context, qrels_a: str, qrels_b: str, level: int,
 @level_option
 @click.option("-c", "--complete", is_flag=True,
               help="Score qrels topics missing from a run as 0 and count them (trec_eval -c).")
+@click.option("--correct", "method", type=click.Choice(list(CORRECTIONS)),
+              help="Report bias-corrected scores by METHOD instead: for each pooled run left "
+                   "out (against its full-qrels score: MAE, Kendall tau) and each new run. "
+                   "webber-park, webber-park-similar: P@k and Recall@k; lipani: P@k only.")
+@click.option("--measure", type=click.Choice(["P", "recall"]), default="P", show_default=True,
+              help="With --correct: the measure corrected (P@k or Recall@k).")
+@click.option("--similar", type=click.IntRange(min=1), default=3, show_default=True,
+              help="With --correct webber-park-similar: how many most similar pooled runs.")
 @output_option(choices=("table", "csv", "json"))
 @plot_option("Draw each run's recall with and without its unique documents to FILE "
              "(.png, .svg or .pdf).")
@@ -136,7 +148,7 @@ def qrels_diff(ctx: click.Context, qrels_a: str, qrels_b: str, level: int,
 def bias(ctx: click.Context, k: int, depth: int | None, pool_name: str, run_tags: tuple[str, ...],
          version: str | None, qrels_file: str | None, group_regex: str | None,
          groups_file: str | None, new_runs: tuple[str, ...], level: int, complete: bool,
-         fmt: str, plot: str | None) -> None:
+         method: str | None, measure: str, similar: int, fmt: str, plot: str | None) -> None:
     """Pool bias: leave each contributing run (or group) out of the pool and score it again.
 
     For each run that built the depth-D pool, the judgments of documents only
@@ -150,10 +162,22 @@ def bias(ctx: click.Context, k: int, depth: int | None, pool_name: str, run_tags
     by full-qrels recall and the ranking by leave-out recall. 'pooltool
     explain NAME' defines every column with its source.
 
+    With --correct METHOD, the corrected P@k (or Recall@k, --measure) of each
+    pooled run left out in turn (the estimator fitted on the other runs
+    alone) beside its plain leave-out score and its full-qrels score, and of
+    each run that did not contribute; below: MAE and Kendall's tau-b against
+    the full-qrels ranking, plain and corrected. webber-park (Webber and Park
+    2009) shifts a score by the pooled runs' mean leave-out drop;
+    webber-park-similar by the drop of the --similar pooled runs sharing most
+    of its top k; lipani (after Lipani, Lupu and Hanbury 2015) adds its
+    unjudged@k times the share of relevant documents among those the pooled
+    runs lost (P@k only).
+
     \b
     Example:
       pooltool bias -k 100 --depth 7 --version official
       pooltool bias -k 10 --group '^(.*?)[._-]' --new other.run --format json
+      pooltool bias -k 10 --depth 7 --correct webber-park --measure recall
     """
     from pooltool import pooling
     from pooltool.analysis.bias import group_runs, leave_one_out, new_run_exposure
@@ -162,6 +186,13 @@ def bias(ctx: click.Context, k: int, depth: int | None, pool_name: str, run_tags
         raise click.UsageError("use just one of --group and --groups")
     if version and qrels_file:
         raise click.UsageError("use just one of --version and --qrels")
+    if method and plot:
+        raise click.UsageError("--plot draws the leave-one-out drops; it does not go with "
+                               "--correct")
+    if method:
+        from pooltool.analysis.bias_correction import check_method
+
+        check_method(method, measure)
     with open_store(ctx) as store:
         pooled, pool_depth = pooling.pool_contributors(store, pool_name)
         tags = list(run_tags) or pooled
@@ -176,8 +207,14 @@ def bias(ctx: click.Context, k: int, depth: int | None, pool_name: str, run_tags
         outside = [t for t in store.run_tags() if t not in tags]
     groups = (group_runs(tags, group_regex) if group_regex else
               _read_groups(groups_file) if groups_file else None)
-    result = leave_one_out(top, qrels, depth, k, level, groups, complete)
     others = [*outside, *[r for r in new_runs if r not in outside]]
+    if method is not None:
+        _bias_corrected(ctx, top, qrels, others, fmt, method, measure,
+                        {"k": k, "depth": depth, "level": level, "complete": complete,
+                         "groups": groups or {}, "similar": similar,
+                         "qrels": qrels_file or version or ""})
+        return
+    result = leave_one_out(top, qrels, depth, k, level, groups, complete)
     report = new_run_exposure(load_runs(ctx, others), qrels, result,
                               complete=complete) if others else None
     if plot:
@@ -187,6 +224,35 @@ def bias(ctx: click.Context, k: int, depth: int | None, pool_name: str, run_tags
     _emit_bias(result, report, fmt, {"k": k, "depth": depth, "level": level,
                                       "complete": complete, "qrels": qrels_file or version or "",
                                       "groups": groups or {}})
+
+
+def _bias_corrected(ctx: click.Context, top: pd.DataFrame, qrels: pd.DataFrame,
+                    others: list[str], fmt: str, method: str, measure: str,
+                    options: dict[str, Any]) -> None:
+    from pooltool.analysis.bias_correction import corrected_scores
+
+    new = load_runs(ctx, others) if others else None
+    result = corrected_scores(top, qrels, new, options["depth"], options["k"], method, measure,
+                              options["level"], options["groups"] or None, options["similar"],
+                              options["complete"])
+    overall = result.overall()
+    if fmt == "json":
+        emit_json({"schema": "bias-correction-v1", "options": options, "overall": overall,
+                   "per_run": records(result.per_run)})
+        return
+    emit(result.per_run, fmt, title=f"{method}: corrected {measure}@{options['k']} at pool "
+                                    f"depth {options['depth']} ('pooltool explain NAME' "
+                                    "defines a column)")
+    if fmt == "table":
+        click.echo(_correction_line(overall))
+
+
+def _correction_line(overall: dict[str, Any]) -> str:
+    return (f"{overall['runs']} pooled runs left out, {overall['measure']} against the "
+            f"full qrels: MAE {overall['mae_plain']:.4f} plain, {overall['mae_corrected']:.4f} "
+            f"corrected; Kendall tau {overall['tau_plain']:.4f} plain, "
+            f"{overall['tau_corrected']:.4f} corrected; tau_ap {overall['tau_ap_plain']:.4f} "
+            f"plain, {overall['tau_ap_corrected']:.4f} corrected")
 
 
 def _read_groups(path: str) -> dict[str, str]:
@@ -245,9 +311,10 @@ IMPACT_SCHEMA = "impact-v1"
 
 @cli.command()
 @click.option("--from", "qrels_from", required=True, metavar="A",
-              help="The reference qrels: a qrels file or a version name in the store.")
+              help="The reference qrels: a qrels file, a version name in the store, or a "
+                   "policy over the store's log now (assessor:alice, prefer:alice,gpt-judge).")
 @click.option("--to", "qrels_to", required=True, metavar="B",
-              help="The qrels compared with A: a qrels file or a version name.")
+              help="The qrels compared with A: a qrels file, a version name or a policy.")
 @click.argument("runs", nargs=-1, required=True, metavar="RUN...")
 @click.option("-k", "k", default=100, show_default=True, type=click.IntRange(min=1),
               help="Cutoff of Recall@k, unjudged@k and P@k.")
@@ -263,10 +330,14 @@ def impact(ctx: click.Context, qrels_from: str, qrels_to: str, runs: tuple[str, 
            level: int, complete: bool, top: int, fmt: str, plot: str | None) -> None:
     """How changing the qrels from A to B moves each run's Recall@k and the ranking.
 
-    A and B are qrels files or version names in the store; RUN is a run file
+    A and B are qrels files, version names in the store, or policies over
+    the store's log now (assessor:NAME, prefer:A,B, latest:all: so a
+    machine's judgments can be set against the people's); RUN is a run file
     or a stored run tag. Per run: Recall@k, unjudged@k and P@k under A and B,
-    and its rank by Recall@k on each side; then Kendall's tau-b and tau_ap
-    (Yilmaz, Aslam and Robertson 2008) between the two rankings; then the
+    and its rank by Recall@k on each side; then Kendall's tau-b, tau_ap
+    (Yilmaz, Aslam and Robertson 2008) and the largest rank change between
+    the two rankings, on all judgments and on the documents judged in both
+    (disagreement alone, without the difference in coverage); then the
     topics whose recall@k moved most. Topics follow trec_eval: only qrels
     topics count, and a topic a run lacks is left out of its mean unless -c.
     csv writes the per-run rows only; json (schemas/impact-v1.json) has all.
@@ -280,22 +351,41 @@ def impact(ctx: click.Context, qrels_from: str, qrels_to: str, runs: tuple[str, 
     Example:
       pooltool impact --from official --to round2 bm25 dense -k 100
       pooltool impact --from qrels-v1.txt --to qrels-v2.txt runs/* --top 10 --plot impact.png
+      pooltool impact --from assessor:alice --to assessor:gpt-judge runs/* -k 10
     """
     from pooltool.analysis.impact import qrels_impact
 
-    result = qrels_impact(load_runs(ctx, runs), load_qrels(ctx, qrels_from),
-                          load_qrels(ctx, qrels_to), k, level, complete, top)
+    frame = load_runs(ctx, runs)
+    qrels_a, qrels_b = load_qrels(ctx, qrels_from), load_qrels(ctx, qrels_to)
+    result = qrels_impact(frame, qrels_a, qrels_b, k, level, complete, top)
+    shared = _both_judged_ranking(frame, qrels_a, qrels_b, k, level, complete)
     _warn_impact_topics(result)
     if fmt == "json":
-        emit_json(impact_json(result, qrels_from, qrels_to))
+        emit_json(impact_json(result, qrels_from, qrels_to, shared))
     elif fmt == "csv":
         emit(result.per_run, fmt)
     else:
-        _impact_table(result, qrels_from, qrels_to)
+        _impact_table(result, qrels_from, qrels_to, shared)
     if plot is not None:
         from pooltool.analysis.plots import plot_impact
 
         click.echo(f"plot written: {plot_impact(result, plot, qrels_from, qrels_to)}", err=True)
+
+
+def _both_judged_ranking(runs: pd.DataFrame, qrels_a: pd.DataFrame, qrels_b: pd.DataFrame,
+                         k: int, level: int, complete: bool) -> Any:
+    """The impact on the documents judged in both A and B, or None when there are none
+    or a run shares no topic with them."""
+    from pooltool.analysis.impact import both_judged, qrels_impact
+    from pooltool.errors import NothingToScore
+
+    cut_a, cut_b = both_judged(qrels_a, qrels_b)
+    if cut_a.empty:
+        return None
+    try:
+        return qrels_impact(runs, cut_a, cut_b, k, level, complete)
+    except NothingToScore:
+        return None
 
 
 def _warn_impact_topics(result) -> None:  # type: ignore[no-untyped-def]
@@ -312,8 +402,10 @@ def _warn_impact_topics(result) -> None:  # type: ignore[no-untyped-def]
                            f"the run, {fate}: {shown}", err=True)
 
 
-def impact_json(result, source_a: str, source_b: str) -> dict[str, object]:  # type: ignore[no-untyped-def]
-    """The ``--format json`` document of ``pooltool impact`` (schemas/impact-v1.json)."""
+def impact_json(result, source_a: str, source_b: str,  # type: ignore[no-untyped-def]
+                shared=None) -> dict[str, object]:
+    """The ``--format json`` document of ``pooltool impact`` (schemas/impact-v1.json);
+    ``shared`` is the impact on the documents judged in both (or None)."""
     return {
         "schema": IMPACT_SCHEMA,
         "from": source_a,
@@ -321,14 +413,8 @@ def impact_json(result, source_a: str, source_b: str) -> dict[str, object]:  # t
         "options": {"k": result.k, "level": result.level, "complete": result.complete,
                     "top": result.top},
         "runs": records(result.per_run),
-        "ranking": {
-            "measure": f"recall@{result.k}",
-            "kendall_tau": _number(result.kendall_tau),
-            "tau_ap": _number(result.tau_ap),
-            "largest_rank_change": result.largest_rank_change,
-            "largest_rank_change_runs": result.largest_rank_change_runs,
-            "sum_rank_change": result.ranking.sum_rank_change,
-        },
+        "ranking": _ranking_json(result),
+        "ranking_both_judged": _ranking_json(shared) if shared is not None else None,
         "topics_moved": records(result.topics_moved),
         "topics_overall": records(result.topics_overall),
         "missing_topics": {"a": result.recall_a.missing_topics,
@@ -336,11 +422,23 @@ def impact_json(result, source_a: str, source_b: str) -> dict[str, object]:  # t
     }
 
 
+def _ranking_json(result) -> dict[str, object]:  # type: ignore[no-untyped-def]
+    return {
+        "measure": f"recall@{result.k}",
+        "kendall_tau": _number(result.kendall_tau),
+        "tau_ap": _number(result.tau_ap),
+        "largest_rank_change": result.largest_rank_change,
+        "largest_rank_change_runs": result.largest_rank_change_runs,
+        "sum_rank_change": result.ranking.sum_rank_change,
+    }
+
+
 def _number(value: float) -> float | None:
     return None if value != value else float(value)  # NaN -> null
 
 
-def _impact_table(result, source_a: str, source_b: str) -> None:  # type: ignore[no-untyped-def]
+def _impact_table(result, source_a: str, source_b: str,  # type: ignore[no-untyped-def]
+                  shared=None) -> None:
     per_run, mode = result.per_run, ", -c" if result.complete else ""
     counts = {*per_run["num_q_a"], *per_run["num_q_b"]}
     if len(counts) == 1:  # one topic count everywhere: say it once, keep the table narrow
@@ -349,6 +447,8 @@ def _impact_table(result, source_a: str, source_b: str) -> None:  # type: ignore
          title=f"Recall@{result.k}: {source_a} -> {source_b} "
                f"(relevant: grade >= {result.level}{mode})")
     click.echo(_ranking_line(result))
+    click.echo(_ranking_line(shared, "on the documents judged in both") if shared is not None
+               else "on the documents judged in both: none, or a run shares no topic with them")
     if result.topics_moved.empty:
         click.echo(f"no topic's recall@{result.k} changed for any run")
         return
@@ -358,11 +458,11 @@ def _impact_table(result, source_a: str, source_b: str) -> None:  # type: ignore
          title=f"topics that moved most over all runs (mean over runs, top {result.top})")
 
 
-def _ranking_line(result) -> str:  # type: ignore[no-untyped-def]
+def _ranking_line(result, where: str = "on all judgments") -> str:  # type: ignore[no-untyped-def]
     def show(value: float) -> str:
         return "n/a" if value != value else f"{value:.4f}"
 
     moved = ", ".join(result.largest_rank_change_runs) or "no run moved"
-    return (f"ranking by Recall@{result.k}: Kendall's tau-b {show(result.kendall_tau)}, "
+    return (f"ranking by Recall@{result.k} {where}: Kendall's tau-b {show(result.kendall_tau)}, "
             f"tau_ap {show(result.tau_ap)}, largest rank change "
             f"{result.largest_rank_change} ({moved})")

@@ -269,27 +269,34 @@ def export_pool(ctx: click.Context, pool_name: str, queue: bool, output: Path | 
 @click.option("--replace", is_flag=True,
               help="Retract the assessor's judgments of pairs absent from FILE, so "
                    "'export-qrels --version V --policy assessor:NAME' equals FILE.")
+@click.option("--machine", is_flag=True,
+              help="The assessor is a machine (an LLM judge, a classifier): the default "
+                   "policies leave its judgments out.")
 @strict_topics_option
 @click.pass_context
 def import_qrels(ctx: click.Context, file: Path, version: str, assessor: str,
-                 replace: bool, strict_topics: bool) -> None:
+                 replace: bool, machine: bool, strict_topics: bool) -> None:
     """Append a qrels file to the judgment log and name the result as a version.
 
     Each line is recorded as the --assessor's judgment unless that assessor's
     own live grade of the document already equals it ('unchanged'); another
-    assessor's equal grade does not count.
+    assessor's equal grade does not count. With --machine the assessor is
+    marked a machine, so its grades reach qrels only through a policy that
+    names it (assessor:NAME, prefer:A,B) or takes all (latest:all).
 
     \b
     Example:
       pooltool import-qrels qrels-rnd1.txt --version official
+      pooltool import-qrels llm.qrels --version llm --assessor gpt-judge --machine
     """
     with open_store_to_write(ctx) as store:
-        result = store.import_qrels(file, version, assessor, replace=replace,
+        result = store.import_qrels(file, version, assessor, replace=replace, machine=machine,
                                     strict_topics=strict_topics,
                                     on_unknown_topics=warn_unknown_topics)
+        kind = "machine" if assessor in store.machines() else "person"
     warn(f"{file}: {result['read']} judgments read, {result['added']} added, "
          f"{result['unchanged']} unchanged, {result['retracted']} retracted; "
-         f"version {version!r}")
+         f"version {version!r}; assessor {assessor!r} is a {kind}")
 
 
 @cli.command("export-qrels")
@@ -310,15 +317,49 @@ def export_qrels(ctx: click.Context, version: str | None, policy: str,
     Example:
       pooltool export-qrels --version official -o qrels.txt
       pooltool export-qrels --unjudged-as -1 --policy majority
+      pooltool export-qrels --policy prefer:alice,gpt-judge -o filled.qrels
+
+    The default policies (latest, max, majority) take people's judgments
+    only; when the store has a machine assessor, stderr says whose
+    judgments, by kind, the qrels took.
     """
     with open_store(ctx) as store:
         qrels = store.qrels(version, policy)
         if qrels.empty and policy.startswith("assessor:"):
             _check_assessor(store, policy.split(":", 1)[1])
+        note = store.policy_note(version, policy) if store.machines() else ""
         if unjudged_as is not None:
             qrels = _with_unjudged(qrels, store.pool_docs(pool_name), unjudged_as)
     with _output(output) as out:
         write_qrels(qrels, out)
+    if note:
+        warn(note)
+
+
+@cli.command("assessors")
+@click.option("--set-kind", "set_kind", nargs=2, metavar="NAME KIND",
+              help="Mark assessor NAME a person or a machine (recorded, never overwritten).")
+@output_option()
+@click.pass_context
+def assessors(ctx: click.Context, set_kind: tuple[str, str] | None, fmt: str) -> None:
+    """List the assessors: kind (person or machine) and pairs judged (grade >= 0).
+
+    The default qrels policies (latest, max, majority) use people's
+    judgments only; a machine's grades reach qrels through assessor:NAME,
+    prefer:A,B or latest:all.
+
+    \b
+    Example:
+      pooltool assessors
+      pooltool assessors --set-kind gpt-judge machine
+    """
+    if set_kind is not None:
+        name, kind = set_kind
+        with open_store_to_write(ctx) as store:
+            changed = store.set_assessor_kind(name, kind, "assessors --set-kind")
+        warn(f"assessor {name!r} is {'now' if changed else 'already'} a {kind}")
+    with open_store(ctx) as store:
+        emit(store.assessor_kinds(), fmt, title="assessors")
 
 
 def _check_assessor(store: JudgmentStore, name: str) -> None:
@@ -348,9 +389,11 @@ def status(ctx: click.Context, pool_name: str, level: int, fmt: str) -> None:
     """Judging progress per topic (pooled, judged, unjudged, relevant) and per assessor
     (judgments per hour, median seconds per document, remaining, ETA in hours).
 
-    CSV, TSV and JSONL give the per-topic rows; JSON gives both tables and
+    CSV, TSV and JSONL give the per-topic rows; JSON gives both tables,
     the writes waiting in judging apps' journals (the store was busy when they
-    were made; stderr names them in the other formats).
+    were made; stderr names them in the other formats) and, as "qrels", whose
+    judgments by kind the counts use (people's only, by the default policy;
+    a table says so on stderr when the store has a machine assessor).
 
     \b
     Example:
@@ -360,13 +403,16 @@ def status(ctx: click.Context, pool_name: str, level: int, fmt: str) -> None:
     with open_store(ctx) as store:
         topics = pool_status(store, pool_name, level)
         pace = judging_stats(store, pool=pool_name)
+        note, machines = store.policy_note(), bool(store.machines())
     waiting = {str(path): count for path, count in waiting_writes(db_path(ctx)).items()}
     if fmt == "json":
         emit_json({"topics": records(topics), "assessors": records(pace),
-                   "waiting_writes": waiting})
+                   "waiting_writes": waiting, "qrels": note})
         return
     emit(topics, fmt, title=f"pool {pool_name!r}")
     if fmt == "table":
+        if machines:
+            warn(f"judged and relevant count the qrels of {note}")
         emit(pace, fmt, title="judging pace", decimals=PACE_DECIMALS)
     for path, count in waiting.items():
         warn(f"{count} judging write(s) wait in {path} (a judging app still retrying "

@@ -136,22 +136,35 @@ def assign(ctx: click.Context, assessors: tuple[str, ...], topics: tuple[str, ..
 @click.option("--threshold", type=int, default=1, show_default=True,
               help="Lowest grade counted as relevant for binary kappa.")
 @click.option("-t", "--topic", "topics", multiple=True, help="Only this topic (repeatable).")
+@click.option("--a", "side_a", metavar="SIDE",
+              help="Compare this side with --b only: an assessor, a comma list of assessors, "
+                   "@people or @machines.")
+@click.option("--b", "side_b", metavar="SIDE", help="The other side (see --a).")
 @output_option()
 @click.pass_context
-def agreement(ctx: click.Context, threshold: int, topics: tuple[str, ...], fmt: str) -> None:
+def agreement(ctx: click.Context, threshold: int, topics: tuple[str, ...], side_a: str | None,
+              side_b: str | None, fmt: str) -> None:
     """Agreement between assessors on the documents both judged.
 
-    One row per assessor pair and topic (plus 'all' per pair): raw agreement
-    on grades, binary agreement and Cohen's kappa at --threshold, and
-    linearly and quadratically weighted kappa on grades. Each assessor's
-    latest grade counts; disagreements stay in the log.
+    One row per assessor pair and topic (plus 'all' per pair), with each
+    side's kind (person, machine, or mixed for a group of both): raw
+    agreement on grades, binary agreement and Cohen's kappa at --threshold,
+    linearly and quadratically weighted kappa on grades, and Krippendorff's
+    alpha (ordinal) on grades. Each assessor's latest grade counts; a
+    group's grade is the latest of its members'. Disagreements stay in the log.
 
     \b
     Example:
       pooltool --db covid.db agreement --threshold 2 --format csv
+      pooltool agreement --a @people --b @machines
+      pooltool agreement --a alice --b gpt-judge -t 3
     """
+    if (side_a is None) != (side_b is None):
+        raise click.UsageError("give both --a and --b, or neither")
+    sides = (side_a, side_b) if side_a is not None and side_b is not None else None
     with open_store(ctx) as store:
-        table = store_agreement(store, threshold, list(topics) or None)
+        table = store_agreement(store, threshold, list(topics) or None, sides)
     if table.empty:
-        warn("no document was judged by two assessors")
+        warn("no document was judged by both sides" if sides else
+             "no document was judged by two assessors")
     emit(table, fmt)

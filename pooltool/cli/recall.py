@@ -53,6 +53,10 @@ def parse_ks(_ctx: click.Context, _param: click.Parameter, value: str) -> tuple[
 @click.option("--qrels", "qrels_file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="Qrels file (TREC format).")
 @click.option("--version", "version", metavar="NAME", help="Take the qrels from this stored version.")
+@click.option("--policy", metavar="POLICY",
+              help="With the store's qrels (a --version, else the log now): how a pair's "
+                   "grade is picked, e.g. assessor:gpt-judge, prefer:alice,gpt-judge, "
+                   "latest:all (default latest: people's judgments only).")
 @click.option("-k", "ks", default="10,100,1000", show_default=True, callback=parse_ks,
               help="Cutoffs, comma-separated.")
 @level_option
@@ -65,8 +69,8 @@ def parse_ks(_ctx: click.Context, _param: click.Parameter, value: str) -> tuple[
 @plot_option("Draw Recall@k against k (with the unjudged rate) into FILE (.png, .svg, .pdf).")
 @click.pass_context
 def recall(ctx: click.Context, runs: tuple[str, ...], qrels_file: Path | None, version: str | None,
-           ks: tuple[int, ...], level: int, complete: bool, max_docs: int | None,
-           per_topic: bool, fmt: str, plot: Path | None) -> None:
+           policy: str | None, ks: tuple[int, ...], level: int, complete: bool,
+           max_docs: int | None, per_topic: bool, fmt: str, plot: Path | None) -> None:
     """Recall@k, P@k and unjudged rates of runs, exactly as trec_eval 10.0 computes them.
 
     RUN is a run file, or the tag of a run in the store (a name that is both
@@ -91,34 +95,44 @@ def recall(ctx: click.Context, runs: tuple[str, ...], qrels_file: Path | None, v
     Example:
       pooltool recall runs/* --qrels qrels.txt -k 10,100,1000 -c
       pooltool recall bm25 --version round1 -q --format csv
+      pooltool recall runs/* --policy assessor:gpt-judge -k 10
     """
-    if (qrels_file is None) == (version is None):
-        raise click.UsageError("give exactly one of --qrels FILE or --version NAME")
+    if (qrels_file is None) == (version is None and policy is None):
+        raise click.UsageError("give exactly one of --qrels FILE or --version NAME / --policy")
     options = {"ks": ks, "level": level, "complete": complete, "max_docs": max_docs}
-    result = _evaluate(ctx, runs, qrels_file, version, options)
+    stored = (version, policy or "latest")
+    result = _evaluate(ctx, runs, qrels_file, stored, options)
     _warn_topics(result)
-    _write(result, fmt, per_topic, str(qrels_file) if qrels_file else f"version:{version}")
+    _write(result, fmt, per_topic, str(qrels_file) if qrels_file else _source(*stored))
     if plot is not None:
         from pooltool.measures.plot import plot_recall
 
         warn(f"plot written: {plot_recall(result, plot)}")
 
 
+def _source(version: str | None, policy: str) -> str:
+    """How the JSON document names stored qrels: ``version:NAME``, with the policy
+    when it is not the default (``log:now`` when no version is named)."""
+    where = f"version:{version}" if version else "log:now"
+    return where if policy == "latest" else f"{where} policy:{policy}"
+
+
 def _evaluate(ctx: click.Context, runs: tuple[str, ...], qrels_file: Path | None,
-              version: str | None, options: dict[str, Any]) -> RecallResult:
+              stored: tuple[str | None, str], options: dict[str, Any]) -> RecallResult:
     """Score file by file when every RUN is a file; else load the runs (stored ones too)."""
     check_run_names(ctx, runs)
     if all(Path(run).is_file() for run in runs):
         files = [Path(run) for run in runs]
-        result = evaluate_recall_files(files, _qrels(ctx, qrels_file, version), **options)
+        result = evaluate_recall_files(files, _qrels(ctx, qrels_file, stored), **options)
         say_runs_per_file((file, tag) for tag, file in result.sources.items())
         return result
     frame = load_runs(ctx, runs)
-    return evaluate_recall(frame, _qrels(ctx, qrels_file, version), **options)
+    return evaluate_recall(frame, _qrels(ctx, qrels_file, stored), **options)
 
 
-def _qrels(ctx: click.Context, qrels_file: Path | None, version: str | None) -> pd.DataFrame:
-    return load_qrels(ctx, str(qrels_file)) if qrels_file else stored_qrels(ctx, version)
+def _qrels(ctx: click.Context, qrels_file: Path | None,
+           stored: tuple[str | None, str]) -> pd.DataFrame:
+    return load_qrels(ctx, str(qrels_file)) if qrels_file else stored_qrels(ctx, *stored)
 
 
 def _warn_topics(result: RecallResult) -> None:

@@ -16,22 +16,25 @@ import click
 import pandas as pd
 
 from pooltool.cli.group import db_path, open_store, warn
-from pooltool.errors import DuplicateRunTag, StoreError, UnknownRun
+from pooltool.errors import DuplicateRunTag, StoreError, UnknownRun, UnknownVersion
 from pooltool.formats.qrels import read_qrels
 from pooltool.formats.run import read_run
 from pooltool.records import RUN_COLUMNS
+from pooltool.store.judgments import is_policy
 
 if TYPE_CHECKING:
     from pooltool.store import JudgmentStore
 
 
 def load_qrels(ctx: click.Context, spec: str, policy: str = "latest") -> pd.DataFrame:
-    """Qrels from a file path, else from the store version named ``spec``.
+    """Qrels from a file path, else from the store version named ``spec`` (under
+    ``policy``), else, when ``spec`` is a policy (``assessor:alice``,
+    ``prefer:alice,gpt-judge``, ``latest:all``), the store's log now under it.
 
     :returns: columns ``topic, iteration, docno, grade``.
     :raises FormatError: a malformed file.
     :raises StoreError: ``spec`` names both a file and a stored version, or
-        neither (no such file, and no store or no such version).
+        none of the three (no such file, and no store, version or policy).
     """
     if Path(spec).is_file():
         if _is_stored_version(ctx, spec):
@@ -40,8 +43,13 @@ def load_qrels(ctx: click.Context, spec: str, policy: str = "latest") -> pd.Data
         return read_qrels(Path(spec))
     try:
         return stored_qrels(ctx, spec, policy)
+    except UnknownVersion as exc:
+        if not is_policy(spec):
+            raise StoreError(f"{spec!r} is neither a qrels file nor a stored version nor a "
+                             f"policy ({exc})") from exc
     except StoreError as exc:
         raise StoreError(f"{spec!r} is neither a qrels file nor a stored version ({exc})") from exc
+    return stored_qrels(ctx, None, spec)
 
 
 def _is_stored_version(ctx: click.Context, name: str) -> bool:
@@ -59,12 +67,17 @@ def _is_stored_version(ctx: click.Context, name: str) -> bool:
 
 def stored_qrels(ctx: click.Context, version: str | None, policy: str = "latest") -> pd.DataFrame:
     """The qrels of a store version (``None``: the judgment log now), never a file.
+    When the store has a machine assessor, stderr says whose judgments, by kind,
+    the policy took (:meth:`~pooltool.store.JudgmentStore.policy_note`).
 
-    :raises StoreError: no store, or no such version.
+    :raises StoreError: no store, no such version, or a bad policy.
     """
 
     with open_store(ctx) as store:
-        return store.qrels(version, policy)
+        qrels = store.qrels(version, policy)
+        if store.machines():
+            warn(f"qrels {version or 'of the log now'}, {store.policy_note(version, policy)}")
+        return qrels
 
 
 def load_runs(ctx: click.Context, specs: Sequence[str]) -> pd.DataFrame:

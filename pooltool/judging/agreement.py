@@ -1,7 +1,9 @@
-"""Inter-assessor agreement: raw agreement and Cohen's kappa.
+"""Inter-assessor agreement: raw agreement, Cohen's kappa and Krippendorff's alpha.
 
-For two assessors who judged the same documents (each assessor's own grade,
-judged, i.e. >= 0, per document: the rules of :mod:`pooltool.store.judged`):
+For two assessors (or two groups of assessors, e.g. people and machines) who
+judged the same documents (each assessor's own grade, judged, i.e. >= 0, per
+document: the rules of :mod:`pooltool.store.judged`; a group's grade is the
+latest own grade of any of its members):
 
 * ``agreement``: the fraction of documents given the same grade;
 * ``binary_agreement`` and ``kappa``: the same on binary labels,
@@ -15,7 +17,14 @@ judged, i.e. >= 0, per document: the rules of :mod:`pooltool.store.judged`):
   the counts expected from its margins, and :math:`w_{ij} = |g_i - g_j|`
   (linear) or :math:`(g_i - g_j)^2` (quadratic) on the grade values.
 
-With grades 0..k this equals scikit-learn's
+* ``alpha``: Krippendorff's alpha on the grades, ordinal metric,
+  :math:`\alpha = 1 - D_o / D_e` (observed over expected disagreement),
+  computed by the ``krippendorff`` package (Castro 2017,
+  https://github.com/pln-fing-udelar/fast-krippendorff) over the value
+  domain of every grade in the comparison; Krippendorff 2011, "Computing
+  Krippendorff's alpha-reliability". NaN when only one grade occurs.
+
+With grades 0..k the kappas equal scikit-learn's
 ``cohen_kappa_score(a, b, labels=range(k + 1), weights=...)``; scikit-learn
 without ``labels`` weighs by the position among the grades observed, which
 differs when a grade in between was never given. Kappa is undefined (NaN)
@@ -32,13 +41,16 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
-from pooltool.errors import InvalidArgument
+from pooltool.errors import InvalidArgument, PooltoolError
 from pooltool.records import is_judged, topic_key
 from pooltool.store import JudgmentStore
 
 WEIGHTS = ("linear", "quadratic")
-AGREEMENT_COLUMNS = ["assessor_a", "assessor_b", "topic", "docs", "agreement",
-                     "binary_agreement", "kappa", "kappa_linear", "kappa_quadratic"]
+AGREEMENT_COLUMNS = ["assessor_a", "assessor_b", "kind_a", "kind_b", "topic", "docs",
+                     "agreement", "binary_agreement", "kappa", "kappa_linear",
+                     "kappa_quadratic", "alpha"]
+#: The group names a side of :func:`side_grades` may take besides assessor names.
+GROUPS = ("@people", "@machines")
 
 
 def cohen_kappa(a: Sequence[int], b: Sequence[int], weights: str | None = None) -> float:
@@ -83,11 +95,32 @@ def _weights(labels: list[int], weights: str | None) -> np.ndarray:
     return np.asarray(diff, dtype=float)
 
 
-def pair_agreement(a: Sequence[int], b: Sequence[int], threshold: int = 1) -> dict[str, float]:
+def krippendorff_alpha(a: Sequence[int], b: Sequence[int], domain: Sequence[int]) -> float:
+    """Krippendorff's alpha (ordinal metric) of two coders' grades of the same items,
+    by the ``krippendorff`` package.
+
+    :param domain: every grade the scale holds, ascending (the ordinal metric
+        counts the grades between two values).
+    :returns: alpha, at most 1; NaN with no items or when one grade is all there is.
+    """
+    import krippendorff
+
+    if not a or len(set(domain)) < 2:
+        return math.nan
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return float(krippendorff.alpha(reliability_data=[list(a), list(b)],
+                                        level_of_measurement="ordinal",
+                                        value_domain=list(domain)))
+
+
+def pair_agreement(a: Sequence[int], b: Sequence[int], threshold: int = 1,
+                   domain: Sequence[int] | None = None) -> dict[str, float]:
     """Every agreement figure for two assessors' grades of the same documents.
 
     :param threshold: the lowest grade counted as relevant for the binary figures.
-    :returns: ``docs, agreement, binary_agreement, kappa, kappa_linear, kappa_quadratic``.
+    :param domain: the grade scale for ``alpha`` (default: the grades in ``a`` and ``b``).
+    :returns: ``docs, agreement, binary_agreement, kappa, kappa_linear,
+        kappa_quadratic, alpha``.
     """
     ga, gb = np.asarray(a), np.asarray(b)
     ba, bb = [int(g >= threshold) for g in a], [int(g >= threshold) for g in b]
@@ -99,40 +132,90 @@ def pair_agreement(a: Sequence[int], b: Sequence[int], threshold: int = 1) -> di
         "kappa": cohen_kappa(ba, bb),
         "kappa_linear": cohen_kappa(list(a), list(b), "linear"),
         "kappa_quadratic": cohen_kappa(list(a), list(b), "quadratic"),
+        "alpha": krippendorff_alpha(a, b, sorted(set(domain if domain is not None
+                                                     else [*a, *b]))),
     }
 
 
 def judged_grades(store: JudgmentStore, topics: list[str] | None = None) -> pd.DataFrame:
     """Each assessor's current grade of each document they judged (grades >= 0).
 
-    :returns: columns ``topic, docno, assessor, grade``.
+    :returns: columns ``topic, docno, assessor, grade, judgment_id`` (log order).
     """
     own = store.own_grades()
     own = own[is_judged(own["grade"])]
     if topics:
         own = own[own["topic"].isin(topics)]
-    return own[["topic", "docno", "assessor", "grade"]].reset_index(drop=True)
+    return own[["topic", "docno", "assessor", "grade", "judgment_id"]].reset_index(drop=True)
 
 
-def agreement_table(grades: pd.DataFrame, threshold: int = 1) -> pd.DataFrame:
+def side_grades(grades: pd.DataFrame, side: str, machines: frozenset[str]) -> pd.DataFrame:
+    """One side of a comparison: an assessor, ``@people``, ``@machines`` or a comma list
+    of assessors; a group's grade of a pair is the latest own grade of its members.
+
+    :param grades: as :func:`judged_grades` returns.
+    :param machines: the machine assessors.
+    :returns: columns ``topic, docno, grade`` and ``assessor`` (the side's name),
+        one row per pair.
+    :raises PooltoolError: a side naming an assessor with no judgment, or an
+        empty group.
+    """
+    names = _members(grades, side, machines)
+    rows = grades[grades["assessor"].isin(names)].sort_values("judgment_id", kind="mergesort")
+    rows = rows.drop_duplicates(["topic", "docno"], keep="last")
+    return rows.assign(assessor=side)[["topic", "docno", "assessor", "grade"]]
+
+
+def _members(grades: pd.DataFrame, side: str, machines: frozenset[str]) -> list[str]:
+    everyone = sorted(set(grades["assessor"]))
+    if side in GROUPS:
+        want_machine = side == "@machines"
+        names = [n for n in everyone if (n in machines) == want_machine]
+        if not names:
+            raise PooltoolError(f"{side}: no {side[1:]} have judged anything")
+        return names
+    names = [n.strip() for n in side.split(",")]
+    unknown = [n for n in names if n not in everyone]
+    if unknown:
+        raise PooltoolError(f"no judgments by assessor {unknown[0]!r} (assessors: "
+                            f"{', '.join(everyone) or 'none yet'}; groups: {', '.join(GROUPS)})")
+    return names
+
+
+def agreement_table(grades: pd.DataFrame, threshold: int = 1,
+                    machines: frozenset[str] = frozenset()) -> pd.DataFrame:
     """Agreement per assessor pair and topic, plus one ``all`` row per pair.
 
     :param grades: columns ``topic, docno, assessor, grade`` (see :func:`judged_grades`).
     :param threshold: the lowest grade counted as relevant for ``kappa``.
+    :param machines: the machine assessors (for ``kind_a`` / ``kind_b``).
     :returns: columns :data:`AGREEMENT_COLUMNS`, one row per (pair, topic)
         with at least one document judged by both, topics in
         :func:`~pooltool.records.topic_key` order (2 before 10), then the pair's
         ``all`` row over every topic (also when they share only one topic);
-        pairs in name order.
+        pairs in name order. ``alpha`` uses every grade in ``grades`` as its scale.
     """
     rows = []
+    domain = sorted(set(grades["grade"].astype(int)))
+    kinds = {name: _kind(name, machines) for name in grades["assessor"].unique()}
     for first, second in combinations(sorted(grades["assessor"].unique()), 2):
         both = _shared(grades, first, second)
+        pair = {"assessor_a": first, "assessor_b": second,
+                "kind_a": kinds[first], "kind_b": kinds[second]}
         for topic in sorted(both["topic"].unique(), key=topic_key):
-            rows.append(_row(first, second, str(topic), both[both["topic"] == topic], threshold))
+            rows.append(_row(pair, str(topic), both[both["topic"] == topic], threshold, domain))
         if len(both):
-            rows.append(_row(first, second, "all", both, threshold))
+            rows.append(_row(pair, "all", both, threshold, domain))
     return pd.DataFrame(rows, columns=AGREEMENT_COLUMNS)
+
+
+def _kind(name: str, machines: frozenset[str]) -> str:
+    if name == "@people":
+        return "person"
+    if name == "@machines":
+        return "machine"
+    kinds = {"machine" if n.strip() in machines else "person" for n in name.split(",")}
+    return kinds.pop() if len(kinds) == 1 else "mixed"
 
 
 def _shared(grades: pd.DataFrame, first: str, second: str) -> pd.DataFrame:
@@ -141,13 +224,36 @@ def _shared(grades: pd.DataFrame, first: str, second: str) -> pd.DataFrame:
     return a.merge(b, on=["topic", "docno"], suffixes=("_a", "_b"))
 
 
-def _row(first: str, second: str, topic: str, part: pd.DataFrame,
-         threshold: int) -> dict[str, object]:
-    figures = pair_agreement(list(part["grade_a"]), list(part["grade_b"]), threshold)
-    return {"assessor_a": first, "assessor_b": second, "topic": topic, **figures}
+def _row(pair: dict[str, str], topic: str, part: pd.DataFrame, threshold: int,
+         domain: list[int]) -> dict[str, object]:
+    figures = pair_agreement(list(part["grade_a"].astype(int)), list(part["grade_b"].astype(int)),
+                             threshold, domain)
+    return {**pair, "topic": topic, **figures}
 
 
-def store_agreement(store: JudgmentStore, threshold: int = 1,
-                    topics: list[str] | None = None) -> pd.DataFrame:
-    """:func:`agreement_table` over a store's judgment log (see :func:`judged_grades`)."""
-    return agreement_table(judged_grades(store, topics), threshold)
+def store_agreement(store: JudgmentStore, threshold: int = 1, topics: list[str] | None = None,
+                    sides: tuple[str, str] | None = None) -> pd.DataFrame:
+    """:func:`agreement_table` over a store's judgment log (see :func:`judged_grades`):
+    every pair of assessors, or the two ``sides`` (see :func:`side_grades`).
+
+    :raises PooltoolError: a side with no judgments, or two sides sharing an assessor.
+    """
+    grades = judged_grades(store, topics)
+    machines = store.machines()
+    if sides is None:
+        return agreement_table(grades, threshold, machines)
+    first, second = (_members(grades, side, machines) for side in sides)
+    if set(first) & set(second):
+        raise PooltoolError(f"{sides[0]} and {sides[1]} share assessors: "
+                            f"{', '.join(sorted(set(first) & set(second)))}")
+    both = pd.concat([side_grades(grades, side, machines) for side in sides], ignore_index=True)
+    table = agreement_table(both, threshold, machines)
+    if sides[0] > sides[1]:  # agreement_table orders a pair by name; keep the order asked
+        table = _swap(table)
+    return table
+
+
+def _swap(table: pd.DataFrame) -> pd.DataFrame:
+    swapped = table.rename(columns={"assessor_a": "assessor_b", "assessor_b": "assessor_a",
+                                    "kind_a": "kind_b", "kind_b": "kind_a"})
+    return swapped[AGREEMENT_COLUMNS]

@@ -10,6 +10,10 @@ agreement and pace (the README's "Store rules" section says the same):
   (:func:`~pooltool.records.is_judged`; a negative grade is unjudged, as in
   trec_eval), and **relevant** at level ``l`` when it is >= ``l``
   (:func:`~pooltool.records.is_relevant`);
+* an assessor is a **person** or a **machine**: the latest row of
+  ``assessor_kinds`` for the name, a person when there is none
+  (:meth:`JudgedRules.assessor_kinds`); the default qrels policies use
+  people's judgments only (:mod:`pooltool.store.judgments`);
 * a topic is **assigned** to an assessor when ``assignments`` has a row for the
   pair (role ``primary`` or ``overlap``; see :mod:`pooltool.judging.assignment`).
 """
@@ -22,8 +26,11 @@ from typing import Any, NamedTuple
 
 import pandas as pd
 
+from pooltool.errors import StoreError
 from pooltool.records import is_judged
 from pooltool.store.provenance import utc_now
+
+KINDS = ("person", "machine")
 
 # a judgment row with a grade that no retraction row cancels
 _LIVE = ("grade IS NOT NULL AND NOT EXISTS "
@@ -100,6 +107,46 @@ class JudgedRules:
             f"SELECT assessor, ms_spent FROM judgments j WHERE {_LIVE} "
             "AND ms_spent IS NOT NULL ORDER BY judgment_id")
 
+    # -- assessor kinds -------------------------------------------------------
+
+    def assessor_kinds(self) -> pd.DataFrame:
+        """Every assessor with a live judgment or a recorded kind: ``assessor, kind``
+        (``person`` or ``machine``; a person when no kind was ever set), ``judged``
+        (pairs whose own grade is >= 0), in name order."""
+        own = self.own_grades()
+        judged = own[is_judged(own["grade"])].groupby("assessor").size()
+        names = sorted(set(own["assessor"]) | set(self._kinds()))
+        kinds = self._kinds()
+        return pd.DataFrame({
+            "assessor": names,
+            "kind": [kinds.get(n, "person") for n in names],
+            "judged": [int(judged.get(n, 0)) for n in names],
+        }, columns=["assessor", "kind", "judged"])
+
+    def machines(self) -> frozenset[str]:
+        """The assessors whose kind is ``machine``."""
+        return frozenset(n for n, kind in self._kinds().items() if kind == "machine")
+
+    def _kinds(self) -> dict[str, str]:
+        rows = self.conn.execute(
+            "SELECT assessor, kind FROM assessor_kinds ORDER BY kind_id").fetchall()
+        return {str(name): str(kind) for name, kind in rows}
+
+    def set_assessor_kind(self, assessor: str, kind: str, origin: str = "api") -> bool:
+        """Record ``assessor``'s kind (a new row; nothing is overwritten).
+
+        :param kind: ``person`` or ``machine``.
+        :param origin: what set it, e.g. ``import-qrels FILE``.
+        :returns: whether the kind changed (no row is added when it is already so).
+        :raises StoreError: an unknown kind or a blank name.
+        """
+        if kind not in KINDS:
+            raise StoreError(f"an assessor's kind is person or machine, not {kind!r}")
+        if not assessor.strip():
+            raise StoreError("the assessor's name must not be blank")
+        with self.writing() as conn:
+            return record_kind(conn, assessor, kind, origin)
+
     # -- assignments ----------------------------------------------------------
 
     def assigned_topics(self, assessor: str) -> list[str]:
@@ -130,3 +177,15 @@ class JudgedRules:
             conn.executemany(
                 "INSERT INTO assignments(topic, assessor, role, assigned_at) VALUES (?, ?, ?, ?)",
                 [(*row, now) for row in rows])
+
+
+def record_kind(conn: sqlite3.Connection, assessor: str, kind: str, origin: str) -> bool:
+    """Append ``assessor``'s kind within an open transaction unless it is already
+    ``kind`` (an assessor with no row is a person); returns whether a row was added."""
+    row = conn.execute("SELECT kind FROM assessor_kinds WHERE assessor = ? "
+                       "ORDER BY kind_id DESC LIMIT 1", [assessor]).fetchone()
+    if (row[0] if row else "person") == kind:
+        return False
+    conn.execute("INSERT INTO assessor_kinds(assessor, kind, origin, set_at) VALUES (?, ?, ?, ?)",
+                 [assessor, kind, origin, utc_now()])
+    return True

@@ -9,11 +9,21 @@ qrels at any point of the log are derived:
    row up to the point;
 2. a *policy* picks one grade per (topic, docno) from the live rows:
 
-   * ``latest`` (default): the most recent live judgment, whoever made it;
-   * ``max``: each assessor's latest, then the highest grade among assessors;
-   * ``majority``: each assessor's latest, then the most frequent grade; a
+   * ``latest`` (default): the most recent live judgment by a person;
+   * ``max``: each person's latest, then the highest grade among them;
+   * ``majority``: each person's latest, then the most frequent grade; a
      tie goes to the tied grade judged most recently;
-   * ``assessor:NAME``: that assessor's latest judgment only.
+   * ``latest:all``, ``max:all``, ``majority:all``: the same over every
+     assessor, machines included;
+   * ``assessor:NAME``: that assessor's latest judgment only (person or machine);
+   * ``prefer:A,B,...``: A's own grade where A judged the pair (grade >= 0),
+     else B's, and so on; where none of them judged it, the first of them
+     with a (negative) grade.
+
+An assessor is a *person* unless marked a *machine* (``import-qrels
+--machine``, ``assessor-kind``; :mod:`pooltool.store.judged`): the policies
+without ``:all`` leave machines' judgments out, so machine grades reach
+qrels only by a policy that asks for them.
 
 A qrels *version* names a point of the log (``last_judgment_id``), so any
 version can be exported again exactly, whatever was judged after it.
@@ -24,7 +34,7 @@ from __future__ import annotations
 import sqlite3
 from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -32,10 +42,13 @@ from pooltool.errors import InvalidArgument, StoreError, UnknownVersion
 from pooltool.formats.qrels import read_qrels
 from pooltool.formats.source import in_int64
 from pooltool.records import QRELS_COLUMNS
+from pooltool.store.judged import record_kind
 from pooltool.store.provenance import file_sha256, utc_now
 from pooltool.store.topic_check import OnUnknownTopics, check_topics
 
-POLICIES = ("latest", "majority", "max", "assessor:NAME")
+POLICIES = ("latest", "majority", "max", "latest:all", "majority:all", "max:all",
+            "assessor:NAME", "prefer:A,B")
+_PEOPLE_POLICIES = ("latest", "majority", "max")
 LOG_COLUMNS = [
     "judgment_id", "topic", "docno", "grade", "iteration", "assessor",
     "judged_at", "ms_spent", "note", "origin", "retracts",
@@ -108,7 +121,7 @@ class JudgmentLog:
         return int(cursor.lastrowid or 0)
 
     def import_qrels(self, path: str | Path, version: str, assessor: str = "qrels", *,
-                     replace: bool = False, strict_topics: bool = False,
+                     replace: bool = False, machine: bool = False, strict_topics: bool = False,
                      on_unknown_topics: OnUnknownTopics | None = None) -> dict[str, Any]:
         """Import a qrels file into the log as ``assessor``'s judgments and name the
         result as a version (one transaction).
@@ -122,6 +135,9 @@ class JudgmentLog:
         ``qrels(version, "assessor:" + assessor)`` equals the file exactly;
         other assessors' judgments are left as they are.
 
+        :param machine: mark ``assessor`` a machine (in the same transaction), so
+            the default policies leave these judgments out; without it an
+            assessor keeps the kind it has (a new one is a person).
         :param strict_topics: refuse a file with topics the store does not hold
             (when it holds topics; see :mod:`pooltool.store.topic_check`).
         :param on_unknown_topics: called after the import when the file has
@@ -138,6 +154,8 @@ class JudgmentLog:
         with self.writing("imported") as conn:
             self._check_new_version(conn, version)
             unknown = check_topics(conn, qrels["topic"].unique(), str(path), strict_topics)
+            if machine:
+                record_kind(conn, assessor, "machine", f"import-qrels {path}")
             own = self.qrels(policy=f"assessor:{assessor}")
             added = self._append_qrels(conn, qrels, own, assessor, f"qrels:{path}")
             retracted = self._retract_absent(conn, qrels, assessor, path) if replace else 0
@@ -247,6 +265,9 @@ class JudgmentLog:
             "WHERE r.retracts = j.judgment_id AND r.judgment_id <= :limit) "
             "ORDER BY judgment_id", {"limit": limit})
 
+    if TYPE_CHECKING:
+        def machines(self) -> frozenset[str]: ...  # provided by JudgedRules
+
     def qrels(self, version: str | None = None, policy: str = "latest") -> pd.DataFrame:
         """The qrels of a version (or of the whole log now), one grade per pair.
 
@@ -255,10 +276,27 @@ class JudgmentLog:
         :returns: columns ``topic, iteration, docno, grade`` (as
             :func:`~pooltool.formats.qrels.read_qrels`), in log order.
         :raises UnknownVersion: no such version.
-        :raises StoreError: unknown policy.
+        :raises StoreError: unknown policy, or ``prefer:`` naming an assessor
+            with no live judgment.
         """
         until = None if version is None else self.version_point(version)
-        return apply_policy(self.live_judgments(until), policy)[QRELS_COLUMNS]
+        return apply_policy(self.live_judgments(until), policy, self.machines())[QRELS_COLUMNS]
+
+    def policy_note(self, version: str | None = None, policy: str = "latest") -> str:
+        """One line saying whose judgments the qrels of ``policy`` took, by kind, and
+        which machines' judgments it left out, e.g. ``policy latest: people (alice,
+        bob); left out: machine (gpt-judge)``.
+
+        :raises UnknownVersion: no such version.
+        :raises StoreError: as :meth:`qrels`.
+        """
+        until = None if version is None else self.version_point(version)
+        live = self.live_judgments(until)
+        machines = self.machines()
+        used = sorted(set(apply_policy(live, policy, machines)["assessor"]))
+        left = sorted(set(live["assessor"]) & machines - set(used))
+        return f"policy {policy}: {_by_kind(used, machines)}" + (
+            f"; left out: {_by_kind(left, machines)}" if left else "")
 
 
 _NO_LIMIT = 2**62
@@ -276,25 +314,77 @@ def _check_judgment(topic: str, docno: str, grade: int, assessor: str) -> None:
             raise InvalidArgument(f"the judgment's {what} must be a non-blank string, got {value!r}")
 
 
-def apply_policy(live: pd.DataFrame, policy: str) -> pd.DataFrame:
+def is_policy(name: str) -> bool:
+    """Whether ``name`` is spelled as one of :data:`POLICIES` (its assessors unchecked)."""
+    base, colon, scope = name.partition(":")
+    if base in _PEOPLE_POLICIES:
+        return scope == "all" or not colon
+    return base in ("assessor", "prefer") and bool(scope)
+
+
+def _by_kind(names: list[str], machines: frozenset[str]) -> str:
+    people = [n for n in names if n not in machines]
+    robots = [n for n in names if n in machines]
+    parts = ([f"people ({', '.join(people)})"] if people else []) + (
+        [f"machine{'s' if len(robots) > 1 else ''} ({', '.join(robots)})"] if robots else [])
+    return " and ".join(parts) or "no judgments"
+
+
+def apply_policy(live: pd.DataFrame, policy: str,
+                 machines: frozenset[str] = frozenset()) -> pd.DataFrame:
     """Pick one judgment per (topic, docno) from live log rows.
 
     :param live: rows as :meth:`JudgmentLog.live_judgments` returns (log order).
-    :param policy: ``latest``, ``max``, ``majority`` or ``assessor:NAME``.
+    :param policy: one of :data:`POLICIES` (see the module docstring).
+    :param machines: the assessors that are machines; ``latest``, ``max`` and
+        ``majority`` leave their rows out.
     :returns: the chosen rows, in log order.
-    :raises StoreError: unknown policy.
+    :raises StoreError: unknown policy, or ``prefer:`` naming an assessor with
+        no row in ``live``.
     """
-    if policy == "latest":
-        return _latest(live, ["topic", "docno"])
-    own = _latest(live, ["topic", "docno", "assessor"])
-    if policy == "max":
-        ranked = own.sort_values(["grade", "judgment_id"], kind="mergesort")
-        return _latest(ranked, ["topic", "docno"], by_order=True).sort_values("judgment_id")
-    if policy == "majority":
-        return _majority(own)
-    if policy.startswith("assessor:") and len(policy) > len("assessor:"):
-        return own[own["assessor"] == policy.split(":", 1)[1]]
+    base, _, scope = policy.partition(":")
+    if base in _PEOPLE_POLICIES and scope in ("", "all"):
+        rows = live if scope == "all" else live[~live["assessor"].isin(machines)]
+        return _PICK[base](rows)
+    if base == "assessor" and scope:
+        own = _latest(live, ["topic", "docno", "assessor"])
+        return own[own["assessor"] == scope]
+    if base == "prefer" and scope:
+        return _prefer(live, [name.strip() for name in scope.split(",")])
     raise InvalidArgument(f"unknown policy {policy!r}; choose one of {', '.join(POLICIES)}")
+
+
+def _pick_latest(rows: pd.DataFrame) -> pd.DataFrame:
+    return _latest(rows, ["topic", "docno"])
+
+
+def _pick_max(rows: pd.DataFrame) -> pd.DataFrame:
+    own = _latest(rows, ["topic", "docno", "assessor"])
+    ranked = own.sort_values(["grade", "judgment_id"], kind="mergesort")
+    return _latest(ranked, ["topic", "docno"], by_order=True).sort_values("judgment_id")
+
+
+def _pick_majority(rows: pd.DataFrame) -> pd.DataFrame:
+    return _majority(_latest(rows, ["topic", "docno", "assessor"]))
+
+
+_PICK = {"latest": _pick_latest, "max": _pick_max, "majority": _pick_majority}
+
+
+def _prefer(live: pd.DataFrame, names: list[str]) -> pd.DataFrame:
+    """The own grade of the first of ``names`` who judged the pair (grade >= 0); where
+    none did, the first of them with a negative grade."""
+    unknown = [n for n in names if not n or n not in set(live["assessor"])]
+    if unknown:
+        known = ", ".join(sorted(set(live["assessor"]))) or "none yet"
+        raise StoreError(f"policy prefer: names {unknown[0]!r}, who has no live judgment "
+                         f"(assessors: {known})")
+    own = _latest(live[live["assessor"].isin(names)], ["topic", "docno", "assessor"])
+    place = own["assessor"].map({n: i for i, n in enumerate(names)})
+    priority = place + (own["grade"] < 0) * len(names)
+    ranked = own.assign(_priority=priority).sort_values("_priority", kind="mergesort")
+    chosen = ranked.drop_duplicates(["topic", "docno"], keep="first")
+    return chosen.drop(columns="_priority").sort_values("judgment_id")
 
 
 def _latest(rows: pd.DataFrame, keys: list[str], by_order: bool = False) -> pd.DataFrame:

@@ -296,6 +296,31 @@ def m004_run_history(db: Database) -> None:
         db.execute("PRAGMA foreign_keys=ON")
 
 
+SCHEMA_V6_ASSESSOR_KINDS = """
+CREATE TABLE assessor_kinds (
+    kind_id INTEGER PRIMARY KEY,
+    assessor TEXT NOT NULL,
+    kind TEXT NOT NULL CHECK (kind IN ('person', 'machine')),  -- the latest row is in force
+    origin TEXT NOT NULL,            -- what set it: import-qrels FILE, or the assessor-kind command
+    set_at TEXT NOT NULL             -- UTC, ISO 8601
+);
+CREATE INDEX assessor_kinds_by_assessor ON assessor_kinds(assessor, kind_id);
+CREATE TRIGGER assessor_kinds_no_update BEFORE UPDATE ON assessor_kinds
+BEGIN SELECT RAISE(ABORT, 'assessor kinds are append-only: set the kind again instead'); END;
+CREATE TRIGGER assessor_kinds_no_delete BEFORE DELETE ON assessor_kinds
+BEGIN SELECT RAISE(ABORT, 'assessor kinds are append-only: set the kind again instead'); END;
+"""
+
+
+@migrations()
+def m006_assessor_kinds(db: Database) -> None:
+    """Each assessor is a person or a machine (an LLM judge, a classifier). The kinds
+    are a log too (append-only): an assessor's latest row is its kind, and an
+    assessor with no row is a person, so every store made before keeps its qrels."""
+    for statement in _statements(SCHEMA_V6_ASSESSOR_KINDS):
+        db.execute(statement)
+
+
 SCHEMA_V8_CLAIMS = """
 CREATE TABLE claims (
     topic TEXT NOT NULL,

@@ -88,3 +88,14 @@ def test_depth_beyond_the_pool_is_refused(db: Path) -> None:
     result = invoke(db, "--depth", "3")
     assert result.exit_code == 2
     assert "pool 'main' was built to depth 2: leave-one-out at depth 3" in result.stderr
+
+
+def test_corrected_json_validates(db: Path) -> None:
+    result = invoke(db, "-k", "2", "--version", "v1", "--new", str(db.parent / "new.run"),
+                    "--correct", "webber-park", "--format", "json")
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    jsonschema.validate(report, json.loads((ROOT / "schemas" /
+                                            "bias-correction-v1.json").read_text()))
+    assert [r["scored_as"] for r in report["per_run"]].count("new") == 1
+    assert report["overall"]["runs"] == 3
