@@ -6,6 +6,7 @@ from pooltool.cli import (  # noqa: F401  registers commands
     explain,
     judge,
     recall,
+    sample,
     settings,
 )
 from pooltool.cli.group import cli

@@ -49,6 +49,7 @@ from pooltool.store.judged import JudgedRules
 from pooltool.store.judgments import JudgmentLog
 from pooltool.store.pools import PoolTables
 from pooltool.store.provenance import file_sha256, utc_now
+from pooltool.store.samples import SampleTables
 from pooltool.store.topic_check import OnUnknownTopics, UnknownTopics, check_topics
 
 BUSY_TIMEOUT_S = 30.0
@@ -84,7 +85,7 @@ class ImportSummary:
         return self.read - self.added
 
 
-class JudgmentStore(JudgmentLog, JudgedRules, PoolTables):
+class JudgmentStore(JudgmentLog, JudgedRules, PoolTables, SampleTables):
     """A pooltool store.
 
     Open one with :meth:`open` (a file) or :meth:`memory` (tests). The
@@ -92,7 +93,8 @@ class JudgmentStore(JudgmentLog, JudgedRules, PoolTables):
     ``import_qrels``, versions) come from
     :class:`~pooltool.store.judgments.JudgmentLog`; who judged what and
     assignments from :class:`~pooltool.store.judged.JudgedRules`; pools from
-    :class:`~pooltool.store.pools.PoolTables`.
+    :class:`~pooltool.store.pools.PoolTables`; samples beyond a pool from
+    :class:`~pooltool.store.samples.SampleTables`.
 
     :param conn: an open SQLite connection; the schema is brought up to date.
     :param read_only: ``conn`` was opened read-only (see :meth:`open`): the schema
