@@ -27,6 +27,9 @@ _LOO = ("leave-one-out pool bias (Zobel 1998, 'How reliable are the results of l
 _CORRECTION = ("Webber and Park 2009, 'Score adjustment for correction of pooling bias'; "
                "Lipani, Lupu and Hanbury 2015, 'Splitting water: precision and "
                "anti-precision to reduce pool bias' (pooltool/analysis/bias_correction.py)")
+_ESTIMATE = "An estimate from a judged sample beyond the pool (recall --estimate): "
+_BETA = ("Ericson 1969 (Beta-binomial posterior of a finite population); Kleinman 1973 and "
+         "Casella 1985 (prior fitted across topics); Brown, Cai and DasGupta 2001 (Jeffreys)")
 
 GLOSSARY: dict[str, Term] = {
     # identifiers
@@ -212,6 +215,42 @@ GLOSSARY: dict[str, Term] = {
     "kappa_quadratic": Term("Cohen's kappa on grades, weighted by squared distance.",
                             "Cohen 1968 (weighted kappa)"),
     "key": Term("The key that gives the grade on the judging screen.", "pooltool"),
+    # samples beyond the pool and the estimates from them (pooltool sample, recall --estimate)
+    "stratum": Term("A stratum of a sample: documents outside the pool whose best rank over "
+                    "the pool's runs is in a range (A-B, A+), or that no run retrieved "
+                    "(unretrieved); 'all' is the row over every stratum.",
+                    "stratified sampling (Cochran 1977, 'Sampling Techniques', ch. 5)"),
+    "population": Term("N_h: the stratum's documents outside the pool, summed over topics.",
+                       "Cochran 1977, ch. 5"),
+    "sampled": Term("sample: documents drawn (n_h, a simple random sample per stratum and "
+                    "topic, summed over topics). recall --estimate: the topic's sampled "
+                    "documents that are judged (summed over topics in summaries).",
+                    "Cochran 1977, ch. 5"),
+    "est_R": Term(_ESTIMATE + "the Horvitz-Thompson estimate of the relevant documents in the "
+                  "sample's frame: pooled relevant + sum over strata of sampled relevant / "
+                  "inclusion probability (documents; mean over topics in summaries).",
+                  "Horvitz and Thompson 1952; as in Yilmaz and Aslam 2006 (infAP) and "
+                  "Aslam, Pavlu and Yilmaz 2006 (statAP)"),
+    "est_R_low": Term(_ESTIMATE + "the lower end of the 95% interval of est_R (of the mean "
+                      "in summaries): the 2.5th percentile of stratified Beta-binomial "
+                      "posterior draws.", _BETA),
+    "est_R_high": Term(_ESTIMATE + "the upper end of the 95% interval of est_R (97.5th "
+                       "percentile of the draws).", _BETA),
+    "est_missed": Term(_ESTIMATE.replace("recall --estimate", "status --estimate") +
+                       "est_R minus the pooled relevant documents: the relevant documents "
+                       "the pool missed (documents).", "Horvitz and Thompson 1952"),
+    "est_missed_low": Term(_ESTIMATE.replace("recall --estimate", "status --estimate") +
+                           "est_R_low minus the pooled relevant documents.", _BETA),
+    "est_missed_high": Term(_ESTIMATE.replace("recall --estimate", "status --estimate") +
+                            "est_R_high minus the pooled relevant documents.", _BETA),
+    "est_recall": Term(_ESTIMATE + "Recall@k with the relevant documents the pool missed "
+                       "estimated: the posterior mean of relevant-in-top-k / R over the "
+                       "stratified Beta-binomial draws, 0..1 (mean over topics in summaries).",
+                       _BETA),
+    "est_recall_low": Term(_ESTIMATE + "the lower end of the 95% interval of est_recall "
+                           "(2.5th percentile of the draws).", _BETA),
+    "est_recall_high": Term(_ESTIMATE + "the upper end of the 95% interval of est_recall "
+                            "(97.5th percentile of the draws).", _BETA),
 }
 
 #: Spellings in tables and messages that mean a glossary entry.

@@ -186,6 +186,38 @@ CREATE TABLE "runs" (
     imported_at TEXT NOT NULL
 );
 
+CREATE TABLE sample_docs (
+    sample_id INTEGER NOT NULL REFERENCES samples(sample_id),
+    topic TEXT NOT NULL,
+    docno TEXT NOT NULL,
+    stratum TEXT NOT NULL,
+    inclusion REAL NOT NULL,         -- n_h / N_h
+    PRIMARY KEY (sample_id, topic, docno)
+) WITHOUT ROWID;
+
+CREATE TABLE sample_strata (
+    sample_id INTEGER NOT NULL REFERENCES samples(sample_id),
+    topic TEXT NOT NULL,
+    stratum TEXT NOT NULL,
+    population INTEGER NOT NULL,     -- N_h: unpooled frame documents in the stratum
+    size INTEGER NOT NULL,           -- n_h: documents drawn (simple random sample)
+    PRIMARY KEY (sample_id, topic, stratum)
+) WITHOUT ROWID;
+
+CREATE TABLE samples (
+    sample_id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE,       -- also the name of the pool that holds the sampled docs
+    pool_id INTEGER NOT NULL REFERENCES pools(pool_id),       -- the sample's own pool
+    base_pool_id INTEGER NOT NULL REFERENCES pools(pool_id),  -- the pool it lies beyond
+    strata TEXT NOT NULL,            -- the strata spec (best-rank ranges, unretrieved)
+    frame TEXT NOT NULL,             -- 'collection' (with unretrieved) or 'runs'
+    allocation TEXT NOT NULL,        -- 'equal' | 'proportional'
+    budget INTEGER NOT NULL,         -- documents per topic
+    seed INTEGER NOT NULL,
+    run_ids TEXT NOT NULL,           -- JSON list: the runs whose best ranks define the strata
+    created_at TEXT NOT NULL         -- UTC, ISO 8601
+);
+
 CREATE TABLE scan_terms (
     assessor TEXT NOT NULL,
     topic TEXT NOT NULL,

@@ -383,9 +383,13 @@ PACE_DECIMALS = {"judgments_per_hour": 0, "median_seconds": 1, "eta_hours": 1}
 @click.option("--pool", "pool_name", default=DEFAULT_POOL, show_default=True,
               help="The pool whose progress to show (as named by 'pool --pool').")
 @level_option
+@click.option("--estimate", "sample_name", metavar="NAME",
+              help="Add the relevant documents the pool missed, estimated from the judged "
+                   "sample NAME (est_missed, with a 95% interval).")
 @output_option()
 @click.pass_context
-def status(ctx: click.Context, pool_name: str, level: int, fmt: str) -> None:
+def status(ctx: click.Context, pool_name: str, level: int, fmt: str,
+           sample_name: str | None) -> None:
     """Judging progress per topic (pooled, judged, unjudged, relevant) and per assessor
     (judgments per hour, median seconds per document, remaining, ETA in hours).
 
@@ -395,15 +399,24 @@ def status(ctx: click.Context, pool_name: str, level: int, fmt: str) -> None:
     judgments by kind the counts use (people's only, by the default policy;
     a table says so on stderr when the store has a machine assessor).
 
+    --estimate NAME adds est_missed per topic: the estimated relevant
+    documents outside the pool (est_R of 'recall --estimate' minus the pooled
+    relevant ones), with its 95% interval.
+
     \b
     Example:
       pooltool status --format csv
+      pooltool status --estimate s1
     """
 
     with open_store(ctx) as store:
         topics = pool_status(store, pool_name, level)
         pace = judging_stats(store, pool=pool_name)
         note, machines = store.policy_note(), bool(store.machines())
+        if sample_name is not None:
+            from pooltool.cli.estimate import with_missed
+
+            topics = with_missed(store, topics, sample_name, level)
     waiting = {str(path): count for path, count in waiting_writes(db_path(ctx)).items()}
     if fmt == "json":
         emit_json({"topics": records(topics), "assessors": records(pace),

@@ -67,10 +67,14 @@ def parse_ks(_ctx: click.Context, _param: click.Parameter, value: str) -> tuple[
 @click.option("-q", "--per-topic", is_flag=True, help="Also give one row per run and topic.")
 @output_option(choices=RECALL_FORMATS)
 @plot_option("Draw Recall@k against k (with the unjudged rate) into FILE (.png, .svg, .pdf).")
+@click.option("--estimate", "sample_name", metavar="NAME",
+              help="Also estimate R and Recall@k, with 95% intervals, from the judged sample "
+                   "NAME ('pooltool sample').")
 @click.pass_context
 def recall(ctx: click.Context, runs: tuple[str, ...], qrels_file: Path | None, version: str | None,
            policy: str | None, ks: tuple[int, ...], level: int, complete: bool,
-           max_docs: int | None, per_topic: bool, fmt: str, plot: Path | None) -> None:
+           max_docs: int | None, per_topic: bool, fmt: str, plot: Path | None,
+           sample_name: str | None) -> None:
     """Recall@k, P@k and unjudged rates of runs, exactly as trec_eval 10.0 computes them.
 
     RUN is a run file, or the tag of a run in the store (a name that is both
@@ -91,19 +95,43 @@ def recall(ctx: click.Context, runs: tuple[str, ...], qrels_file: Path | None, v
     share of topics with recall 0; recall_nrel_BIN is the mean over topics
     with num_rel in BIN.
 
+    --estimate NAME adds, per run and k (per topic with -q), estimates from
+    the judged sample NAME beyond the pool: est_R (Horvitz-Thompson estimate
+    of the relevant documents in the sample's frame) and est_recall
+    (posterior mean of Recall@k), each with a 95% interval (_low, _high) from
+    stratified Beta-binomial posteriors; the table's title names the sample,
+    its frame, its judged documents and the interval method. The qrels must
+    hold the pool's and the sample's judgments. Not with --format trec.
+
     \b
     Example:
       pooltool recall runs/* --qrels qrels.txt -k 10,100,1000 -c
       pooltool recall bm25 --version round1 -q --format csv
       pooltool recall runs/* --policy assessor:gpt-judge -k 10
+      pooltool recall bm25 tfidf --version round2 -k 100 --estimate s1
     """
     if (qrels_file is None) == (version is None and policy is None):
         raise click.UsageError("give exactly one of --qrels FILE or --version NAME / --policy")
-    options = {"ks": ks, "level": level, "complete": complete, "max_docs": max_docs}
+    if sample_name is not None and fmt == "trec":
+        raise click.UsageError("--estimate has no trec_eval layout: use --format table, csv, "
+                               "tsv, json or jsonl")
+    options: dict[str, Any] = {"ks": ks, "level": level, "complete": complete,
+                               "max_docs": max_docs}
     stored = (version, policy or "latest")
-    result = _evaluate(ctx, runs, qrels_file, stored, options)
+    if sample_name is not None:  # the estimate needs the runs themselves
+        frame = load_runs(ctx, runs)
+        result = evaluate_recall(frame, _qrels(ctx, qrels_file, stored), **options)
+    else:
+        result = _evaluate(ctx, runs, qrels_file, stored, options)
     _warn_topics(result)
-    _write(result, fmt, per_topic, str(qrels_file) if qrels_file else _source(*stored))
+    source = str(qrels_file) if qrels_file else _source(*stored)
+    if sample_name is not None:
+        from pooltool.cli.estimate import write_estimates
+
+        write_estimates(ctx, result, frame, _qrels(ctx, qrels_file, stored), sample_name, fmt,
+                        per_topic, source)
+        return
+    _write(result, fmt, per_topic, source)
     if plot is not None:
         from pooltool.measures.plot import plot_recall
 

@@ -58,6 +58,7 @@ from pooltool.store.judged import JudgedRules
 from pooltool.store.judgments import JudgmentLog
 from pooltool.store.pools import PoolTables
 from pooltool.store.provenance import file_sha256, utc_now
+from pooltool.store.samples import SampleTables
 from pooltool.store.topic_check import OnUnknownTopics, UnknownTopics, check_topics
 
 BUSY_TIMEOUT_S = 30.0
@@ -93,7 +94,7 @@ class ImportSummary:
         return self.read - self.added
 
 
-class JudgmentStore(JudgmentLog, JudgedRules, PoolTables, ClaimTable):
+class JudgmentStore(JudgmentLog, JudgedRules, PoolTables, ClaimTable, SampleTables):
     """A pooltool store.
 
     Open one with :meth:`open` (a file) or :meth:`memory` (tests). The
@@ -102,7 +103,8 @@ class JudgmentStore(JudgmentLog, JudgedRules, PoolTables, ClaimTable):
     :class:`~pooltool.store.judgments.JudgmentLog`; who judged what and
     assignments from :class:`~pooltool.store.judged.JudgedRules`; pools from
     :class:`~pooltool.store.pools.PoolTables`; claims on shown documents from
-    :class:`~pooltool.store.claims.ClaimTable`.
+    :class:`~pooltool.store.claims.ClaimTable`; samples beyond a pool from
+    :class:`~pooltool.store.samples.SampleTables`.
 
     :param conn: an open SQLite connection; the schema is brought up to date.
     :param read_only: ``conn`` was opened read-only (see :meth:`open`): the schema

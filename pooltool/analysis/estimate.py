@@ -1,0 +1,328 @@
+"""Estimating what a pool missed from a stratified sample beyond it (pure functions).
+
+The design (see :mod:`pooltool.analysis.sampling`): per topic, the documents of
+the *frame* that the pool did not take are split into strata; stratum h holds
+``N_h`` documents, of which a simple random sample without replacement of
+``n_h`` is judged, so each has inclusion probability ``pi_h = n_h / N_h``.
+
+Estimators (per topic; counts are documents):
+
+* **R** (relevant documents in the frame): the Horvitz-Thompson estimator
+  ``R_hat = R_pool + sum_h r_h / pi_h`` with ``R_pool`` the pooled relevant
+  documents (all judged, so known) and ``r_h`` the sampled relevant ones
+  (Horvitz & Thompson 1952, 'A generalization of sampling without replacement
+  from a finite universe'; used for R in infAP, Yilmaz & Aslam 2006, and
+  statAP, Aslam, Pavlu & Yilmaz 2006). Its variance under stratified simple
+  random sampling is ``sum_h N_h^2 (1 - n_h/N_h) s_h^2 / n_h``, estimated
+  without bias by the sample variance ``s_h^2`` of the 0/1 relevance values
+  (Cochran 1977, 'Sampling Techniques', eq. 5.7 and thm. 5.4).
+* **Recall@k** of a run: the ratio estimator ``Y_hat / R_hat``, ``Y_hat`` the
+  same Horvitz-Thompson sum over the run's first k documents (relevant pooled
+  ones, plus sampled relevant ones in the top k over ``pi_h``); 0 when
+  ``R_hat`` is 0, as trec_eval scores a topic without relevant documents.
+  Its linearised variance is Cochran 1977, eq. 6.13 (stratified, separate
+  strata combined: ``z = y - ratio * x``).
+
+Intervals (95%):
+
+* ``beta`` (pooltool's default): a Bayesian interval that holds at small
+  counts. Each cell (a stratum; for Recall@k a stratum split into the
+  documents inside and outside the run's top k) gets a Beta posterior for its
+  share of relevant documents, and its unsampled documents a Beta-binomial
+  count drawn from it (the finite-population posterior predictive). The prior
+  of a stratum is fitted across topics (:func:`fit_priors`, empirical Bayes);
+  with fewer than :data:`MIN_TOPICS_TO_FIT` topics it is Jeffreys'
+  Beta(1/2, 1/2). R and Recall@k are simulated from independent draws of the
+  cells, and the interval is the 2.5th and 97.5th percentile of the draws. A
+  stratum sampled with no relevant document still leaves room for relevant
+  ones among its unsampled documents, so the interval does not collapse to a
+  point while documents stay unjudged. Sources: the Beta-binomial posterior
+  predictive of a finite population, Ericson 1969, 'Subjective Bayesian
+  models in sampling finite populations' (JRSS B 31); the prior's moment fit,
+  Kleinman 1973 (JASA 68) and Casella 1985 (The American Statistician 39);
+  Jeffreys' interval, Brown, Cai & DasGupta 2001, 'Interval estimation for a
+  binomial proportion' (Statistical Science 16); percentile intervals from
+  draws, Gelman et al. 2013, 'Bayesian Data Analysis', ch. 2. The interval
+  is the model's, so it need not contain the Horvitz-Thompson estimate of R:
+  a stratum whose sample found no relevant document adds 0 to that estimate
+  but some relevant documents to the draws.
+* ``normal``: estimate +- 1.96 standard errors (the textbook interval, here
+  only for comparison: it has zero width when no sampled document is
+  relevant).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+Z95 = 1.959963984540054
+#: Simulated draws behind every ``beta`` interval.
+DRAWS = 4000
+INTERVAL_METHODS = ("beta", "normal")
+BETA_METHOD = ("stratified Beta-binomial posterior, Beta prior per stratum fitted across topics "
+               "(Jeffreys' where under 10 topics), 95% percentile interval of "
+               f"{DRAWS} draws (Ericson 1969; Kleinman 1973; Brown, Cai & DasGupta 2001)")
+NORMAL_METHOD = "normal: estimate +- 1.96 standard errors (Cochran 1977)"
+
+
+@dataclass(frozen=True)
+class StratumCounts:
+    """One stratum of one topic, and what its judged sample found.
+
+    :param population: N_h, the stratum's documents (not pooled), >= 1.
+    :param sampled: n_h, sampled documents that are judged, 0..N_h.
+    :param relevant: r_h, sampled documents judged relevant, 0..n_h.
+    :param population_in: of N_h, the documents in the run's first k (Recall@k only).
+    :param sampled_in: of n_h, those in the run's first k.
+    :param relevant_in: of r_h, those in the run's first k.
+    :raises ValueError: counts out of order (e.g. relevant > sampled).
+    """
+
+    population: int
+    sampled: int
+    relevant: int
+    population_in: int = 0
+    sampled_in: int = 0
+    relevant_in: int = 0
+
+    def __post_init__(self) -> None:
+        ok = (0 <= self.relevant <= self.sampled <= self.population
+              and 0 <= self.relevant_in <= self.sampled_in <= self.population_in
+              and self.sampled_in <= self.sampled and self.relevant_in <= self.relevant
+              and self.population_in <= self.population
+              and self.sampled - self.sampled_in <= self.population - self.population_in
+              and self.relevant - self.relevant_in <= self.sampled - self.sampled_in)
+        if not ok:
+            raise ValueError(f"inconsistent stratum counts: {self}")
+
+    @property
+    def weight(self) -> float:
+        """1 / pi_h = N_h / n_h (each sampled document stands for this many); needs n_h >= 1."""
+        return self.population / self.sampled
+
+
+def _check_sampled(strata: Sequence[StratumCounts]) -> None:
+    for stratum in strata:
+        if stratum.sampled == 0:
+            raise ValueError(f"a stratum of {stratum.population} document(s) has no judged "
+                             "sampled document, so its relevant documents cannot be estimated")
+
+
+def ht_total(pooled_relevant: int, strata: Sequence[StratumCounts]) -> float:
+    """The Horvitz-Thompson estimate of R, a topic's relevant documents in the frame.
+
+    :param pooled_relevant: relevant pooled documents (known exactly).
+    :param strata: the topic's strata (each with n_h >= 1).
+    :returns: ``R_pool + sum_h N_h r_h / n_h`` (documents; not an integer in general).
+    :raises ValueError: a stratum with no judged sampled document.
+    """
+    _check_sampled(strata)
+    return pooled_relevant + sum(s.weight * s.relevant for s in strata)
+
+
+def ht_variance(strata: Sequence[StratumCounts]) -> float:
+    """The unbiased estimate of the variance of :func:`ht_total` (documents squared).
+
+    ``sum_h N_h^2 (1 - n_h/N_h) s_h^2 / n_h`` with ``s_h^2 = r_h (n_h - r_h) /
+    (n_h (n_h - 1))``; a stratum sampled whole adds 0. Cochran 1977, eq. 5.7.
+
+    :raises ValueError: a stratum with n_h < 2 that is not sampled whole (no
+        variance estimate exists).
+    """
+    total = 0.0
+    for s in strata:
+        if s.sampled == s.population:
+            continue
+        if s.sampled < 2:
+            raise ValueError(f"a stratum of {s.population} documents with {s.sampled} judged "
+                             "sampled document(s) has no variance estimate (needs 2)")
+        s2 = s.relevant * (s.sampled - s.relevant) / (s.sampled * (s.sampled - 1))
+        total += s.population ** 2 * (1 - s.sampled / s.population) * s2 / s.sampled
+    return total
+
+
+def ht_retrieved(pooled_rel_ret: int, strata: Sequence[StratumCounts]) -> float:
+    """The Horvitz-Thompson estimate of the relevant documents in a run's first k:
+    ``pooled_rel_ret + sum_h N_h r_in_h / n_h`` (documents).
+
+    :raises ValueError: a stratum with no judged sampled document.
+    """
+    _check_sampled(strata)
+    return pooled_rel_ret + sum(s.weight * s.relevant_in for s in strata)
+
+
+def ratio_recall(pooled_relevant: int, pooled_rel_ret: int,
+                 strata: Sequence[StratumCounts]) -> float:
+    """The ratio estimate of Recall@k: :func:`ht_retrieved` / :func:`ht_total`
+    (a fraction 0..1; 0 when the estimated R is 0).
+
+    :raises ValueError: a stratum with no judged sampled document.
+    """
+    total = ht_total(pooled_relevant, strata)
+    return 0.0 if total == 0 else ht_retrieved(pooled_rel_ret, strata) / total
+
+
+def ratio_variance(pooled_relevant: int, pooled_rel_ret: int,
+                   strata: Sequence[StratumCounts]) -> float:
+    """The linearised variance of :func:`ratio_recall` (Cochran 1977, eq. 6.13):
+    ``sum_h N_h^2 (1 - f_h) s_zh^2 / n_h / R_hat^2`` with ``z = y - ratio * x``
+    (``x``: relevant, ``y``: relevant and in the top k); 0 when R_hat is 0.
+
+    :raises ValueError: as :func:`ht_variance`.
+    """
+    total = ht_total(pooled_relevant, strata)
+    if total == 0:
+        return 0.0
+    ratio = ht_retrieved(pooled_rel_ret, strata) / total
+    variance = 0.0
+    for s in strata:
+        if s.sampled == s.population:
+            continue
+        if s.sampled < 2:
+            raise ValueError(f"a stratum of {s.population} documents with {s.sampled} judged "
+                             "sampled document(s) has no variance estimate (needs 2)")
+        # z is 1 - ratio (relevant, in the top k), -ratio (relevant, not in it), 0 (other)
+        ins, outs = s.relevant_in, s.relevant - s.relevant_in
+        mean = (ins * (1 - ratio) - outs * ratio) / s.sampled
+        squares = ins * (1 - ratio) ** 2 + outs * ratio ** 2
+        s2 = (squares - s.sampled * mean ** 2) / (s.sampled - 1)
+        variance += s.population ** 2 * (1 - s.sampled / s.population) * s2 / s.sampled
+    return variance / total ** 2
+
+
+def normal_interval(estimate: float, variance: float) -> tuple[float, float]:
+    """``estimate +- 1.96 sqrt(variance)`` (no clipping)."""
+    half = Z95 * float(np.sqrt(max(variance, 0.0)))
+    return estimate - half, estimate + half
+
+
+Prior = tuple[np.ndarray, np.ndarray]
+#: Jeffreys' prior, Beta(1/2, 1/2), for every stratum.
+JEFFREYS: Prior = (np.array(0.5), np.array(0.5))
+#: Fewer topics with a sampled stratum than this: Jeffreys' prior for it, not a fitted one.
+MIN_TOPICS_TO_FIT = 10
+#: The overdispersion a fitted prior may take: 1 / (RHO_BOUNDS[0]) - 1 prior documents at most.
+RHO_BOUNDS = (0.02, 0.98)
+
+
+def fit_priors(counts: np.ndarray) -> Prior:
+    """An empirical-Bayes Beta prior per stratum, fitted across topics.
+
+    Per stratum h, over the topics with n_h >= 1: the pooled share of relevant
+    documents ``m = (sum r + 1/2) / (sum n + 1)`` and Kleinman's (1973)
+    moment estimate of the intra-topic correlation ``rho`` from
+    ``S = sum n_i (r_i/n_i - m)^2``: ``rho = (S / (m (1 - m)) - (T - 1)) /
+    (sum n - sum n^2 / sum n - (T - 1))``, clipped to :data:`RHO_BOUNDS`; the
+    prior is ``Beta(m c, (1 - m) c)`` with ``c = 1/rho - 1`` (a beta-binomial
+    whose share varies over topics as the samples' shares do). Strata sampled in
+    fewer than :data:`MIN_TOPICS_TO_FIT` topics get Jeffreys' Beta(1/2, 1/2).
+    Sources: Kleinman 1973, 'Proportions with extraneous variance: single and
+    independent samples' (JASA 68); Casella 1985, 'An introduction to empirical
+    Bayes data analysis' (The American Statistician 39).
+
+    :param counts: from :func:`counts_array`, shape ``(topics, strata, 6)``.
+    :returns: ``(a, b)``, each shape ``(strata,)``.
+    """
+    strata = counts.shape[1]
+    a, b = np.full(strata, 0.5), np.full(strata, 0.5)
+    for h in range(strata):
+        n = counts[:, h, 1].astype(float)
+        r = counts[:, h, 2].astype(float)
+        seen = n > 0
+        topics = int(seen.sum())
+        if topics < MIN_TOPICS_TO_FIT:
+            continue
+        n, r = n[seen], r[seen]
+        m = (r.sum() + 0.5) / (n.sum() + 1)
+        spread = float((n * (r / n - m) ** 2).sum())
+        room = n.sum() - (n ** 2).sum() / n.sum() - (topics - 1)
+        rho = (spread / (m * (1 - m)) - (topics - 1)) / room if room > 0 else RHO_BOUNDS[1]
+        rho = min(max(rho, RHO_BOUNDS[0]), RHO_BOUNDS[1])
+        c = 1 / rho - 1
+        a[h], b[h] = m * c, (1 - m) * c
+    return a, b
+
+
+def _unsampled_relevant(rng: np.random.Generator, unsampled: np.ndarray, sampled: np.ndarray,
+                        relevant: np.ndarray, draws: int, prior: Prior) -> np.ndarray:
+    """Draws of the relevant documents among each cell's unsampled ones: shape
+    ``cells.shape + (draws,)``, from the Beta-binomial posterior predictive under
+    ``prior`` (``(a, b)`` broadcast over the cells' last axis, the strata)."""
+    a, b = prior
+    share = rng.beta((relevant + a)[..., None], (sampled - relevant + b)[..., None],
+                     size=unsampled.shape + (draws,))
+    return rng.binomial(unsampled[..., None], share).astype(float)
+
+
+def counts_array(topics: Sequence[Sequence[StratumCounts]]) -> np.ndarray:
+    """Stack the strata of several topics: int64 array ``(topics, strata, 6)`` in the
+    field order of :class:`StratumCounts` (topics with fewer strata padded with
+    empty ones)."""
+    width = max((len(t) for t in topics), default=0)
+    out = np.zeros((len(topics), width, 6), dtype=np.int64)
+    for i, strata in enumerate(topics):
+        for j, s in enumerate(strata):
+            out[i, j] = (s.population, s.sampled, s.relevant,
+                         s.population_in, s.sampled_in, s.relevant_in)
+    return out
+
+
+def total_draws_batch(pooled_relevant: np.ndarray, counts: np.ndarray,
+                      rng: np.random.Generator, draws: int = DRAWS,
+                      prior: Prior = JEFFREYS) -> np.ndarray:
+    """Posterior draws of R for several topics at once (module docstring, ``beta``).
+
+    :param pooled_relevant: shape ``(topics,)``.
+    :param counts: from :func:`counts_array`, shape ``(topics, strata, 6)``.
+    :param prior: the Beta prior per stratum (:func:`fit_priors`; default Jeffreys').
+    :returns: float array ``(topics, draws)``: ``R_pool + sum_h (r_h + U_h)``, ``U_h``
+        the drawn relevant documents among the stratum's N_h - n_h unsampled ones.
+    """
+    pop, n, r = counts[..., 0], counts[..., 1], counts[..., 2]
+    unsampled = _unsampled_relevant(rng, pop - n, n, r, draws, prior).sum(axis=1)
+    return (pooled_relevant + r.sum(axis=1))[:, None] + unsampled
+
+
+def recall_draws_batch(pooled_relevant: np.ndarray, pooled_rel_ret: np.ndarray,
+                       counts: np.ndarray, rng: np.random.Generator,
+                       draws: int = DRAWS, prior: Prior = JEFFREYS) -> np.ndarray:
+    """Posterior draws of a run's Recall@k for several topics (module docstring,
+    ``beta``): each stratum is split into the documents in the run's first k and
+    the rest, each part with its own Jeffreys posterior.
+
+    :param pooled_relevant: shape ``(topics,)``; ``pooled_rel_ret`` the same.
+    :param counts: from :func:`counts_array`.
+    :param prior: as :func:`total_draws_batch`.
+    :returns: float array ``(topics, draws)`` of fractions 0..1 (0 where the drawn R is 0).
+    """
+    pop, n, r = counts[..., 0], counts[..., 1], counts[..., 2]
+    pop_in, n_in, r_in = counts[..., 3], counts[..., 4], counts[..., 5]
+    inside = (pooled_rel_ret + r_in.sum(axis=1))[:, None] + _unsampled_relevant(
+        rng, pop_in - n_in, n_in, r_in, draws, prior).sum(axis=1)
+    outside = (r - r_in).sum(axis=1)[:, None] + _unsampled_relevant(
+        rng, (pop - pop_in) - (n - n_in), n - n_in, r - r_in, draws, prior).sum(axis=1)
+    total = (pooled_relevant - pooled_rel_ret)[:, None] + inside + outside
+    return np.divide(inside, total, out=np.zeros(total.shape), where=total > 0)
+
+
+def total_draws(pooled_relevant: int, strata: Sequence[StratumCounts],
+                rng: np.random.Generator, draws: int = DRAWS) -> np.ndarray:
+    """:func:`total_draws_batch` for one topic: shape ``(draws,)``."""
+    return total_draws_batch(np.array([pooled_relevant]), counts_array([strata]), rng, draws)[0]
+
+
+def recall_draws(pooled_relevant: int, pooled_rel_ret: int, strata: Sequence[StratumCounts],
+                 rng: np.random.Generator, draws: int = DRAWS) -> np.ndarray:
+    """:func:`recall_draws_batch` for one topic: shape ``(draws,)``."""
+    return recall_draws_batch(np.array([pooled_relevant]), np.array([pooled_rel_ret]),
+                              counts_array([strata]), rng, draws)[0]
+
+
+def percentile_interval(draws: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The central 95% interval of simulated draws along the last axis: their 2.5th and
+    97.5th percentiles (arrays of the leading shape; 0-d for one topic)."""
+    low, high = np.percentile(draws, [2.5, 97.5], axis=-1)
+    return low, high

@@ -1,0 +1,108 @@
+"""``pooltool recall --estimate NAME``: estimates from a judged sample beside Recall@k."""
+
+from __future__ import annotations
+
+import click
+import pandas as pd
+
+from pooltool.analysis.sample_estimates import (
+    ESTIMATE_COLUMNS,
+    CannotEstimate,
+    Estimates,
+    estimate_recall,
+    load_design,
+)
+from pooltool.cli.group import open_store, warn
+from pooltool.measures import RecallResult
+from pooltool.records import topic_order
+from pooltool.report import emit, emit_json, records
+from pooltool.store import JudgmentStore
+
+
+def write_estimates(ctx: click.Context, result: RecallResult, runs: pd.DataFrame,
+                    qrels: pd.DataFrame, name: str, fmt: str, per_topic: bool,
+                    source: str) -> None:
+    """Estimate from sample ``name`` and write it beside num_rel and Recall@k.
+
+    Table: the summary (and with -q the per-topic rows) with recall and the
+    estimate columns, titled with the sample, its frame, its judged documents
+    and the interval method. csv/tsv/jsonl: the same rows. json: the recall
+    document with an ``estimate`` object.
+    """
+    with open_store(ctx) as store:
+        design = load_design(store, name)
+        info = store.sample_design(name)
+    try:
+        estimates = estimate_recall(runs, qrels, design, result.options.ks,
+                                    result.options.level)
+    except CannotEstimate as exc:
+        raise click.ClickException(f"cannot estimate from sample {name!r}: {exc}") from exc
+    summary, topics = _beside(result, estimates)
+    judged = int(estimates.per_topic.drop_duplicates("topic")["sampled"].sum())
+    about = (f"ESTIMATES from sample {name!r} beyond pool {info['base_pool']!r} (frame: "
+             f"{design.frame}; {judged} sampled documents judged; 95% Beta-binomial "
+             "posterior intervals)")
+    if design.frame == "runs":
+        about += "; R is R within the runs' lists"
+    warn(f"note: {about}; interval method: {estimates.method}")
+    if fmt == "json":
+        from pooltool.json_documents import recall_document
+
+        document = recall_document(result, per_topic, source)
+        document["estimate"] = {
+            "sample": name, "base_pool": info["base_pool"], "frame": design.frame,
+            "strata": info["strata"], "allocation": info["allocation"],
+            "budget": info["budget"], "seed": info["seed"], "sampled_judged": judged,
+            "interval": estimates.method, "summary": records(summary),
+            **({"per_topic": records(topics)} if per_topic else {})}
+        emit_json(document)
+        return
+    if fmt == "table":
+        if per_topic:
+            emit(topics, fmt, title=f"per topic; {about}")
+        emit(summary, fmt, title=f"summary (means over topics); {about}")
+        return
+    emit(topics if per_topic else summary, fmt)
+
+
+def _beside(result: RecallResult, estimates: Estimates) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The estimate rows with num_rel (per topic) and recall from the trec_eval result."""
+    summary = estimates.summary.merge(
+        result.summary[["run_tag", "k", "recall"]], on=["run_tag", "k"], how="left")
+    summary = summary[["run_tag", "k", "num_q", "recall", "sampled", *ESTIMATE_COLUMNS]]
+    parts = []
+    for k in result.options.ks:
+        part = result.per_topic[["run_tag", "topic", "num_rel", f"recall@{k}"]].rename(
+            columns={f"recall@{k}": "recall"})
+        parts.append(part.assign(k=k))
+    trec = pd.concat(parts, ignore_index=True)
+    topics = estimates.per_topic.merge(trec, on=["run_tag", "topic", "k"], how="left")
+    topics = topics[["run_tag", "topic", "k", "num_rel", "recall", "sampled", *ESTIMATE_COLUMNS]]
+    topics = topics.iloc[topic_order(list(topics["topic"]), list(topics["run_tag"]))]
+    return summary, topics.reset_index(drop=True)
+
+
+def with_missed(store: JudgmentStore, topics: pd.DataFrame, name: str,
+                level: int) -> pd.DataFrame:
+    """``status`` rows with ``est_missed, est_missed_low, est_missed_high``: est_R and its
+    interval minus the pooled relevant documents (documents), from sample ``name``
+    under the current qrels; a note on stderr names the sample and the method.
+
+    :raises click.ClickException: the sample cannot be estimated from (why).
+    """
+    design = load_design(store, name)
+    try:
+        estimates = estimate_recall(pd.DataFrame(columns=["run_tag", "topic", "docno", "score"]),
+                                    store.qrels(), design, [1], level)
+    except CannotEstimate as exc:
+        raise click.ClickException(f"cannot estimate from sample {name!r}: {exc}") from exc
+    per = estimates.topics.set_index("topic")
+    known = per["pooled_relevant"]
+    out = topics.copy()
+    for column, source in (("est_missed", "est_R"), ("est_missed_low", "est_R_low"),
+                           ("est_missed_high", "est_R_high")):
+        out[column] = out["topic"].map(per[source] - known)
+    warn(f"note: est_missed are ESTIMATES from sample {name!r} (frame: {design.frame}; "
+         f"{int(per['sampled'].sum())} sampled documents judged; 95% intervals: "
+         f"{estimates.method})")
+    return out

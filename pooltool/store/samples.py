@@ -1,0 +1,157 @@
+"""The store's sample tables: stratified samples beyond a pool (``pooltool sample``).
+
+Tables (migration ``m005_samples``): ``samples`` (the design: base pool, strata
+spec, frame, allocation, budget, seed, the runs behind the strata),
+``sample_strata`` (N_h and n_h per topic and stratum) and ``sample_docs``
+(each sampled document's stratum and inclusion probability). The sampled
+documents are also a pool of the sample's name (strategy ``sample``, one round
+of depth 0), so ``pooltool judge --pool NAME`` judges them and the judging
+queue, status and pace treat them as any pool. The design itself is
+:mod:`pooltool.analysis.sampling`; the estimates :mod:`pooltool.analysis.sample_estimates`.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from contextlib import AbstractContextManager
+from typing import Any
+
+import pandas as pd
+
+from pooltool.errors import StoreError
+from pooltool.store.provenance import utc_now
+
+
+class SampleTables:
+    """Sample methods of :class:`~pooltool.store.JudgmentStore` (a mixin)."""
+
+    conn: sqlite3.Connection
+
+    def writing(self) -> AbstractContextManager[sqlite3.Connection]:  # provided by the store
+        raise NotImplementedError
+
+    def query(self, sql: str, params: Any = ()) -> pd.DataFrame:  # provided by the store
+        raise NotImplementedError
+
+    def pool_id(self, pool: str) -> int:  # provided by PoolTables
+        raise NotImplementedError
+
+    def pool_run_ids(self, pool: str) -> list[int]:
+        """The runs (ids) that built a pool's rounds, in id order.
+
+        :raises StoreError: no such pool.
+        """
+        rows = self.conn.execute(
+            "SELECT DISTINCT rr.run_id FROM pool_round_runs rr JOIN pool_rounds r "
+            "USING (round_id) WHERE r.pool_id = ? ORDER BY rr.run_id",
+            [self.pool_id(pool)]).fetchall()
+        return [int(row[0]) for row in rows]
+
+    def best_ranks(self, run_ids: list[int], topics: list[str] | None = None) -> pd.DataFrame:
+        """Each (topic, docno) the runs retrieved, with the best trec_eval rank any of
+        them gave it: ``topic, docno, best_rank`` (retired runs are read too: their
+        entries never change).
+
+        :param topics: only these topics (default: all).
+        """
+        if not run_ids:
+            return pd.DataFrame({"topic": [], "docno": [], "best_rank": []})
+        marks = ", ".join("?" * len(run_ids))
+        frame = self.query(
+            "SELECT topic, docno, MIN(trec_rank) AS best_rank FROM run_entries "
+            f"WHERE run_id IN ({marks}) GROUP BY topic, docno", run_ids)
+        if topics is not None:
+            frame = frame[frame["topic"].isin(set(topics))].reset_index(drop=True)
+        return frame
+
+    def docnos(self) -> list[str]:
+        """Every document the store holds (string order); empty when none were added."""
+        return [str(row[0]) for row in
+                self.conn.execute("SELECT docno FROM documents ORDER BY docno")]
+
+    def has_sample(self, name: str) -> bool:
+        """Whether a sample of this name exists."""
+        return self.conn.execute("SELECT 1 FROM samples WHERE name = ?",
+                                 [name]).fetchone() is not None
+
+    def add_sample(self, name: str, base_pool: str, design: dict[str, Any], run_ids: list[int],
+                   docs: pd.DataFrame, strata: pd.DataFrame) -> int:
+        """Store a drawn sample and make its documents a pool named ``name`` (one
+        transaction).
+
+        :param design: ``strata`` (spec), ``frame``, ``allocation``, ``budget``, ``seed``.
+        :param docs: ``topic, docno, stratum, inclusion``.
+        :param strata: ``topic, stratum, population, size``.
+        :returns: the sample's id.
+        :raises StoreError: a pool or sample of that name exists, or no such base pool.
+        """
+        base_id = self.pool_id(base_pool)
+        with self.writing() as conn:
+            if conn.execute("SELECT 1 FROM pools WHERE name = ?", [name]).fetchone():
+                raise StoreError(f"a pool named {name!r} exists already; choose another "
+                                 "name for the sample")
+            now = utc_now()
+            pool_id = int(conn.execute(
+                "INSERT INTO pools(name, strategy, created_at) VALUES (?, 'sample', ?)",
+                [name, now]).lastrowid or 0)
+            round_id = int(conn.execute(
+                "INSERT INTO pool_rounds(pool_id, depth, run_tags, docs_added, created_at) "
+                "VALUES (?, 0, '[]', ?, ?)", [pool_id, len(docs), now]).lastrowid or 0)
+            sample_id = int(conn.execute(
+                "INSERT INTO samples(name, pool_id, base_pool_id, strata, frame, allocation, "
+                "budget, seed, run_ids, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [name, pool_id, base_id, design["strata"], design["frame"],
+                 design["allocation"], int(design["budget"]), int(design["seed"]),
+                 json.dumps(run_ids), now]).lastrowid or 0)
+            conn.executemany(
+                "INSERT INTO pool_docs(pool_id, topic, docno, round_id) VALUES (?, ?, ?, ?)",
+                [(pool_id, t, d, round_id) for t, d in zip(docs["topic"], docs["docno"],
+                                                           strict=True)])
+            conn.executemany(
+                "INSERT INTO sample_docs(sample_id, topic, docno, stratum, inclusion) "
+                "VALUES (?, ?, ?, ?, ?)",
+                [(sample_id, str(t), str(d), str(s), float(p)) for t, d, s, p in zip(
+                    docs["topic"], docs["docno"], docs["stratum"], docs["inclusion"],
+                    strict=True)])
+            conn.executemany(
+                "INSERT INTO sample_strata(sample_id, topic, stratum, population, size) "
+                "VALUES (?, ?, ?, ?, ?)",
+                [(sample_id, str(t), str(s), int(n_pop), int(n)) for t, s, n_pop, n in zip(
+                    strata["topic"], strata["stratum"], strata["population"],
+                    strata["size"], strict=True)])
+        return sample_id
+
+    def sample_design(self, name: str) -> dict[str, Any]:
+        """A sample's design: ``name, base_pool, strata, frame, allocation, budget, seed,
+        run_ids`` (list), ``created_at``.
+
+        :raises StoreError: no such sample.
+        """
+        row = self.conn.execute(
+            "SELECT s.name, p.name, s.strata, s.frame, s.allocation, s.budget, s.seed, "
+            "s.run_ids, s.created_at FROM samples s JOIN pools p ON p.pool_id = s.base_pool_id "
+            "WHERE s.name = ?", [name]).fetchone()
+        if row is None:
+            names = [str(r[0]) for r in self.conn.execute("SELECT name FROM samples ORDER BY name")]
+            known = f" (samples: {', '.join(names)})" if names else " (there is none yet)"
+            raise StoreError(f"no sample {name!r} in the store{known}: draw one with "
+                             "'pooltool sample --name NAME --budget N'")
+        keys = ["name", "base_pool", "strata", "frame", "allocation", "budget", "seed",
+                "run_ids", "created_at"]
+        design = dict(zip(keys, row, strict=True))
+        design["run_ids"] = json.loads(design["run_ids"])
+        return design
+
+    def sample_docs(self, name: str) -> pd.DataFrame:
+        """A sample's documents: ``topic, docno, stratum, inclusion`` (by topic, docno)."""
+        return self.query(
+            "SELECT d.topic, d.docno, d.stratum, d.inclusion FROM sample_docs d JOIN samples s "
+            "USING (sample_id) WHERE s.name = ? ORDER BY d.topic, d.docno", [name])
+
+    def sample_strata(self, name: str) -> pd.DataFrame:
+        """A sample's strata per topic: ``topic, stratum, population, size`` (N_h, n_h)."""
+        return self.query(
+            "SELECT d.topic, d.stratum, d.population, d.size FROM sample_strata d "
+            "JOIN samples s USING (sample_id) WHERE s.name = ? ORDER BY d.topic, d.stratum",
+            [name])

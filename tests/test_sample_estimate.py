@@ -1,0 +1,192 @@
+"""pooltool sample and recall --estimate: the design, the store, the command line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import jsonschema
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from pooltool.analysis.sampling import allocate, build_frame, draw_sample, parse_strata
+from pooltool.cli import cli
+from pooltool.formats.qrels import read_qrels
+from pooltool.glossary import lookup
+from pooltool.store import JudgmentStore
+
+ROOT = Path(__file__).resolve().parents[1]
+SCHEMA = json.loads((ROOT / "schemas" / "recall-v1.json").read_text())
+
+
+def test_parse_strata() -> None:
+    strata = parse_strata("8-20,21+,unretrieved")
+    assert [(s.name, s.low, s.high) for s in strata] == [
+        ("8-20", 8, 20), ("21+", 21, None), ("unretrieved", None, None)]
+    for bad, message in [("1-20,15-30", "overlap"), ("x", "bad stratum"), ("0-5", "start at 1"),
+                         ("5-3", "A <= B"), ("1-2,1-2", "twice")]:
+        with pytest.raises(ValueError, match=message):
+            parse_strata(bad)
+
+
+def test_allocate() -> None:
+    assert allocate({"a": 10, "b": 100, "c": 0}, 20, "equal") == {"a": 10, "b": 10, "c": 0}
+    assert allocate({"a": 3, "b": 100}, 20, "equal") == {"a": 3, "b": 17}
+    assert allocate({"a": 10, "b": 90}, 20, "proportional") == {"a": 2, "b": 18}
+    assert allocate({"a": 1, "b": 999}, 10, "proportional") == {"a": 1, "b": 9}
+    assert allocate({"a": 2, "b": 3}, 50, "equal") == {"a": 2, "b": 3}  # all of it
+    with pytest.raises(ValueError, match="cannot give each of 3"):
+        allocate({"a": 5, "b": 5, "c": 5}, 2)
+
+
+def _frame() -> pd.DataFrame:
+    best = pd.DataFrame({"topic": ["1"] * 30, "docno": [f"d{i:02}" for i in range(30)],
+                         "best_rank": list(range(1, 31))})
+    pooled = best[best["best_rank"] <= 5][["topic", "docno"]]
+    collection = [f"d{i:02}" for i in range(50)]
+    return build_frame(["1"], pooled, best, parse_strata("6-10,11+,unretrieved"), collection)
+
+
+def test_frame_and_draw() -> None:
+    frame = _frame()
+    assert frame.groupby("stratum").size().to_dict() == {"11+": 20, "6-10": 5, "unretrieved": 20}
+    docs, strata = draw_sample(frame, 9, seed=3)
+    assert strata.to_dict("list") == {"topic": ["1"] * 3, "stratum": ["11+", "6-10", "unretrieved"],
+                                      "population": [20, 5, 20], "size": [3, 3, 3]}
+    assert docs.groupby("stratum")["inclusion"].first().to_dict() == {
+        "11+": 3 / 20, "6-10": 3 / 5, "unretrieved": 3 / 20}
+    # the same seed draws the same documents; a larger budget keeps them (a longer prefix)
+    again, _ = draw_sample(frame, 9, seed=3)
+    assert again.equals(docs)
+    grown, _ = draw_sample(frame, 15, seed=3)
+    assert set(docs["docno"]) < set(grown["docno"])
+    other, _ = draw_sample(frame, 9, seed=4)
+    assert set(other["docno"]) != set(docs["docno"])
+
+
+def test_the_draw_is_a_simple_random_sample() -> None:
+    """Over 3000 seeds each document of a stratum of 20 is drawn (n = 3) about 3/20 of the time."""
+    frame = _frame()
+    frame = frame[frame["stratum"] == "11+"]
+    counts = pd.concat([draw_sample(frame, 3, seed)[0] for seed in range(3000)])
+    share = counts.groupby("docno").size() / 3000
+    assert len(share) == 20
+    assert share.between(0.15 - 0.035, 0.15 + 0.035).all()  # about 5 standard errors
+
+
+@pytest.fixture
+def demo(tmp_path: Path) -> Path:
+    assert CliRunner().invoke(cli, ["demo", str(tmp_path)]).exit_code == 0
+    return tmp_path / "pooltool.db"
+
+
+def _run(db: Path, *args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(cli, ["--db", str(db), *args])
+    return result.exit_code, result.stdout, result.stderr
+
+
+def _judge_from_truth(db: Path, version: str, *pools: str) -> None:
+    """Judge every document of the pools as the demo's full qrels say (0 when absent)."""
+    truth = read_qrels(ROOT / "demo" / "qrels.txt")[["topic", "docno", "grade"]]
+    with JudgmentStore.open(db) as store:
+        pairs = pd.concat([store.pool_docs(p)[["topic", "docno"]] for p in pools])
+        qrels = pairs.merge(truth, how="left").fillna({"grade": 0})
+        lines = [f"{t} 0 {d} {int(g)}\n" for t, d, g in qrels.itertuples(index=False)]
+    path = db.parent / "judged.txt"
+    path.write_text("".join(lines))
+    assert _run(db, "import-qrels", str(path), "--version", version)[0] == 0
+
+
+def test_sample_then_estimate_end_to_end(demo: Path) -> None:
+    code, out, err = _run(demo, "sample", "--name", "s1", "--budget", "8", "--seed", "1",
+                          "--format", "csv")
+    assert code == 0, err
+    rows = pd.read_csv(pd.io.common.StringIO(out))
+    assert list(rows.columns) == ["stratum", "topics", "population", "sampled"]
+    assert rows.set_index("stratum")["sampled"].to_dict() == {
+        "1-20": 30, "21-100": 30, "unretrieved": 20, "all": 80}
+    assert "judge --pool s1" in err
+    with JudgmentStore.open(demo) as store:
+        docs = store.sample_docs("s1")
+        strata = store.sample_strata("s1")
+        assert len(docs) == 80 and len(store.pool_docs("s1")) == 80
+        assert store.sample_design("s1")["frame"] == "collection"
+        merged = docs.merge(strata, on=["topic", "stratum"])
+        assert (merged["inclusion"] == merged["size"] / merged["population"]).all()
+        assert not docs.merge(store.pool_docs("main"), on=["topic", "docno"]).shape[0]
+    runs = ["bm25", "qld"]
+    # the pool is not judged whole yet: refused, saying why
+    code, _, err = _run(demo, "recall", *runs, "--version", "demo-partial", "--estimate", "s1")
+    assert code == 1 and "not judged yet" in err and "judge the pool first" in err
+    _judge_from_truth(demo, "pool-judged", "main")
+    code, _, err = _run(demo, "recall", *runs, "--version", "pool-judged", "--estimate", "s1")
+    assert code == 1 and "no judged sampled document" in err and "--pool s1" in err
+    _judge_from_truth(demo, "judged", "main", "s1")
+    code, out, err = _run(demo, "recall", *runs, "--version", "judged", "-k", "10",
+                          "--estimate", "s1", "-q", "--format", "csv")
+    assert code == 0, err
+    assert "ESTIMATES from sample 's1'" in err and "80 sampled documents judged" in err
+    topics = pd.read_csv(pd.io.common.StringIO(out), dtype={"topic": str})
+    assert all(lookup(c) for c in topics.columns)
+    assert len(topics) == 20  # 2 runs x 10 topics
+    # R estimates never fall below what is judged relevant in pool and sample (num_rel
+    # counts both), and every interval holds its estimate of recall
+    assert (topics["est_R_low"] >= topics["num_rel"] - 1e-9).all()
+    assert (topics["est_recall_low"] <= topics["est_recall"]).all()
+    assert (topics["est_recall"] <= topics["est_recall_high"]).all()
+    code, out, _ = _run(demo, "recall", *runs, "--version", "judged", "-k", "10,100",
+                        "--estimate", "s1", "--format", "json", "-q")
+    document = json.loads(out)
+    jsonschema.validate(document, SCHEMA)
+    assert document["estimate"]["sampled_judged"] == 80
+    assert "Beta-binomial" in document["estimate"]["interval"]
+    assert len(document["estimate"]["summary"]) == 4
+    code, out, _ = _run(demo, "recall", *runs, "--version", "judged", "-k", "10",
+                        "--estimate", "s1")
+    assert code == 0 and "ESTIMATES from sample 's1'" in out
+    code, out, err = _run(demo, "status", "--estimate", "s1", "--format", "csv")
+    assert code == 0, err
+    status = pd.read_csv(pd.io.common.StringIO(out), dtype={"topic": str})
+    assert all(lookup(c) for c in status.columns)
+    assert "est_missed are ESTIMATES from sample 's1'" in err
+    # the demo's sample found no relevant document beyond the pool: the estimate is 0,
+    # the interval is not
+    assert (status["est_missed"] == 0).all() and (status["est_missed_low"] == 0).all()
+    assert (status["est_missed_high"] > 10).all()
+
+
+def test_sample_refusals(demo: Path) -> None:
+    assert _run(demo, "sample", "--name", "s1", "--budget", "8")[0] == 0
+    code, _, err = _run(demo, "sample", "--name", "s1", "--budget", "8")
+    assert code == 1 and "exists already" in err
+    code, _, err = _run(demo, "sample", "--name", "main", "--budget", "8")
+    assert code == 1 and "exists already" in err
+    code, _, err = _run(demo, "sample", "--name", "s2", "--budget", "2")
+    assert code == 1 and "cannot give each of 3 non-empty strata" in err
+    code, _, err = _run(demo, "sample", "--name", "s2", "--budget", "4", "--strata", "1-5,4-9")
+    assert code == 1 and "overlap" in err
+    code, _, err = _run(demo, "sample", "--name", "s2", "--budget", "4", "--pool", "nope")
+    assert code == 1 and "no pool 'nope'" in err
+    code, _, err = _run(demo, "recall", "bm25", "--version", "demo-partial", "--estimate", "zz")
+    assert code == 1 and "no sample 'zz'" in err and "samples: s1" in err
+    code, _, err = _run(demo, "recall", "bm25", "--version", "demo-partial", "--estimate", "s1",
+                        "--format", "trec")
+    assert code == 2 and "no trec_eval layout" in err
+
+
+def test_a_design_without_unretrieved_says_its_frame(demo: Path) -> None:
+    code, out, err = _run(demo, "sample", "--name", "s3", "--budget", "4", "--strata", "11-20,21+")
+    assert code == 0, err
+    assert "runs)" in out and "within the runs' lists" in err
+
+
+def test_unretrieved_needs_the_documents(tmp_path: Path) -> None:
+    db = tmp_path / "s.db"
+    run = tmp_path / "a.run"
+    run.write_text("".join(f"1 Q0 d{i} {i} {100 - i} a\n" for i in range(1, 30)))
+    for args in (["init"], ["add-runs", str(run)], ["pool", "--depth", "5"]):
+        assert _run(db, *args)[0] == 0
+    code, _, err = _run(db, "sample", "--name", "s", "--budget", "4")
+    assert code == 1 and "needs the collection's documents" in err
+    assert _run(db, "sample", "--name", "s", "--budget", "4", "--strata", "6-10,11+")[0] == 0
