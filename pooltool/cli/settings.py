@@ -85,7 +85,7 @@ def set_grades(ctx: click.Context, levels: tuple[str, ...]) -> None:
     Example:
       pooltool --db covid.db grades set 0:x:not relevant 1:r:relevant 2:v:very relevant
     """
-    from pooltool.tui.screens.judge import check_grade_scale
+    from pooltool.tui.keys import check_grade_scale
 
     scale = [_parse_level(spec) for spec in _join_words(levels)]
     check_grade_scale(scale)

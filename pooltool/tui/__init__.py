@@ -1,5 +1,6 @@
-"""The terminal judging UI (``pooltool judge``): a Textual app for assessors."""
+"""The terminal judging UI (``pooltool judge``): a Textual app for assessors.
 
-from pooltool.tui.app import JudgeApp, make_app
-
-__all__ = ["JudgeApp", "make_app"]
+The app is :class:`pooltool.tui.app.JudgeApp` (build it with
+:func:`pooltool.tui.app.make_app`); nothing is imported here, so that
+:mod:`pooltool.tui.keys` loads without Textual.
+"""

@@ -21,6 +21,7 @@ from pooltool.judging.queue import ORDERS
 from pooltool.records import topic_key
 from pooltool.store import DEFAULT_POOL, JudgmentStore
 from pooltool.store.journal import BUSY_WAIT_MS, WriteQueue, journal_path, journals
+from pooltool.tui.keys import check_grade_scale
 from pooltool.tui.messages import (
     GradeRecorded,
     JudgmentUndone,
@@ -28,7 +29,7 @@ from pooltool.tui.messages import (
     NoteChanged,
     TopicChosen,
 )
-from pooltool.tui.screens.judge import JudgeScreen, check_grade_scale
+from pooltool.tui.screens.judge import JudgeScreen
 from pooltool.tui.screens.topic_picker import TopicPickerScreen
 from pooltool.tui.session import JudgingSession
 
@@ -167,7 +168,7 @@ def make_app(db: str | Path, assessor: str, topics: Sequence[str] = (), order: s
 
     :raises StoreError: no store, no pool, no pooled topic, an empty assessor
         name, an unknown order, or a grade scale the screen cannot use
-        (:func:`~pooltool.tui.screens.judge.check_grade_scale`).
+        (:func:`~pooltool.tui.keys.check_grade_scale`).
     :raises UnknownTopic: a topic with no pooled documents.
     """
     if not assessor.strip():

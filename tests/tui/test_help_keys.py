@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from pooltool.tui.screens.help import COMMAND_KEYS as HELP_KEYS
 from pooltool.tui.screens.judge import COMMAND_BINDINGS
 
@@ -14,3 +16,35 @@ def test_help_lists_every_bound_command_key() -> None:
     listed = {part for key, _ in HELP_KEYS for part in key.split()}
     bound = {SHOWN_AS.get(b.key, b.key) for b in COMMAND_BINDINGS}
     assert bound == listed - {"Tab"}  # Tab is Textual's focus key, not the screen's
+
+
+def test_the_key_data_matches_the_screen_and_textual() -> None:
+    """pooltool.tui.keys (no Textual) names exactly the keys the judging screen binds,
+    and names characters as Textual does."""
+    from textual.keys import _character_to_key
+
+    from pooltool.tui import keys
+    from pooltool.tui.screens.judge import COMMAND_BINDINGS
+
+    assert [b.key for b in COMMAND_BINDINGS] == list(keys.COMMAND_KEYS)
+    for character in [*map(chr, range(33, 127)), "é", "ß", "→", "½"]:
+        assert keys.key_name(character) == _character_to_key(character), character
+    assert keys.command_characters() == ["u", "n", "s", "j", "h", "/", "?", "q"]
+
+
+def test_grades_set_loads_no_textual(tmp_path: Path) -> None:
+    """``pooltool grades set`` checks keys against the judging screen's without Textual."""
+    import subprocess
+    import sys
+
+    db = tmp_path / "s.db"
+    code = ("import sys; from pooltool.cli import cli; "
+            f"cli(['--db', {str(db)!r}, 'init'], standalone_mode=False); "
+            f"cli(['--db', {str(db)!r}, 'grades', 'set', '0:x:no', '1:r:yes'], "
+            "standalone_mode=False); print('textual' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip().splitlines()[-1] == "False"
+    refused = subprocess.run(
+        [sys.executable, "-m", "pooltool", "--db", str(db), "grades", "set", "0:u:no"],
+        capture_output=True, text=True)
+    assert refused.returncode == 1 and "grade key(s) u clash with judging commands" in refused.stderr

@@ -11,16 +11,14 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingsMap, BindingType
 from textual.containers import Horizontal
-from textual.keys import _character_to_key
 from textual.reactive import var
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
-from pooltool.errors import InvalidArgument
 from pooltool.judging.pace import eta_hours
 from pooltool.store.provenance import utc_now
 from pooltool.store.store import GradeLevel
-from pooltool.store.store import check_grade_scale as check_scale_values
+from pooltool.tui.keys import key_name
 from pooltool.tui.messages import GradeRecorded, JudgmentUndone, LeaveTopic, NoteChanged
 from pooltool.tui.screens.help import HelpScreen
 from pooltool.tui.screens.prompt import PromptScreen
@@ -54,7 +52,6 @@ COMMAND_BINDINGS = [
     Binding("question_mark", "help", "Help"),
     Binding("q", "quit", "Quit"),
 ]
-COMMAND_KEYS = frozenset(b.key for b in COMMAND_BINDINGS)  # Textual key names
 END_NOTICE = ("This store asks that each document be read to its end before it is graded: "
               "Space or PgDn pages down, End jumps to the end.")
 NOTE_MESSAGES = {
@@ -62,34 +59,6 @@ NOTE_MESSAGES = {
     "draft": "Note saved: it joins your grade of this document.",
     "cleared": "Note removed.",
 }
-
-
-def grade_binding_key(key: str) -> str:
-    """The Textual key name of a grade key character (``-`` is ``minus``)."""
-    return _character_to_key(key)
-
-
-def command_characters() -> list[str]:
-    """The printable characters the judging screen's commands use (``u n s ... ? q``),
-    read from its bindings, so the list cannot drift from them."""
-    order = [b.key for b in COMMAND_BINDINGS]
-    chars = [c for c in map(chr, range(33, 127)) if grade_binding_key(c) in COMMAND_KEYS]
-    return sorted(chars, key=lambda c: order.index(grade_binding_key(c)))
-
-
-def check_grade_scale(scale: list[GradeLevel]) -> None:
-    """Refuse a grade scale the judging screen cannot use: the store's rules
-    (:func:`pooltool.store.store.check_grade_scale`), and no key that is a command
-    key of the judging screen (:func:`command_characters`).
-
-    :raises StoreError: with the reason.
-    """
-    check_scale_values(scale)
-    clash = [level.key for level in scale if grade_binding_key(level.key) in COMMAND_KEYS]
-    if clash:
-        raise InvalidArgument(f"grade key(s) {' '.join(clash)} clash with judging commands "
-                         f"(the judging screen uses {' '.join(command_characters())}, "
-                         "space, arrows, PgUp, PgDn, Home, End and escape); choose other keys")
 
 
 class JudgeScreen(Screen[None]):
@@ -339,7 +308,7 @@ def _with_grades(scale: list[GradeLevel], commands: BindingsMap) -> BindingsMap:
     """A bindings map with one binding per grade first. The grade bar is their
     legend (key and name, wrapping on narrow screens), so the footer, one line,
     lists only the commands."""
-    grades = BindingsMap([Binding(grade_binding_key(level.key), f"grade({level.grade})",
+    grades = BindingsMap([Binding(key_name(level.key), f"grade({level.grade})",
                                   level.name, key_display=level.key, show=False)
                           for level in scale])
     for key, bindings in commands.key_to_bindings.items():
