@@ -98,7 +98,7 @@ CREATE TABLE judgments (
     ms_spent INTEGER,                -- milliseconds the document was on screen
     note TEXT,
     origin TEXT NOT NULL,            -- 'tui', 'qrels:<path>', 'api', ...
-    retracts INTEGER REFERENCES judgments(judgment_id),  -- undo / replace: this row cancels that one
+    retracts INTEGER REFERENCES judgments(judgment_id), ms_active INTEGER,  -- undo / replace: this row cancels that one
     CHECK ((grade IS NULL) = (retracts IS NOT NULL))
 );
 

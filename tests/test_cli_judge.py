@@ -168,7 +168,8 @@ def test_grades_set_refuses_bad_scales(db: Path, levels: list[str], message: str
 
 
 def test_judge_settings_show_runs(db: Path) -> None:
-    assert run(db, "judge-settings")[1] == "show runs: no\nrequire end: no\n"
+    assert run(db, "judge-settings")[1] == ("show runs: no\nrequire end: no\nidle after: 60 s\n"
+                                            "claims last: 5 min\n")
     assert run(db, "judge-settings", "--show-runs")[1].startswith("show runs: yes\n")
     with JudgmentStore.open(db) as store:
         assert store.setting("show_runs") is True
@@ -176,12 +177,21 @@ def test_judge_settings_show_runs(db: Path) -> None:
 
 
 def test_judge_settings_require_end(db: Path) -> None:
-    assert run(db, "judge-settings", "--require-end")[1] == "show runs: no\nrequire end: yes\n"
+    assert run(db, "judge-settings", "--require-end")[1].startswith(
+        "show runs: no\nrequire end: yes\n")
     with JudgmentStore.open(db) as store:
         assert store.setting("require_end") is True
-    assert run(db, "judge-settings", "--no-require-end")[1].endswith("require end: no\n")
+    assert "require end: no\n" in run(db, "judge-settings", "--no-require-end")[1]
     with JudgmentStore.open(db) as store:
         assert store.setting("require_end") is False
+
+
+def test_judge_settings_idle_and_claims(db: Path) -> None:
+    out = run(db, "judge-settings", "--idle-seconds", "90", "--claim-minutes", "2.5")[1]
+    assert out.endswith("idle after: 90 s\nclaims last: 2.5 min\n")
+    with JudgmentStore.open(db) as store:
+        assert (store.setting("idle_seconds"), store.setting("claim_minutes")) == (90.0, 2.5)
+    assert run(db, "judge-settings", "--idle-seconds", "0")[0] == 2
 
 
 @pytest.mark.parametrize("key", ["", "ab", "n"])

@@ -10,6 +10,8 @@ import pandas as pd
 from pooltool.cli.group import cli, open_store, output_option, warn
 from pooltool.report import emit
 from pooltool.store import GradeLevel
+from pooltool.store.claims import DEFAULT_CLAIM_MINUTES
+from pooltool.tui.activity import DEFAULT_IDLE_S
 
 
 def _scale_frame(scale: list[GradeLevel]) -> pd.DataFrame:
@@ -102,8 +104,15 @@ def set_grades(ctx: click.Context, levels: tuple[str, ...]) -> None:
 @click.option("--require-end/--no-require-end", default=None,
               help="Take a grade only once the end of the document has been on screen "
                    "(off by default); the judging screen says why a grade key is refused.")
+@click.option("--idle-seconds", type=click.FloatRange(min=1), default=None,
+              help="Active judging time counts a gap between key or mouse events up to this "
+                   "many seconds (default 60); pace and ETA use active time.")
+@click.option("--claim-minutes", type=click.FloatRange(min=0), default=None,
+              help="How long a judging app's claim on the document it shows lasts on a shared "
+                   "topic, renewed as the assessor moves on (default 5).")
 @click.pass_context
-def judge_settings(ctx: click.Context, show_runs: bool | None, require_end: bool | None) -> None:
+def judge_settings(ctx: click.Context, show_runs: bool | None, require_end: bool | None,
+                   idle_seconds: float | None, claim_minutes: float | None) -> None:
     """Show or change the store's judging-screen settings.
 
     Without an option, prints the current settings.
@@ -113,10 +122,15 @@ def judge_settings(ctx: click.Context, show_runs: bool | None, require_end: bool
       pooltool --db covid.db judge-settings --show-runs --require-end
     """
     with open_store(ctx) as store:
-        for key, value in (("show_runs", show_runs), ("require_end", require_end)):
+        for key, value in (("show_runs", show_runs), ("require_end", require_end),
+                           ("idle_seconds", idle_seconds), ("claim_minutes", claim_minutes)):
             if value is not None:
                 store.set_setting(key, value)
         shown = bool(store.setting("show_runs", False))
         end = bool(store.setting("require_end", False))
+        idle = float(store.setting("idle_seconds", DEFAULT_IDLE_S))
+        claim = float(store.setting("claim_minutes", DEFAULT_CLAIM_MINUTES))
     click.echo(f"show runs: {'yes' if shown else 'no'}")
     click.echo(f"require end: {'yes' if end else 'no'}")
+    click.echo(f"idle after: {idle:g} s")
+    click.echo(f"claims last: {claim:g} min")

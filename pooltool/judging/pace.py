@@ -1,8 +1,11 @@
 """How fast judging goes: judgments per hour, seconds per document, ETA.
 
-Only *timed* judgments count: live log rows with ``ms_spent`` (what the
-judging UI records; imported qrels carry no time; an undone judgment is not
-live, so it counts neither here nor in the qrels). A regrade is a new
+Only *timed* judgments count: live log rows with a time (what the judging
+UI records; imported qrels carry no time; an undone judgment is not live, so
+it counts neither here nor in the qrels). The time is the *active* time
+(``ms_active``: the app in use, idle gaps cut at ``idle_seconds``, see
+:mod:`pooltool.tui.activity`); rows recorded before it existed use their
+wall time ``ms_spent``. A regrade is a new
 timed judgment and counts again. Each time is capped at :data:`IDLE_CAP_MS`,
 so a document left on screen over lunch does not sink the rate.
 

@@ -66,6 +66,7 @@ def _judgment(store: JudgmentStore, a: dict[str, Any]) -> int:
     """A grade (``note``: a note going with it; ``clear_draft``: the note was a draft)."""
     judgment_id = store.record_judgment(
         a["topic"], a["docno"], a["grade"], a["assessor"], ms_spent=a.get("ms_spent"),
+        ms_active=a.get("ms_active"),
         note=a.get("note"), origin="tui", judged_at=a.get("at"))
     if a.get("clear_draft"):
         workspace.save_note_draft(store, a["assessor"], a["topic"], a["docno"], None)

@@ -39,7 +39,8 @@ _LIVE = ("grade IS NOT NULL AND NOT EXISTS "
 
 class OwnJudgment(NamedTuple):
     """One live judgment of an assessor: the log row id, the document, its grade,
-    the milliseconds spent on it (``None`` when not timed) and its note."""
+    the milliseconds counted for pace (active time, else wall time; ``None`` when
+    not timed) and its note."""
 
     judgment_id: int
     docno: str
@@ -65,7 +66,8 @@ class JudgedRules:
         """An assessor's live judgments of a topic, oldest first (several per document
         when they regraded it; the last one is their own grade)."""
         rows = self.conn.execute(
-            "SELECT judgment_id, docno, grade, ms_spent, note FROM judgments j "
+            "SELECT judgment_id, docno, grade, COALESCE(ms_active, ms_spent), note "
+            "FROM judgments j "
             f"WHERE topic = ? AND assessor = ? AND {_LIVE} ORDER BY judgment_id",
             [topic, assessor]).fetchall()
         return [OwnJudgment(*row) for row in rows]
@@ -101,10 +103,12 @@ class JudgedRules:
 
     def timed_judgments(self) -> pd.DataFrame:
         """Live judgments that carry a time (the judging UI's): ``assessor, ms_spent``
-        (milliseconds on screen), in log order. Retracted (undone) judgments are left
-        out, so counts agree with the qrels and the judging screen."""
+        (the milliseconds counted for pace: active time, :mod:`pooltool.tui.activity`,
+        else for older rows the wall time on screen), in log order. Retracted (undone)
+        judgments are left out, so counts agree with the qrels and the judging screen."""
         return self.query(
-            f"SELECT assessor, ms_spent FROM judgments j WHERE {_LIVE} "
+            f"SELECT assessor, COALESCE(ms_active, ms_spent) AS ms_spent FROM judgments j "
+            f"WHERE {_LIVE} "
             "AND ms_spent IS NOT NULL ORDER BY judgment_id")
 
     # -- assessor kinds -------------------------------------------------------

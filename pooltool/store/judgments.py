@@ -51,7 +51,7 @@ POLICIES = ("latest", "majority", "max", "latest:all", "majority:all", "max:all"
 _PEOPLE_POLICIES = ("latest", "majority", "max")
 LOG_COLUMNS = [
     "judgment_id", "topic", "docno", "grade", "iteration", "assessor",
-    "judged_at", "ms_spent", "note", "origin", "retracts",
+    "judged_at", "ms_spent", "ms_active", "note", "origin", "retracts",
 ]
 
 
@@ -69,13 +69,16 @@ class JudgmentLog:
     # -- writing the log -------------------------------------------------------
 
     def record_judgment(self, topic: str, docno: str, grade: int, assessor: str, *,
-                        ms_spent: int | None = None, note: str | None = None,
+                        ms_spent: int | None = None, ms_active: int | None = None,
+                        note: str | None = None,
                         origin: str = "api", iteration: str = "0",
                         judged_at: str | None = None) -> int:
         """Append one judgment and commit it at once.
 
         :param grade: the integer grade (negative grades are stored as given).
-        :param ms_spent: milliseconds the document was on screen, if known.
+        :param ms_spent: milliseconds the document was on screen (wall time), if known.
+        :param ms_active: of those, the milliseconds the judging app was in use
+            (:mod:`pooltool.tui.activity`), if known.
         :param judged_at: when the judgment was made (UTC, ISO 8601 as
             :func:`~pooltool.store.provenance.utc_now` writes it); default now. The
             judging UI passes the time of the key press, which is earlier than
@@ -88,9 +91,9 @@ class JudgmentLog:
         with self.writing() as conn:
             cursor = conn.execute(
                 "INSERT INTO judgments(topic, docno, grade, iteration, assessor, judged_at, "
-                "ms_spent, note, origin) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "ms_spent, ms_active, note, origin) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [topic, docno, int(grade), iteration, assessor, judged_at or utc_now(),
-                 ms_spent, note, origin],
+                 ms_spent, ms_active, note, origin],
             )
         return int(cursor.lastrowid or 0)
 

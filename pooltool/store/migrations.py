@@ -384,3 +384,11 @@ def m008_claims(db: Database) -> None:
     claim is replaced when it lapses or its assessor moves on."""
     for statement in _statements(SCHEMA_V8_CLAIMS):
         db.execute(statement)
+
+
+@migrations()
+def m009_active_time(db: Database) -> None:
+    """Active judging time beside wall time: ``judgments.ms_active``, the milliseconds
+    the judging app was in use while the document was on screen (see
+    :mod:`pooltool.tui.activity`). Older rows keep NULL."""
+    db.execute("ALTER TABLE judgments ADD COLUMN ms_active INTEGER")

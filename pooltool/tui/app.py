@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from textual import on
+from textual import events, on
 from textual.app import App
 
 from pooltool.errors import InvalidArgument, StoreError, UnknownTopic
@@ -21,6 +21,7 @@ from pooltool.judging.queue import ORDERS
 from pooltool.records import topic_key
 from pooltool.store import DEFAULT_POOL, JudgmentStore
 from pooltool.store.journal import BUSY_WAIT_MS, WriteQueue, journal_path, journals
+from pooltool.tui.activity import DEFAULT_IDLE_S
 from pooltool.tui.keys import check_grade_scale
 from pooltool.tui.messages import (
     GradeRecorded,
@@ -66,6 +67,7 @@ class JudgeApp(App[None]):
         self.scale = store.grade_scale()
         self.show_runs = bool(store.setting("show_runs", False))
         self.require_end = bool(store.setting("require_end", False))
+        self.idle_s = float(store.setting("idle_seconds", DEFAULT_IDLE_S))
         self.sub_title = f"assessor {assessor}"
 
     def on_mount(self) -> None:
@@ -95,7 +97,17 @@ class JudgeApp(App[None]):
                         "judged (the topic is not assigned to you).", title="Topic done",
                         markup=False)
             return
-        self.push_screen(JudgeScreen(session, self.scale, self.show_runs, self.require_end))
+        self.push_screen(JudgeScreen(session, self.scale, self.show_runs, self.require_end,
+                                     self.idle_s))
+
+    async def on_event(self, event: events.Event) -> None:
+        """Every input event counts as activity on the judging screen (active time,
+        :mod:`pooltool.tui.activity`), then goes its usual way."""
+        if isinstance(event, (events.Key, events.MouseDown, events.MouseMove,
+                              events.MouseScrollDown, events.MouseScrollUp)) \
+                and isinstance(self.screen, JudgeScreen):
+            self.screen.activity.touch()
+        await super().on_event(event)
 
     @on(TopicChosen)
     def topic_chosen(self, message: TopicChosen) -> None:

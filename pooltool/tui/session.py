@@ -63,7 +63,7 @@ class Mark(NamedTuple):
     docno: str
     grade: int
     write: PendingWrite
-    ms_spent: int | None
+    ms_spent: int | None  # counted for pace: active time, else wall time
     previous: Mark | None
     note: str | None = None
 
@@ -238,24 +238,28 @@ class JudgingSession:
 
     # -- writing ------------------------------------------------------------
 
-    def grade(self, grade: int, ms_spent: int | None, judged_at: str | None = None) -> None:
+    def grade(self, grade: int, ms_spent: int | None, judged_at: str | None = None,
+              ms_active: int | None = None) -> None:
         """Judge the document on screen and move on (see the module docstring).
 
         :param ms_spent: milliseconds the document was on screen before the key press.
+        :param ms_active: of those, the active milliseconds (:mod:`pooltool.tui.activity`).
         :param judged_at: the time of the key press (UTC, ISO 8601); default now.
         """
         docno = self.docno
         note = self.notes.pop(docno, None)
         self._record(docno, grade, ms_spent, note, judged_at or utc_now(),
-                     clear_draft=note is not None)
+                     clear_draft=note is not None, ms_active=ms_active)
         self.jump_unjudged()
 
     def _record(self, docno: str, grade: int, ms_spent: int | None, note: str | None,
-                judged_at: str, clear_draft: bool = False) -> None:
+                judged_at: str, clear_draft: bool = False, ms_active: int | None = None) -> None:
         write = self.writes.submit(
             "judgment", topic=self.topic, docno=docno, grade=grade, assessor=self.assessor,
-            ms_spent=ms_spent, note=note, at=judged_at, clear_draft=clear_draft)
-        self._push(Mark(docno, grade, write, ms_spent, self.marks.get(docno), note))
+            ms_spent=ms_spent, ms_active=ms_active, note=note, at=judged_at,
+            clear_draft=clear_draft)
+        counted = ms_active if ms_active is not None else ms_spent
+        self._push(Mark(docno, grade, write, counted, self.marks.get(docno), note))
 
     def _push(self, mark: Mark) -> None:
         self.marks[mark.docno] = mark

@@ -18,6 +18,7 @@ from textual.widgets import Footer, Header, Static
 from pooltool.judging.pace import eta_hours
 from pooltool.store.provenance import utc_now
 from pooltool.store.store import GradeLevel
+from pooltool.tui.activity import DEFAULT_IDLE_S, ActivityClock
 from pooltool.tui.keys import key_name
 from pooltool.tui.messages import GradeRecorded, JudgmentUndone, LeaveTopic, NoteChanged
 from pooltool.tui.screens.help import HelpScreen
@@ -77,10 +78,12 @@ class JudgeScreen(Screen[None]):
     show_query: var[bool] = var(True)
 
     def __init__(self, session: JudgingSession, scale: list[GradeLevel],
-                 show_runs: bool = False, require_end: bool = False, **kwargs: str) -> None:
+                 show_runs: bool = False, require_end: bool = False,
+                 idle_s: float = DEFAULT_IDLE_S, **kwargs: str) -> None:
         super().__init__(**kwargs)
         self.session, self.scale, self.show_runs = session, scale, show_runs
         self.require_end = require_end
+        self.activity = ActivityClock(idle_s)
         self.match: int | None = None  # the current find match, an index of DocumentView.matches
         self.query_words = query_terms(session.topic_statement())
         self.shown_at = time.monotonic()
@@ -108,6 +111,7 @@ class JudgeScreen(Screen[None]):
         self.draw_topic()
         self.draw_state()
         self.shown_at = time.monotonic()
+        self.activity.restart()
 
     def draw_topic(self) -> None:
         """Redraw the topic statement (highlighting or scan terms changed)."""
@@ -184,7 +188,7 @@ class JudgeScreen(Screen[None]):
         judged_at = utc_now()
         ms_spent = int((time.monotonic() - self.shown_at) * 1000)
         docno = self.session.docno
-        self.session.grade(grade, ms_spent, judged_at)
+        self.session.grade(grade, ms_spent, judged_at, self.activity.active_ms())
         self.post_message(GradeRecorded(self.session.topic, docno, grade))
         if self.session.done and self.session.docno == docno:
             self.notify(f"All {len(self.session.queue)} documents of topic "
