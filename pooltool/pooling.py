@@ -82,12 +82,16 @@ def _contributions(hits: PoolPairs, before: PoolPairs, run_ids: dict[str, int],
 
 
 def pool_contributors(store: JudgmentStore, pool: str = DEFAULT_POOL) -> tuple[list[str], int]:
-    """The runs that built a pool (in first-pooled order) and its largest depth.
+    """The live runs that built a pool (in first-pooled order) and its largest depth.
+
+    A run removed since (``remove-run --force``) is left out: its tag names no run
+    now (a replaced run's tag names its new run).
 
     :raises StoreError: no such pool.
     """
     rounds = store.pool_rounds(pool)
+    live = set(store.run_tags())
     tags: list[str] = []
     for listed in rounds["run_tags"]:
-        tags += [t for t in json.loads(listed) if t not in tags]
+        tags += [t for t in json.loads(listed) if t not in tags and t in live]
     return tags, int(rounds["depth"].max())

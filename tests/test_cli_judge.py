@@ -213,3 +213,11 @@ def test_set_grade_scale_validates_as_the_cli_does(db: Path) -> None:
                                ([GradeLevel(-1, "x", "junk")], "negative")):
             with pytest.raises(InvalidArgument, match=message):
                 store.set_grade_scale(scale)
+
+
+def test_judge_without_a_terminal_says_so(db: Path) -> None:
+    """With input or output not a terminal (a pipe, a file), judge refused to hang."""
+    code, _, err = run(db, "judge", "-a", "ann")
+    assert code == 1
+    assert err == ("Error: judge needs a terminal (its input and output are not one); "
+                   "use --serve to judge in a web browser\n")

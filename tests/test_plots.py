@@ -4,6 +4,7 @@ outside the axes, labels that do not overlap, and the recall ceiling drawn."""
 from __future__ import annotations
 
 import itertools
+from pathlib import Path
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -79,4 +80,35 @@ def test_impact_plot_labels_do_not_overlap() -> None:
         legend = axis.get_legend().get_window_extent()
         assert legend.x0 >= axis.get_window_extent().x1
     finally:
+        plt.close(figure)
+
+
+@pytest.mark.parametrize("command", ["recall", "impact"])
+def test_run_tags_are_drawn_as_written_never_as_math(tmp_path: Path, command: str) -> None:
+    """A tag like ``a$\\frac{$b`` crashed the plot (matplotlib read it as TeX)."""
+    from click.testing import CliRunner
+
+    from pooltool.cli import cli
+
+    tags = ["a$\\frac{$b", "$x^2$"]
+    run = tmp_path / "r.run"
+    run.write_text("".join(f"1 Q0 d{i} 1 {2 - i}.0 {tag}\n" for i, tag in enumerate(tags)))
+    qrels = tmp_path / "q.txt"
+    qrels.write_text("1 0 d0 1\n1 0 d1 0\n")
+    other = tmp_path / "q2.txt"
+    other.write_text("1 0 d0 0\n1 0 d1 1\n")
+    image = tmp_path / "p.png"
+    args = (["recall", str(run), "--qrels", str(qrels), "-k", "1,2"] if command == "recall"
+            else ["impact", "--from", str(qrels), "--to", str(other), str(run), "-k", "2"])
+    result = CliRunner().invoke(cli, [*args, "--plot", str(image)], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert image.read_bytes()[:4] == b"\x89PNG"
+    if command == "recall":
+        from pooltool.formats.qrels import read_qrels
+        from pooltool.formats.run import read_run
+
+        figure = recall_figure(evaluate_recall(read_run(run), read_qrels(qrels), ks=(1, 2)))
+        figure.canvas.draw()
+        legend = {t.get_text() for legend in figure.legends for t in legend.get_texts()}
+        assert set(tags) <= legend
         plt.close(figure)

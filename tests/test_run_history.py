@@ -157,3 +157,14 @@ def test_the_cli_replaces_removes_and_lists_runs(files: Path) -> None:
     assert [(row.split(",")[1], row.split(",")[7], row.split(",")[9]) for row in listed[1:]] == [
         ("A", "replaced", "main:1"), ("B", "live", "main:1 main:2"), ("A", "live", "main:2")]
     assert call("runs", "--format", "csv").stdout.count("\n") == 3
+
+
+def test_bias_reads_the_live_runs_that_built_the_pool(pooled: JudgmentStore) -> None:
+    """After remove-run --force, leave-one-out works on the runs still there (bias
+    stopped with 'no run tagged B')."""
+    from pooltool.pooling import pool_contributors
+
+    assert pool_contributors(pooled) == (["A", "B"], 2)
+    pooled.remove_run("B", force=True)
+    assert pool_contributors(pooled) == (["A"], 2)
+    assert len(pooled.top_entries(["A"], 2)) > 0

@@ -8,7 +8,7 @@ import click
 import pandas as pd
 
 from pooltool.analysis.qrels_diff import diff_qrels, qrels_counts
-from pooltool.cli.group import cli, level_option, open_store, output_option, plot_option
+from pooltool.cli.group import cli, level_option, open_store, open_store_to_write, output_option, plot_option
 from pooltool.cli.sources import load_qrels, load_runs
 from pooltool.report import emit, emit_json, records
 
@@ -71,7 +71,7 @@ def qrels_tag(ctx: click.Context, name: str, note: str | None) -> None:
     """
     if not name.strip():
         raise click.BadParameter("the version name must not be blank", param_hint="NAME")
-    with open_store(ctx) as store:
+    with open_store_to_write(ctx) as store:
         point = store.tag_version(name.strip(), note)
     click.echo(f"qrels version {name.strip()!r} = the judgment log up to row {point}", err=True)
 

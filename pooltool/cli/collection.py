@@ -179,7 +179,7 @@ def remove_run(ctx: click.Context, tag: str, force: bool) -> None:
     Example:
       pooltool remove-run bm25-broken
     """
-    with open_store(ctx) as store, _force_hint():
+    with open_store_to_write(ctx) as store, _force_hint():
         removed = store.remove_run(tag, force=force)
     warn(f"run {tag!r} removed (imported from {removed['source_path']} at "
          f"{removed['imported_at']}, sha256 {removed['sha256'] or 'none'})")

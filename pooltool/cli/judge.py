@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import click
 
-from pooltool.cli.group import cli, db_path, open_store, output_option, warn
-from pooltool.errors import StoreWriteFailed
+from pooltool.cli.group import cli, db_path, open_store, open_store_to_write, output_option, warn
+from pooltool.errors import PooltoolError, StoreWriteFailed
 from pooltool.judging.agreement import store_agreement
 from pooltool.judging.assignment import assign_topics
 from pooltool.judging.queue import ORDERS
@@ -73,6 +74,10 @@ def judge(ctx: click.Context, assessor: str, topics: tuple[str, ...], order: str
         app.store.close()
         _serve(db_path(ctx), assessor, topics, order, seed, pool_name, host, port)
         return
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        app.store.close()
+        raise PooltoolError("judge needs a terminal (its input and output are not one); "
+                            "use --serve to judge in a web browser")
     app.run()
 
 
@@ -121,7 +126,7 @@ def assign(ctx: click.Context, assessors: tuple[str, ...], topics: tuple[str, ..
     Example:
       pooltool --db covid.db assign alice bob carol --overlap 0.2
     """
-    with open_store(ctx) as store:
+    with open_store_to_write(ctx) as store:
         plan = assign_topics(store, list(assessors), list(topics) or None, overlap, seed,
                              pool_name, rebalance)
     emit(plan, fmt)

@@ -7,7 +7,7 @@ import re
 import click
 import pandas as pd
 
-from pooltool.cli.group import cli, open_store, output_option, warn
+from pooltool.cli.group import cli, open_store, open_store_to_write, output_option, warn
 from pooltool.report import emit
 from pooltool.store import GradeLevel
 from pooltool.store.claims import DEFAULT_CLAIM_MINUTES
@@ -91,7 +91,7 @@ def set_grades(ctx: click.Context, levels: tuple[str, ...]) -> None:
 
     scale = [_parse_level(spec) for spec in _join_words(levels)]
     check_grade_scale(scale)
-    with open_store(ctx) as store:
+    with open_store_to_write(ctx) as store:
         store.set_grade_scale(scale)
     emit(_scale_frame(scale), "table")
     warn(f"grade scale set: {len(scale)} grades")
@@ -121,7 +121,9 @@ def judge_settings(ctx: click.Context, show_runs: bool | None, require_end: bool
     Example:
       pooltool --db covid.db judge-settings --show-runs --require-end
     """
-    with open_store(ctx) as store:
+    changes = (show_runs, require_end, idle_seconds, claim_minutes)
+    opener = open_store if all(value is None for value in changes) else open_store_to_write
+    with opener(ctx) as store:
         for key, value in (("show_runs", show_runs), ("require_end", require_end),
                            ("idle_seconds", idle_seconds), ("claim_minutes", claim_minutes)):
             if value is not None:

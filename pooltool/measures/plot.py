@@ -107,10 +107,13 @@ def plot_recall(result: RecallResult, path: str | Path) -> Path:
 
 
 def _pyplot() -> Any:
-    """``matplotlib.pyplot`` on the Agg backend (files only, safe without a display)."""
+    """``matplotlib.pyplot`` on the Agg backend (files only, safe without a display),
+    with math text off: run tags and topic ids are data, drawn as written (a tag
+    ``$x^2$`` or ``a$\\frac{$b`` is text, never TeX)."""
     import matplotlib
 
     matplotlib.use("Agg")
+    matplotlib.rcParams["text.parse_math"] = False
     import matplotlib.pyplot as plt
 
     return plt
