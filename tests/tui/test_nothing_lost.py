@@ -194,17 +194,23 @@ os.kill(os.getpid(), signal.SIGKILL)
 """
 
 
-async def test_writes_of_a_killed_process_are_replayed(app_factory: AppFactory,
-                                                       store_path: Path) -> None:
+def run_killed_app(store_path: Path) -> subprocess.CompletedProcess[str]:
+    """Run :data:`KILLED` (carol grades twice and undoes once) while another connection
+    holds the write lock, so its three writes are left in its journal."""
     blocker = sqlite3.connect(store_path, isolation_level=None)
     blocker.execute("BEGIN IMMEDIATE")
     try:
-        child = subprocess.run([sys.executable, "-c", KILLED, str(store_path)],
-                               capture_output=True, text=True, timeout=60,
-                               env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+        return subprocess.run([sys.executable, "-c", KILLED, str(store_path)],
+                              capture_output=True, text=True, timeout=60,
+                              env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
     finally:
         blocker.execute("COMMIT")
         blocker.close()
+
+
+async def test_writes_of_a_killed_process_are_replayed(app_factory: AppFactory,
+                                                       store_path: Path) -> None:
+    child = run_killed_app(store_path)
     assert child.returncode == -signal.SIGKILL and child.stdout.strip() == "3"
     assert log_rows(store_path).empty
     assert len(journals(store_path, "carol")) == 1
@@ -227,15 +233,7 @@ def test_a_killed_apps_journal_shows_up_in_export_and_status(store_path: Path) -
 
     from pooltool.cli import cli
 
-    blocker = sqlite3.connect(store_path, isolation_level=None)
-    blocker.execute("BEGIN IMMEDIATE")
-    try:
-        child = subprocess.run([sys.executable, "-c", KILLED, str(store_path)],
-                               capture_output=True, text=True, timeout=60,
-                               env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
-    finally:
-        blocker.execute("COMMIT")
-        blocker.close()
+    child = run_killed_app(store_path)
     assert child.returncode == -signal.SIGKILL and len(journals(store_path, "carol")) == 1
     exported = CliRunner().invoke(cli, ["--db", str(store_path), "export-qrels"])
     assert exported.exit_code == 0, exported.output
