@@ -30,8 +30,8 @@ from pooltool.errors import InvalidArgument
 
 FORMATS = ("table", "csv", "tsv", "json", "jsonl")
 #: Columns that identify a row; leading ones are repeated in every part of a split table.
-KEY_COLUMNS = ("run_tag", "topic", "k", "group", "assessor", "assessor_a", "assessor_b", "name",
-               "docno")
+KEY_COLUMNS = ("run_id", "run_tag", "topic", "k", "group", "assessor", "assessor_a",
+               "assessor_b", "name", "docno")
 #: Characters a table takes besides its cells: one space either side of each
 #: cell and one rule between neighbouring columns (rich, ``show_edge=False``).
 CELL_PADDING, RULE = 2, 1

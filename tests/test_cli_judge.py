@@ -95,7 +95,8 @@ def test_agreement_without_overlap(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(("args", "message"), [
     (["--topic", "9"], "Error: no pooled documents for topic(s) 9\n"),
-    (["--pool", "other"], "Error: pool 'other' holds no documents: build it with 'pooltool pool'\n"),
+    (["--pool", "other"], "Error: no pool 'other' in the store: build one with 'pooltool pool "
+                          "--depth K'\n"),
     (["--assessor", " "], "Error: name the assessor with --assessor\n"),
 ])
 def test_judge_errors_before_the_app_starts(db: Path, args: list[str], message: str) -> None:
@@ -221,3 +222,4 @@ def test_judge_without_a_terminal_says_so(db: Path) -> None:
     assert code == 1
     assert err == ("Error: judge needs a terminal (its input and output are not one); "
                    "use --serve to judge in a web browser\n")
+

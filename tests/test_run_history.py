@@ -157,6 +157,10 @@ def test_the_cli_replaces_removes_and_lists_runs(files: Path) -> None:
     assert [(row.split(",")[1], row.split(",")[7], row.split(",")[9]) for row in listed[1:]] == [
         ("A", "replaced", "main:1"), ("B", "live", "main:1 main:2"), ("A", "live", "main:2")]
     assert call("runs", "--format", "csv").stdout.count("\n") == 3
+    picked = call("runs", "--all", "--columns", "status,pooled_in").stdout
+    header = next(line for line in picked.splitlines() if "run_tag" in line)
+    assert [cell.strip() for cell in header.split("┃")] == [
+        "run_id", "run_tag", "status", "pooled_in"]  # the tag stays beside the picked ones
 
 
 def test_bias_reads_the_live_runs_that_built_the_pool(pooled: JudgmentStore) -> None:

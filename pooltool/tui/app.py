@@ -203,6 +203,7 @@ def _topics(store: JudgmentStore, assessor: str, topics: list[str], pool: str) -
     """The picker's topics, in :func:`~pooltool.records.topic_key` order (2 before 10)."""
     pooled = sorted(store.pooled_topics(pool), key=topic_key)
     if not pooled:
+        store.pool_id(pool)  # no such pool: says so
         raise StoreError(f"pool {pool!r} holds no documents: build it with 'pooltool pool'")
     missing = [t for t in topics if t not in set(pooled)]
     if missing:
