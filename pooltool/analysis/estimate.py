@@ -58,6 +58,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from pooltool.errors import InvalidArgument
+
 Z95 = 1.959963984540054
 #: Simulated draws behind every ``beta`` interval.
 DRAWS = 4000
@@ -66,6 +68,7 @@ BETA_METHOD = ("stratified Beta-binomial posterior, Beta prior per stratum fitte
                "(Jeffreys' where under 10 topics), 95% percentile interval of "
                f"{DRAWS} draws (Ericson 1969; Kleinman 1973; Brown, Cai & DasGupta 2001)")
 NORMAL_METHOD = "normal: estimate +- 1.96 standard errors (Cochran 1977)"
+
 
 
 @dataclass(frozen=True)
@@ -78,7 +81,7 @@ class StratumCounts:
     :param population_in: of N_h, the documents in the run's first k (Recall@k only).
     :param sampled_in: of n_h, those in the run's first k.
     :param relevant_in: of r_h, those in the run's first k.
-    :raises ValueError: counts out of order (e.g. relevant > sampled).
+    :raises InvalidArgument: counts out of order (e.g. relevant > sampled).
     """
 
     population: int
@@ -96,7 +99,7 @@ class StratumCounts:
               and self.sampled - self.sampled_in <= self.population - self.population_in
               and self.relevant - self.relevant_in <= self.sampled - self.sampled_in)
         if not ok:
-            raise ValueError(f"inconsistent stratum counts: {self}")
+            raise InvalidArgument(f"inconsistent stratum counts: {self}")
 
     @property
     def weight(self) -> float:
@@ -107,7 +110,7 @@ class StratumCounts:
 def _check_sampled(strata: Sequence[StratumCounts]) -> None:
     for stratum in strata:
         if stratum.sampled == 0:
-            raise ValueError(f"a stratum of {stratum.population} document(s) has no judged "
+            raise InvalidArgument(f"a stratum of {stratum.population} document(s) has no judged "
                              "sampled document, so its relevant documents cannot be estimated")
 
 
@@ -117,7 +120,7 @@ def ht_total(pooled_relevant: int, strata: Sequence[StratumCounts]) -> float:
     :param pooled_relevant: relevant pooled documents (known exactly).
     :param strata: the topic's strata (each with n_h >= 1).
     :returns: ``R_pool + sum_h N_h r_h / n_h`` (documents; not an integer in general).
-    :raises ValueError: a stratum with no judged sampled document.
+    :raises InvalidArgument: a stratum with no judged sampled document.
     """
     _check_sampled(strata)
     return pooled_relevant + sum(s.weight * s.relevant for s in strata)
@@ -129,26 +132,35 @@ def ht_variance(strata: Sequence[StratumCounts]) -> float:
     ``sum_h N_h^2 (1 - n_h/N_h) s_h^2 / n_h`` with ``s_h^2 = r_h (n_h - r_h) /
     (n_h (n_h - 1))``; a stratum sampled whole adds 0. Cochran 1977, eq. 5.7.
 
-    :raises ValueError: a stratum with n_h < 2 that is not sampled whole (no
+    :raises InvalidArgument: a stratum with n_h < 2 that is not sampled whole (no
         variance estimate exists).
     """
     total = 0.0
-    for s in strata:
-        if s.sampled == s.population:
-            continue
-        if s.sampled < 2:
-            raise ValueError(f"a stratum of {s.population} documents with {s.sampled} judged "
-                             "sampled document(s) has no variance estimate (needs 2)")
+    for s in _sampled_in_part(strata):
         s2 = s.relevant * (s.sampled - s.relevant) / (s.sampled * (s.sampled - 1))
         total += s.population ** 2 * (1 - s.sampled / s.population) * s2 / s.sampled
     return total
+
+
+def _sampled_in_part(strata: Sequence[StratumCounts]) -> list[StratumCounts]:
+    """The strata that add to a variance: those not sampled whole.
+
+    :raises InvalidArgument: such a stratum has fewer than 2 judged sampled documents
+        (no variance estimate exists).
+    """
+    partial = [s for s in strata if s.sampled != s.population]
+    for s in partial:
+        if s.sampled < 2:
+            raise InvalidArgument(f"a stratum of {s.population} documents with {s.sampled} "
+                                  "judged sampled document(s) has no variance estimate (needs 2)")
+    return partial
 
 
 def ht_retrieved(pooled_rel_ret: int, strata: Sequence[StratumCounts]) -> float:
     """The Horvitz-Thompson estimate of the relevant documents in a run's first k:
     ``pooled_rel_ret + sum_h N_h r_in_h / n_h`` (documents).
 
-    :raises ValueError: a stratum with no judged sampled document.
+    :raises InvalidArgument: a stratum with no judged sampled document.
     """
     _check_sampled(strata)
     return pooled_rel_ret + sum(s.weight * s.relevant_in for s in strata)
@@ -159,7 +171,7 @@ def ratio_recall(pooled_relevant: int, pooled_rel_ret: int,
     """The ratio estimate of Recall@k: :func:`ht_retrieved` / :func:`ht_total`
     (a fraction 0..1; 0 when the estimated R is 0).
 
-    :raises ValueError: a stratum with no judged sampled document.
+    :raises InvalidArgument: a stratum with no judged sampled document.
     """
     total = ht_total(pooled_relevant, strata)
     return 0.0 if total == 0 else ht_retrieved(pooled_rel_ret, strata) / total
@@ -171,19 +183,14 @@ def ratio_variance(pooled_relevant: int, pooled_rel_ret: int,
     ``sum_h N_h^2 (1 - f_h) s_zh^2 / n_h / R_hat^2`` with ``z = y - ratio * x``
     (``x``: relevant, ``y``: relevant and in the top k); 0 when R_hat is 0.
 
-    :raises ValueError: as :func:`ht_variance`.
+    :raises InvalidArgument: as :func:`ht_variance`.
     """
     total = ht_total(pooled_relevant, strata)
     if total == 0:
         return 0.0
     ratio = ht_retrieved(pooled_rel_ret, strata) / total
     variance = 0.0
-    for s in strata:
-        if s.sampled == s.population:
-            continue
-        if s.sampled < 2:
-            raise ValueError(f"a stratum of {s.population} documents with {s.sampled} judged "
-                             "sampled document(s) has no variance estimate (needs 2)")
+    for s in _sampled_in_part(strata):
         # z is 1 - ratio (relevant, in the top k), -ratio (relevant, not in it), 0 (other)
         ins, outs = s.relevant_in, s.relevant - s.relevant_in
         mean = (ins * (1 - ratio) - outs * ratio) / s.sampled

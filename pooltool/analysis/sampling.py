@@ -37,6 +37,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from pooltool.errors import InvalidArgument
+
 UNRETRIEVED = "unretrieved"
 DEFAULT_STRATA = "1-20,21-100,101-1000,1001+,unretrieved"
 ALLOCATIONS = ("equal", "proportional")
@@ -65,7 +67,7 @@ def parse_strata(spec: str) -> list[Stratum]:
     """Parse a strata spec: comma-separated ``A-B`` (best rank A to B), ``A+`` (A or
     worse) and ``unretrieved``; ranges must not overlap.
 
-    :raises ValueError: a malformed or overlapping part, or an empty spec.
+    :raises InvalidArgument: a malformed or overlapping part, or an empty spec.
     """
     strata: list[Stratum] = []
     for part in (p.strip() for p in spec.split(",")):
@@ -74,21 +76,21 @@ def parse_strata(spec: str) -> list[Stratum]:
             continue
         match = _RANGE.match(part)
         if not match:
-            raise ValueError(f"bad stratum {part!r} in {spec!r}: write A-B, A+ or "
+            raise InvalidArgument(f"bad stratum {part!r} in {spec!r}: write A-B, A+ or "
                              f"{UNRETRIEVED} (e.g. {DEFAULT_STRATA})")
         low = int(match.group(1))
         high = None if match.group(3) else int(match.group(2))
         if low < 1 or (high is not None and high < low):
-            raise ValueError(f"bad stratum {part!r}: ranks start at 1 and A <= B")
+            raise InvalidArgument(f"bad stratum {part!r}: ranks start at 1 and A <= B")
         strata.append(Stratum(part, low, high))
     names = [s.name for s in strata]
     if len(set(names)) != len(names):
-        raise ValueError(f"a stratum is named twice in {spec!r}")
+        raise InvalidArgument(f"a stratum is named twice in {spec!r}")
     ranges = sorted((float(s.low), np.inf if s.high is None else float(s.high))
                     for s in strata if s.low is not None)
     for (_, end), (start, _) in zip(ranges, ranges[1:], strict=False):
         if start <= end:
-            raise ValueError(f"strata overlap in {spec!r}")
+            raise InvalidArgument(f"strata overlap in {spec!r}")
     return strata
 
 
@@ -103,14 +105,14 @@ def build_frame(topics: list[str], pooled: pd.DataFrame, best_ranks: pd.DataFram
     :param collection: every docno the store holds (needed for ``unretrieved``).
     :returns: ``topic, docno, stratum, best_rank`` (best_rank NaN when unretrieved),
         one row per frame document, sorted by topic and docno.
-    :raises ValueError: ``unretrieved`` asked for but no collection given.
+    :raises InvalidArgument: ``unretrieved`` asked for but no collection given.
     """
     wanted = set(topics)
     ranks = best_ranks[best_ranks["topic"].isin(wanted)][["topic", "docno", "best_rank"]]
     ranks = ranks.assign(best_rank=ranks["best_rank"].astype(float))
     if any(s.low is None for s in strata):
         if not collection:
-            raise ValueError("the unretrieved stratum needs the collection's documents in the "
+            raise InvalidArgument("the unretrieved stratum needs the collection's documents in the "
                              "store (pooltool add-docs); leave it out to estimate R within the "
                              "runs' lists only")
         everything = pd.DataFrame({"topic": np.repeat(topics, len(collection)),
@@ -138,13 +140,13 @@ def allocate(sizes: dict[str, int], budget: int, allocation: str = "equal") -> d
     :param allocation: ``equal`` or ``proportional`` (module docstring).
     :returns: n_h per stratum name, 1 <= n_h <= N_h for every non-empty stratum,
         summing to min(budget, sum N_h).
-    :raises ValueError: unknown allocation, or a budget below the number of non-empty strata.
+    :raises InvalidArgument: unknown allocation, or a budget below the number of non-empty strata.
     """
     if allocation not in ALLOCATIONS:
-        raise ValueError(f"unknown allocation {allocation!r}; choose {' or '.join(ALLOCATIONS)}")
+        raise InvalidArgument(f"unknown allocation {allocation!r}; choose {' or '.join(ALLOCATIONS)}")
     filled = {name: size for name, size in sizes.items() if size > 0}
     if budget < len(filled):
-        raise ValueError(f"a budget of {budget} cannot give each of {len(filled)} non-empty "
+        raise InvalidArgument(f"a budget of {budget} cannot give each of {len(filled)} non-empty "
                          "strata one document")
     target = min(budget, sum(filled.values()))
     if allocation == "proportional":
@@ -182,7 +184,7 @@ def draw_sample(frame: pd.DataFrame, budget: int, seed: int,
     :returns: ``docs`` (``topic, docno, stratum, inclusion``: one row per sampled
         document, inclusion = n_h / N_h in 0..1) and ``strata`` (``topic, stratum,
         population, size``: N_h and n_h of each non-empty stratum of each topic).
-    :raises ValueError: as :func:`allocate`.
+    :raises InvalidArgument: as :func:`allocate`.
     """
     keys = sample_keys(frame, seed)
     ordered = frame.assign(key=keys).sort_values(["topic", "stratum", "key", "docno"])
@@ -194,7 +196,7 @@ def draw_sample(frame: pd.DataFrame, budget: int, seed: int,
         try:
             n = allocate(by_name, budget, allocation)
         except ValueError as exc:
-            raise ValueError(f"topic {topic}: {exc}") from None
+            raise InvalidArgument(f"topic {topic}: {exc}") from None
         rows += [(str(topic), name, by_name[name], n[name]) for name in sorted(by_name)]
     strata = pd.DataFrame(rows, columns=["topic", "stratum", "population", "size"])
     ordered = ordered.merge(strata, on=["topic", "stratum"])
