@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -207,3 +208,24 @@ def test_command_index_matches_the_commands_the_modules_register() -> None:
         listing = index[name].listing
         assert (listing.get_short_help_str(60), listing.hidden) == (
             command.get_short_help_str(60), command.hidden), name
+
+
+def test_demo_next_steps_call_pooltool_as_it_was_called(tmp_path: Path) -> None:
+    done = subprocess.run([sys.executable, "-m", "pooltool", "demo", str(tmp_path / "d")],
+                          capture_output=True, text=True, check=True)
+    steps = done.stdout.split("Next:\n")[1].splitlines()
+    assert len(steps) == 4
+    assert all(step.startswith(f"  {sys.executable} -m pooltool --db ") for step in steps)
+
+
+def test_a_pipe_is_refused_naming_it(tmp_path: Path) -> None:
+    assert CliRunner().invoke(cli, ["--db", str(tmp_path / "s.db"), "init"]).exit_code == 0
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)  # what <(zcat run.gz) hands over, as /dev/fd/63
+    reason = ("is a pipe or device, not a regular file (pooltool reads an input more than once: "
+              "hash, fast reader, strict reader); save it to a file first, gzip files are read "
+              "as they are")
+    for args in (["add-runs", str(fifo)], ["recall", str(fifo), "--qrels", str(fifo)],
+                 ["recall", "--qrels", str(fifo), str(fifo)]):
+        result = CliRunner().invoke(cli, ["--db", str(tmp_path / "s.db"), *args])
+        assert (result.exit_code, result.stderr) == (1, f"Error: {fifo}: {reason}\n"), args

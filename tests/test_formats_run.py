@@ -218,7 +218,7 @@ def test_without_duplicate_check_repeats_are_kept() -> None:
 def test_bytes_that_are_not_utf8_are_a_clear_error(tmp_path: Path) -> None:
     path = tmp_path / "run.txt"
     path.write_bytes(b"1 Q0 a\xff 1 1 t\n")
-    with pytest.raises(FormatError, match=r"run\.txt:1: is not UTF-8 text \(byte b'\\xff' at line 1\)"):
+    with pytest.raises(FormatError, match=r"run\.txt:1: is not UTF-8 text \(byte 0xFF\)"):
         read_run(path)
 
 

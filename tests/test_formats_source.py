@@ -48,7 +48,7 @@ def test_latin1_is_refused_naming_the_line(tmp_path: Path, reader: str) -> None:
                      .replace(b"second", b"s\xe9cond"))
     with pytest.raises(FormatError) as info:
         first_ids(reader, path)
-    assert str(info.value) == (f"{path}:2: is not UTF-8 text (byte b'\\xe9' at line 2); "
+    assert str(info.value) == (f"{path}:2: is not UTF-8 text (byte 0xE9); "
                                "convert it with iconv first")
 
 

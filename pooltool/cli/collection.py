@@ -3,6 +3,7 @@ remove-run, runs, export-pool, import-qrels, export-qrels, status."""
 
 from __future__ import annotations
 
+import shutil
 import sys
 import tempfile
 from collections.abc import Callable, Iterator
@@ -466,11 +467,24 @@ def demo(ctx: click.Context, folder: Path | None) -> None:
     with JudgmentStore.open(result.store_path) as store:
         emit(pool_status(store), "table",
              title=f"demo pool (depth {DEMO_DEPTH}) against qrels {DEMO_VERSION!r}")
-    db, runs = result.store_path, result.files / "runs"
+    db, runs, me = result.store_path, result.files / "runs", _invoked_as()
     click.echo(
         f"\nDemo store: {db}\nNext:\n"
-        f"  pooltool --db {db} judge --assessor you      # grade the unjudged pooled documents\n"
-        f"  pooltool --db {db} recall {runs}/*.run --version {DEMO_VERSION} -k 5,10,50\n"
-        f"  pooltool --db {db} export-qrels -o qrels.txt\n"
-        f"  pooltool --db {db} bias -k 10 --depth {DEMO_DEPTH}"
+        f"  {me} --db {db} judge --assessor you      # grade the unjudged pooled documents\n"
+        f"  {me} --db {db} recall {runs}/*.run --version {DEMO_VERSION} -k 5,10,50\n"
+        f"  {me} --db {db} export-qrels -o qrels.txt\n"
+        f"  {me} --db {db} bias -k 10 --depth {DEMO_DEPTH}"
     )
+
+
+def _invoked_as() -> str:
+    """How to call pooltool again as this process was called: ``pooltool`` when that
+    name on PATH is this program, else the path typed (``.venv/bin/pooltool``), else
+    ``PYTHON -m pooltool``."""
+    typed = Path(sys.argv[0])
+    on_path = shutil.which("pooltool")
+    if on_path is not None and Path(on_path).resolve() == typed.resolve():
+        return "pooltool"
+    if typed.name == "pooltool":
+        return str(typed)
+    return f"{sys.executable} -m pooltool"

@@ -20,6 +20,20 @@ from pooltool.errors import FormatError
 Source = Union[str, Path, IO[str]]
 GZIP_MAGIC = b"\x1f\x8b"
 NUL_REASON = "holds a NUL byte (control character U+0000); only text can be read"
+SPECIAL_FILE_REASON = ("is a pipe or device, not a regular file (pooltool reads an input more "
+                       "than once: hash, fast reader, strict reader); save it to a file first, "
+                       "gzip files are read as they are")
+
+
+def refuse_special_file(path: str | Path) -> None:
+    """Refuse a path that exists but is neither a regular file nor a folder: a pipe
+    such as ``<(zcat run.gz)`` (``/dev/fd/63``) or a device.
+
+    :raises FormatError: naming the path, line 0.
+    """
+    candidate = Path(path)
+    if candidate.exists() and not candidate.is_file() and not candidate.is_dir():
+        raise FormatError(candidate, 0, SPECIAL_FILE_REASON)
 
 
 def source_name(source: Source) -> str:
@@ -83,6 +97,7 @@ def open_text(source: Source) -> Iterator[IO[str]]:
     """
     if isinstance(source, (str, Path)) and (isinstance(source, Path) or _looks_like_path(source)):
         path = Path(source)
+        refuse_special_file(path)
         if not path.is_file():
             raise FormatError(path, 0, "no such file")
         try:
@@ -92,7 +107,7 @@ def open_text(source: Source) -> Iterator[IO[str]]:
                 yield handle
         except UnicodeDecodeError as exc:
             line, byte = _first_bad_utf8(path)
-            raise FormatError(path, line, f"is not UTF-8 text (byte {byte!r} at line {line}); "
+            raise FormatError(path, line, f"is not UTF-8 text (byte 0x{byte.hex().upper()}); "
                               "convert it with iconv first") from exc
         except _NulByte:
             raise FormatError(path, _first_nul_line(path), NUL_REASON) from None
