@@ -24,7 +24,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from pooltool.errors import DuplicateDocno
-from pooltool.measures.fingerprint import fingerprints, keyed
+from pooltool.measures.fingerprint import KeyTable, fingerprints, keyed, repeats
 from pooltool.measures.per_topic import EncodedRun
 from pooltool.measures.qrels_index import NONPOOL, QrelsIndex
 
@@ -75,36 +75,28 @@ def _grades(docno: pa.Array, topic_key: np.ndarray, qrels: QrelsIndex) -> np.nda
     """Each line's grade (:data:`NONPOOL` when not judged), or ``None`` when a fingerprint
     collision leaves a repeat or a match unproven (then :func:`_exact_grades` decides)."""
     key = keyed(fingerprints(docno), topic_key)
-    order = np.argsort(key)
-    key = key[order]
-    if len(key) > 1 and (key[1:] == key[:-1]).any():
-        return None  # a repeated docno, or a collision: settled exactly
     judged = _judged_keys(qrels)
-    if judged is None:
+    if judged is None or repeats(key):  # a repeated docno, or a collision: settled exactly
         return None
-    keys, rows = judged
-    grade = np.full(len(key), NONPOOL, dtype=np.int64)
-    if not len(keys):
-        return grade
-    where = np.minimum(np.searchsorted(keys, key), len(keys) - 1)
-    hit = keys[where] == key
-    lines, judgments = order[hit], rows[where[hit]]
+    found = judged.find(key)
+    lines = np.flatnonzero(found >= 0)
+    judgments = found[lines]
     if not _same_pairs(docno, topic_key, lines, judgments, qrels):
         return None
+    grade = np.full(len(key), NONPOOL, dtype=np.int64)
     grade[lines] = qrels.grades[judgments]
     return grade
 
 
-def _judged_keys(qrels: QrelsIndex) -> tuple[np.ndarray, np.ndarray] | None:
-    """The judgments' (topic, docno) fingerprints sorted, and the judgment of each;
-    ``None`` when two judgments share one (built once per index, in ``qrels.cache``)."""
+def _judged_keys(qrels: QrelsIndex) -> KeyTable | None:
+    """The judgments by (topic, docno) fingerprint; ``None`` when two judgments share
+    one (built once per index, in ``qrels.cache``)."""
     if "judged_keys" not in qrels.cache:
         key = keyed(fingerprints(_judgment_docnos(qrels)), qrels.judgment_topics)
-        order = np.argsort(key)
-        key = key[order]
-        unique = len(key) < 2 or not (key[1:] == key[:-1]).any()
-        qrels.cache["judged_keys"] = (key, order) if unique else None
-    return qrels.cache["judged_keys"]
+        unique = not repeats(key)
+        qrels.cache["judged_keys"] = KeyTable(key, np.arange(len(key))) if unique else None
+    table: KeyTable | None = qrels.cache["judged_keys"]
+    return table
 
 
 def _judgment_docnos(qrels: QrelsIndex) -> pa.Array:

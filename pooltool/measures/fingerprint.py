@@ -67,3 +67,59 @@ def fingerprints(strings: pa.Array | pa.ChunkedArray) -> np.ndarray:
 def keyed(prints: np.ndarray, keys: np.ndarray) -> np.ndarray:
     """Fingerprints combined with an integer key each (a topic), for one join on both."""
     return mix(prints + (keys.astype(np.uint64) + np.uint64(1)) * _GOLDEN)
+
+
+def _bucket_bits(count: int) -> int:
+    """Bits of the bucket number for ``count`` keys: at least 4 buckets per key."""
+    return max(16, (4 * max(count, 1) - 1).bit_length())
+
+
+def repeats(keys: np.ndarray) -> bool:
+    """Whether a uint64 key occurs twice.
+
+    Keys are counted into buckets by their top bits; only the keys that
+    share a bucket are sorted and compared (a few percent of them), which
+    spares a sort of them all.
+    """
+    if len(keys) < 2:
+        return False
+    shift = np.uint64(64 - _bucket_bits(len(keys)))
+    buckets = (keys >> shift).astype(np.intp)
+    crowded = np.bincount(buckets)[buckets] > 1
+    shared = np.sort(keys[crowded])
+    return bool((shared[1:] == shared[:-1]).any())
+
+
+class KeyTable:
+    """Distinct uint64 keys, each with a row, looked up by bucket (a vectorised hash table).
+
+    :param keys: distinct uint64 keys, any order, shape ``(m,)``.
+    :param rows: the row of each key (any integers), shape ``(m,)``.
+    """
+
+    def __init__(self, keys: np.ndarray, rows: np.ndarray) -> None:
+        order = np.argsort(keys)
+        self.keys = keys[order]
+        self.rows = np.asarray(rows, dtype=np.int64)[order]
+        bits = _bucket_bits(len(keys))
+        self.shift = np.uint64(64 - bits)
+        counts = np.bincount((self.keys >> self.shift).astype(np.intp), minlength=1 << bits)
+        self.starts = np.concatenate(([0], np.cumsum(counts)))  # keys of bucket b: starts[b]:starts[b+1]
+
+    def find(self, queries: np.ndarray) -> np.ndarray:
+        """The row of each query's key, -1 where the key is not in the table."""
+        found = np.full(len(queries), -1, dtype=np.int64)
+        if not len(self.keys):
+            return found
+        bucket = (queries >> self.shift).astype(np.intp)
+        start = self.starts[bucket]
+        size = self.starts[bucket + 1] - start
+        alone = np.flatnonzero(size == 1)
+        where = start[alone]
+        hit = self.keys[where] == queries[alone]
+        found[alone[hit]] = self.rows[where[hit]]
+        crowded = np.flatnonzero(size > 1)  # a bucket's keys are contiguous and sorted
+        where = np.minimum(np.searchsorted(self.keys, queries[crowded]), len(self.keys) - 1)
+        hit = self.keys[where] == queries[crowded]
+        found[crowded[hit]] = self.rows[where[hit]]
+        return found
