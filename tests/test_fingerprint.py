@@ -13,7 +13,7 @@ from pooltool.errors import FormatError
 from pooltool.formats.qrels import read_qrels
 from pooltool.formats.run import read_run
 from pooltool.measures import arrow_run, evaluate_recall, evaluate_recall_files
-from pooltool.measures.fingerprint import fingerprints, keyed
+from pooltool.measures.fingerprint import KeyTable, fingerprints, keyed, repeats
 
 TEXTS = ["", "a", "ab", "abcdefgh", "abcdefghi", "abcdefghijklmnop", "abcdefghijklmnopq",
          "x" * 100, "é", "a\u20ac"]
@@ -65,3 +65,17 @@ def test_collision_then_repeat_names_the_line(tmp_path: Path, monkeypatch: pytes
     path.write_text("1 Q0 a 1 1.0 t\n2 Q0 a 1 1.0 t\n1 Q0 b 2 0.5 t\n1 Q0 a 3 0.2 t\n")
     with pytest.raises(FormatError, match=r"dup.txt:4: docno 'a' appears twice"):
         evaluate_recall_files([path], QRELS)
+
+
+def test_repeats_and_key_table_with_shared_buckets() -> None:
+    """Keys that share their top bits (one bucket) and keys alone in theirs."""
+    crowded = np.array([5 << 60, (5 << 60) + 1, (5 << 60) + 2], dtype=np.uint64)
+    alone = np.array([1, 2 << 62, 3 << 62], dtype=np.uint64)
+    keys = np.concatenate([crowded, alone])
+    assert not repeats(keys)
+    assert repeats(np.concatenate([keys, crowded[1:2]]))
+    assert repeats(np.concatenate([keys, alone[2:]]))
+    table = KeyTable(keys, np.arange(10, 16))
+    queries = np.array([(5 << 60) + 2, 2 << 62, (5 << 60) + 3, 7, 3 << 62, 5 << 60], dtype=np.uint64)
+    assert table.find(queries).tolist() == [12, 14, -1, -1, 15, 10]
+    assert KeyTable(np.array([], dtype=np.uint64), np.array([])).find(queries).tolist() == [-1] * 6
