@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from pooltool.cli.lazy import command_index
+from pooltool.cli.lazy import COMMAND_MODULES, command_index
 from pooltool.errors import PooltoolError
 from pooltool.report import COLUMN_CHOICE, FORMATS, ColumnChoice
 
@@ -41,8 +41,10 @@ class PooltoolGroup(click.Group):
         return sorted({*self.commands, *command_index()})
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        entry = command_index().get(cmd_name)
-        if cmd_name not in self.commands and entry is not None:
+        if cmd_name not in self.commands and cmd_name in COMMAND_MODULES:
+            importlib.import_module(f"pooltool.cli.{cmd_name}")  # its namesake, without the index
+        entry = None if cmd_name in self.commands else command_index().get(cmd_name)
+        if entry is not None:
             importlib.import_module(f"pooltool.cli.{entry.module}")
         return super().get_command(ctx, cmd_name)
 

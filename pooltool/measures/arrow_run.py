@@ -4,21 +4,29 @@
 columns (or declines, and :func:`~pooltool.formats.run.read_run` reads it
 line by line). Scoring needs no Python string per line: :func:`encode_table`
 turns the columns into an :class:`~pooltool.measures.per_topic.EncodedRun`
-with Arrow's hash and sort kernels, giving exactly what
+already in trec_eval's order (topic, score descending, docno descending by
+``strcmp``; ``form_res_rels.c``), giving exactly the counts that
 :func:`~pooltool.measures.per_topic.encode_run` gives on the frame of the
 same file.
+
+Repeated docnos and qrels grades are found by joining on 64-bit
+fingerprints of (topic, docno) (:mod:`pooltool.measures.fingerprint`):
+distinct fingerprints prove that no docno repeats, and every fingerprint
+match with the qrels is confirmed on the topic and docno strings. When a
+collision leaves either in doubt, the lines are encoded again with Arrow's
+exact hashing (:func:`_exact_grades`).
 """
 
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from pooltool.errors import DuplicateDocno
+from pooltool.measures.fingerprint import KeyTable, fingerprints, keyed, repeats
 from pooltool.measures.per_topic import EncodedRun
-from pooltool.measures.qrels_index import QrelsIndex
+from pooltool.measures.qrels_index import NONPOOL, QrelsIndex
 
 
 def encode_table(table: pa.Table, qrels: QrelsIndex) -> tuple[str, EncodedRun] | None:
@@ -26,9 +34,9 @@ def encode_table(table: pa.Table, qrels: QrelsIndex) -> tuple[str, EncodedRun] |
 
     :param table: :func:`~pooltool.formats.run.run_table`'s columns, ``n`` rows.
     :param qrels: the prepared judgments.
-    :returns: ``(run_tag, encoded)``: the lines of topics in the qrels, with
-        grades, and integer codes that order tied docnos as ``strcmp`` does;
-        ``None`` when the table holds several run tags (score its frame).
+    :returns: ``(run_tag, encoded)``: the lines of topics in the qrels, in
+        trec_eval's order, with grades and ``trec_rank``; ``None`` when the
+        table holds several run tags (score its frame).
     :raises DuplicateDocno: a docno is repeated within a topic.
     """
     table = table.unify_dictionaries()
@@ -36,17 +44,21 @@ def encode_table(table: pa.Table, qrels: QrelsIndex) -> tuple[str, EncodedRun] |
     if len(tags) != 1:
         return None
     topic_codes, names = _labels(table["topic"])
-    doc_codes, docnos, doc_pos = _doc_codes(table["docno"], qrels)
-    _check_duplicates(tags[0], topic_codes, names, doc_codes, docnos)
     in_qrels = qrels.topic_index.get_indexer(np.array(names, dtype=object))
     topic_pos = in_qrels[topic_codes]
-    scored = topic_pos >= 0
     ignored = sorted(name for name, pos in zip(names, in_qrels, strict=True) if pos < 0)
-    topic_pos, doc_codes = topic_pos[scored], doc_codes[scored]
-    score = table["score"].to_numpy()[scored]
-    grade = qrels.lookup(topic_pos, doc_pos[doc_codes])
-    ties = _tie_codes(topic_pos, score, doc_codes, docnos)
-    return tags[0], EncodedRun(topic_pos, score, ties, grade, ignored)
+    docno = table["docno"].combine_chunks()
+    # one key per line: its qrels topic, or a code past them for topics without qrels
+    topic_key = np.where(topic_pos >= 0, topic_pos, len(qrels.topics) + topic_codes)
+    grade = _grades(docno, topic_key, qrels)
+    if grade is None:
+        grade = _exact_grades(tags[0], docno, topic_codes, names, topic_pos, qrels)
+    rows = np.flatnonzero(topic_pos >= 0)
+    topic_pos, grade = topic_pos[rows], grade[rows]
+    score = table["score"].to_numpy()[rows]
+    order, ties = _trec_order(topic_pos, score, docno, rows)
+    topic_pos, score, ties, grade = topic_pos[order], score[order], ties[order], grade[order]
+    return tags[0], EncodedRun(topic_pos, score, ties, grade, ignored, _positions(topic_pos))
 
 
 def _labels(column: pa.ChunkedArray) -> tuple[np.ndarray, list[str]]:
@@ -56,15 +68,73 @@ def _labels(column: pa.ChunkedArray) -> tuple[np.ndarray, list[str]]:
     return codes, column.chunk(0).dictionary.to_pylist()
 
 
-def _doc_codes(docno: pa.ChunkedArray, qrels: QrelsIndex) -> tuple[np.ndarray, pa.Array, np.ndarray]:
-    """Per row a code of its docno, the docnos by code, and per code the docno's position
-    among the judged docnos (-1 if no topic judged it); one hash pass over both."""
+# --- grades and repeated docnos, by fingerprint ---------------------------------------
+
+
+def _grades(docno: pa.Array, topic_key: np.ndarray, qrels: QrelsIndex) -> np.ndarray | None:
+    """Each line's grade (:data:`NONPOOL` when not judged), or ``None`` when a fingerprint
+    collision leaves a repeat or a match unproven (then :func:`_exact_grades` decides)."""
+    key = keyed(fingerprints(docno), topic_key)
+    judged = _judged_keys(qrels)
+    if judged is None or repeats(key):  # a repeated docno, or a collision: settled exactly
+        return None
+    found = judged.find(key)
+    lines = np.flatnonzero(found >= 0)
+    judgments = found[lines]
+    if not _same_pairs(docno, topic_key, lines, judgments, qrels):
+        return None
+    grade = np.full(len(key), NONPOOL, dtype=np.int64)
+    grade[lines] = qrels.grades[judgments]
+    return grade
+
+
+def _judged_keys(qrels: QrelsIndex) -> KeyTable | None:
+    """The judgments by (topic, docno) fingerprint; ``None`` when two judgments share
+    one (built once per index, in ``qrels.cache``)."""
+    if "judged_keys" not in qrels.cache:
+        key = keyed(fingerprints(_judgment_docnos(qrels)), qrels.judgment_topics)
+        unique = not repeats(key)
+        qrels.cache["judged_keys"] = KeyTable(key, np.arange(len(key))) if unique else None
+    table: KeyTable | None = qrels.cache["judged_keys"]
+    return table
+
+
+def _judgment_docnos(qrels: QrelsIndex) -> pa.Array:
+    """``qrels.judgment_docnos`` as an Arrow array, built once per index."""
+    if "judgment_docnos" not in qrels.cache:
+        qrels.cache["judgment_docnos"] = pa.array(qrels.judgment_docnos, pa.string())
+    return qrels.cache["judgment_docnos"]
+
+
+def _same_pairs(docno: pa.Array, topic_key: np.ndarray, lines: np.ndarray, judgments: np.ndarray,
+                qrels: QrelsIndex) -> bool:
+    """Whether each line and the judgment its fingerprint matched have the same topic and docno."""
+    if not (topic_key[lines] == qrels.judgment_topics[judgments]).all():
+        return False
+    ours = docno.take(pa.array(lines))
+    theirs = _judgment_docnos(qrels).take(pa.array(judgments))
+    return bool(pc.all(pc.equal(ours, theirs)).as_py())
+
+
+# --- the exact path: Arrow's hashing -------------------------------------------------
+
+
+def _exact_grades(tag: str, docno: pa.Array, topic_codes: np.ndarray, names: list[str],
+                  topic_pos: np.ndarray, qrels: QrelsIndex) -> np.ndarray:
+    """Each line's grade, with docnos hashed by ``dictionary_encode`` together with the
+    judged docnos.
+
+    :raises DuplicateDocno: the first line whose (topic, docno) came before.
+    """
     judged = _judged_docnos(qrels)
-    encoded = pc.dictionary_encode(pa.concat_arrays([judged, *docno.chunks]))
-    codes = encoded.indices.to_numpy()[len(judged):].astype(np.int64)
-    doc_pos = np.arange(len(encoded.dictionary), dtype=np.int64)
-    doc_pos[len(judged):] = -1
-    return codes, encoded.dictionary, doc_pos
+    encoded = pc.dictionary_encode(pa.concat_arrays([judged, docno]))
+    doc_codes = encoded.indices.to_numpy()[len(judged):].astype(np.int64)
+    _check_duplicates(tag, topic_codes, names, doc_codes, encoded.dictionary)
+    doc_pos = np.where(doc_codes < len(judged), doc_codes, -1)
+    grade = np.full(len(docno), NONPOOL, dtype=np.int64)
+    scored = topic_pos >= 0
+    grade[scored] = qrels.lookup(topic_pos[scored], doc_pos[scored])
+    return grade
 
 
 def _judged_docnos(qrels: QrelsIndex) -> pa.Array:
@@ -77,37 +147,53 @@ def _judged_docnos(qrels: QrelsIndex) -> pa.Array:
 def _check_duplicates(
     tag: str, topic_codes: np.ndarray, names: list[str], doc_codes: np.ndarray, docnos: pa.Array
 ) -> None:
-    """:raises DuplicateDocno: the first line whose (topic, docno) came before (a hash pass)."""
-    repeated = pd.Series(topic_codes * len(docnos) + doc_codes, copy=False).duplicated().to_numpy()
-    if repeated.any():
-        line = int(np.argmax(repeated))
+    """:raises DuplicateDocno: the first line whose (topic, docno) came before."""
+    key = topic_codes * len(docnos) + doc_codes
+    order = np.argsort(key, kind="stable")
+    same = np.flatnonzero(key[order][1:] == key[order][:-1])
+    if len(same):
+        line = int(order[same + 1].min())
         raise DuplicateDocno(tag, names[topic_codes[line]], docnos[doc_codes[line]].as_py())
 
 
-def _tie_codes(
-    topic_pos: np.ndarray, score: np.ndarray, doc_codes: np.ndarray, docnos: pa.Array
-) -> np.ndarray:
-    """Integers that order lines tied on (topic, score) as their docnos compare (``strcmp``),
-    0 elsewhere.
+# --- trec_eval's order ----------------------------------------------------------------
 
-    Files are usually written topic by topic, best score first, so ties are
-    neighbours; otherwise the lines are sorted first.
+
+def _trec_order(topic_pos: np.ndarray, score: np.ndarray, docno: pa.Array,
+                rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The order of the lines by topic, score descending, docno descending, and per line
+    an integer that orders it among the lines tied with it on (topic, score) as the
+    docnos compare (``strcmp``), 0 elsewhere.
+
+    Files are usually written topic by topic, best score first: then the lines
+    keep their order but for ties, and only the tied docnos are sorted.
+
+    :param rows: each line's row in ``docno``.
     """
     same_topic = topic_pos[1:] == topic_pos[:-1]
-    grouped = int(np.count_nonzero(~same_topic)) + 1 == len(np.unique(topic_pos))
-    if len(score) > 1 and grouped and (score[1:][same_topic] <= score[:-1][same_topic]).all():
-        order = np.arange(len(score))
-    else:
-        order = np.lexsort((score, topic_pos))
+    grouped = int(np.count_nonzero(~same_topic)) + 1 == np.count_nonzero(np.bincount(topic_pos))
+    presorted = len(score) > 1 and grouped and bool(
+        (score[1:][same_topic] <= score[:-1][same_topic]).all())
+    order = np.arange(len(score)) if presorted else np.lexsort((-score, topic_pos))
     same = (topic_pos[order][1:] == topic_pos[order][:-1]) & (score[order][1:] == score[order][:-1])
-    codes = np.zeros(len(score), dtype=np.int64)
-    if same.any():
-        tied = np.zeros(len(score), dtype=bool)
-        tied[order[1:][same]] = True
-        tied[order[:-1][same]] = True
-        distinct, inverse = np.unique(doc_codes[tied], return_inverse=True)
-        by_text = pc.sort_indices(docnos.take(pa.array(distinct))).to_numpy()
-        rank = np.empty(len(distinct), dtype=np.int64)
-        rank[by_text] = np.arange(len(distinct))
-        codes[tied] = rank[inverse]
-    return codes
+    ties = np.zeros(len(score), dtype=np.int64)
+    if not same.any():
+        return order, ties
+    tied = np.zeros(len(score), dtype=bool)
+    tied[order[1:][same]] = True
+    tied[order[:-1][same]] = True
+    lines = np.flatnonzero(tied)
+    by_text = pc.sort_indices(docno.take(pa.array(rows[lines]))).to_numpy()
+    ties[lines[by_text]] = np.arange(1, len(lines) + 1)  # distinct within a tie: no repeats
+    block = np.cumsum(np.concatenate(([0], ~same)))  # runs of tied lines, in order
+    at = np.flatnonzero(tied[order])  # only tied lines move, within their run
+    key = block[at] * (len(lines) + 1) + (len(lines) - ties[order[at]])
+    order[at] = order[at][np.argsort(key, kind="stable")]
+    return order, ties
+
+
+def _positions(topic_pos: np.ndarray) -> np.ndarray:
+    """The 1-based position of each line within its topic, lines grouped by topic."""
+    starts = np.flatnonzero(np.concatenate(([True], topic_pos[1:] != topic_pos[:-1])))
+    lengths = np.diff(np.append(starts, len(topic_pos)))
+    return np.arange(1, len(topic_pos) + 1, dtype=np.int64) - np.repeat(starts, lengths)

@@ -70,6 +70,9 @@ class EncodedRun:
         as their docnos would (any value elsewhere).
     :ivar grade: each line's grade, :data:`NONPOOL` when not in the qrels.
     :ivar ignored: run topics absent from the qrels, in ``strcmp`` order.
+    :ivar trec_rank: when the lines are already in trec_eval's order, each
+        line's 1-based position within its topic; ``None`` to have
+        :func:`finish_run` order them.
     """
 
     topic_pos: np.ndarray
@@ -77,6 +80,7 @@ class EncodedRun:
     docno: np.ndarray
     grade: np.ndarray
     ignored: list[str]
+    trec_rank: np.ndarray | None = None
 
 
 def score_run(
@@ -142,14 +146,18 @@ def finish_run(
     list, which keeps their ``strcmp`` order and spares it the strings. See
     :func:`score_run` for the parameters and the result.
     """
-    frame = pd.DataFrame({
-        "topic": encoded.topic_pos, "score": encoded.score,
-        "docno": encoded.docno, "grade": encoded.grade,
-    })
-    ordered = order_run(frame)
+    if encoded.trec_rank is None:
+        ordered = order_run(pd.DataFrame({
+            "topic": encoded.topic_pos, "score": encoded.score,
+            "docno": encoded.docno, "grade": encoded.grade,
+        }))
+        topic, rank, grade = (ordered[name].to_numpy() for name in ("topic", "trec_rank", "grade"))
+    else:
+        topic, rank, grade = encoded.topic_pos, encoded.trec_rank, encoded.grade
     if max_docs is not None:
-        ordered = ordered[ordered["trec_rank"] <= max_docs]
-    counts = _counts(ordered, qrels, ks)
+        kept = rank <= max_docs
+        topic, rank, grade = topic[kept], rank[kept], grade[kept]
+    counts = _counts(topic, rank, grade, qrels, ks)
     present = counts["num_ret"] > 0
     keep = np.ones(len(present), dtype=bool) if complete else present
     frame = _frame(run_tag, qrels, counts, ks, keep)
@@ -190,12 +198,11 @@ def _check_duplicates(
     raise DuplicateDocno(run_tag, str(topic[first]), str(docno[first]))
 
 
-def _counts(ordered: pd.DataFrame, qrels: QrelsIndex, ks: Sequence[int]) -> dict[str, np.ndarray]:
-    """Per-topic integer counts: ``num_ret``, ``num_rel_ret`` and per k ``R``, ``U``, ``J``."""
+def _counts(topic: np.ndarray, rank: np.ndarray, grade: np.ndarray, qrels: QrelsIndex,
+            ks: Sequence[int]) -> dict[str, np.ndarray]:
+    """Per-topic integer counts: ``num_ret``, ``num_rel_ret`` and per k ``R``, ``U``, ``J``,
+    of lines given by topic position, trec_eval rank and grade."""
     n_topics = len(qrels.topics)
-    topic = ordered["topic"].to_numpy()
-    rank = ordered["trec_rank"].to_numpy()
-    grade = ordered["grade"].to_numpy()
     relevant = grade >= qrels.level
     unjudged = grade < 0
     has_line = grade != NONPOOL

@@ -47,7 +47,7 @@ class QrelsIndex:
     :ivar judgment_docnos: the docno (str) of each key, aligned with ``keys``.
     :ivar level: the relevance level the index was built for.
     :ivar cache: derived lookups other modules build once per index
-        (:mod:`pooltool.measures.arrow_run` keeps the judged docnos as an Arrow array here).
+        (:mod:`pooltool.measures.arrow_run` keeps the judgments' fingerprint table here).
     """
 
     topics: np.ndarray

@@ -51,9 +51,14 @@ def summarize(per_topic: pd.DataFrame, ks: Sequence[int], run_tags: Sequence[str
         topics whose num_rel falls in the bin (NaN when none does). Topics
         with num_rel = 0 are in no bin. All fractions are 0..1.
     """
+    names = ["num_ret", "num_rel", "num_rel_ret"] + [
+        f"{name}@{k}" for k in ks for name in ("recall", "num_rel_ret", *_MEANS)]
+    values = {name: per_topic[name].to_numpy() for name in names}
+    run_of_row = per_topic["run_tag"].to_numpy()
     rows = []
     for tag in run_tags:
-        topics = per_topic[per_topic["run_tag"] == tag]
+        mine = run_of_row == tag
+        topics = {name: column[mine] for name, column in values.items()}
         for k in ks:
             rows.append(_summary_row(tag, k, topics))
     columns = list(SUMMARY_COLUMNS) + [f"recall_nrel_{label}" for label, _, _ in NUM_REL_BINS]
@@ -74,10 +79,14 @@ def trec_mean(values: np.ndarray, count: int) -> float:
     return float(np.cumsum(np.asarray(values, dtype=np.float64))[-1] / count)
 
 
-def _summary_row(tag: str, k: int, topics: pd.DataFrame) -> dict[str, object]:
-    num_q = len(topics)
-    recall = topics[f"recall@{k}"].to_numpy()
-    num_rel = topics["num_rel"].to_numpy()
+_MEANS = ("ceiling", "P", "unjudged", "judged", "recall_upper")
+
+
+def _summary_row(tag: str, k: int, topics: dict[str, np.ndarray]) -> dict[str, object]:
+    """One run's summary at cutoff ``k``, from its per-topic columns."""
+    num_q = len(topics["num_rel"])
+    recall = topics[f"recall@{k}"]
+    num_rel = topics["num_rel"]
     rel_ret = int(topics[f"num_rel_ret@{k}"].sum())
     row: dict[str, object] = {
         "run_tag": tag,
@@ -93,8 +102,8 @@ def _summary_row(tag: str, k: int, topics: pd.DataFrame) -> dict[str, object]:
         "min_recall": float(recall.min()) if num_q else float("nan"),
         "zero_recall_share": float((recall == 0).mean()) if num_q else float("nan"),
     }
-    for name in ("ceiling", "P", "unjudged", "judged", "recall_upper"):
-        row[name] = trec_mean(topics[f"{name}@{k}"].to_numpy(), num_q)
+    for name in _MEANS:
+        row[name] = trec_mean(topics[f"{name}@{k}"], num_q)
     for label, low, high in NUM_REL_BINS:
         in_bin = (num_rel >= low) & (num_rel <= high)
         row[f"recall_nrel_{label}"] = float(recall[in_bin].mean()) if in_bin.any() else float("nan")
