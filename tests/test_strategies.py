@@ -174,3 +174,19 @@ def test_mirrored_ranks_tie_exactly_and_go_in_docno_order(text: str) -> None:
     assert order(text, runs)[:2] == ["x", "y"]
     mirrored = (RankedRun("A", ("y", "m", "x"), (3, 2, 1)), *runs[1:])
     assert order(text, mirrored)[:1] == ["y"]
+
+
+def test_a_judgment_of_a_runs_next_document_counts_for_that_run() -> None:
+    # another assessor judged d5, C's best unjudged document, relevant: C's mean is 2/3,
+    # above A's and B's 1/2, so MaxMean draws C's next, d3 (not A's d1)
+    chooser = parse_strategy("maxmean").chooser(RUNS, "1")
+    assert next_document(chooser, [("d5", True)]) == "d3"
+
+
+def test_a_document_set_aside_is_skipped_without_a_judgment() -> None:
+    # MTF names d1 (A); with d1 set aside (on another assessor's screen) A offers d2
+    chooser = parse_strategy("mtf").chooser(RUNS, "1")
+    assert chooser.next() == "d1"
+    chooser.set_aside("d1")
+    assert chooser.next() == "d2"
+    assert getattr(chooser, "priority") == [0, 0, 0]  # noqa: B009 (MoveToFront's state)

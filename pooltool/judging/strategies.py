@@ -37,8 +37,10 @@ Static orders (the order never depends on the judgments):
 
 Adaptive (each run is an arm; the document judged next comes from the chosen
 run: its best-ranked document not judged yet; a judgment of the document a
-chooser named counts for the run it came from, any other judgment only makes
-that document judged; a run with nothing left unjudged drops out):
+chooser named counts for the run it came from; any other judgment (another
+assessor's, in a live pool) counts for the first run, in tag order, whose
+best-ranked unjudged document it is, and otherwise only makes that document
+judged; a run with nothing left unjudged drops out):
 
 * ``mtf``: Move-to-Front (Cormack, Palmer and Clarke 1998, 'Efficient
   construction of large test collections'): every run starts with priority
@@ -143,9 +145,18 @@ class Chooser(ABC):
         """
         named, self._asked = self._pick if self._asked else None, False
         if docno not in self.judged:
-            self.judged.add(docno)
             if docno == named:
+                self.judged.add(docno)
                 self._learn(relevant)
+            else:
+                self._learn_other(docno, relevant)
+                self.judged.add(docno)
+
+    def set_aside(self, docno: str) -> None:
+        """Leave a document out of the choices without a judgment (another assessor
+        has it on screen); nothing is learnt from it."""
+        self.judged.add(docno)
+        self._asked = False
 
     @abstractmethod
     def _choose(self) -> str | None:
@@ -154,6 +165,10 @@ class Chooser(ABC):
     @abstractmethod
     def _learn(self, relevant: bool) -> None:
         """Update the state after the document :meth:`_choose` named was judged."""
+
+    @abstractmethod
+    def _learn_other(self, docno: str, relevant: bool) -> None:
+        """Update the state after a document it did not name was judged."""
 
 
 class OrderChooser(Chooser):
@@ -170,6 +185,9 @@ class OrderChooser(Chooser):
         return self.order[self._at] if self._at < len(self.order) else None
 
     def _learn(self, relevant: bool) -> None:
+        """A static order learns nothing."""
+
+    def _learn_other(self, docno: str, relevant: bool) -> None:
         """A static order learns nothing."""
 
 
@@ -206,6 +224,12 @@ class ArmChooser(Chooser):
     def _learn(self, relevant: bool) -> None:
         assert self.last is not None  # a document was named, so a run was chosen
         self._credit(self.last, relevant)
+
+    def _learn_other(self, docno: str, relevant: bool) -> None:
+        for arm in range(len(self.runs)):
+            if self._advance(arm) and self.runs[arm].docnos[self.at[arm]] == docno:
+                self._credit(arm, relevant)
+                return
 
     def _credit(self, arm: int, relevant: bool) -> None:
         if relevant:
