@@ -64,6 +64,7 @@ def main() -> int:
                 picker.next_for(topic, assessor)
                 times.append(time.perf_counter() - start)
             print(f"  next document, {name:10} {min(times) * 1000:7.1f} ms   target < 20 ms")
+            store.release_claims(topic, assessor)  # claims are per topic, not per pool
     return 0
 
 

@@ -44,6 +44,8 @@ import pandas as pd
 
 from pooltool.errors import InvalidArgument, StoreError
 from pooltool.judging.strategies import (
+    Chooser,
+    OrderChooser,
     RankedRun,
     Strategy,
     next_document,
@@ -116,6 +118,7 @@ class AdaptivePicker:
         self.level = int(design["level"])
         self.run_tags: list[str] = list(design["run_tags"])
         self._runs: dict[str, tuple[RankedRun, ...]] = {}
+        self._orders: dict[str, list[str] | None] = {}
 
     def runs(self, topic: str) -> tuple[RankedRun, ...]:
         """The topic's runs in tag order, read once."""
@@ -123,6 +126,14 @@ class AdaptivePicker:
             entries = self.store.topic_entries(self.run_tags, topic)
             self._runs[topic] = topic_runs(entries).get(topic, ()) if len(entries) else ()
         return self._runs[topic]
+
+    def chooser(self, topic: str) -> Chooser:
+        """A new chooser for the topic; a static order is computed once and kept."""
+        if topic not in self._orders:
+            self._orders[topic] = self.strategy.static_order(self.runs(topic))
+        order = self._orders[topic]
+        return OrderChooser(order) if order is not None else \
+            self.strategy.chooser(self.runs(topic), topic)
 
     def log(self, topic: str) -> list[tuple[str, bool]]:
         """The topic's judgment log as the strategy sees it (module docstring):
@@ -147,7 +158,7 @@ class AdaptivePicker:
             chosen = {docno for docno, _ in self.store.topic_pool_docs(topic, self.pool)}
             if len(chosen & judged) + len(chosen & taken) >= self.budget:
                 return None
-        chooser = self.strategy.chooser(self.runs(topic), topic)
+        chooser = self.chooser(topic)
         docno = next_document(chooser, log)
         while docno is not None and docno in taken:
             chooser.set_aside(docno)

@@ -102,6 +102,7 @@ import zlib
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 import pandas as pd
@@ -344,11 +345,7 @@ class Hedge(Chooser):
 
     def __init__(self, runs: Sequence[RankedRun], beta: float) -> None:
         super().__init__()
-        self.docnos = sorted({d for run in runs for d in run.docnos})
-        self.column = {docno: i for i, docno in enumerate(self.docnos)}
-        self.values = np.zeros((len(runs), len(self.docnos)))
-        for row, run in enumerate(runs):
-            self.values[row, [self.column[d] for d in run.docnos]] = ap_prior(len(run.docnos))
+        self.docnos, self.column, self.values = hedge_table(tuple(runs))
         self.weights = np.ones(len(runs))
         self.open = np.ones(len(self.docnos), dtype=bool)
         self.beta = beta
@@ -382,6 +379,22 @@ class Hedge(Chooser):
         if column is not None:
             self.open[column] = False
         super().set_aside(docno)
+
+
+@lru_cache(maxsize=2)
+def hedge_table(runs: tuple[RankedRun, ...]) -> tuple[list[str], dict[str, int], np.ndarray]:
+    """Hedge's fixed part for one topic's runs, kept for the last two topics asked
+    (a live pool rebuilds the chooser at every choice): every document in docno
+    order, its column, and the runs x documents AP-prior values (read only)."""
+    every = np.array([d for run in runs for d in run.docnos], dtype=object)
+    codes, uniques = pd.factorize(every, sort=True)  # codes in docno order
+    docnos = [str(d) for d in uniques]
+    values = np.zeros((len(runs), len(docnos)))
+    rows = np.repeat(np.arange(len(runs)), [len(run.docnos) for run in runs])
+    if len(every):
+        values[rows, codes] = np.concatenate([ap_prior(len(run.docnos)) for run in runs])
+    values.flags.writeable = False
+    return docnos, dict(zip(docnos, range(len(docnos)), strict=True)), values
 
 
 def ap_prior(z: int) -> np.ndarray:
@@ -496,15 +509,11 @@ class Strategy:
 
     def chooser(self, runs: Sequence[RankedRun], topic: str) -> Chooser:
         """A new chooser for one topic's runs (in run-tag order), nothing judged yet."""
+        order = self.static_order(runs)
+        if order is not None:
+            return OrderChooser(order)
         p = self.params
         builders: dict[str, Callable[[], Chooser]] = {
-            "depth": lambda: OrderChooser(depth_order(runs, int(p["k"]))),
-            "rundepth": lambda: OrderChooser(run_depth_order(runs, p)),
-            "roundrobin": lambda: OrderChooser(round_robin_order(runs)),
-            "rrf": lambda: OrderChooser(fused_order(runs, rrf_weights(p["k"]))),
-            "borda": lambda: OrderChooser(borda_order(runs)),
-            "combsum": lambda: OrderChooser(fused_order(runs, min_max)),
-            "rbp": lambda: OrderChooser(fused_order(runs, rbp_weights(p["p"]))),
             "mtf": lambda: MoveToFront(runs),
             "maxmean": lambda: MaxMean(runs),
             "mmns": lambda: MaxMeanNonStationary(runs, p["gamma"]),
@@ -512,6 +521,21 @@ class Strategy:
             "hedge": lambda: Hedge(runs, p["beta"]),
         }
         return builders[self.name]()
+
+    def static_order(self, runs: Sequence[RankedRun]) -> list[str] | None:
+        """A static strategy's order of the topic's documents (it never depends on the
+        judgments, so a caller may keep it); ``None`` for an adaptive strategy."""
+        p = self.params
+        orders: dict[str, Callable[[], list[str]]] = {
+            "depth": lambda: depth_order(runs, int(p["k"])),
+            "rundepth": lambda: run_depth_order(runs, p),
+            "roundrobin": lambda: round_robin_order(runs),
+            "rrf": lambda: fused_order(runs, rrf_weights(p["k"])),
+            "borda": lambda: borda_order(runs),
+            "combsum": lambda: fused_order(runs, min_max),
+            "rbp": lambda: fused_order(runs, rbp_weights(p["p"])),
+        }
+        return orders[self.name]() if self.name in orders else None
 
 
 #: Every strategy with its parameters' defaults and the check each must pass.
