@@ -44,6 +44,8 @@ Rules, in the order an assessor meets them:
   the session's writes still waiting, and the other assessors' claims; the
   choice is claimed on every topic). "Next unjudged" asks the strategy again,
   so the queue grows one document at a time until the topic's budget is used.
+  While the store is busy a choice is shown at once and joins the pool (and
+  is claimed) at the next choice.
 """
 
 from __future__ import annotations
@@ -99,6 +101,7 @@ class JudgingSession:
         self.skipped = workspace.skipped(self.store, assessor, topic)
         self.scan_terms = workspace.scan_terms(self.store, assessor, topic)
         self.notes = workspace.note_drafts(self.store, assessor, topic)
+        self.unrecorded: set[str] = set()  # adaptive choices the busy store did not take yet
         self.picker = AdaptivePicker(self.store, pool) \
             if self.store.adaptive_design(pool) is not None else None
         if self.picker is not None:
@@ -236,7 +239,16 @@ class JudgingSession:
         assert self.picker is not None
         pending = [(m.docno, m.grade >= self.picker.level) for m in self.marks.values()
                    if not m.write.done and is_judged(m.grade)]
-        docno = self.picker.choose(self.topic, self.assessor, pending)
+        try:
+            for shown in sorted(self.unrecorded):
+                self.store.add_choice(self.pool, self.topic, shown,
+                                      self.picker.hits(self.topic, shown))
+            self.unrecorded.clear()
+            docno = self.picker.choose(self.topic, self.assessor, pending)
+        except sqlite3.OperationalError:  # busy: shown now, recorded in the pool later
+            docno = self.picker.next_for(self.topic, self.assessor, pending)
+            if docno is not None:
+                self.unrecorded.add(docno)
         if docno is None:
             return None
         if docno not in self.queue:

@@ -53,3 +53,25 @@ def test_a_second_assessor_and_a_restart_follow_the_log(live: Path) -> None:
         # d1, d2 judged, d3 and d4 on screens: the budget of 4 is used
         assert sorted(store.pool_docs("live")["docno"]) == ["d1", "d2", "d3", "d4"]
         assert AdaptivePicker(store, "live").next_for("1", "carol") is None
+
+
+def test_a_busy_store_delays_the_grade_but_not_the_next_choice(live: Path) -> None:
+    """While another process holds the write lock, the grade waits in the journal and
+    the strategy's next choice counts it (the session's pending judgments join the log)."""
+    import sqlite3
+
+    with JudgmentStore.open(live) as store:
+        store.conn.execute("PRAGMA busy_timeout = 50")
+        writes = WriteQueue(store)
+        session = JudgingSession(writes, "1", "alice", pool="live")
+        blocker = sqlite3.connect(live, isolation_level=None)
+        blocker.execute("BEGIN IMMEDIATE")
+        session.grade(0, 100)  # d1 not relevant, not in the store yet
+        assert writes.pending == 1
+        assert session.docno == "d2"  # as if d1 were in the log: A falls behind, B's d2
+        blocker.execute("COMMIT")
+        blocker.close()
+        assert writes.flush()
+        assert store.topic_log("1")[0][1:] == ("d1", "alice", 0)
+        session.grade(1, 100)  # d2, shown while the store was busy, joins the pool now
+        assert sorted(store.pool_docs("live")["docno"]) == ["d1", "d2", "d4"]
