@@ -74,7 +74,7 @@ def main() -> int:
     topic = sorted(set(qrels["topic"]))[0]
     ranked = topic_runs(ordered[ordered["topic"] == topic])[topic]
     relevant = frozenset(qrels[(qrels["topic"] == topic) & (qrels["grade"] > 0)]["docno"])
-    for name in STRATEGIES:
+    for name in [*STRATEGIES, "hedge"]:
         strategy = parse_strategy(name)
         log = [(d, d in relevant) for d in judge_sequence(strategy.chooser(ranked, topic),
                                                             relevant, 100)]

@@ -117,7 +117,19 @@ GLOSSARY: dict[str, Term] = {
                      "defined, with its source, in pooltool/judging/strategies.py.",
                      "the strategy's paper (e.g. Cormack, Palmer and Clarke 1998 for mtf; "
                      "Losada, Parapar and Barreiro 2016, 2017 for maxmean and mmns)"),
-    "budget": Term("Judgments per topic the strategy may spend.", "pooltool"),
+    "budget": Term("Judgments per topic the strategy may spend (status of an adaptive pool: "
+                   "documents it may choose per topic; empty: no limit).", "pooltool"),
+    "budget_used": Term("Documents of the topic the adaptive pool's strategy chose that are "
+                        "judged (status of a pool made with pool --strategy).", "pooltool"),
+    "relevant_found": Term("Of budget_used, the relevant ones (grade >= the pool's level, "
+                           "the first judgment of each document).", "pooltool"),
+    "recent_rate": Term("Share relevant among the topic's last 10 judgments of chosen "
+                        "documents (empty before the first).", "pooltool"),
+    "est_unfound": Term("Estimated relevant documents not found yet: recent_rate times the "
+                        "documents the pool's runs retrieved for the topic that nobody has "
+                        "judged. An extrapolation that errs high (the strategies judge the "
+                        "likeliest documents first); near 0: another judgment is unlikely "
+                        "to pay.", "pooltool (stated estimator, not from a paper)"),
     "spent": Term("Judgments made (summed over topics in the summary); less than budget per "
                   "topic where the strategy ran out of documents.", "pooltool"),
     "found": Term("Relevant documents (grade >= LEVEL in the complete qrels) among the "

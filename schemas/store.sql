@@ -1,6 +1,12 @@
 CREATE VIEW live_runs AS
     SELECT * FROM runs WHERE run_id NOT IN (SELECT run_id FROM run_retirements);
 
+CREATE TRIGGER adaptive_pools_no_delete BEFORE DELETE ON adaptive_pools
+BEGIN SELECT RAISE(ABORT, 'adaptive pools are kept as made: make a new pool instead'); END;
+
+CREATE TRIGGER adaptive_pools_no_update BEFORE UPDATE ON adaptive_pools
+BEGIN SELECT RAISE(ABORT, 'adaptive pools are kept as made: make a new pool instead'); END;
+
 CREATE TRIGGER assessor_kinds_no_delete BEFORE DELETE ON assessor_kinds
 BEGIN SELECT RAISE(ABORT, 'assessor kinds are append-only: set the kind again instead'); END;
 
@@ -43,6 +49,16 @@ CREATE TABLE "_sqlite_migrations" (
    "migration_set" TEXT,
    "name" TEXT,
    "applied_at" TEXT
+);
+
+CREATE TABLE adaptive_pools (
+    pool_id INTEGER PRIMARY KEY REFERENCES pools(pool_id),
+    strategy TEXT NOT NULL,          -- a strategy of pooltool.judging.strategies, e.g. 'mtf'
+    params TEXT NOT NULL,            -- JSON object: the strategy's parameters, defaults filled in
+    seed INTEGER NOT NULL,           -- the seed of a randomised strategy (thompson)
+    budget INTEGER,                  -- documents chosen per topic at most; NULL: no limit
+    level INTEGER NOT NULL,          -- the lowest grade the strategy counts as relevant
+    created_at TEXT NOT NULL         -- UTC, ISO 8601
 );
 
 CREATE TABLE assessor_kinds (

@@ -229,3 +229,23 @@ def test_a_pipe_is_refused_naming_it(tmp_path: Path) -> None:
                  ["recall", "--qrels", str(fifo), str(fifo)]):
         result = CliRunner().invoke(cli, ["--db", str(tmp_path / "s.db"), *args])
         assert (result.exit_code, result.stderr) == (1, f"Error: {fifo}: {reason}\n"), args
+
+
+def test_adaptive_pool_status_and_export(work: Path) -> None:
+    run(work, "init")
+    run(work, "add-runs", str(work / "a.run"), str(work / "b.run"))
+    code, _, err = run(work, "pool", "--name", "live", "--strategy", "mtf", "--budget", "2",
+                       "--format", "csv")
+    assert code == 0 and "adaptive pool 'live' made: strategy mtf, 2 runs, budget 2" in err
+    assert run(work, "export-pool", "--pool", "live")[1] == "1 a\n2 x\n"  # first choices
+    assert run(work, "import-qrels", str(work / "qrels.txt"), "--version", "v1")[0] == 0
+    code, out, _ = run(work, "status", "--pool", "live", "--format", "csv")
+    assert out.splitlines()[:2] == [
+        "topic,pooled,judged,unjudged,relevant,judged_outside,done,budget,budget_used,"
+        "relevant_found,recent_rate,est_unfound",
+        # a (relevant) was chosen and judged; b judged outside the pool; of the runs'
+        # a, b, c, d, c and d are unjudged: 1/1 * 2
+        "1,1,1,0,1,1,1.0,2,1,1,1.0,2.0"]
+    assert run(work, "pool", "--name", "x", "--depth", "2", "--strategy", "mtf")[0] == 2
+    code, _, err = run(work, "pool", "--name", "live", "--strategy", "nosuch")
+    assert code != 0 and "unknown strategy 'nosuch'" in err

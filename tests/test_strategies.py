@@ -114,7 +114,8 @@ def test_thompson_is_reproducible_and_seeded() -> None:
     assert sum(docno.startswith("C") for docno in first) >= 25
 
 
-@pytest.mark.parametrize("text", ["depth", "rrf", "mtf", "maxmean", "mmns", "thompson:seed=3"])
+@pytest.mark.parametrize("text", ["depth", "rrf", "mtf", "maxmean", "mmns", "thompson:seed=3",
+                                  "hedge", "rundepth:k=1,first.C=1"])
 def test_the_next_document_is_rebuilt_from_the_log(text: str) -> None:
     relevant = frozenset({"d2", "d4"})
     live = order(text, relevant=relevant)
@@ -174,3 +175,57 @@ def test_mirrored_ranks_tie_exactly_and_go_in_docno_order(text: str) -> None:
     assert order(text, runs)[:2] == ["x", "y"]
     mirrored = (RankedRun("A", ("y", "m", "x"), (3, 2, 1)), *runs[1:])
     assert order(text, mirrored)[:1] == ["y"]
+
+
+def test_a_judgment_of_a_runs_next_document_counts_for_that_run() -> None:
+    # another assessor judged d5, C's best unjudged document, relevant: C's mean is 2/3,
+    # above A's and B's 1/2, so MaxMean draws C's next, d3 (not A's d1)
+    chooser = parse_strategy("maxmean").chooser(RUNS, "1")
+    assert next_document(chooser, [("d5", True)]) == "d3"
+
+
+def test_a_document_set_aside_is_skipped_without_a_judgment() -> None:
+    # MTF names d1 (A); with d1 set aside (on another assessor's screen) A offers d2
+    chooser = parse_strategy("mtf").chooser(RUNS, "1")
+    assert chooser.next() == "d1"
+    chooser.set_aside("d1")
+    assert chooser.next() == "d2"
+    assert getattr(chooser, "priority") == [0, 0, 0]  # noqa: B009 (MoveToFront's state)
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    # depths A 1, B 2, C 1: {d1}, {d2, d4}, {d5}; C is a priority run: d5 first
+    ("rundepth:k=1,k.B=2,first.C=1", ["d5", "d1", "d2", "d4"]),
+    # A left out: B's d2 and C's d5
+    ("rundepth:k=1,k.A=0", ["d2", "d5"]),
+    # no per-run depth and no priority run: the depth pool
+    ("rundepth:k=2", ["d1", "d2", "d3", "d4", "d5"]),
+])
+def test_run_depths_and_priority_runs(text: str, expected: list[str]) -> None:
+    assert order(text) == expected
+
+
+def test_rundepth_refuses_bad_run_parameters() -> None:
+    with pytest.raises(PooltoolError, match=r"first.A must be 0 or 1, got 2"):
+        parse_strategy("rundepth:first.A=2")
+    with pytest.raises(PooltoolError, match=r"it takes k, k.TAG, first.TAG"):
+        parse_strategy("rundepth:depth.A=2")
+    assert parse_strategy("rundepth:k.A=3").label == "rundepth:k=7,k.A=3"
+
+
+def test_hedge_by_hand() -> None:
+    # AP prior (H_Z - H_(r-1)) / H_Z: A and B (Z = 3) 1, 5/11, 2/11; C (Z = 2) 1, 1/3.
+    # weights 1: d1 1 + 2/11, d2 5/11 + 1 (largest), d3 2/11 + 1/3, d4 5/11, d5 1: d2.
+    # d2 relevant, beta 0.5: losses A 6/11, B 0, C 1: w = .6852, 1, .5; d1 .6852 + 2/11
+    # = .867 > d5 .5 > d4 .4545 > d3: d1. d1 not relevant: losses A 1, B 2/11, C 0:
+    # w = .3426, .8816, .5; d5 .5 > d4 .4007 > d3 .229: d5. d5 not relevant: C .25;
+    # d4 .4007 > d3 .1456: d4, then d3.
+    relevant = frozenset({"d2", "d4"})
+    assert order("hedge:beta=0.5", relevant=relevant) == ["d2", "d1", "d5", "d4", "d3"]
+
+
+def test_hedge_weights_follow_the_definition() -> None:
+    chooser = parse_strategy("hedge:beta=0.5").chooser(RUNS, "1")
+    assert next_document(chooser, [("d2", True), ("d1", False)]) == "d5"
+    assert getattr(chooser, "weights").tolist() == pytest.approx(  # noqa: B009
+        [0.5 ** (6 / 11 + 1), 0.5 ** (2 / 11), 0.5])

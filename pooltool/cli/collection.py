@@ -213,31 +213,73 @@ def _force_hint() -> Iterator[None]:
 
 
 @cli.command()
-@click.option("--depth", "-d", type=click.IntRange(min=1), required=True,
+@click.option("--depth", "-d", type=click.IntRange(min=1),
               help="Pool depth: each run's first DEPTH documents per topic are pooled.")
+@click.option("--strategy", metavar="NAME[:KEY=VALUE,...]",
+              help="Make an adaptive pool instead: the strategy (e.g. mtf, mmns:gamma=0.9, "
+                   "thompson) chooses each topic's next document from the judgments so far, "
+                   "as assessors judge ('pooltool simulate --help' lists the strategies).")
+@click.option("--budget", type=click.IntRange(min=1),
+              help="With --strategy: documents chosen per topic at most (default: no limit).")
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
+              help="With --strategy: the seed of a randomised strategy (thompson).")
 @click.option("--runs", "run_tags", multiple=True, metavar="TAG",
               help="Pool only these runs (repeat the option); default: every stored run.")
-@click.option("--pool", "pool_name", default=DEFAULT_POOL, show_default=True,
+@click.option("--pool", "--name", "pool_name", default=DEFAULT_POOL, show_default=True,
               callback=_non_blank, help="Name of the pool to build or grow.")
 @output_option()
 @click.pass_context
-def pool(ctx: click.Context, depth: int, run_tags: tuple[str, ...], pool_name: str,
-         fmt: str) -> None:
-    """Pool the top DEPTH documents of each run (trec_eval order) into the store.
+def pool(ctx: click.Context, depth: int | None, strategy: str | None, budget: int | None,
+         seed: int, run_tags: tuple[str, ...], pool_name: str, fmt: str) -> None:
+    """Pool the top DEPTH documents of each run (trec_eval order) into the store,
+    or make an adaptive pool (--strategy).
 
     Pools only grow: pooling again with more runs or a larger DEPTH adds just
     the new documents. Prints what each run contributed: pooled (its
     top-DEPTH pairs), unique (no other pooled run has them) and new (not
     pooled before).
 
+    An adaptive pool is made once. 'pooltool judge --pool NAME' shows each
+    assessor the document the strategy chooses next from every assessor's
+    judgments so far (rebuilt from the log and the stored seed each time, so
+    a restarted app or a second one on the topic sees what the log implies;
+    two assessors are never shown the same document). 'export-pool' writes
+    the documents chosen so far; 'status --pool NAME' the budget used and
+    the estimated relevant documents not found yet per topic.
+
     \b
     Example:
       pooltool pool --depth 7 --runs BBGhelani2 --runs T5R1
+      pooltool pool --name adaptive --strategy mtf --budget 20
     """
+    if (depth is None) == (strategy is None):
+        raise click.UsageError("give --depth (a depth-k pool) or --strategy (an adaptive "
+                               "pool), not both")
+    if strategy is None and budget is not None:
+        raise click.UsageError("--budget goes with --strategy")
+    if strategy is not None:
+        _adaptive_pool(ctx, pool_name, strategy, budget, seed, list(run_tags), fmt)
+        return
+    assert depth is not None
     with open_store_to_write(ctx) as store:
         result = pooling.pool_runs(store, depth, list(run_tags) or None, pool_name)
     emit(result.contributions, fmt, title=f"pool {result.pool!r} at depth {depth}")
     warn(f"{result.docs_added} documents added; the pool now holds {result.pool_size}")
+
+
+def _adaptive_pool(ctx: click.Context, pool_name: str, strategy: str, budget: int | None,
+                   seed: int, run_tags: list[str], fmt: str) -> None:
+    from pooltool.judging.adaptive import adaptive_status, create_adaptive_pool
+
+    with open_store_to_write(ctx) as store:
+        design = create_adaptive_pool(store, pool_name, strategy, budget, seed,
+                                      run_tags or None)
+        table = adaptive_status(store, pool_name)
+    emit(table, fmt, title=f"adaptive pool {pool_name!r}: {design['strategy']}")
+    warn(f"adaptive pool {pool_name!r} made: strategy {design['strategy']}, "
+         f"{len(design['run_tags'])} runs, budget "
+         f"{budget if budget is not None else 'unlimited'} per topic, seed {seed}; "
+         f"judge it with 'pooltool judge --pool {pool_name}'")
 
 
 @cli.command("export-pool")
@@ -400,6 +442,12 @@ def status(ctx: click.Context, pool_name: str, level: int, fmt: str,
     judgments by kind the counts use (people's only, by the default policy;
     a table says so on stderr when the store has a machine assessor).
 
+    An adaptive pool (pool --strategy) adds per topic its budget,
+    budget_used (chosen documents judged), relevant_found, recent_rate and
+    est_unfound: the relevant documents not found yet, estimated as the
+    share relevant among the last 10 judgments times the documents the runs
+    retrieved that nobody has judged (errs high; near 0: stop).
+
     --estimate NAME adds est_missed per topic: the estimated relevant
     documents outside the pool (est_R of 'recall --estimate' minus the pooled
     relevant ones), with its 95% interval.
@@ -412,6 +460,10 @@ def status(ctx: click.Context, pool_name: str, level: int, fmt: str,
 
     with open_store(ctx) as store:
         topics = pool_status(store, pool_name, level)
+        if store.adaptive_design(pool_name) is not None:
+            from pooltool.judging.adaptive import adaptive_status
+
+            topics = topics.merge(adaptive_status(store, pool_name), on="topic", how="left")
         pace = judging_stats(store, pool=pool_name)
         note, machines = store.policy_note(), bool(store.machines())
         if sample_name is not None:

@@ -48,6 +48,11 @@ def judge(ctx: click.Context, assessor: str, topics: tuple[str, ...], order: str
     (imported qrels count; a negative grade does not). Documents you judged
     stay in the queue to revisit. "Remaining" counts what is left of it.
 
+    On an adaptive pool (pool --strategy) each next document is the one the
+    strategy chooses from everyone's judgments so far, one at a time, until
+    the topic's budget is used; the status line shows the budget used and
+    the estimated relevant documents not found yet.
+
     A note written before the grade is saved at once and joins the grade.
     While another process holds the store busy, your writes wait in a
     journal next to the store (DB.pending-ASSESSOR-PID.jsonl) and are saved

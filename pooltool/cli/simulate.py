@@ -22,6 +22,8 @@ if TYPE_CHECKING:
 SCHEMA = "simulate-v1"
 NOTE = ("documents without a qrels line count as non-relevant (the qrels stand for complete "
         "judgments, as in the literature)")
+#: The strategies whose k --depth sets.
+DEPTH_STRATEGIES = ("depth", "rundepth")
 COMPACT = ["strategy", "budget", "found", "found_share", "MAE_recall", "tau_ap"]
 COMPACT_PER_TOPIC = ["strategy", "budget", "topic", "found", "num_rel"]
 
@@ -106,7 +108,8 @@ def simulate(ctx: click.Context, runs: tuple[str, ...], qrels_spec: str,
 
 
 def _strategies(texts: tuple[str, ...], depth: int) -> list[Strategy]:
-    return [parse_strategy(text, {"k": depth} if text.partition(":")[0] == "depth" else None)
+    return [parse_strategy(text, {"k": depth} if text.partition(":")[0] in DEPTH_STRATEGIES
+                           else None)
             for text in texts or tuple(STRATEGIES)]
 
 

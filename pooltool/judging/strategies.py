@@ -19,6 +19,15 @@ Static orders (the order never depends on the judgments):
 * ``depth`` (k, default 7): the union of every run's first k documents, judged
   in docno order, as NIST judges a depth-k pool (Sparck Jones and van
   Rijsbergen 1975; TREC). Nothing beyond the pool: ``None`` once it is judged.
+* ``rundepth`` (k, default 7; ``k.TAG=N`` a run's own depth; ``first.TAG=1``
+  a priority run): the union of every run's first k documents, each run to
+  its own depth where ``k.TAG`` gives one (0 leaves the run out); the
+  documents a priority run put in come first, then the others, each part in
+  docno order (TREC's per-run pool depths and judging priorities, e.g. the
+  priority runs participants name; Voorhees and Harman 2005, 'TREC:
+  Experiment and Evaluation in Information Retrieval', ch. 2). With no
+  ``k.TAG`` and no priority run it is ``depth``. A tag with ``,`` or ``=``
+  in it cannot be named.
 * ``roundrobin``: Take@N: every run's rank-1 document, then every run's rank-2
   document, and so on, each document once (Lipani et al. 2017, 'Fixed-cost
   pooling strategies based on IR evaluation measures').
@@ -37,8 +46,10 @@ Static orders (the order never depends on the judgments):
 
 Adaptive (each run is an arm; the document judged next comes from the chosen
 run: its best-ranked document not judged yet; a judgment of the document a
-chooser named counts for the run it came from, any other judgment only makes
-that document judged; a run with nothing left unjudged drops out):
+chooser named counts for the run it came from; any other judgment (another
+assessor's, in a live pool) counts for the first run, in tag order, whose
+best-ranked unjudged document it is, and otherwise only makes that document
+judged; a run with nothing left unjudged drops out):
 
 * ``mtf``: Move-to-Front (Cormack, Palmer and Clarke 1998, 'Efficient
   construction of large test collections'): every run starts with priority
@@ -60,10 +71,28 @@ that document judged; a run with nothing left unjudged drops out):
   numpy's PCG64 generator seeded by (seed, CRC-32 of the topic id); the largest
   draw wins (ties to the first run).
 
+Adaptive over documents:
+
+* ``hedge`` (beta, default 0.1): Hedge (Freund and Schapire 1997) as Aslam,
+  Pavlu and Savell 2003 use it for pooling ('A unified model for metasearch,
+  pooling, and system evaluation'): every run is an expert with weight 1 at
+  first. Run s of Z documents values its document at rank r by the
+  average-precision prior a_s(r) = (H_Z - H_(r-1)) / H_Z (H_n the n-th
+  harmonic number: 1 at rank 1, falling with rank), 0 for a document it
+  lacks. The next document is the unjudged one with the largest
+  sum_s w_s a_s(d) (ties in docno order). A judgment of d costs run s the
+  loss 1 - a_s(d) when d is relevant, a_s(d) when not, and w_s becomes
+  w_s * beta^loss. Every judgment counts, named or not. The loss's form
+  (the AP prior in [0, 1]) and beta's default are pooltool's reading of the
+  paper, which could not be checked against its text here.
+
 Where a paper leaves a choice open (tie rules, MTF's step of 1, the form and
 default of MM-NS's discount), the rule above is pooltool's; the definitions
 were written from the papers as cited, not checked line by line against
-their text.
+their text (only the abstracts could be read). The one public MTF found,
+Li and Kanoulas' ``activesampling`` (``acsp/models/mtf.py``, not the
+authors'), starts on a random run and always leaves a run after a
+non-relevant document, for the best other run.
 """
 
 from __future__ import annotations
@@ -73,6 +102,7 @@ import zlib
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 import pandas as pd
@@ -118,7 +148,13 @@ def topic_runs(frame: pd.DataFrame) -> dict[str, tuple[RankedRun, ...]]:
 
 
 class Chooser(ABC):
-    """A strategy's state for one topic: the next document to judge, given the judgments."""
+    """A strategy's state for one topic: the next document to judge, given the judgments.
+
+    :cvar learns_from_any: the strategy learns alike from every judgment, named or
+        not (so rebuilding it from a log need not ask for each named document).
+    """
+
+    learns_from_any = False
 
     def __init__(self) -> None:
         self.judged: set[str] = set()
@@ -143,9 +179,18 @@ class Chooser(ABC):
         """
         named, self._asked = self._pick if self._asked else None, False
         if docno not in self.judged:
-            self.judged.add(docno)
             if docno == named:
+                self.judged.add(docno)
                 self._learn(relevant)
+            else:
+                self._learn_other(docno, relevant)
+                self.judged.add(docno)
+
+    def set_aside(self, docno: str) -> None:
+        """Leave a document out of the choices without a judgment (another assessor
+        has it on screen); nothing is learnt from it."""
+        self.judged.add(docno)
+        self._asked = False
 
     @abstractmethod
     def _choose(self) -> str | None:
@@ -154,6 +199,10 @@ class Chooser(ABC):
     @abstractmethod
     def _learn(self, relevant: bool) -> None:
         """Update the state after the document :meth:`_choose` named was judged."""
+
+    @abstractmethod
+    def _learn_other(self, docno: str, relevant: bool) -> None:
+        """Update the state after a document it did not name was judged."""
 
 
 class OrderChooser(Chooser):
@@ -170,6 +219,9 @@ class OrderChooser(Chooser):
         return self.order[self._at] if self._at < len(self.order) else None
 
     def _learn(self, relevant: bool) -> None:
+        """A static order learns nothing."""
+
+    def _learn_other(self, docno: str, relevant: bool) -> None:
         """A static order learns nothing."""
 
 
@@ -206,6 +258,12 @@ class ArmChooser(Chooser):
     def _learn(self, relevant: bool) -> None:
         assert self.last is not None  # a document was named, so a run was chosen
         self._credit(self.last, relevant)
+
+    def _learn_other(self, docno: str, relevant: bool) -> None:
+        for arm in range(len(self.runs)):
+            if self._advance(arm) and self.runs[arm].docnos[self.at[arm]] == docno:
+                self._credit(arm, relevant)
+                return
 
     def _credit(self, arm: int, relevant: bool) -> None:
         if relevant:
@@ -274,12 +332,95 @@ class Thompson(ArmChooser):
         return live[int(np.argmax(draws))]
 
 
+class Hedge(Chooser):
+    """Hedge over runs as experts, choosing documents (Aslam, Pavlu and Savell 2003);
+    see the module docstring.
+
+    :ivar docnos: every document the runs retrieve, in docno order.
+    :ivar values: runs x documents, a_s(d).
+    :ivar weights: per run, w_s.
+    """
+
+    learns_from_any = True
+
+    def __init__(self, runs: Sequence[RankedRun], beta: float) -> None:
+        super().__init__()
+        self.docnos, self.column, self.values = hedge_table(tuple(runs))
+        self.weights = np.ones(len(runs))
+        self.open = np.ones(len(self.docnos), dtype=bool)
+        self.beta = beta
+
+    def _choose(self) -> str | None:
+        if not self.open.any():
+            return None
+        scores = np.where(self.open, self.weights @ self.values, -np.inf)
+        return self.docnos[int(np.argmax(scores))]  # the first largest: docno order
+
+    def _learn(self, relevant: bool) -> None:
+        """Counted in :meth:`_learn_other`, which every judgment reaches."""
+
+    def _learn_other(self, docno: str, relevant: bool) -> None:
+        column = self.column.get(docno)
+        if column is None:
+            return
+        self.open[column] = False
+        value = self.values[:, column]
+        self.weights = self.weights * self.beta ** np.where(relevant, 1 - value, value)
+
+    def observe(self, docno: str, relevant: bool) -> None:
+        """Record a judgment; Hedge learns from every judgment, named or not."""
+        if docno not in self.judged:
+            self._learn_other(docno, relevant)
+        self.judged.add(docno)
+        self._asked = False
+
+    def set_aside(self, docno: str) -> None:
+        column = self.column.get(docno)
+        if column is not None:
+            self.open[column] = False
+        super().set_aside(docno)
+
+
+@lru_cache(maxsize=2)
+def hedge_table(runs: tuple[RankedRun, ...]) -> tuple[list[str], dict[str, int], np.ndarray]:
+    """Hedge's fixed part for one topic's runs, kept for the last two topics asked
+    (a live pool rebuilds the chooser at every choice): every document in docno
+    order, its column, and the runs x documents AP-prior values (read only)."""
+    every = np.array([d for run in runs for d in run.docnos], dtype=object)
+    codes, uniques = pd.factorize(every, sort=True)  # codes in docno order
+    docnos = [str(d) for d in uniques]
+    values = np.zeros((len(runs), len(docnos)))
+    rows = np.repeat(np.arange(len(runs)), [len(run.docnos) for run in runs])
+    if len(every):
+        values[rows, codes] = np.concatenate([ap_prior(len(run.docnos)) for run in runs])
+    values.flags.writeable = False
+    return docnos, dict(zip(docnos, range(len(docnos)), strict=True)), values
+
+
+def ap_prior(z: int) -> np.ndarray:
+    """The average-precision prior of ranks 1..z, scaled to 1 at rank 1:
+    (H_z - H_(r-1)) / H_z (Aslam, Pavlu and Yilmaz 2005, 'Measure-based metasearch')."""
+    if z == 0:
+        return np.zeros(0)
+    tail = np.cumsum(1.0 / np.arange(z, 0, -1))[::-1]  # sum_{i=r}^{z} 1/i for r = 1..z
+    return tail / tail[0]
+
+
 # --- static orders -------------------------------------------------------------------
 
 
 def depth_order(runs: Sequence[RankedRun], k: int) -> list[str]:
     """The union of the runs' first ``k`` documents in docno order (ascending)."""
     return sorted({docno for run in runs for docno in run.docnos[:k]})
+
+
+def run_depth_order(runs: Sequence[RankedRun], params: dict[str, float]) -> list[str]:
+    """Per-run depths and priority runs (``rundepth``; see the module docstring)."""
+    depth = {run.tag: int(params.get(f"k.{run.tag}", params["k"])) for run in runs}
+    first = {docno for run in runs if params.get(f"first.{run.tag}", 0)
+             for docno in run.docnos[:depth[run.tag]]}
+    pooled = {docno for run in runs for docno in run.docnos[:depth[run.tag]]}
+    return sorted(first) + sorted(pooled - first)
 
 
 def round_robin_order(runs: Sequence[RankedRun]) -> list[str]:
@@ -368,25 +509,39 @@ class Strategy:
 
     def chooser(self, runs: Sequence[RankedRun], topic: str) -> Chooser:
         """A new chooser for one topic's runs (in run-tag order), nothing judged yet."""
+        order = self.static_order(runs)
+        if order is not None:
+            return OrderChooser(order)
         p = self.params
         builders: dict[str, Callable[[], Chooser]] = {
-            "depth": lambda: OrderChooser(depth_order(runs, int(p["k"]))),
-            "roundrobin": lambda: OrderChooser(round_robin_order(runs)),
-            "rrf": lambda: OrderChooser(fused_order(runs, rrf_weights(p["k"]))),
-            "borda": lambda: OrderChooser(borda_order(runs)),
-            "combsum": lambda: OrderChooser(fused_order(runs, min_max)),
-            "rbp": lambda: OrderChooser(fused_order(runs, rbp_weights(p["p"]))),
             "mtf": lambda: MoveToFront(runs),
             "maxmean": lambda: MaxMean(runs),
             "mmns": lambda: MaxMeanNonStationary(runs, p["gamma"]),
             "thompson": lambda: Thompson(runs, topic, int(p["seed"]), p["a"], p["b"]),
+            "hedge": lambda: Hedge(runs, p["beta"]),
         }
         return builders[self.name]()
+
+    def static_order(self, runs: Sequence[RankedRun]) -> list[str] | None:
+        """A static strategy's order of the topic's documents (it never depends on the
+        judgments, so a caller may keep it); ``None`` for an adaptive strategy."""
+        p = self.params
+        orders: dict[str, Callable[[], list[str]]] = {
+            "depth": lambda: depth_order(runs, int(p["k"])),
+            "rundepth": lambda: run_depth_order(runs, p),
+            "roundrobin": lambda: round_robin_order(runs),
+            "rrf": lambda: fused_order(runs, rrf_weights(p["k"])),
+            "borda": lambda: borda_order(runs),
+            "combsum": lambda: fused_order(runs, min_max),
+            "rbp": lambda: fused_order(runs, rbp_weights(p["p"])),
+        }
+        return orders[self.name]() if self.name in orders else None
 
 
 #: Every strategy with its parameters' defaults and the check each must pass.
 STRATEGIES: dict[str, dict[str, tuple[float, Callable[[float], bool], str]]] = {
     "depth": {"k": (7, lambda v: v >= 1 and v == int(v), "a whole number >= 1")},
+    "rundepth": {"k": (7, lambda v: v >= 1 and v == int(v), "a whole number >= 1")},
     "roundrobin": {},
     "rrf": {"k": (60, lambda v: v >= 0, ">= 0")},
     "borda": {},
@@ -397,6 +552,13 @@ STRATEGIES: dict[str, dict[str, tuple[float, Callable[[float], bool], str]]] = {
     "mmns": {"gamma": (0.9, lambda v: 0 < v <= 1, "in (0, 1]")},
     "thompson": {"seed": (0, lambda v: v >= 0 and v == int(v), "a whole number >= 0"),
                  "a": (1, lambda v: v > 0, "> 0"), "b": (1, lambda v: v > 0, "> 0")},
+    "hedge": {"beta": (0.1, lambda v: 0 < v < 1, "between 0 and 1 (exclusive)")},
+}
+
+#: Parameters named per run (``KEY.TAG``), by strategy, with their check.
+RUN_PARAMETERS: dict[str, dict[str, tuple[Callable[[float], bool], str]]] = {
+    "rundepth": {"k": (lambda v: v >= 0 and v == int(v), "a whole number >= 0"),
+                 "first": (lambda v: v in (0, 1), "0 or 1")},
 }
 
 
@@ -412,11 +574,21 @@ def parse_strategy(text: str, defaults: dict[str, float] | None = None) -> Strat
         raise PooltoolError(f"unknown strategy {name!r}; choose one of {', '.join(STRATEGIES)}")
     known = STRATEGIES[name]
     params = {key: float((defaults or {}).get(key, spec[0])) for key, spec in known.items()}
+    per_run = RUN_PARAMETERS.get(name, {})
     for item in filter(None, (part.strip() for part in listed.split(","))):
         key, _, value = item.partition("=")
+        stem, dot, tag = key.partition(".")
+        if dot and stem in per_run and tag:
+            params[key] = _parameter(name, key, value)
+            valid_run, wanted_run = per_run[stem]
+            if not valid_run(params[key]):
+                raise PooltoolError(f"strategy {name}: {key} must be {wanted_run}, "
+                                    f"got {_number(params[key])}")
+            continue
         if key not in known:
+            takes = [*known, *(f"{stem}.TAG" for stem in per_run)]
             raise PooltoolError(f"strategy {name} has no parameter {key!r}"
-                                + (f"; it takes {', '.join(known)}" if known else ""))
+                                + (f"; it takes {', '.join(takes)}" if takes else ""))
         params[key] = _parameter(name, key, value)
     for key, (_, valid, wanted) in known.items():
         if not valid(params[key]):
@@ -450,7 +622,8 @@ def next_document(chooser: Chooser, log: Iterable[tuple[str, bool]]) -> str | No
     :returns: the document to judge next, or ``None``.
     """
     for docno, relevant in log:
-        chooser.next()
+        if not chooser.learns_from_any:
+            chooser.next()
         chooser.observe(docno, relevant)
     return chooser.next()
 

@@ -392,3 +392,30 @@ def m009_active_time(db: Database) -> None:
     the judging app was in use while the document was on screen (see
     :mod:`pooltool.tui.activity`). Older rows keep NULL."""
     db.execute("ALTER TABLE judgments ADD COLUMN ms_active INTEGER")
+
+
+SCHEMA_V11_ADAPTIVE = """
+CREATE TABLE adaptive_pools (
+    pool_id INTEGER PRIMARY KEY REFERENCES pools(pool_id),
+    strategy TEXT NOT NULL,          -- a strategy of pooltool.judging.strategies, e.g. 'mtf'
+    params TEXT NOT NULL,            -- JSON object: the strategy's parameters, defaults filled in
+    seed INTEGER NOT NULL,           -- the seed of a randomised strategy (thompson)
+    budget INTEGER,                  -- documents chosen per topic at most; NULL: no limit
+    level INTEGER NOT NULL,          -- the lowest grade the strategy counts as relevant
+    created_at TEXT NOT NULL         -- UTC, ISO 8601
+);
+CREATE TRIGGER adaptive_pools_no_update BEFORE UPDATE ON adaptive_pools
+BEGIN SELECT RAISE(ABORT, 'adaptive pools are kept as made: make a new pool instead'); END;
+CREATE TRIGGER adaptive_pools_no_delete BEFORE DELETE ON adaptive_pools
+BEGIN SELECT RAISE(ABORT, 'adaptive pools are kept as made: make a new pool instead'); END;
+"""
+
+
+@migrations()
+def m011_adaptive_pools(db: Database) -> None:
+    """Adaptive pools (``pooltool pool --strategy``): the strategy, its parameters, seed,
+    per-topic budget and relevance level of a pool whose documents are chosen one at a
+    time from the judgment log. The runs it draws on are its one round's runs
+    (``pool_round_runs``); the documents chosen so far are its ``pool_docs``."""
+    for statement in _statements(SCHEMA_V11_ADAPTIVE):
+        db.execute(statement)

@@ -53,6 +53,7 @@ from pooltool.formats.run import read_run
 from pooltool.ranking import order_run
 from pooltool.records import RUN_COLUMNS, Document, Topic
 from pooltool.store import migrations
+from pooltool.store.adaptive import AdaptiveTables
 from pooltool.store.claims import ClaimTable
 from pooltool.store.judged import JudgedRules
 from pooltool.store.judgments import JudgmentLog
@@ -94,7 +95,8 @@ class ImportSummary:
         return self.read - self.added
 
 
-class JudgmentStore(JudgmentLog, JudgedRules, PoolTables, ClaimTable, SampleTables):
+class JudgmentStore(JudgmentLog, JudgedRules, PoolTables, ClaimTable, SampleTables,
+                    AdaptiveTables):
     """A pooltool store.
 
     Open one with :meth:`open` (a file) or :meth:`memory` (tests). The
@@ -104,7 +106,8 @@ class JudgmentStore(JudgmentLog, JudgedRules, PoolTables, ClaimTable, SampleTabl
     assignments from :class:`~pooltool.store.judged.JudgedRules`; pools from
     :class:`~pooltool.store.pools.PoolTables`; claims on shown documents from
     :class:`~pooltool.store.claims.ClaimTable`; samples beyond a pool from
-    :class:`~pooltool.store.samples.SampleTables`.
+    :class:`~pooltool.store.samples.SampleTables`; adaptive pools from
+    :class:`~pooltool.store.adaptive.AdaptiveTables`.
 
     :param conn: an open SQLite connection; the schema is brought up to date.
     :param read_only: ``conn`` was opened read-only (see :meth:`open`): the schema

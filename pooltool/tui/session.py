@@ -38,6 +38,14 @@ Rules, in the order an assessor meets them:
   judged meanwhile or has on screen (a claim that has not lapsed), so two
   assessors on one topic are shown different documents. On an assigned topic
   (``assign``, ``--overlap`` for deliberate double judging) claims do not apply.
+* **Adaptive pools** (``pool --strategy``): the queue is the documents the
+  assessor judged plus the one the strategy chooses for them next
+  (:class:`~pooltool.judging.adaptive.AdaptivePicker`: from the store's log,
+  the session's writes still waiting, and the other assessors' claims; the
+  choice is claimed on every topic). "Next unjudged" asks the strategy again,
+  so the queue grows one document at a time until the topic's budget is used.
+  While the store is busy a choice is shown at once and joins the pool (and
+  is claimed) at the next choice.
 """
 
 from __future__ import annotations
@@ -46,6 +54,7 @@ import sqlite3
 from typing import Literal, NamedTuple
 
 from pooltool.errors import UnknownTopic
+from pooltool.judging.adaptive import AdaptivePicker, topic_stopping
 from pooltool.judging.pace import Pace, pace
 from pooltool.judging.queue import topic_queue
 from pooltool.records import Document, Topic, is_judged
@@ -92,7 +101,12 @@ class JudgingSession:
         self.skipped = workspace.skipped(self.store, assessor, topic)
         self.scan_terms = workspace.scan_terms(self.store, assessor, topic)
         self.notes = workspace.note_drafts(self.store, assessor, topic)
-        self.shared = topic not in self.store.assigned_topics(assessor)
+        self.unrecorded: set[str] = set()  # adaptive choices the busy store did not take yet
+        self.picker = AdaptivePicker(self.store, pool) \
+            if self.store.adaptive_design(pool) is not None else None
+        if self.picker is not None:
+            self.queue = [docno for docno in self.queue if self.is_judged(docno)]
+        self.shared = self.picker is not None or topic not in self.store.assigned_topics(assessor)
         self.claim_minutes = float(self.store.setting("claim_minutes", DEFAULT_CLAIM_MINUTES))
         self._position = 0
         self.position = self._resume()
@@ -208,6 +222,8 @@ class JudgingSession:
     def next_unjudged(self, start: int | None = None) -> int | None:
         """The next unjudged document after ``start`` (default: the one on screen),
         wrapping round; not skipped ones first. ``None`` when all are judged."""
+        if self.picker is not None:
+            return self._adaptive_next()
         start = self.position if start is None else start
         n = len(self.queue)
         order = [(start + 1 + i) % n for i in range(n)]
@@ -218,6 +234,32 @@ class JudgingSession:
         candidates = unskipped or fresh
         return candidates[0] if candidates else None
 
+    def _adaptive_next(self) -> int | None:
+        """The strategy's choice for the assessor, added to the queue (``None``: none)."""
+        assert self.picker is not None
+        pending = [(m.docno, m.grade >= self.picker.level) for m in self.marks.values()
+                   if not m.write.done and is_judged(m.grade)]
+        try:
+            for shown in sorted(self.unrecorded):
+                self.store.add_choice(self.pool, self.topic, shown,
+                                      self.picker.hits(self.topic, shown))
+            self.unrecorded.clear()
+            docno = self.picker.choose(self.topic, self.assessor, pending)
+        except sqlite3.OperationalError:  # busy: shown now, recorded in the pool later
+            docno = self.picker.next_for(self.topic, self.assessor, pending)
+            if docno is not None:
+                self.unrecorded.add(docno)
+        if docno is None:
+            return None
+        if docno not in self.queue:
+            self.queue.append(docno)
+        return self.queue.index(docno)
+
+    def stopping(self) -> dict[str, object] | None:
+        """On an adaptive pool, the topic's budget and stopping estimate
+        (:func:`~pooltool.judging.adaptive.topic_stopping`); ``None`` otherwise."""
+        return None if self.picker is None else topic_stopping(self.picker, self.topic)
+
     def jump_unjudged(self) -> bool:
         """Go to :meth:`next_unjudged`; returns whether there was one."""
         target = self.next_unjudged()
@@ -227,6 +269,9 @@ class JudgingSession:
 
     def _resume(self) -> int:
         last = workspace.last_position(self.store, self.assessor, self.topic)
+        if self.picker is not None:
+            chosen = self._adaptive_next()
+            return chosen if chosen is not None else max(0, len(self.queue) - 1)
         index = {d: i for i, d in enumerate(self.queue)}
         if last in index and not self.is_judged(last or "") \
                 and last not in self.taken_by_others():

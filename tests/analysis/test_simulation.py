@@ -199,8 +199,9 @@ def test_every_strategy_by_default_and_a_plot(files: tuple[str, str], tmp_path: 
                     "--plot", str(plot))
     assert result.exit_code == 0, result.output
     labels = json.loads(result.stdout)["options"]["strategies"]
-    assert labels == ["depth:k=7", "roundrobin", "rrf:k=60", "borda", "combsum", "rbp:p=0.8",
-                      "mtf", "maxmean", "mmns:gamma=0.9", "thompson:seed=0,a=1,b=1"]
+    assert labels == ["depth:k=7", "rundepth:k=7", "roundrobin", "rrf:k=60", "borda", "combsum",
+                      "rbp:p=0.8", "mtf", "maxmean", "mmns:gamma=0.9", "thompson:seed=0,a=1,b=1",
+                      "hedge:beta=0.1"]
     assert plot.read_bytes().startswith(b"\x89PNG")
 
 

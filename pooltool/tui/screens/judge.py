@@ -143,6 +143,9 @@ class JudgeScreen(Screen[None]):
             eta = eta_hours(s.remaining, speed.per_hour)
             parts += [Text(f"{speed.per_hour:.0f}/h"), Text(f"{speed.median_seconds:.1f} s/doc"),
                       Text(f"ETA {format_hours(eta)}")]
+        stopping = s.stopping()
+        if stopping is not None:
+            parts.append(Text(stopping_text(stopping)))
         if self.show_runs:
             hits = ", ".join(f"{tag} #{rank}" for tag, rank in s.hits()) or "no run"
             parts.append(Text(f"runs: {hits}", style="dim"))
@@ -336,3 +339,14 @@ def format_hours(hours: float) -> str:
     if minutes == 0:
         return "0 min" if hours == 0 else "<1 min"
     return f"{minutes} min" if minutes < 60 else f"{minutes // 60} h {minutes % 60:02d} min"
+
+
+def stopping_text(row: dict[str, object]) -> str:
+    """``budget 7/20 · 3 relevant · est. 12.4 not found`` for an adaptive pool's topic
+    (:func:`~pooltool.judging.adaptive.topic_stopping`)."""
+    budget = row["budget"]
+    limit = "" if isinstance(budget, float) and math.isnan(budget) else f"/{budget}"
+    estimate = row["est_unfound"]
+    shown = "est. not found: -" if isinstance(estimate, float) and math.isnan(estimate) \
+        else f"est. {estimate:.1f} not found"
+    return f"budget {row['budget_used']}{limit} · {row['relevant_found']} relevant · {shown}"

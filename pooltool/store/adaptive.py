@@ -1,0 +1,141 @@
+"""The store's adaptive pools: a strategy chooses each topic's documents one at a time.
+
+Table ``adaptive_pools`` (migration ``m011_adaptive_pools``) holds the design
+(strategy, parameters, seed, per-topic budget, relevance level); the pool
+itself is an ordinary pool (``pools`` row with the strategy's name) with one
+round of depth 0 whose runs (``pool_round_runs``) are the runs it draws on.
+A document joins ``pool_docs`` (with its ``pool_hits``) when the strategy
+chooses it for an assessor, so the chosen documents are judged, exported and
+counted as any pool's. The choice itself is :mod:`pooltool.judging.adaptive`.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from contextlib import AbstractContextManager
+from typing import Any
+
+import pandas as pd
+
+from pooltool.errors import StoreError
+from pooltool.store.provenance import utc_now
+
+
+class AdaptiveTables:
+    """Adaptive-pool methods of :class:`~pooltool.store.JudgmentStore` (a mixin)."""
+
+    conn: sqlite3.Connection
+
+    def writing(self, what: str = "changed") -> AbstractContextManager[sqlite3.Connection]:
+        raise NotImplementedError  # provided by the store
+
+    def query(self, sql: str, params: Any = ()) -> pd.DataFrame:  # provided by the store
+        raise NotImplementedError
+
+    def pool_id(self, pool: str) -> int:  # provided by PoolTables
+        raise NotImplementedError
+
+    def run_id(self, tag: str) -> int:  # provided by the store
+        raise NotImplementedError
+
+    def add_adaptive_pool(self, name: str, design: dict[str, Any], run_tags: list[str]) -> int:
+        """Make an adaptive pool (one transaction), with no document chosen yet.
+
+        :param design: ``strategy`` (name), ``params`` (dict), ``seed``, ``budget``
+            (``None``: no limit), ``level``.
+        :param run_tags: the runs it draws on.
+        :returns: the pool's id.
+        :raises StoreError: a pool of that name exists.
+        :raises UnknownRun: a tag not in the store.
+        """
+        for tag in run_tags:
+            self.run_id(tag)
+        with self.writing() as conn:
+            if conn.execute("SELECT 1 FROM pools WHERE name = ?", [name]).fetchone():
+                raise StoreError(f"a pool named {name!r} exists already; an adaptive pool "
+                                 "is made once: choose another name")
+            now = utc_now()
+            pool_id = int(conn.execute(
+                "INSERT INTO pools(name, strategy, created_at) VALUES (?, ?, ?)",
+                [name, design["strategy"], now]).lastrowid or 0)
+            conn.execute(
+                "INSERT INTO pool_rounds(pool_id, depth, run_tags, docs_added, created_at) "
+                "VALUES (?, 0, ?, 0, ?)", [pool_id, json.dumps(run_tags), now])
+            conn.execute(
+                "INSERT INTO adaptive_pools(pool_id, strategy, params, seed, budget, level, "
+                "created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [pool_id, design["strategy"], json.dumps(design["params"]), int(design["seed"]),
+                 design["budget"], int(design["level"]), now])
+        return pool_id
+
+    def adaptive_design(self, pool: str) -> dict[str, Any] | None:
+        """An adaptive pool's design: ``strategy, params`` (dict), ``seed, budget`` (or
+        ``None``), ``level, run_tags`` (list, as pooled), ``round_id``; ``None`` when
+        the pool is not adaptive or does not exist."""
+        row = self.conn.execute(
+            "SELECT a.strategy, a.params, a.seed, a.budget, a.level, r.run_tags, r.round_id "
+            "FROM adaptive_pools a JOIN pools p USING (pool_id) JOIN pool_rounds r "
+            "USING (pool_id) WHERE p.name = ? ORDER BY r.round_id LIMIT 1", [pool]).fetchone()
+        if row is None:
+            return None
+        keys = ["strategy", "params", "seed", "budget", "level", "run_tags", "round_id"]
+        design = dict(zip(keys, row, strict=True))
+        design["params"] = json.loads(design["params"])
+        design["run_tags"] = json.loads(design["run_tags"])
+        return design
+
+    def topic_entries(self, run_tags: list[str], topic: str) -> pd.DataFrame:
+        """One topic's entries of stored runs: ``run_tag, topic, docno, score, trec_rank``.
+
+        :raises UnknownRun: a tag not in the store.
+        """
+        frames = [self.query(
+            "SELECT ? AS run_tag, topic, docno, score, trec_rank FROM run_entries "
+            "WHERE run_id = ? AND topic = ? ORDER BY trec_rank", [tag, self.run_id(tag), topic])
+            for tag in run_tags]
+        return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(
+            {"run_tag": [], "topic": [], "docno": [], "score": [], "trec_rank": []})
+
+    def run_topics(self, run_tags: list[str]) -> list[str]:
+        """The topics any of the runs has entries for (string order)."""
+        topics: set[str] = set()
+        for tag in run_tags:
+            rows = self.conn.execute("SELECT DISTINCT topic FROM run_entries WHERE run_id = ?",
+                                     [self.run_id(tag)])
+            topics.update(str(row[0]) for row in rows)
+        return sorted(topics)
+
+    def topic_log(self, topic: str) -> list[tuple[int, str, str, int]]:
+        """A topic's live judgments with a grade, oldest first, retractions applied:
+        ``(judgment_id, docno, assessor, grade)``."""
+        rows = self.conn.execute(
+            "SELECT judgment_id, docno, assessor, grade FROM judgments j WHERE topic = ? "
+            "AND grade IS NOT NULL AND NOT EXISTS (SELECT 1 FROM judgments r "
+            "WHERE r.retracts = j.judgment_id) ORDER BY judgment_id", [topic])
+        return [(int(i), str(d), str(a), int(g)) for i, d, a, g in rows]
+
+    def add_choice(self, pool: str, topic: str, docno: str,
+                   hits: list[tuple[str, int]]) -> bool:
+        """Add a chosen document to an adaptive pool with the runs that retrieved it
+        (``(run_tag, trec_rank)``); returns whether it was new to the pool.
+
+        :raises StoreError: the pool is not adaptive.
+        """
+        design = self.adaptive_design(pool)
+        if design is None:
+            raise StoreError(f"pool {pool!r} is not an adaptive pool")
+        pool_id = self.pool_id(pool)
+        with self.writing() as conn:
+            added = conn.execute(
+                "INSERT OR IGNORE INTO pool_docs(pool_id, topic, docno, round_id) "
+                "VALUES (?, ?, ?, ?)", [pool_id, topic, docno, design["round_id"]]).rowcount
+            conn.executemany(
+                "INSERT OR IGNORE INTO pool_hits(pool_id, topic, docno, run_id, trec_rank, "
+                "round_id) VALUES (?, ?, ?, ?, ?, ?)",
+                [(pool_id, topic, docno, self.run_id(tag), rank, design["round_id"])
+                 for tag, rank in hits])
+            if added:
+                conn.execute("UPDATE pool_rounds SET docs_added = docs_added + 1 "
+                             "WHERE round_id = ?", [design["round_id"]])
+        return bool(added)
