@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -185,7 +186,7 @@ def test_bias_scores_a_run_replaced_after_pooling_as_a_new_run(files: Path,
     (files / "qrels").write_text("1 0 a 1\n1 0 b 0\n1 0 c 1\n1 0 d 1\n1 0 f 0\n")
     db = str(tmp_path / "s.db")
 
-    def bias() -> dict[str, list[dict[str, object]]]:
+    def bias() -> dict[str, list[dict[str, Any]]]:
         result = CliRunner().invoke(cli, ["--db", db, "bias", "-k", "2", "--qrels",
                                           str(files / "qrels"), "--format", "json"])
         assert result.exit_code == 0, result.output
