@@ -84,13 +84,17 @@ def _contributions(hits: PoolPairs, before: PoolPairs, run_ids: dict[str, int],
 def pool_contributors(store: JudgmentStore, pool: str = DEFAULT_POOL) -> tuple[list[str], int]:
     """The live runs that built a pool (in first-pooled order) and its largest depth.
 
-    A run removed since (``remove-run --force``) is left out: its tag names no run
-    now (a replaced run's tag names its new run).
+    A run is matched by its store id, not its tag: a run removed since
+    (``remove-run --force``) is left out, and so is a tag whose run was replaced
+    (``add-runs --replace --force``) after it pooled, until the new run pools in
+    a round of its own: the new run under the old tag did not build the pool, so
+    it is a run outside it, not the contributor the tag once named.
 
     :raises StoreError: no such pool.
     """
     rounds = store.pool_rounds(pool)
-    live = set(store.run_tags())
+    builders = set(store.pool_run_ids(pool))
+    live = [t for t in store.run_tags() if store.run_id(t) in builders]
     tags: list[str] = []
     for listed in rounds["run_tags"]:
         tags += [t for t in json.loads(listed) if t not in tags and t in live]

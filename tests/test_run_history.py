@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -172,3 +173,37 @@ def test_bias_reads_the_live_runs_that_built_the_pool(pooled: JudgmentStore) -> 
     pooled.remove_run("B", force=True)
     assert pool_contributors(pooled) == (["A"], 2)
     assert len(pooled.top_entries(["A"], 2)) > 0
+
+
+def test_bias_scores_a_run_replaced_after_pooling_as_a_new_run(files: Path,
+                                                              tmp_path: Path) -> None:
+    """After add-runs --replace --force, the new run under tag A did not build the pool:
+    bias scores it among the runs outside the pool, not as the contributor A (it did,
+    with the new run's documents, under the old tag); once it pools, it contributes."""
+    import json
+
+    (files / "c.run").write_text("1 Q0 d 1 5 C\n1 Q0 f 2 4 C\n")
+    (files / "qrels").write_text("1 0 a 1\n1 0 b 0\n1 0 c 1\n1 0 d 1\n1 0 f 0\n")
+    db = str(tmp_path / "s.db")
+
+    def bias() -> dict[str, list[dict[str, Any]]]:
+        result = CliRunner().invoke(cli, ["--db", db, "bias", "-k", "2", "--qrels",
+                                          str(files / "qrels"), "--format", "json"])
+        assert result.exit_code == 0, result.output
+        return json.loads(result.stdout)
+
+    def call(*args: str) -> None:
+        assert CliRunner().invoke(cli, ["--db", db, *args]).exit_code == 0
+
+    call("init")
+    call("add-runs", str(files / "a1.run"), str(files / "b.run"), str(files / "c.run"))
+    call("pool", "--depth", "2")
+    before = bias()
+    assert sorted(r["run_tag"] for r in before["per_run"]) == ["A", "B", "C"]
+    assert before["new_runs"] == []
+    call("add-runs", "--replace", "--force", str(files / "a2.run"))
+    after = bias()
+    assert sorted(r["run_tag"] for r in after["per_run"]) == ["B", "C"]
+    assert [(r["run_tag"], r["P"]) for r in after["new_runs"]] == [("A", 1.0)]  # c, a: relevant
+    call("pool", "--depth", "2")
+    assert sorted(r["run_tag"] for r in bias()["per_run"]) == ["A", "B", "C"]

@@ -11,27 +11,40 @@ pooled runs:
   again; its drop :math:`\\delta_p = M(p, Q) - M(p, Q_{\\setminus p})` is the
   bias a run outside the pool suffers. The corrected score of a new run s is
   :math:`\\hat M(s) = M(s, Q) + \\frac{1}{|R_p|} \\sum_{p \\in R_p} \\delta_p`.
-  Defined for any measure; here for P@k and Recall@k.
+  Defined for any measure; here for P@k and Recall@k. The same as
+  PoolBiasEstimators' ``WebberOnRunsEstimator.scala`` lines 21-45 (the mean
+  of ``M(p) - M(p, Q without p)`` over the pooled runs, added to ``M(s)``),
+  with which its values were compared.
 * ``webber-park-similar``: the same shift, averaged over the ``similar``
   pooled runs most like s only (Webber and Park's variant fitted on similar
   runs). Likeness here is the share of s's top-k (topic, document) pairs
   that the pooled run also has in its top k; ties go to the run tag.
-  P@k and Recall@k.
-* ``lipani``: after Lipani, Lupu and Hanbury 2015, "Splitting water:
-  precision and anti-precision to reduce pool bias" (SIGIR). The documents
-  a pooled run loses to leave-one-out move from precision (relevant) and
-  anti-precision (judged not relevant) into the unjudged: the "water". The
-  share of it that was precision, over every pooled run and topic,
-  :math:`\\rho = \\sum_{p,t} \\Delta P_{p,t} / \\sum_{p,t} (\\Delta P_{p,t} +
-  \\Delta \\bar P_{p,t})`, splits the new run's unjudged top-k documents:
-  :math:`\\hat P@k(s) = P@k(s) + \\rho \\cdot U@k(s)`, with U@k its
-  unjudged@k. Defined for P@k only (anti-precision is a precision-side
-  quantity; the paper gives no Recall@k estimator). This is pooltool's
-  reading of the paper's idea, written without the paper's text or its
-  reference code (PoolBiasEstimators) at hand: its values were not compared
-  with those.
+  P@k and Recall@k. PoolBiasEstimators has no such variant: not compared.
+* ``lipani``: Lipani, Lupu and Hanbury 2015, "Splitting water: precision
+  and anti-precision to reduce pool bias" (SIGIR), as their reference code
+  computes it: PoolBiasEstimators, ``LipaniEstimator.scala`` (commit
+  ce84a2d), ``getAdjP`` lines 18-47 and the run mixing of
+  ``getNewRunBySelectedRuns`` and ``getNewScore`` lines 66-101. See
+  :func:`lipani_adjustment`. Anti-precision AP@k is the share of the top k
+  judged not relevant; :math:`k_s = 1 - P@k(s) - AP@k(s)` the share not
+  judged. For each pooled run p, :math:`p \\circ s` is p re-ranked by s:
+  a document of p that s also retrieved takes s's rank, the others keep
+  p's; :math:`\\delta P_p`, :math:`\\delta AP_p` are P@k and AP@k of
+  :math:`p \\circ s` minus those of p, and :math:`\\delta k_p = -\\delta P_p
+  - \\delta AP_p`. With their means over the pooled runs
+  :math:`\\Delta P, \\Delta AP, \\Delta k`, the correction is
+  :math:`\\hat P@k(s) = P@k(s) + k_s \\max(\\Delta k, 0)` when
+  :math:`\\lambda = \\Delta P \\cdot AP@k(s) - \\Delta AP \\cdot P@k(s) > 0`,
+  else none. Defined for P@k only (their ``isMetricSupported``, line 9:
+  ``P_`` measures). It reads whole runs, not only their top k. Compared
+  with PoolBiasEstimators run on TREC-COVID round 1 (tests/analysis/
+  test_bias_correction.py says where and how). The repository's
+  ``LipaniEstimatorV2`` (the same without the lambda test) is named in no
+  paper and not offered; the ECIR 2016 paper by the same authors ("The
+  curious incidence of bias corrections in the pool") tests these
+  estimators on other pooling strategies and adds none.
 
-Validation (:func:`validate`) follows the papers: each pooled run (or group)
+Validation (:func:`corrected_scores`) follows the papers: each pooled run (or group)
 is left out in turn, its unique judgments removed, the estimator fitted on
 the remaining runs alone (their own leave-one-out under the reduced qrels)
 and the run's corrected score compared with its full-qrels score: mean
@@ -86,50 +99,125 @@ class PoolEstimate:
 
     :ivar drop: per pooled run tag, its score minus its leave-out score (the
         measure's drop, a fraction -1..1).
-    :ivar split: rho, the share of the judged documents the pooled runs lost
-        in their top k that were relevant (0..1; 0 when they lost none).
     :ivar top_k: the pooled runs' top-k ``run_tag, topic, docno`` rows.
+    :ivar runs: the pooled runs' lines as given (``lipani`` re-ranks them whole).
+    :ivar qrels: the qrels they were scored with.
     """
 
     drop: pd.Series
-    split: float
     top_k: pd.DataFrame
+    runs: pd.DataFrame
+    qrels: pd.DataFrame
+    k: int
+    level: int
 
 
 def estimate_pool(top: pd.DataFrame, qrels: pd.DataFrame, depth: int, k: int, level: int,
                   measure: str, groups: dict[str, str] | None = None,
                   complete: bool = False) -> PoolEstimate:
     """Fit the estimators on the pooled runs ``top`` (lines with ``trec_rank``, at least
-    their first ``max(k, depth)``) and ``qrels``.
+    their first ``max(k, depth)``; whole runs for ``lipani``) and ``qrels``.
 
     :raises PooltoolError: as :func:`~pooltool.analysis.bias.leave_one_out`.
     """
     result = leave_one_out(top, qrels, depth, k, level, groups, complete)
     per_run = result.per_run.set_index("run_tag")
-    topics = result.per_topic
-    lost = float((topics["unjudged_loo"] - topics["unjudged"]).sum())
-    split = float((topics["P"] - topics["P_loo"]).sum()) / lost if lost > 0 else 0.0
     top_k = top.loc[top["trec_rank"] <= k, ["run_tag", "topic", "docno"]]
-    return PoolEstimate(per_run[measure] - per_run[f"{measure}_loo"], split, top_k)
+    return PoolEstimate(per_run[measure] - per_run[f"{measure}_loo"], top_k, top, qrels, k,
+                        level)
 
 
-def correct(method: str, measure: str, plain: float, unjudged: float, run_top_k: pd.DataFrame,
+def correct(method: str, measure: str, plain: float, run: pd.DataFrame,
             estimate: PoolEstimate, similar: int = 3) -> float:
     """One run's corrected score (see the module docstring for each formula).
 
     :param plain: the run's score as judged (a fraction 0..1, mean over topics).
-    :param unjudged: its unjudged@k (0..1).
-    :param run_top_k: its top-k ``topic, docno`` rows (for ``webber-park-similar``).
+    :param run: its lines with ``trec_rank`` (``topic, docno, trec_rank``; the
+        top k for ``webber-park-similar``, the whole run for ``lipani``).
     :param similar: how many most similar pooled runs ``webber-park-similar`` uses.
     :raises PooltoolError: the method is not defined for ``measure``.
     """
     check_method(method, measure)
     if method == "lipani":
-        return plain + estimate.split * unjudged
+        return plain + lipani_adjustment(run, estimate.runs, estimate.qrels, estimate.k,
+                                         estimate.level)
     drop = estimate.drop
     if method == "webber-park-similar":
+        run_top_k = run[run["trec_rank"] <= estimate.k]
         drop = drop.loc[most_similar(run_top_k, estimate.top_k, similar)]
     return plain + float(drop.mean())
+
+
+def lipani_adjustment(run: pd.DataFrame, pooled: pd.DataFrame, qrels: pd.DataFrame, k: int,
+                      level: int = 1) -> float:
+    """What Lipani, Lupu and Hanbury's estimator adds to a run's P@k (SIGIR 2015; the
+    formula is in the module docstring; PoolBiasEstimators ``LipaniEstimator.scala``,
+    ``getAdjP`` lines 18-47).
+
+    :param run: the run's lines ``topic, docno, trec_rank`` (whole, trec_eval order).
+    :param pooled: the pooled runs' lines ``run_tag, topic, docno, trec_rank`` (whole).
+    :param qrels: ``topic, docno, grade``; relevant is ``grade >= level``, judged not
+        relevant ``0 <= grade < level`` (their ``QRels.inverse``: grade 0 at level 1).
+    :returns: the adjustment, a fraction 0..1 (0 when lambda <= 0).
+
+    Their code rounds each P@k and AP@k to 4 decimals (``TRECEval.computeMetric``,
+    line 152) before subtracting; this does not, so the two agree to about 1e-4.
+    """
+    mine = _precision_pair(run.assign(run_tag=""), qrels, k, level).iloc[0]
+    unjudged = 1.0 - mine["P"] - mine["AP"]
+    if unjudged == 0 or pooled.empty:
+        return 0.0
+    before = _precision_pair(pooled, qrels, k, level)
+    after = _precision_pair(rerank_by(pooled, run), qrels, k, level).reindex(before.index)
+    delta_p, delta_ap = after["P"] - before["P"], after["AP"] - before["AP"]
+    lam = float(delta_p.mean()) * mine["AP"] - float(delta_ap.mean()) * mine["P"]
+    if lam <= 0:
+        return 0.0
+    return float(unjudged * max(float((-delta_p - delta_ap).mean()), 0.0))
+
+
+def rerank_by(pooled: pd.DataFrame, run: pd.DataFrame) -> pd.DataFrame:
+    """Each pooled run p re-ranked by ``run`` s (their ``p ◦ s``, ``LipaniEstimator.scala``
+    ``getNewRunBySelectedRuns`` and ``getNewScore``, lines 66-101), on the topics both have.
+
+    A document of p at rank r_p that s has at rank r_s moves to r_s plus a
+    tie-break: 1e-4 if r_s = r_p, (r_p + 1) / 1e4 if it moves down, r_p / 1e8 if
+    it moves up; the others stay at r_p + 1e-4. Ties left go to docno descending
+    (their ``Run.normalizeRank``). Their scores are 32-bit floats, which can tie
+    two of these positions that float64 keeps apart; not reproduced here.
+
+    :returns: ``run_tag, topic, docno, trec_rank`` (the new ranks).
+    """
+    theirs = run[["topic", "docno", "trec_rank"]].rename(columns={"trec_rank": "r_s"})
+    mixed = pooled.loc[pooled["topic"].isin(theirs["topic"].unique()),
+                       ["run_tag", "topic", "docno", "trec_rank"]].merge(
+        theirs, on=["topic", "docno"], how="left")
+    r_p, r_s = mixed["trec_rank"].to_numpy(float), mixed["r_s"].to_numpy(float)
+    step = r_s - r_p
+    tie_break = np.select([step == 0, step > 0], [1e-4, (r_p + 1) / 1e4], r_p / 1e8)
+    position = np.where(np.isnan(r_s), r_p + 1e-4, r_s + tie_break)
+    ordered = mixed.assign(_position=position).sort_values(
+        ["run_tag", "topic", "_position", "docno"], ascending=[True, True, True, False],
+        kind="mergesort")
+    ordered["trec_rank"] = ordered.groupby(["run_tag", "topic"]).cumcount() + 1
+    return ordered[["run_tag", "topic", "docno", "trec_rank"]]
+
+
+def _precision_pair(lines: pd.DataFrame, qrels: pd.DataFrame, k: int,
+                    level: int) -> pd.DataFrame:
+    """P@k and anti-precision AP@k (share of the top k judged not relevant) per run
+    tag: means over the run's topics that the qrels have (their ``TRECEval.p_n``,
+    lines 110-113)."""
+    topics = set(qrels["topic"].unique())
+    scored = lines[lines["topic"].isin(topics)]
+    top = scored.loc[scored["trec_rank"] <= k, ["run_tag", "topic", "docno"]].merge(
+        qrels[["topic", "docno", "grade"]], on=["topic", "docno"], how="left")
+    grade = top["grade"].fillna(-1)
+    counts = top.assign(rel=grade >= level, anti=(grade >= 0) & (grade < level)).groupby(
+        ["run_tag", "topic"])[["rel", "anti"]].sum()
+    every = scored[["run_tag", "topic"]].drop_duplicates().set_index(["run_tag", "topic"])
+    counts = counts.reindex(every.index, fill_value=0) / k
+    return counts.groupby(level="run_tag").mean().rename(columns={"rel": "P", "anti": "AP"})
 
 
 def most_similar(run_top_k: pd.DataFrame, pooled_top_k: pd.DataFrame, count: int) -> list[str]:
@@ -189,7 +277,7 @@ def corrected_scores(top: pd.DataFrame, qrels: pd.DataFrame, new_runs: pd.DataFr
     every new run.
 
     :param top: the pooled runs' lines with ``trec_rank`` (at least their first
-        ``max(k, depth)`` documents per topic).
+        ``max(k, depth)`` documents per topic; ``lipani`` reads whole runs).
     :param qrels: ``topic, docno, grade`` (the full qrels).
     :param new_runs: lines of runs outside the pool (``run_tag, topic, docno,
         score``), or None.
@@ -245,16 +333,14 @@ def _scored(runs: pd.DataFrame, qrels: pd.DataFrame, k: int, method: str, measur
             full: pd.Series | None) -> list[dict[str, object]]:
     summary = _summary(runs, qrels, k, level, complete)
     ordered = runs if "trec_rank" in runs.columns else order_run(runs)
-    top_k = ordered[ordered["trec_rank"] <= k]
     rows = []
     for tag, row in summary.iterrows():
         plain, unjudged = float(row[measure]), float(row["unjudged"])
-        mine = top_k[top_k["run_tag"] == tag]
+        mine = ordered[ordered["run_tag"] == tag]
         rows.append({
             "run_tag": tag, "scored_as": scored_as, "unjudged": unjudged,
             f"{measure}_plain": plain,
-            f"{measure}_corrected": correct(method, measure, plain, unjudged, mine, estimate,
-                                            similar),
+            f"{measure}_corrected": correct(method, measure, plain, mine, estimate, similar),
             f"{measure}_full": float(full[tag]) if full is not None else np.nan,
         })
     return rows

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -169,9 +170,11 @@ def bias(ctx: click.Context, k: int, depth: int | None, pool_name: str, run_tags
     the full-qrels ranking, plain and corrected. webber-park (Webber and Park
     2009) shifts a score by the pooled runs' mean leave-out drop;
     webber-park-similar by the drop of the --similar pooled runs sharing most
-    of its top k; lipani (after Lipani, Lupu and Hanbury 2015) adds its
-    unjudged@k times the share of relevant documents among those the pooled
-    runs lost (P@k only).
+    of its top k; lipani (Lipani, Lupu and Hanbury 2015, as their
+    PoolBiasEstimators computes it) adds its unjudged share of the top k times
+    the mean share of unjudged documents its ranking brings into the pooled
+    runs' top k, when their precision and anti-precision (judged not
+    relevant) say so (P@k only).
 
     \b
     Example:
@@ -202,7 +205,8 @@ def bias(ctx: click.Context, k: int, depth: int | None, pool_name: str, run_tags
                 f"{depth} would count documents that were never pooled; use --depth "
                 f"{pool_depth} or less")
         depth = depth or pool_depth
-        top = store.top_entries(tags, max(k, depth))
+        # lipani re-ranks the pooled runs by the new one: it reads them whole
+        top = store.top_entries(tags, sys.maxsize if method == "lipani" else max(k, depth))
         qrels = load_qrels(ctx, qrels_file) if qrels_file else store.qrels(version)
         outside = [t for t in store.run_tags() if t not in tags]
     groups = (group_runs(tags, group_regex) if group_regex else
