@@ -16,7 +16,7 @@ the history of what assessors were told, and when.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, NamedTuple
 
 from pooltool.store.provenance import utc_now
 
@@ -24,6 +24,17 @@ if TYPE_CHECKING:
     from pooltool.store.store import JudgmentStore
 
 Scope = Literal["collection", "grade", "topic"]
+
+
+class GuidelineText(NamedTuple):
+    """One text to set: ``target`` is ``""`` for the collection, the grade as text,
+    or the topic id; an empty ``text`` withdraws the one in force; ``source`` says
+    where it came from (a file path, ``command line``)."""
+
+    scope: Scope
+    target: str
+    text: str
+    source: str
 
 
 @dataclass(frozen=True)
@@ -53,20 +64,16 @@ def current_guidelines(store: JudgmentStore) -> Guidelines:
     return Guidelines(collection, grades, topics)
 
 
-def add_guidelines(store: JudgmentStore, texts: list[tuple[Scope, str, str]], source: str,
-                   at: str | None = None) -> None:
+def add_guidelines(store: JudgmentStore, texts: list[GuidelineText], at: str | None = None) -> None:
     """Set guideline texts, in one transaction (a row each; nothing is updated).
 
-    :param texts: ``(scope, target, text)``: target ``""`` for the collection, the
-        grade as text, or the topic id; an empty text withdraws the one in force.
-    :param source: where the texts came from (a file path, ``command line``).
     :param at: when they were set (UTC, ISO 8601); default now.
     """
     stamp = at or utc_now()
     with store.writing() as conn:
         conn.executemany(
             "INSERT INTO guidelines(scope, target, text, source, set_at) VALUES (?, ?, ?, ?, ?)",
-            [(scope, target, text, source, stamp) for scope, target, text in texts])
+            [(*text, stamp) for text in texts])
 
 
 def guideline_history(store: JudgmentStore) -> list[tuple[str, str, str, str, str]]:
