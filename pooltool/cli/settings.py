@@ -91,7 +91,7 @@ def set_grades(ctx: click.Context, levels: tuple[str, ...]) -> None:
     Grades are distinct integers >= 0 (trec_eval reads a negative grade as
     unjudged, so a document given one would stay in the judging queue).
     Keys are distinct single printable characters, none of the judging
-    screen's command keys (u n s j h / ? q). A name may hold spaces, quoted
+    screen's command keys (u n s j h / g ? q). A name may hold spaces, quoted
     or not. Judgments already given keep their grades.
 
     \b
