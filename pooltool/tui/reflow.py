@@ -52,6 +52,6 @@ def reflow(text: str) -> str:
 
 def _join(paragraph: str, line: str) -> str:
     """``paragraph`` continued by ``line`` (see :func:`reflow`)."""
-    if _HYPHEN_END.search(paragraph):
+    if _HYPHEN_END.match(paragraph, max(len(paragraph) - 2, 0)):  # the end only
         return paragraph + line
     return paragraph + " " + line
