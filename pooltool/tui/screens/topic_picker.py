@@ -98,8 +98,7 @@ class TopicPickerScreen(Screen[None]):
         frame = topic_progress(self.store, self.assessor, self.topics, self.pool)
         frame = frame.set_index("topic").reindex(self.topics).dropna(subset=["pooled"])
         table = self.query_one("#topics", DataTable)
-        if highlight is None and table.row_count:
-            highlight = str(table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value)
+        highlight = highlight or self.highlighted_topic()
         table.clear()
         for topic, row in frame.iterrows():
             table.add_row(*_cells(str(topic), row, self.title_width), key=str(topic))
