@@ -13,6 +13,12 @@ BEGIN SELECT RAISE(ABORT, 'assessor kinds are append-only: set the kind again in
 CREATE TRIGGER assessor_kinds_no_update BEFORE UPDATE ON assessor_kinds
 BEGIN SELECT RAISE(ABORT, 'assessor kinds are append-only: set the kind again instead'); END;
 
+CREATE TRIGGER guidelines_no_delete BEFORE DELETE ON guidelines
+BEGIN SELECT RAISE(ABORT, 'guidelines are append-only: set a new text instead'); END;
+
+CREATE TRIGGER guidelines_no_update BEFORE UPDATE ON guidelines
+BEGIN SELECT RAISE(ABORT, 'guidelines are append-only: set a new text instead'); END;
+
 CREATE TRIGGER judgments_no_delete BEFORE DELETE ON judgments
 BEGIN SELECT RAISE(ABORT, 'the judgment log is append-only: add a retraction instead'); END;
 
@@ -91,6 +97,15 @@ CREATE TABLE documents (
     title TEXT NOT NULL,
     text TEXT NOT NULL,
     import_id INTEGER REFERENCES imports(import_id)
+);
+
+CREATE TABLE guidelines (
+    guideline_id INTEGER PRIMARY KEY AUTOINCREMENT,
+    scope TEXT NOT NULL CHECK (scope IN ('collection', 'grade', 'topic')),
+    target TEXT NOT NULL,            -- '' (collection), a grade (as text) or a topic
+    text TEXT NOT NULL,              -- '' withdraws the text set before
+    source TEXT NOT NULL,            -- the file read, or 'command line'
+    set_at TEXT NOT NULL             -- UTC, ISO 8601
 );
 
 CREATE TABLE imports (
@@ -282,6 +297,8 @@ CREATE INDEX assessor_kinds_by_assessor ON assessor_kinds(assessor, kind_id);
 CREATE INDEX assignments_by_assessor ON assignments(assessor, topic);
 
 CREATE INDEX claims_by_assessor ON claims(assessor, topic);
+
+CREATE INDEX guidelines_by_target ON guidelines(scope, target);
 
 CREATE UNIQUE INDEX "idx__sqlite_migrations_migration_set_name"
     ON "_sqlite_migrations" ("migration_set", "name");

@@ -36,7 +36,8 @@ def run(db: Path, *args: str) -> tuple[int, str, str]:
     return result.exit_code, result.stdout, result.stderr
 
 
-@pytest.mark.parametrize("command", ["judge", "assign", "agreement", "grades", "judge-settings"])
+@pytest.mark.parametrize("command", ["judge", "assign", "agreement", "grades", "judge-settings",
+                                     "guidelines"])
 def test_help(command: str) -> None:
     result = CliRunner().invoke(cli, [command, "--help"])
     assert result.exit_code == 0 and "Example:" in result.output
@@ -150,7 +151,7 @@ def test_grades_show_and_set(db: Path) -> None:
 
 @pytest.mark.parametrize(("levels", "message"), [
     (["0:n:no", "1:y:yes"], "clash with judging commands (the judging screen uses "
-                            "u n s j h / ? q"),
+                            "u n s j h / g ? q"),
     (["0:?:no"], "clash"),
     (["0::no"], "single printable characters, not ''"),
     (["0: :no"], "single printable characters"),

@@ -1,16 +1,27 @@
-"""Store settings for judging: the grade scale and whether run names show."""
+"""Store settings for judging: the grade scale, the judging screen's settings, and the
+guidelines assessors read."""
 
 from __future__ import annotations
 
 import re
+from pathlib import Path
+from textwrap import indent
 
 import click
 import pandas as pd
 
 from pooltool.cli.group import cli, open_store, open_store_to_write, output_option, warn
+from pooltool.errors import InvalidArgument
+from pooltool.records import topic_key
 from pooltool.report import emit
-from pooltool.store import GradeLevel
+from pooltool.store import GradeLevel, JudgmentStore
 from pooltool.store.claims import DEFAULT_CLAIM_MINUTES
+from pooltool.store.guidelines import (
+    GuidelineText,
+    add_guidelines,
+    current_guidelines,
+    guideline_history,
+)
 from pooltool.tui.activity import DEFAULT_IDLE_S
 
 
@@ -80,7 +91,7 @@ def set_grades(ctx: click.Context, levels: tuple[str, ...]) -> None:
     Grades are distinct integers >= 0 (trec_eval reads a negative grade as
     unjudged, so a document given one would stay in the judging queue).
     Keys are distinct single printable characters, none of the judging
-    screen's command keys (u n s j h / ? q). A name may hold spaces, quoted
+    screen's command keys (u n s j h / g ? q). A name may hold spaces, quoted
     or not. Judgments already given keep their grades.
 
     \b
@@ -136,3 +147,113 @@ def judge_settings(ctx: click.Context, show_runs: bool | None, require_end: bool
     click.echo(f"require end: {'yes' if end else 'no'}")
     click.echo(f"idle after: {idle:g} s")
     click.echo(f"claims last: {claim:g} min")
+
+
+def _read_text(path: str) -> str:
+    """The text of a guidelines file (``-``: stdin), trailing blanks removed.
+
+    :raises InvalidArgument: not UTF-8 text, or nothing in it.
+    """
+    try:
+        with click.open_file(path, encoding="utf-8") as handle:
+            text = str(handle.read()).rstrip()
+    except UnicodeDecodeError as error:
+        raise InvalidArgument(f"{path}: not UTF-8 text (byte {error.start} cannot be read); "
+                              "save it as UTF-8") from None
+    if not text:
+        raise InvalidArgument(f"{path} is empty: use --clear to withdraw a text")
+    return text
+
+
+def _grade_definition(spec: str, scale: list[GradeLevel]) -> GuidelineText:
+    """``GRADE:TEXT`` as a guideline text (an empty TEXT withdraws the definition).
+
+    :raises InvalidArgument: no ``:``, or a grade the scale does not have.
+    """
+    grade, colon, text = spec.partition(":")
+    grades = {str(level.grade) for level in scale}
+    if not colon:
+        raise InvalidArgument(f"--grade-definition {spec!r}: write GRADE:TEXT, e.g. "
+                              "'1:on topic, answers part of the question'")
+    if grade.strip() not in grades:
+        raise InvalidArgument(f"--grade-definition {spec!r}: the grade scale has no grade "
+                              f"{grade.strip()!r} (it has {', '.join(sorted(grades))}; see "
+                              "'pooltool grades')")
+    return GuidelineText("grade", grade.strip(), text.strip(), "command line")
+
+
+def _show_guidelines(store: JudgmentStore) -> None:
+    """Print the guidelines in force as text (stdout)."""
+    now = current_guidelines(store)
+    click.echo("Grades")
+    for level in store.grade_scale():
+        definition = now.grades.get(level.grade, "(no definition: --grade-definition)")
+        click.echo(f"  {level.grade} {level.name}: {definition}")
+    click.echo("Collection guidelines")
+    click.echo(indent(now.collection or "(none: --text FILE)", "  "))
+    click.echo("Topic instructions" + ("" if now.topics else
+                                       " (none: the judging app shows each narrative)"))
+    for topic in sorted(now.topics, key=topic_key):
+        click.echo(f"  topic {topic}:")
+        click.echo(indent(now.topics[topic], "    "))
+
+
+@cli.command("guidelines")
+@click.option("--text", "text_file", type=click.Path(dir_okay=False, allow_dash=True),
+              help="Set the collection-wide guidelines (with --topic: that topic's "
+                   "instructions) to the text of this file; - reads stdin.")
+@click.option("--topic", help="With --text or --clear: the topic whose instructions to set "
+                              "(they replace its narrative on the guidelines screen).")
+@click.option("--clear", is_flag=True,
+              help="Withdraw the collection-wide guidelines (with --topic: that topic's "
+                   "instructions).")
+@click.option("--grade-definition", "definitions", multiple=True, metavar="GRADE:TEXT",
+              help="Define a grade of the scale (repeat for each grade; GRADE: alone "
+                   "withdraws the definition).")
+@click.option("--history", is_flag=True,
+              help="Print every text ever set, oldest first, with its source and time.")
+@click.pass_context
+def guidelines(ctx: click.Context, text_file: str | None, topic: str | None, clear: bool,
+               definitions: tuple[str, ...], history: bool) -> None:
+    """Show or set the judging guidelines assessors read on the guidelines screen (g).
+
+    Grade definitions, collection-wide guidelines and per-topic instructions
+    (a topic without them shows its narrative). Nothing is overwritten: a new
+    text supersedes the old one, which stays in the history (--history).
+    Without an option, prints the guidelines in force.
+
+    \b
+    Example:
+      pooltool --db covid.db guidelines --grade-definition "0:off topic" \\
+          --grade-definition "1:on topic, answers part of the question"
+      pooltool --db covid.db guidelines --text guidelines.txt
+      pooltool --db covid.db guidelines --topic 7 --text topic7.txt
+    """
+    if text_file is not None and clear:
+        raise InvalidArgument("give --text FILE or --clear, not both")
+    if topic is not None and text_file is None and not clear:
+        raise InvalidArgument("--topic needs --text FILE (set its instructions) or --clear")
+    changing = text_file is not None or clear or bool(definitions)
+    with (open_store_to_write if changing else open_store)(ctx) as store:
+        texts = [_grade_definition(spec, store.grade_scale()) for spec in definitions]
+        if text_file is not None or clear:
+            if topic is not None:
+                store.topic(topic)  # raises UnknownTopic
+            text = "" if clear else _read_text(text_file or "-")
+            texts.append(GuidelineText("collection" if topic is None else "topic",
+                                       topic or "", text,
+                                       "command line" if clear else _source(text_file or "-")))
+        if texts:
+            add_guidelines(store, texts)
+            warn(f"guidelines: {len(texts)} text(s) set")
+        if history:
+            for scope, target, text, source, at in guideline_history(store):
+                click.echo(f"{at}  {scope} {target}".rstrip() + f"  from {source}")
+                click.echo(indent(text or "(withdrawn)", "    "))
+        else:
+            _show_guidelines(store)
+
+
+def _source(path: str) -> str:
+    """A guidelines file as its source is recorded: the absolute path, or ``stdin``."""
+    return "stdin" if path == "-" else str(Path(path).resolve())

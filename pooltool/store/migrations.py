@@ -394,6 +394,32 @@ def m009_active_time(db: Database) -> None:
     db.execute("ALTER TABLE judgments ADD COLUMN ms_active INTEGER")
 
 
+SCHEMA_V10_GUIDELINES = """
+CREATE TABLE guidelines (
+    guideline_id INTEGER PRIMARY KEY AUTOINCREMENT,
+    scope TEXT NOT NULL CHECK (scope IN ('collection', 'grade', 'topic')),
+    target TEXT NOT NULL,            -- '' (collection), a grade (as text) or a topic
+    text TEXT NOT NULL,              -- '' withdraws the text set before
+    source TEXT NOT NULL,            -- the file read, or 'command line'
+    set_at TEXT NOT NULL             -- UTC, ISO 8601
+);
+CREATE INDEX guidelines_by_target ON guidelines(scope, target);
+CREATE TRIGGER guidelines_no_update BEFORE UPDATE ON guidelines
+BEGIN SELECT RAISE(ABORT, 'guidelines are append-only: set a new text instead'); END;
+CREATE TRIGGER guidelines_no_delete BEFORE DELETE ON guidelines
+BEGIN SELECT RAISE(ABORT, 'guidelines are append-only: set a new text instead'); END;
+"""
+
+
+@migrations()
+def m010_guidelines(db: Database) -> None:
+    """Judging guidelines: collection-wide text, a definition per grade, instructions per
+    topic (``pooltool guidelines``). Append-only: the latest row of a scope and target
+    is the text in force; earlier rows are its history."""
+    for statement in _statements(SCHEMA_V10_GUIDELINES):
+        db.execute(statement)
+
+
 SCHEMA_V11_ADAPTIVE = """
 CREATE TABLE adaptive_pools (
     pool_id INTEGER PRIMARY KEY REFERENCES pools(pool_id),

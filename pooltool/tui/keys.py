@@ -17,7 +17,7 @@ from pooltool.store.store import check_grade_scale as check_scale_values
 
 COMMAND_KEYS = (
     "space", "pagedown", "pageup", "up", "down", "home", "end", "ctrl+f", "u", "n", "s", "j",
-    "left", "right", "h", "slash", "escape", "question_mark", "q",
+    "left", "right", "h", "slash", "escape", "g", "question_mark", "q",
 )
 """Textual's names of the keys the judging screen binds, in its order."""
 
@@ -36,7 +36,7 @@ def key_name(character: str) -> str:
 
 
 def command_characters() -> list[str]:
-    """The printable characters the judging commands use (``/ u n s j h ? q``), in
+    """The printable characters the judging commands use (``u n s j h / g ? q``), in
     the screen's order."""
     chars = [c for c in map(chr, range(33, 127)) if key_name(c) in COMMAND_KEYS]
     return sorted(chars, key=lambda c: COMMAND_KEYS.index(key_name(c)))

@@ -76,3 +76,22 @@ def log_rows(path: Path) -> pd.DataFrame:
 def screen_text(app: App[None]) -> str:
     """What the terminal shows of the active screen, as plain lines."""
     return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+
+
+SCROLLBAR = str.maketrans("", "", "▁▂▃▄▅▆▇█▔▏")
+
+
+def document_pane(app: App[None]) -> list[str]:
+    """The screen lines right of the topic pane's edge (the document pane)."""
+    return [line.split("▕", 1)[1] for line in screen_text(app).splitlines() if "▕" in line]
+
+
+def pane_words(app: App[None]) -> str:
+    """The words the document pane shows, in screen order, one space apart (so that a
+    passage reads the same however the pane wrapped it; scrollbar marks removed)."""
+    return " ".join(" ".join(document_pane(app)).translate(SCROLLBAR).split())
+
+
+def ending(text: str, words: int = 6) -> str:
+    """The last ``words`` words of ``text``, one space apart."""
+    return " ".join(text.split()[-words:])

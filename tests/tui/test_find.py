@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from judge_fixtures import AppFactory, log_rows, pool_documents, screen_text
+from judge_fixtures import AppFactory, ending, log_rows, pane_words, pool_documents, screen_text
 from rich.text import Text
 from textual.app import App
 from textual.widgets import Static
@@ -14,6 +14,7 @@ from textual.widgets import Static
 from pooltool.formats.documents import iter_documents
 from pooltool.records import Document
 from pooltool.tui.app import make_app
+from pooltool.tui.reflow import reflow
 from pooltool.tui.screens.judge import JudgeScreen
 from pooltool.tui.screens.topic_picker import TopicPickerScreen
 from pooltool.tui.widgets.document_view import CURRENT_STYLE, FIND_STYLE, DocumentView
@@ -29,11 +30,6 @@ def marks(app: App[None], part: str) -> list[tuple[str, str]]:
     assert isinstance(text, Text)
     return [(text.plain[s.start:s.end], str(s.style)) for s in text.spans
             if str(s.style) in (FIND_STYLE, CURRENT_STYLE)]
-
-
-def document_pane(app: App[None]) -> list[str]:
-    """The screen lines right of the topic pane's edge (the document pane)."""
-    return [line.split("▕", 1)[1] for line in screen_text(app).splitlines() if "▕" in line]
 
 
 async def test_find_counts_marks_and_steps(app_factory: AppFactory) -> None:
@@ -99,9 +95,9 @@ def long_document(cranfield_documents: list[Document], tmp_path: Path) -> tuple[
 async def test_find_scrolls_a_match_far_below_into_view(
         long_document: tuple[Path, Document]) -> None:
     path, document = long_document
-    last = document.text.strip().splitlines()[-1].strip()
+    last = ending(document.text)
     query = " ".join(last.split()[:3])
-    expected = document.text.lower().count(query.lower())
+    expected = reflow(document.text).lower().count(query.lower())
     async with make_app(path, "reader", ["1"]).run_test(size=(80, 24)) as pilot:
         assert last not in screen_text(pilot.app)
         await pilot.press("ctrl+f", *query)
@@ -109,18 +105,18 @@ async def test_find_scrolls_a_match_far_below_into_view(
         assert f"1 of {expected}" in screen_text(pilot.app)
         await pilot.press(*["enter"] * (expected - 1))  # to the last match
         assert f"{expected} of {expected}" in screen_text(pilot.app)
-        assert any(last in line for line in document_pane(pilot.app))
+        assert last in pane_words(pilot.app)
 
 
 async def test_an_open_find_searches_the_next_document_and_scrolls_to_it(
         cranfield_documents: list[Document], tmp_path: Path) -> None:
     """Find open, Esc, a grade: the next (the longest) document opens on its match."""
     short, long = cranfield_documents[0], cranfield_documents[-1]
-    last = long.text.strip().splitlines()[-1].strip()
+    last = ending(long.text)
     path = pool_documents(tmp_path / "next.db", [short, long])
     async with make_app(path, "reader", ["1"], order="rank").run_test(size=(80, 24)) as pilot:
         await pilot.press("ctrl+f", *last, "escape", "0")
         await pilot.pause()
         assert pilot.app.screen.session.docno == long.docno  # type: ignore[attr-defined]
         assert "1 of 1" in screen_text(pilot.app)
-        assert any(last in line for line in document_pane(pilot.app))
+        assert last in pane_words(pilot.app)

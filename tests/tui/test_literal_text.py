@@ -13,9 +13,10 @@ from judge_fixtures import screen_text
 from pooltool.pooling import pool_runs
 from pooltool.records import Document, Topic
 from pooltool.store import GradeLevel, JudgmentStore, workspace
+from pooltool.store.guidelines import GuidelineText, add_guidelines
 from pooltool.tui.app import make_app
 from pooltool.tui.screens.judge import JudgeScreen
-from pooltool.tui.screens.topic_picker import TITLE_WIDTH, TopicPickerScreen
+from pooltool.tui.screens.topic_picker import TopicPickerScreen
 
 SIZE = (200, 50)
 MARKUP = ["[/]", "[b]", "[link=x]", "[bold"]
@@ -27,7 +28,9 @@ def fields(m: str) -> dict[str, str]:
             "description": f"describe {m} it", "narrative": f"narrate {m} it",
             "docno": f"d{m}", "doc_title": f"heading {m} here", "text": f"body {m} text",
             "run": f"run{m}", "assessor": f"al {m} ice", "grade0": f"no {m} way",
-            "grade1": f"yes {m} sir", "scan": f"scan{m}", "note": f"note {m} end"}
+            "grade1": f"yes {m} sir", "scan": f"scan{m}", "note": f"note {m} end",
+            "definition": f"define {m} yes", "guidelines": f"guide {m} all",
+            "instructions": f"instruct {m} topic"}
 
 
 def literal_store(path: Path, f: dict[str, str]) -> Path:
@@ -42,6 +45,9 @@ def literal_store(path: Path, f: dict[str, str]) -> Path:
         store.set_setting("show_runs", True)
         store.set_grade_scale([GradeLevel(0, "0", f["grade0"]), GradeLevel(1, "1", f["grade1"])])
         workspace.set_scan_terms(store, f["assessor"], f["topic"], [f["scan"]])
+        add_guidelines(store, [GuidelineText("grade", "1", f["definition"], "<t>"),
+                               GuidelineText("collection", "", f["guidelines"], "<t>"),
+                               GuidelineText("topic", f["topic"], f["instructions"], "<t>")])
     return path
 
 
@@ -56,7 +62,14 @@ async def test_every_field_shows_as_written(tmp_path: Path, markup: str) -> None
         picker = screen_text(app)
         for key in ("topic", "assessor"):
             assert f[key] in picker, key
-        assert f["title"][: TITLE_WIDTH - 1] + "…" in picker  # the picker cuts titles
+        assert f["title"] in picker  # the query column is wide at 200 columns
+        for key in ("description", "narrative"):  # the highlighted topic's statement
+            assert f[key] in picker, key
+        await pilot.press("g")
+        shown = screen_text(app)
+        for key in ("grade0", "grade1", "definition", "guidelines", "instructions"):
+            assert f[key] in shown, key
+        await pilot.press("escape")
         await pilot.press("enter")
         assert isinstance(app.screen, JudgeScreen)
         judging = screen_text(app)
@@ -71,6 +84,10 @@ async def test_every_field_shows_as_written(tmp_path: Path, markup: str) -> None
         await pilot.press(*f["note"], "enter", "1")  # the note joins the grade
         await pilot.pause()
         assert f"All 1 documents of topic {f['topic']} are judged." in screen_text(app)
+        assert f"✎ Note: {f['note']}" in screen_text(app)
+        await pilot.press("g")
+        assert f["instructions"] in screen_text(app)
+        await pilot.press("escape")
         await pilot.press("n")
         assert f["note"] in screen_text(app)
         await pilot.press("escape", "slash")

@@ -19,6 +19,7 @@ from pooltool.tui.screens.judge import JudgeScreen
 from pooltool.tui.screens.topic_picker import COLUMNS, TopicPickerScreen
 
 SIZE = (110, 30)
+SHARE = "Judged % all·me"
 
 
 @pytest.fixture
@@ -87,14 +88,14 @@ async def test_remaining_counts_what_nobody_judged(three_topics: Path, tmp_path:
         rows = rows_of(app)
         assert {t: int(r["Left"]) for t, r in rows.items()} == unjudged
         assert [rows["1"][c] for c in COLUMNS[2:7]] == ["5", "4", "0", "1", "2"]
-        # the bar is carol's queue: the one document nobody judged, not done yet
-        assert rows["1"]["Progress"].endswith("  0%")
+        # judged by anyone: 4 of 5 (the bar: 80% of 6 cells); by carol: none
+        assert rows["1"][SHARE] == "████░░  80%·  0%"
         await pilot.press("enter")  # topic 1: carol's queue is d5, the one nobody judged
         assert isinstance(app.screen, JudgeScreen) and app.screen.session.queue == ["d5"]
         await pilot.press("3", "escape")
         rows = rows_of(app)
         assert [rows["1"][c] for c in COLUMNS[2:7]] == ["5", "5", "1", "0", "3"]
-        assert rows["1"]["Progress"].endswith("100%")
+        assert rows["1"][SHARE] == "██████ 100%· 20%"
         assert "you judged 1 of 11" in str(app.screen.query_one("#picker-title").render())
 
 
@@ -108,7 +109,7 @@ async def test_a_topic_with_an_empty_queue_does_not_open(three_topics: Path) -> 
     async with app.run_test(size=SIZE) as pilot:
         assert isinstance(app.screen, TopicPickerScreen)
         row = rows_of(app)["10"]
-        assert row["Left"] == "0" and row["Progress"].endswith("100%")
+        assert row["Left"] == "0" and row[SHARE] == "██████ 100%·  0%"
         await pilot.press("enter")
         assert isinstance(app.screen, TopicPickerScreen)
     with JudgmentStore.open(three_topics) as store:

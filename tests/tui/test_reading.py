@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from judge_fixtures import AppFactory, log_rows, pool_documents, screen_text
+from judge_fixtures import AppFactory, ending, log_rows, pane_words, pool_documents, screen_text
 from textual.pilot import Pilot
 
 from pooltool.formats.documents import iter_documents
@@ -40,7 +40,8 @@ def longest(shared_data: Path, tmp_path: Path) -> tuple[Path, Document]:
 
 
 def last_line(document: Document) -> str:
-    return document.text.strip().splitlines()[-1].strip()
+    """The document's last words (the pane shows the text reflowed, wrapped to its width)."""
+    return ending(document.text)
 
 
 async def page_to_end(pilot: Pilot[None], key: str) -> int:
@@ -60,14 +61,14 @@ async def test_longest_cranfield_document_scrolls_to_its_last_line(
     async with make_app(path, "reader", ["1"]).run_test(size=SMALL) as pilot:
         await pilot.pause()
         first = screen_text(pilot.app)
-        assert MORE_BELOW in first and last_line(document) not in first
+        assert MORE_BELOW in first and last_line(document) not in pane_words(pilot.app)
         presses = await page_to_end(pilot, key)
         assert presses > 1
-        assert last_line(document) in screen_text(pilot.app)
+        assert last_line(document) in pane_words(pilot.app)
         await pilot.press("home")
-        assert last_line(document) not in screen_text(pilot.app)
+        assert last_line(document) not in pane_words(pilot.app)
         await pilot.press("end")
-        assert last_line(document) in screen_text(pilot.app)
+        assert last_line(document) in pane_words(pilot.app)
         await pilot.press("pageup", "up")
         assert MORE_BELOW in screen_text(pilot.app)
 
@@ -78,7 +79,7 @@ async def test_keys_scroll_the_document_after_tab(longest: tuple[Path, Document]
     async with make_app(path, "reader", ["1"]).run_test(size=SMALL) as pilot:
         await pilot.press("tab")
         assert await page_to_end(pilot, "space") > 1
-        assert last_line(document) in screen_text(pilot.app)
+        assert last_line(document) in pane_words(pilot.app)
 
 
 async def test_require_end_refuses_a_grade_until_the_end_was_shown(

@@ -30,10 +30,15 @@ COMMAND_KEYS = [
     ("h", "turn query-term highlighting off / on (stems match: laws marks law)"),
     ("/", "edit your scan terms for this topic (kept for next time)"),
     ("Esc", "close the find, else back to the topic list"),
+    ("g", "guidelines: each grade's definition, the collection's guidelines and this "
+          "topic's instructions (else its narrative); also on the topic list"),
     ("Tab", "scroll the topic pane with ↑ ↓ PgUp PgDn; the next document takes them back"),
     ("?", "this help"),
     ("q", "quit (every judgment is already saved)"),
 ]
+
+
+HELP_TITLE = "Judging keys · g: guidelines (what each grade means, this topic's instructions)"
 
 
 def help_table(scale: list[GradeLevel]) -> Table:
@@ -61,7 +66,7 @@ class HelpScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help"):
-            yield Static("Judging keys", id="help-title")
+            yield Static(HELP_TITLE, id="help-title")
             yield Static(help_table(self.scale))
 
     def action_close(self) -> None:

@@ -16,11 +16,13 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
 from pooltool.judging.pace import eta_hours
+from pooltool.store.guidelines import current_guidelines
 from pooltool.store.provenance import utc_now
 from pooltool.store.store import GradeLevel
 from pooltool.tui.activity import DEFAULT_IDLE_S, ActivityClock
 from pooltool.tui.keys import key_name
 from pooltool.tui.messages import GradeRecorded, JudgmentUndone, LeaveTopic, NoteChanged
+from pooltool.tui.screens.guidelines import GuidelinesScreen
 from pooltool.tui.screens.help import HelpScreen
 from pooltool.tui.screens.prompt import PromptScreen
 from pooltool.tui.session import JudgingSession
@@ -50,11 +52,14 @@ COMMAND_BINDINGS = [
     Binding("h", "toggle_highlight", "Highlight", show=False),
     Binding("slash", "scan_terms", "Scan terms", show=False),
     Binding("escape", "leave", "Topics", show=False),
+    # g is in the help (and its title), not the footer: the footer then fits 80 columns
+    Binding("g", "guidelines", "Guidelines", show=False),
     Binding("question_mark", "help", "Help"),
     Binding("q", "quit", "Quit"),
 ]
 END_NOTICE = ("This store asks that each document be read to its end before it is graded: "
               "Space or PgDn pages down, End jumps to the end.")
+NOTE_MARKER = "✎ Note"
 NOTE_MESSAGES = {
     "recorded": "Note saved with your grade.",
     "draft": "Note saved: it joins your grade of this document.",
@@ -96,6 +101,7 @@ class JudgeScreen(Screen[None]):
             yield TopicPanel(id="topic")
             yield DocumentView(id="document")
         yield FindBar(id="find")
+        yield Static(id="note")
         yield GradeBar(self.scale, id="grades")
         yield Footer(compact=True)
 
@@ -124,7 +130,19 @@ class JudgeScreen(Screen[None]):
         bar.grade = session.grade_of(session.docno)
         bar.skipped = session.docno in session.skipped
         bar.note_waiting = session.docno in session.notes
+        self.draw_note()
         self.query_one("#status", Static).update(self.status_text())
+
+    def draw_note(self) -> None:
+        """Show the note of the document on screen above the grade bar (hidden when it
+        has none): ``✎ Note`` and its text, the assessor's draft or their latest note."""
+        note = self.session.saved_note(self.session.docno)
+        line = self.query_one("#note", Static)
+        line.set_class(bool(note), "-shown")
+        waiting = self.session.docno in self.session.notes
+        line.update(Text.assemble((NOTE_MARKER, "bold"),
+                                  (" (waits for a grade)" if waiting else "", "italic"),
+                                  ": ", note))
 
     def status_text(self) -> Text:
         """``Topic 7 · 37 / 120 · doc184 · judged 36/120 · 142/h · 12.3 s/doc · ETA 41 min``.
@@ -268,6 +286,12 @@ class JudgeScreen(Screen[None]):
     def action_help(self) -> None:
         """Show every key."""
         self.app.push_screen(HelpScreen(self.scale))
+
+    def action_guidelines(self) -> None:
+        """Show the grade definitions, the collection's guidelines and this topic's
+        instructions (read from the store now)."""
+        self.app.push_screen(GuidelinesScreen(self.session.topic_statement(), self.scale,
+                                              current_guidelines(self.session.store)))
 
     def action_find(self) -> None:
         """Open the find bar (its earlier query stays, selected)."""

@@ -1,12 +1,16 @@
 """The topic picker: every topic with its judging progress; Enter opens one.
 
 Topics are listed in :func:`~pooltool.records.topic_key` order (2 before 10).
-"Remaining" counts what is left in the assessor's queue, by the rule of
+"Left" counts what is left in the assessor's queue, by the rule of
 :mod:`pooltool.judging.queue` (on their assigned topics, what they have not
-judged; elsewhere, what nobody has judged, imported qrels included), and the
-bar shows how much of that queue is done; "Judged (all)" and "Judged (me)"
-count the pooled documents judged by anyone and by the assessor. The cursor starts
-on the topic the assessor used last (:func:`pooltool.store.workspace.last_topic`).
+judged; elsewhere, what nobody has judged, imported qrels included); "By all"
+and "By me" count the pooled documents judged by anyone and by the assessor,
+and the "Judged % all·me" column shows both as shares of the pooled documents
+(the bar is the share judged by anyone). The query column is as wide as the
+screen leaves it (at least :data:`TITLE_WIDTH`), and the whole statement of the
+highlighted topic, reflowed, shows under the table. The cursor starts on the
+topic the assessor used last (:func:`pooltool.store.workspace.last_topic`);
+``g`` shows the guidelines of the highlighted topic.
 """
 
 from __future__ import annotations
@@ -19,20 +23,28 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
+from pooltool.errors import UnknownTopic
 from pooltool.judging.queue import topic_progress
-from pooltool.records import topic_key
+from pooltool.records import Topic, topic_key
 from pooltool.store import JudgmentStore, workspace
+from pooltool.store.guidelines import current_guidelines
 from pooltool.tui.messages import TopicChosen
+from pooltool.tui.screens.guidelines import GuidelinesScreen
 from pooltool.tui.widgets.progress import progress_bar
+from pooltool.tui.widgets.topic_panel import statement_text
 
 # short labels, so that every column fits 80 columns: "By all" and "By me" are
 # judged by anyone / by the assessor, "Left" is remaining, "Rel" relevant found
-COLUMNS = ("Topic", "Query", "Pooled", "By all", "By me", "Left", "Rel", "Progress")
+COLUMNS = ("Topic", "Query", "Pooled", "By all", "By me", "Left", "Rel", "Judged % all·me")
 TITLE_WIDTH = 20
-BAR_WIDTH = 8
+BAR_WIDTH = 6
+# what the columns other than Query take at most: their text (topic ids up to 6
+# characters, counts up to 6 digits), two cells of padding each, and the scrollbar
+OTHER_COLUMNS = 6 + 6 + 6 + 6 + 6 + 4 + len(COLUMNS[-1]) + 2 * len(COLUMNS) + 2
 
 
 class TopicPickerScreen(Screen[None]):
@@ -44,7 +56,8 @@ class TopicPickerScreen(Screen[None]):
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("q", "app.quit", "Quit"), Binding("r", "reload", "Refresh")]
+        Binding("q", "app.quit", "Quit"), Binding("r", "reload", "Refresh"),
+        Binding("g", "guidelines", "Guidelines")]
 
     def __init__(self, store: JudgmentStore, assessor: str, topics: Callable[[], list[str]],
                  pool: str, **kwargs: str) -> None:
@@ -52,11 +65,14 @@ class TopicPickerScreen(Screen[None]):
         self.store, self.assessor, self.pool = store, assessor, pool
         self.list_topics = topics
         self.topics = sorted(topics(), key=topic_key)
+        self.title_width = TITLE_WIDTH
 
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static(id="picker-title")
         yield DataTable(id="topics", cursor_type="row", zebra_stripes=True)
+        with VerticalScroll(id="statement", can_focus=False):
+            yield Static(id="statement-text")
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
@@ -65,6 +81,13 @@ class TopicPickerScreen(Screen[None]):
 
     def on_screen_resume(self) -> None:
         self.action_reload()
+
+    def on_resize(self) -> None:
+        """Widen or narrow the query column to the screen."""
+        width = max(TITLE_WIDTH, self.size.width - OTHER_COLUMNS)
+        if width != self.title_width:
+            self.title_width = width
+            self.action_reload()
 
     def action_reload(self, highlight: str | None = None) -> None:
         """Recompute every topic's progress from the store.
@@ -75,18 +98,49 @@ class TopicPickerScreen(Screen[None]):
         frame = topic_progress(self.store, self.assessor, self.topics, self.pool)
         frame = frame.set_index("topic").reindex(self.topics).dropna(subset=["pooled"])
         table = self.query_one("#topics", DataTable)
-        if highlight is None and table.row_count:
-            highlight = str(table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value)
+        highlight = highlight or self.highlighted_topic()
         table.clear()
         for topic, row in frame.iterrows():
-            table.add_row(*_cells(str(topic), row), key=str(topic))
+            table.add_row(*_cells(str(topic), row, self.title_width), key=str(topic))
         rows = [str(t) for t in frame.index]
         table.move_cursor(row=rows.index(highlight) if highlight in rows else 0)
         judged, pooled = int(frame["judged_me"].sum()), int(frame["pooled"].sum())
         self.query_one("#picker-title", Static).update(Text.assemble(
             ("Assessor ", "dim"), (self.assessor, "bold"),
             (f" · {len(frame)} topics · you judged {judged} of {pooled} pooled · By all/"
-             "By me: judged by anyone/you · Left: still to judge · Enter opens", "dim")))
+             "By me: judged by anyone/you · Left: still to judge · Enter opens · "
+             "g: guidelines", "dim")))
+        self.show_statement()
+
+    def highlighted_topic(self) -> str | None:
+        """The topic under the cursor (``None`` when the list is empty)."""
+        table = self.query_one("#topics", DataTable)
+        if not table.row_count:
+            return None
+        return str(table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value)
+
+    @on(DataTable.RowHighlighted, "#topics")
+    def show_statement(self) -> None:
+        """Show the whole statement of the highlighted topic under the table."""
+        topic = self.highlighted_topic()
+        text = Text() if topic is None else statement_text(self.statement(topic), [], [],
+                                                           show_query=False, scan_line=False)
+        self.query_one("#statement-text", Static).update(text)
+
+    def statement(self, topic: str) -> Topic:
+        """A topic's statement, or an empty one when the store has none."""
+        try:
+            return self.store.topic(topic)
+        except UnknownTopic:
+            return Topic(topic, "")
+
+    def action_guidelines(self) -> None:
+        """Show the guidelines of the highlighted topic."""
+        topic = self.highlighted_topic()
+        if topic is not None:
+            self.app.push_screen(GuidelinesScreen(self.statement(topic),
+                                                  self.store.grade_scale(),
+                                                  current_guidelines(self.store)))
 
     @on(DataTable.RowSelected, "#topics")
     def choose(self, event: DataTable.RowSelected) -> None:
@@ -94,12 +148,16 @@ class TopicPickerScreen(Screen[None]):
         self.post_message(TopicChosen(str(event.row_key.value)))
 
 
-def _cells(topic: str, row: pd.Series) -> list[Text]:
+def _cells(topic: str, row: pd.Series, title_width: int) -> list[Text]:
     """One table row; topic and title are :class:`Text` so that the table shows
-    them as written (a ``str`` cell would be read as markup)."""
-    title = str(row["title"])
-    if len(title) > TITLE_WIDTH:
-        title = title[: TITLE_WIDTH - 1] + "…"
+    them as written (a ``str`` cell would be read as markup). The title is
+    reflowed to one line and cut to ``title_width`` characters."""
+    title = " ".join(str(row["title"]).split())
+    if len(title) > title_width:
+        title = title[: title_width - 1] + "…"
     numbers = row[["pooled", "judged_any", "judged_me", "remaining", "relevant"]]
     right = [Text(str(int(n)), justify="right") for n in numbers]
-    return [Text(topic), Text(title), *right, progress_bar(float(row["done"]), BAR_WIDTH)]
+    pooled = int(row["pooled"])
+    mine = int(row["judged_me"]) / pooled if pooled else 0.0
+    share = progress_bar(int(row["judged_any"]) / pooled if pooled else 0.0, BAR_WIDTH)
+    return [Text(topic), Text(title), *right, share + Text(f"·{int(mine * 100):3d}%")]

@@ -1,5 +1,8 @@
 """The document pane: title and full text, scrollable, with terms marked.
 
+Title and text are reflowed (:func:`~pooltool.tui.reflow.reflow`): the lines of
+a hard-wrapped paragraph are joined and the pane wraps them to its width.
+
 The pane reads with the keyboard from the moment a document opens (the
 judging screen focuses it and binds Space/PgDn, PgUp, Up/Down, Home/End to
 :meth:`DocumentView.read`); its bottom border says where the reader is:
@@ -21,6 +24,7 @@ from textual.geometry import Region
 from textual.widgets import Static
 
 from pooltool.records import Document
+from pooltool.tui.reflow import reflow
 from pooltool.tui.widgets.highlight import find_spans, highlight
 
 MISSING_NOTICE = (
@@ -47,6 +51,9 @@ class DocumentView(VerticalScroll, inherit_bindings=False):
         self.reached_end = False
         self._laid_out = False  # the document shown has been laid out (its height is known)
         self._pending_match: int | None = None  # a match to scroll to once laid out
+        # the match scrolled to, and the text width it was placed at (a scrollbar that
+        # appears later narrows the text: the match is placed again)
+        self._placed: tuple[int, int] | None = None
         self._title, self._body = Text(), Text()  # as shown, without find marks
         self.matches: list[tuple[str, int, int]] = []  # found: part ("title"/"body"), start, end
 
@@ -62,6 +69,8 @@ class DocumentView(VerticalScroll, inherit_bindings=False):
         self.update_position()
         if self._pending_match is not None:
             self.go_to_match(self._pending_match)
+        elif self._placed is not None and self._placed[1] != self._body_width():
+            self.go_to_match(self._placed[0])
 
     def on_resize(self) -> None:
         self.update_position()
@@ -78,12 +87,14 @@ class DocumentView(VerticalScroll, inherit_bindings=False):
             self._title = Text(f"{docno}", style="bold")
             self._body = Text(MISSING_NOTICE, style="italic")
         else:
-            heading = Text(f"{docno}  ", style="dim") + Text(document.title or "(no title)")
+            heading = Text(f"{docno}  ", style="dim") + Text(reflow(document.title)
+                                                              or "(no title)")
             self._title = highlight(heading, query, scan, show_query)
-            self._body = highlight(document.text, query, scan, show_query)
+            self._body = highlight(reflow(document.text), query, scan, show_query)
         self.matches = []
         self._draw()
         self.reached_end, self._laid_out, self._pending_match = False, False, None
+        self._placed = None
         self.border_subtitle = ""
         self.scroll_home(animate=False)
         self.call_after_refresh(self.update_position)
@@ -109,6 +120,7 @@ class DocumentView(VerticalScroll, inherit_bindings=False):
         self.matches = [(part, start, end) for part, text in (("title", self._title),
                                                               ("body", self._body))
                         for start, end in find_spans(text.plain, query)]
+        self._placed = None
         self._draw()
         return len(self.matches)
 
@@ -121,14 +133,19 @@ class DocumentView(VerticalScroll, inherit_bindings=False):
         if not self._layout_is_current():
             self._pending_match = index
             return
+        width = self._body_width()
+        self._placed = (index, width)
         if part == "title":
             self.scroll_home(animate=False)
             return
         body = self.query_one("#doc-body", Static)
-        width = max(body.content_size.width, 1)
         row = len(Content(self._body.plain[:start]).wrap(width)) - 1
         self.scroll_to_region(Region(0, body.virtual_region.y + row, 1, 1), center=True,
                               animate=False)
+
+    def _body_width(self) -> int:
+        """The width the text is wrapped to now (at least 1)."""
+        return max(self.query_one("#doc-body", Static).content_size.width, 1)
 
     def _draw(self, current: int | None = None) -> None:
         """Show title and text with the find marks (the ``current`` match lit)."""

@@ -8,11 +8,15 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from pooltool.records import Topic
+from pooltool.tui.reflow import reflow
 from pooltool.tui.widgets.highlight import SCAN_STYLE, highlight
 
 
-def statement_text(topic: Topic, query: list[str], scan: list[str], show_query: bool) -> Text:
-    """The topic statement as text: title (query), description and narrative."""
+def statement_text(topic: Topic, query: list[str], scan: list[str], show_query: bool,
+                   scan_line: bool = True) -> Text:
+    """The topic statement as text: title (query), description and narrative, each
+    reflowed (:func:`~pooltool.tui.reflow.reflow`); then the scan terms unless not
+    ``scan_line``."""
     text = Text(f"Topic {topic.topic}\n", style="bold")
     if not (topic.title or topic.description or topic.narrative):
         text.append("No statement for this topic in the store.\n", style="italic")
@@ -20,8 +24,11 @@ def statement_text(topic: Topic, query: list[str], scan: list[str], show_query: 
                          ("Narrative", topic.narrative)):
         if value:
             text.append(f"\n{label}\n", style="bold underline")
-            text.append_text(highlight(value, query, scan, show_query))
+            text.append_text(highlight(reflow(value), query, scan, show_query))
             text.append("\n")
+    if not scan_line:
+        text.rstrip()
+        return text
     text.append("\nScan terms ", style="bold underline")
     text.append("(/ to edit)\n", style="dim")
     text.append(", ".join(scan) if scan else "none", style=SCAN_STYLE if scan else "dim")
