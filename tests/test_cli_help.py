@@ -46,7 +46,9 @@ def test_pool_takes_depth_not_k(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("command", ["recall", "bias", "impact"])
 def test_complete_has_its_long_form(command: str) -> None:
-    options = {o for p in cli.commands[command].params for o in getattr(p, "opts", [])}
+    loaded = cli.get_command(click.Context(cli), command)  # commands load lazily
+    assert loaded is not None
+    options = {o for p in loaded.params for o in getattr(p, "opts", [])}
     assert {"-c", "--complete"} <= options
 
 
