@@ -12,6 +12,7 @@ from __future__ import annotations
 import itertools
 import json
 import sqlite3
+from collections.abc import Iterable
 from contextlib import AbstractContextManager
 from typing import Any, NamedTuple
 
@@ -250,16 +251,37 @@ def _insert_round(conn: sqlite3.Connection, hits: PoolPairs, run_ids: list[int],
     topics, docnos = topic.to_pylist(), docno.to_pylist()
     run_id, rank = table["run_id"].to_pylist(), table["trec_rank"].to_pylist()
     before = conn.total_changes
-    conn.executemany(
-        "INSERT OR IGNORE INTO pool_docs(pool_id, topic, docno, round_id) VALUES (?, ?, ?, ?)",
-        zip(itertools.repeat(pool_id), topic.take(first).to_pylist(),
-            docno.take(first).to_pylist(), itertools.repeat(round_id)))
+    _insert_rows(conn, "pool_docs(pool_id, topic, docno, round_id)",
+                 [itertools.repeat(pool_id), topic.take(first).to_pylist(),
+                  docno.take(first).to_pylist(), itertools.repeat(round_id)], len(first))
     added = conn.total_changes - before
-    conn.executemany(
-        "INSERT OR IGNORE INTO pool_hits(pool_id, topic, docno, run_id, trec_rank, round_id) "
-        "VALUES (?, ?, ?, ?, ?, ?)",
-        zip(itertools.repeat(pool_id), topics, docnos, run_id, rank, itertools.repeat(round_id)))
+    _insert_rows(conn, "pool_hits(pool_id, topic, docno, run_id, trec_rank, round_id)",
+                 [itertools.repeat(pool_id), topics, docnos, run_id, rank,
+                  itertools.repeat(round_id)], len(topics))
     return added
+
+
+_ROWS_PER_STATEMENT = 100  # 600 parameters at most: SQLite before 3.32 allows 999
+
+
+def _insert_rows(conn: sqlite3.Connection, table: str, columns: list[Iterable[Any]],
+                 rows: int) -> None:
+    """``INSERT OR IGNORE`` ``rows`` rows given column by column, :data:`_ROWS_PER_STATEMENT`
+    to a statement (fewer round trips from Python than one row to a statement).
+
+    :param table: the table and its column list, as in ``INSERT INTO table(a, b)``.
+    """
+    width = len(columns)
+    row = "(" + ", ".join("?" * width) + ")"
+    values = itertools.chain.from_iterable(zip(*columns, strict=False))  # repeat() never ends
+    whole = rows // _ROWS_PER_STATEMENT
+    many = f"INSERT OR IGNORE INTO {table} VALUES " + ", ".join([row] * _ROWS_PER_STATEMENT)
+    conn.executemany(many, (list(itertools.islice(values, width * _ROWS_PER_STATEMENT))
+                            for _ in range(whole)))
+    rest = list(values)
+    if rest:
+        conn.execute(f"INSERT OR IGNORE INTO {table} VALUES "
+                     + ", ".join([row] * (len(rest) // width)), rest)
 
 
 def _objects(values: list[str]) -> np.ndarray:

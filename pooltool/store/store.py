@@ -413,14 +413,15 @@ class JudgmentStore(JudgmentLog, JudgedRules, PoolTables, ClaimTable, SampleTabl
         """
         if isinstance(paths, (str, Path)):
             paths = [paths]
-        def load(path: Path) -> tuple[list[tuple[str, pa.Table]], str]:
-            """A file's runs, each in trec_eval order, and the file's sha256."""
-            return _file_runs(path), file_sha256(path)
+        def load(path: Path) -> tuple[list[tuple[str, run_columns.RunBlob]], str]:
+            """A file's runs, each packed in trec_eval order, and the file's sha256."""
+            return [(tag, run_columns.pack(run)) for tag, run in _file_runs(path)], \
+                file_sha256(path)
 
         def store(path: str | Path,
-                  loading: Future[tuple[list[tuple[str, pa.Table]], str]]) -> None:
+                  loading: Future[tuple[list[tuple[str, run_columns.RunBlob]], str]]) -> None:
             runs, sha = loading.result()
-            file_topics = set().union(*(pc.unique(run["topic"]).to_pylist() for _, run in runs))
+            file_topics = set().union(*(run.topic_names for _, run in runs))
             found = check_topics(conn, file_topics, str(path), strict_topics)
             if found is not None:
                 unknown.append(found)
@@ -440,7 +441,8 @@ class JudgmentStore(JudgmentLog, JudgedRules, PoolTables, ClaimTable, SampleTabl
         # that order too.
         with self.writing("imported") as conn, \
                 ThreadPoolExecutor(max_workers=_FILES_IN_FLIGHT) as reader:
-            waiting: deque[tuple[str | Path, Future[tuple[list[tuple[str, pa.Table]], str]]]]
+            waiting: deque[tuple[str | Path,
+                                 Future[tuple[list[tuple[str, run_columns.RunBlob]], str]]]]
             waiting = deque()
             for path in paths:
                 waiting.append((path, reader.submit(load, Path(path))))
@@ -463,16 +465,16 @@ class JudgmentStore(JudgmentLog, JudgedRules, PoolTables, ClaimTable, SampleTabl
         """
         check_run_frame(frame, with_rank=True, unique_docnos=True)
         with self.writing("imported") as conn:
-            rows = [self._add_run(conn, str(tag), _ordered_table(entries), source, "")
+            rows = [self._add_run(conn, str(tag), run_columns.pack(_ordered_table(entries)),
+                                  source, "")
                     for tag, entries in frame.groupby("run_tag", sort=False)]
         return pd.DataFrame(rows, columns=["run_tag", "source_path", "lines", "topics"])
 
-    def _add_run(self, conn: sqlite3.Connection, tag: str, run: pa.Table,
+    def _add_run(self, conn: sqlite3.Connection, tag: str, run: run_columns.RunBlob,
                  source: str, sha: str, replace: bool = False,
                  force: bool = False) -> dict[str, Any]:
-        """Store one run: its provenance row and its entries' blob (``run``: in
-        :func:`~pooltool.ranking.order_table`'s order); ``replace``, ``force``: as
-        :meth:`add_runs`."""
+        """Store one run: its provenance row and its entries' blob; ``replace``,
+        ``force``: as :meth:`add_runs`."""
         old = conn.execute(
             "SELECT run_id, source_path, imported_at FROM live_runs WHERE run_tag = ?", [tag]
         ).fetchone()
@@ -483,22 +485,21 @@ class JudgmentStore(JudgmentLog, JudgedRules, PoolTables, ClaimTable, SampleTabl
             )
         if old is not None and not force:
             _check_not_pooled(conn, int(old[0]), f"{source}: replacing run {tag!r}", "imported")
-        topics = run_columns.topic_count(run)
         cursor = conn.execute(
             "INSERT INTO runs(run_tag, source_path, sha256, lines, topics, imported_at) "
             "VALUES (?, ?, ?, ?, ?, ?)",
-            [tag, source, sha, run.num_rows, topics, utc_now()],
+            [tag, source, sha, run.lines, len(run.topic_names), utc_now()],
         )
         run_id = int(cursor.lastrowid or 0)
-        blob = run_columns.encode(run)
         conn.execute(
             "INSERT INTO run_columns(run_id, format, lines, sha256, source_sha256, entries) "
             "VALUES (?, ?, ?, ?, ?, ?)",
-            [run_id, run_columns.FORMAT, run.num_rows, run_columns.blob_sha256(blob), sha, blob])
+            [run_id, run_columns.FORMAT, run.lines, run.sha256, sha, run.blob])
         if old is not None:
             conn.execute("INSERT INTO run_retirements(run_id, replaced_by, retired_at) "
                          "VALUES (?, ?, ?)", [old[0], run_id, utc_now()])
-        return {"run_tag": tag, "source_path": source, "lines": run.num_rows, "topics": topics}
+        return {"run_tag": tag, "source_path": source, "lines": run.lines,
+                "topics": len(run.topic_names)}
 
     def remove_run(self, tag: str, *, force: bool = False) -> dict[str, Any]:
         """Retire the live run ``tag``: it leaves the runs that pooling, ``runs()``
@@ -775,7 +776,7 @@ def _file_runs(path: Path) -> list[tuple[str, pa.Table]]:
     :raises FormatError: a malformed line, a repeated docno included.
     """
     table = read_run_table(path)
-    if table is None or _repeats_docno(table):
+    if table is None or run_columns.repeats_docno(table):
         frame = read_run(path)
         return [(str(tag), _ordered_table(entries))
                 for tag, entries in frame.groupby("run_tag", sort=False)]
@@ -786,15 +787,6 @@ def _file_runs(path: Path) -> list[tuple[str, pa.Table]]:
     tag_of_row = pc.cast(table["run_tag"], pa.string())
     seen = pc.unique(tag_of_row).to_pylist()  # in order of first appearance
     return [(str(tag), order_table(table.filter(pc.equal(tag_of_row, tag)))) for tag in seen]
-
-
-def _repeats_docno(table: pa.Table) -> bool:
-    """Whether a docno repeats within a topic of a run of ``table`` (one run tag or more)."""
-    tags = pc.cast(table["run_tag"], pa.string())
-    if pc.count_distinct(tags).as_py() <= 1:
-        return run_columns.repeats_docno(table)
-    return any(run_columns.repeats_docno(table.filter(pc.equal(tags, tag)))
-               for tag in pc.unique(tags).to_pylist())
 
 
 def _ordered_table(entries: pd.DataFrame) -> pa.Table:
