@@ -23,6 +23,8 @@ from pooltool.records import RUN_COLUMNS
 from pooltool.store.judgments import is_policy
 
 if TYPE_CHECKING:
+    import pyarrow as pa
+
     from pooltool.store import JudgmentStore
 
 
@@ -104,6 +106,20 @@ def load_runs(ctx: click.Context, specs: Sequence[str]) -> pd.DataFrame:
     if not parts:
         return pd.DataFrame({c: pd.Series(dtype=t) for c, t in _RUN_DTYPES.items()})
     return pd.concat([frame for _, frame in parts], ignore_index=True)
+
+
+def stored_run_tables(ctx: click.Context, tags: Sequence[str]) -> list[pa.Table]:
+    """The stored runs named by ``tags``, in the order given, as Arrow columns
+    (:meth:`~pooltool.store.JudgmentStore.run_tables`: what recall reads from a file).
+
+    :raises UnknownRun: a tag of no live run, or no store to look it up in.
+    """
+    with _store_for(ctx, list(tags)) as store:
+        assert store is not None  # tags is not empty
+        for tag in tags:
+            if not store.has_run(tag):
+                raise UnknownRun(f"{tag!r} is neither a file nor a run in the store")
+        return store.run_tables(list(tags))
 
 
 _RUN_DTYPES = {"run_tag": object, "topic": object, "docno": object, "rank": "int64",

@@ -584,18 +584,22 @@ class JudgmentStore(JudgmentLog, JudgedRules, PoolTables, ClaimTable, SampleTabl
             **{name: entries[name].to_numpy() for name in ("rank", "score", "trec_rank")}})
         return frame[RUN_COLUMNS + ["trec_rank"]]
 
-    def run_table(self, tag: str) -> pa.Table:
-        """A stored run as :func:`~pooltool.formats.run.run_table` reads a run file: one
-        row per entry, ``topic`` and ``run_tag`` (dictionaries of strings), ``docno``
+    def run_tables(self, tags: list[str]) -> list[pa.Table]:
+        """Live runs as :func:`~pooltool.formats.run.run_table` reads run files, one
+        table per tag: ``topic`` and ``run_tag`` (dictionaries of strings), ``docno``
         (string), ``rank`` (int64), ``score`` (float64); topics in string order, each
         in trec_eval order.
 
-        :raises UnknownRun: no live run with this tag.
+        :raises UnknownRun: a tag of no live run.
         """
-        entries = self.run_entries([self.run_id(tag)])[0].drop_columns(["trec_rank"])
-        run_tag = pa.DictionaryArray.from_arrays(
-            pa.array(np.zeros(entries.num_rows, dtype=np.int32)), pa.array([tag], pa.string()))
-        return entries.append_column("run_tag", run_tag)
+        tables = []
+        for tag, entries in zip(tags, self.run_entries([self.run_id(t) for t in tags]),
+                                strict=True):
+            run_tag = pa.DictionaryArray.from_arrays(
+                pa.array(np.zeros(entries.num_rows, dtype=np.int32)),
+                pa.array([tag], pa.string()))
+            tables.append(entries.drop_columns(["trec_rank"]).append_column("run_tag", run_tag))
+        return tables
 
     def run_entries(self, run_ids: list[int], depth: int | None = None) -> list[pa.Table]:
         """The entries of stored runs (live or retired), in the order of ``run_ids``:
