@@ -4,8 +4,9 @@ What it keeps (schema in :mod:`pooltool.store.migrations`):
 
 * topics and documents, each import recorded in ``imports``;
 * runs with provenance (tag, source path, sha256, lines, import time) and their
-  entries with the trec_eval rank computed once at import
-  (:func:`pooltool.ranking.order_run`). A run is never changed or deleted: a
+  entries, in trec_eval order (:func:`pooltool.ranking.order_table`), as one
+  compressed Arrow IPC blob per run (:mod:`pooltool.store.run_columns`),
+  written in the same transaction. A run is never changed or deleted: a
   replaced or removed run is *retired* (``run_retirements``) and stays readable,
   so each pooling round still names the runs and file hashes that built it
   (``pool_round_runs``); the *live* runs are the ones not retired;
