@@ -7,7 +7,7 @@ work as a trec_eval replacement without any store.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, ContextManager
@@ -108,9 +108,10 @@ def load_runs(ctx: click.Context, specs: Sequence[str]) -> pd.DataFrame:
     return pd.concat([frame for _, frame in parts], ignore_index=True)
 
 
-def stored_run_tables(ctx: click.Context, tags: Sequence[str]) -> list[pa.Table]:
-    """The stored runs named by ``tags``, in the order given, as Arrow columns
-    (:meth:`~pooltool.store.JudgmentStore.run_tables`: what recall reads from a file).
+def stored_run_tables(ctx: click.Context, tags: Sequence[str]) -> Iterator[pa.Table]:
+    """The stored runs named by ``tags``, in the order given, as Arrow columns read
+    one at a time (:meth:`~pooltool.store.JudgmentStore.iter_run_tables`: what
+    recall reads from a file); the store stays open until the last is read.
 
     :raises UnknownRun: a tag of no live run, or no store to look it up in.
     """
@@ -119,7 +120,7 @@ def stored_run_tables(ctx: click.Context, tags: Sequence[str]) -> list[pa.Table]
         for tag in tags:
             if not store.has_run(tag):
                 raise UnknownRun(f"{tag!r} is neither a file nor a run in the store")
-        return store.run_tables(list(tags))
+        yield from store.iter_run_tables(list(tags))
 
 
 _RUN_DTYPES = {"run_tag": object, "topic": object, "docno": object, "rank": "int64",

@@ -26,8 +26,9 @@ Semantics follow usnistgov/trec_eval 10.0 (``form_res_rels.c``,
 from __future__ import annotations
 
 import os
+from collections import deque
 from collections.abc import Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
@@ -320,7 +321,7 @@ def _score_table(path: Path, index: QrelsIndex, options: RecallOptions) -> list[
 
 
 def evaluate_recall_tables(
-    tables: Sequence[pa.Table],
+    tables: Iterable[pa.Table],
     qrels: pd.DataFrame,
     ks: Iterable[int] = DEFAULT_KS,
     level: int = 1,
@@ -329,7 +330,9 @@ def evaluate_recall_tables(
     workers: int | None = None,
 ) -> RecallResult:
     """:func:`evaluate_recall` on runs already held as Arrow columns (stored runs:
-    :meth:`pooltool.store.JudgmentStore.run_tables`), scored one table per thread.
+    :meth:`pooltool.store.JudgmentStore.iter_run_tables`), scored one table per
+    thread, taken from ``tables`` only as threads come free (so that few are held
+    at a time).
 
     :param tables: one or more runs each, in
         :func:`~pooltool.formats.run.run_table`'s columns, no docno repeated
@@ -351,10 +354,16 @@ def evaluate_recall_tables(
         return [(tag, finish_run(tag, run, index, options.ks, options.complete,
                                  options.max_docs))]
 
-    count = max(1, min(len(tables), workers or os.cpu_count() or 1))
+    count = max(1, workers or os.cpu_count() or 1)
+    scored: list[tuple[str, RunScores]] = []
     with ThreadPoolExecutor(count) as pool:
-        per_table = list(pool.map(score, tables))
-    scored = [pair for runs in per_table for pair in runs]
+        waiting: deque[Future[list[tuple[str, RunScores]]]] = deque()
+        for table in tables:
+            waiting.append(pool.submit(score, table))
+            if len(waiting) >= count:
+                scored += waiting.popleft().result()
+        while waiting:
+            scored += waiting.popleft().result()
     tags = [tag for tag, _ in scored]
     repeated = sorted({tag for tag in tags if tags.count(tag) > 1})
     if repeated:

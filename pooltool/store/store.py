@@ -585,22 +585,21 @@ class JudgmentStore(JudgmentLog, JudgedRules, PoolTables, ClaimTable, SampleTabl
             **{name: entries[name].to_numpy() for name in ("rank", "score", "trec_rank")}})
         return frame[RUN_COLUMNS + ["trec_rank"]]
 
-    def run_tables(self, tags: list[str]) -> list[pa.Table]:
+    def iter_run_tables(self, tags: list[str]) -> Iterator[pa.Table]:
         """Live runs as :func:`~pooltool.formats.run.run_table` reads run files, one
-        table per tag: ``topic`` and ``run_tag`` (dictionaries of strings), ``docno``
-        (string), ``rank`` (int64), ``score`` (float64); topics in string order, each
-        in trec_eval order.
+        table per tag, decoded one at a time as they are asked for: ``topic`` and
+        ``run_tag`` (dictionaries of strings), ``docno`` (string), ``rank`` (int64),
+        ``score`` (float64); topics in string order, each in trec_eval order.
 
-        :raises UnknownRun: a tag of no live run.
+        :raises UnknownRun: a tag of no live run (before any table is given).
         """
-        tables = []
-        for tag, entries in zip(tags, self.run_entries([self.run_id(t) for t in tags]),
-                                strict=True):
+        run_ids = [self.run_id(tag) for tag in tags]
+        for tag, run_id in zip(tags, run_ids, strict=True):
+            entries = self.run_entries([run_id])[0]
             run_tag = pa.DictionaryArray.from_arrays(
                 pa.array(np.zeros(entries.num_rows, dtype=np.int32)),
                 pa.array([tag], pa.string()))
-            tables.append(entries.drop_columns(["trec_rank"]).append_column("run_tag", run_tag))
-        return tables
+            yield entries.drop_columns(["trec_rank"]).append_column("run_tag", run_tag)
 
     def run_entries(self, run_ids: list[int], depth: int | None = None) -> list[pa.Table]:
         """The entries of stored runs (live or retired), in the order of ``run_ids``:
