@@ -65,7 +65,7 @@ from pooltool.store.samples import SampleTables
 from pooltool.store.topic_check import OnUnknownTopics, UnknownTopics, check_topics
 
 BUSY_TIMEOUT_S = 30.0
-_FILES_IN_FLIGHT = 2  # run files read ahead while one is stored (2 cores: one reads, one writes)
+_FILES_IN_FLIGHT = 2  # run files read and packed ahead, one thread each, while one is stored
 
 
 class GradeLevel(NamedTuple):
