@@ -10,9 +10,14 @@ memory (``ru_maxrss``) is its own:
   ``TrecPoolMaker().make_pool(runs, strategy="topX", topX=--pool-depth)``;
 * **pandas**: ``read_csv(sep=r"\\s+")`` of each file, sort each topic in
   trec_eval order (score desc, docno desc), keep the top ``--pool-depth``,
-  union.
+  union;
+* **trec_eval** (when ``--trec-eval PATH`` is given): ``trec_eval -m num_ret``
+  of each file against a one-line-per-topic qrels, in a loop: trec_eval
+  reading and sorting the same runs, as a floor for "import".
 
-It prints seconds, ratios to pooltool and the three pool sizes. trectools
+It prints seconds (wall and CPU), ratios to pooltool, the pool sizes, and the
+store's size beside the gzip size of the run files (``gzip -6``, computed once
+per workdir). trectools
 breaks score ties by docno *ascending* (trec_eval: descending), so its pool may
 differ from the other two where a tie straddles the cutoff; the difference is
 reported, not treated as a failure. pooltool and pandas must agree exactly
@@ -97,8 +102,28 @@ def generate_runs(workdir: Path, runs: int, topics: int, depth: int, seed: int,
 
 
 def peak_rss_mb() -> float:
-    """Peak resident set size of this process, in MB (Linux reports KiB)."""
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    """Peak resident set size of this process (or of its largest child), in MB."""
+    return max(resource.getrusage(who).ru_maxrss for who in
+               (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)) / 1024
+
+
+def cpu_s() -> float:
+    """User + system CPU seconds of this process, its threads and its waited-for children."""
+    return sum(r.ru_utime + r.ru_stime for r in (resource.getrusage(resource.RUSAGE_SELF),
+                                                  resource.getrusage(resource.RUSAGE_CHILDREN)))
+
+
+def gzip_size(files: list[Path], workdir: Path) -> int:
+    """Bytes of the run files compressed with gzip -6 (cached in ``workdir``)."""
+    import gzip
+
+    cache = workdir / "gzip_size.json"
+    key = [[str(f), f.stat().st_size, f.stat().st_mtime] for f in files]
+    if cache.exists() and json.loads(cache.read_text())["files"] == key:
+        return int(json.loads(cache.read_text())["bytes"])
+    size = sum(len(gzip.compress(f.read_bytes(), 6)) for f in files)
+    cache.write_text(json.dumps({"files": key, "bytes": size}))
+    return size
 
 
 def bench_pooltool(files: list[Path], pool_depth: int, workdir: Path) -> dict:
@@ -119,6 +144,7 @@ def bench_pooltool(files: list[Path], pool_depth: int, workdir: Path) -> dict:
     store.close()
     return {"import_s": imported - start, "pool_s": pooled - imported,
             "total_s": pooled - start, "pool_size": result.pool_size,
+            "store_bytes": db.stat().st_size,
             "pairs": list(zip(docs["topic"], docs["docno"], strict=True))}
 
 
@@ -157,12 +183,29 @@ def bench_pandas(files: list[Path], pool_depth: int, workdir: Path) -> dict:
             "pairs": list(zip(pool["topic"], pool["docno"], strict=True))}
 
 
-CONTENDERS = {"pooltool": bench_pooltool, "trectools": bench_trectools, "pandas": bench_pandas}
+def bench_trec_eval(files: list[Path], pool_depth: int, workdir: Path) -> dict:
+    binary = os.environ["BENCH_TREC_EVAL"]
+    qrels = workdir / "one_per_topic.qrels"
+    topics = sorted({line.split(maxsplit=1)[0] for line in files[0].open()})
+    qrels.write_text("".join(f"{t} 0 none 1\n" for t in topics))
+    start = time.perf_counter()
+    for f in files:
+        subprocess.run([binary, "-m", "num_ret", str(qrels), str(f)], check=True,
+                       stdout=subprocess.DEVNULL)
+    read = time.perf_counter()
+    return {"import_s": read - start, "pool_s": 0.0, "total_s": read - start,
+            "pool_size": 0, "pairs": []}
+
+
+CONTENDERS = {"pooltool": bench_pooltool, "trectools": bench_trectools, "pandas": bench_pandas,
+              "trec_eval": bench_trec_eval}
 
 
 def child(name: str, files_json: str, pool_depth: int, workdir: Path, out: Path) -> None:
     files = [Path(f) for f in json.loads(files_json)]
+    start = cpu_s()
     result = CONTENDERS[name](files, pool_depth, workdir)
+    result["cpu_s"] = cpu_s() - start
     result["peak_mb"] = peak_rss_mb()
     out.write_text(json.dumps(result))
 
@@ -195,6 +238,8 @@ def main() -> int:
                              "size and seed match); default: a temporary folder")
     parser.add_argument("--skip-trectools", action="store_true")
     parser.add_argument("--skip-pandas", action="store_true")
+    parser.add_argument("--trec-eval", type=Path, metavar="PATH",
+                        help="also time this trec_eval binary reading the same runs")
     parser.add_argument("--child", choices=sorted(CONTENDERS), help=argparse.SUPPRESS)
     parser.add_argument("--child-files", help=argparse.SUPPRESS)
     parser.add_argument("--child-out", type=Path, help=argparse.SUPPRESS)
@@ -221,21 +266,30 @@ def main() -> int:
             names.append("trectools")
         if not args.skip_pandas:
             names.append("pandas")
+        if args.trec_eval:
+            os.environ["BENCH_TREC_EVAL"] = str(args.trec_eval.resolve())
+            names.append("trec_eval")
         results = {}
         for name in names:
             print(f"running {name} ...", flush=True)
             results[name] = run_child(name, files, args.pool_depth, workdir)
-        return report(results)
+        status = report(results)
+        gzipped = gzip_size(files, workdir)
+        stored = results["pooltool"]["store_bytes"]
+        print(f"store {stored / 1e6:.0f} MB (runs and pool); the run files gzipped (-6) "
+              f"{gzipped / 1e6:.0f} MB: {stored / gzipped:.2f}x")
+        return status
 
 
 def report(results: dict[str, dict]) -> int:
     base = results["pooltool"]["total_s"]
     print()
-    print(f"{'':10} {'read/import s':>13} {'pool s':>8} {'total s':>8} {'peak MB':>8} "
-          f"{'x pooltool':>10} {'pool size':>10}")
+    print(f"{'':10} {'read/import s':>13} {'pool s':>8} {'total s':>8} {'CPU s':>8} "
+          f"{'peak MB':>8} {'x pooltool':>10} {'pool size':>10}")
     for name, r in results.items():
         print(f"{name:10} {r['import_s']:13.2f} {r['pool_s']:8.2f} {r['total_s']:8.2f} "
-              f"{r['peak_mb']:8.0f} {r['total_s'] / base:10.2f} {r['pool_size']:10,}")
+              f"{r['cpu_s']:8.2f} {r['peak_mb']:8.0f} {r['total_s'] / base:10.2f} "
+              f"{r['pool_size']:10,}")
     print("(x pooltool: total seconds divided by pooltool's; above 1 means pooltool is faster)")
 
     status = 0

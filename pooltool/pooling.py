@@ -57,7 +57,7 @@ def pool_runs(store: JudgmentStore, depth: int, run_tags: list[str] | None = Non
         raise StoreError("the store has no runs to pool: add some with 'pooltool add-runs'")
     run_ids = {tag: store.run_id(tag) for tag in tags}
     hits = store.top_k_pairs(list(run_ids.values()), depth)
-    before, added = store.add_pool_round(pool, depth, tags)
+    before, added = store.add_pool_round(pool, depth, tags, hits)
     size = len(before.topic) + added
     return PoolRound(pool, depth, added, size, _contributions(hits, before, run_ids, tags))
 

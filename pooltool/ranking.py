@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from pooltool.errors import InvalidArgument
 
@@ -153,3 +155,37 @@ def top_k(frame: pd.DataFrame, depth: int) -> pd.DataFrame:
         raise InvalidArgument(f"depth must be at least 1, got {depth}")
     ordered = frame if "trec_rank" in frame.columns else order_run(frame)
     return ordered[ordered["trec_rank"] <= depth].reset_index(drop=True)
+
+
+def order_table(table: pa.Table) -> pa.Table:
+    """:func:`order_run` on Arrow columns, for one run: the same row order, computed by
+    Arrow's stable sort (strings compare byte by byte: ``strcmp`` order, as Python's).
+
+    :param table: ``n`` rows with at least ``topic`` (string, or dictionary of
+        strings), ``docno`` (string) and ``score`` (float64, no NaN).
+    :returns: the rows sorted by topic (ascending), score descending, docno
+        descending, ``topic`` as a plain string column; no ``trec_rank`` column
+        (see :func:`table_trec_ranks`).
+    """
+    if pa.types.is_dictionary(table.schema.field("topic").type):
+        index = table.schema.get_field_index("topic")
+        table = table.set_column(index, "topic", pc.cast(table["topic"], pa.string()))
+    order = pc.sort_indices(table, sort_keys=[
+        ("topic", "ascending"), ("score", "descending"), ("docno", "descending")])
+    return table.take(order)
+
+
+def table_trec_ranks(topic: pa.Array | pa.ChunkedArray) -> np.ndarray:
+    """The trec_eval rank (1-based position within its topic) of each row of a run in
+    :func:`order_table`'s order, from its ``topic`` column (``n`` rows -> int64 ``n``)."""
+    if isinstance(topic, pa.ChunkedArray):
+        topic = topic.combine_chunks()
+    if pa.types.is_dictionary(topic.type):
+        codes = topic.indices.to_numpy(zero_copy_only=False)
+    else:
+        codes = pc.dictionary_encode(topic).indices.to_numpy(zero_copy_only=False)
+    n = len(codes)
+    starts = np.flatnonzero(np.concatenate(([True], codes[1:] != codes[:-1]))) if n else \
+        np.zeros(0, dtype=np.int64)
+    lengths = np.diff(np.append(starts, n))
+    return np.arange(1, n + 1, dtype=np.int64) - np.repeat(starts, lengths)

@@ -32,10 +32,10 @@ BEGIN
     JOIN live_runs r ON r.run_tag = t.value;
 END;
 
-CREATE TRIGGER run_entries_no_delete BEFORE DELETE ON run_entries
+CREATE TRIGGER run_columns_no_delete BEFORE DELETE ON run_columns
 BEGIN SELECT RAISE(ABORT, 'runs are kept as imported: replace or remove a run instead'); END;
 
-CREATE TRIGGER run_entries_no_update BEFORE UPDATE ON run_entries
+CREATE TRIGGER run_columns_no_update BEFORE UPDATE ON run_columns
 BEGIN SELECT RAISE(ABORT, 'runs are kept as imported: replace or remove a run instead'); END;
 
 CREATE TRIGGER run_retirements_no_delete BEFORE DELETE ON run_retirements
@@ -191,15 +191,14 @@ CREATE TABLE qrels_versions (
     note TEXT
 );
 
-CREATE TABLE run_entries (
-    run_id INTEGER NOT NULL REFERENCES runs(run_id),
-    topic TEXT NOT NULL,
-    docno TEXT NOT NULL,
-    rank INTEGER NOT NULL,           -- as written in the file (ignored for ordering)
-    score REAL NOT NULL,
-    trec_rank INTEGER NOT NULL,      -- 1-based position in trec_eval order
-    PRIMARY KEY (run_id, trec_rank, topic)  -- a run's top k is one range scan
-) WITHOUT ROWID;
+CREATE TABLE run_columns (
+    run_id INTEGER PRIMARY KEY REFERENCES runs(run_id),
+    format TEXT NOT NULL,            -- 'arrow-ipc-zstd' (pooltool/store/run_columns.py)
+    lines INTEGER NOT NULL,          -- rows in the blob
+    sha256 TEXT NOT NULL,            -- of the blob, checked on every read
+    source_sha256 TEXT NOT NULL,     -- of the source file, as runs.sha256 ('' from the API)
+    entries BLOB NOT NULL            -- topic, docno, rank, score in trec_eval order per topic
+);
 
 CREATE TABLE run_retirements (
     run_id INTEGER PRIMARY KEY REFERENCES runs(run_id),  -- a run no longer live

@@ -103,7 +103,7 @@ def test_a_run_never_pooled_is_removed_without_force(files: Path) -> None:
 
 def test_runs_and_their_entries_are_never_changed(pooled: JudgmentStore) -> None:
     for sql in ("UPDATE runs SET sha256 = ''", "DELETE FROM runs",
-                "DELETE FROM run_entries", "UPDATE run_entries SET score = 0"):
+                "DELETE FROM run_columns", "UPDATE run_columns SET entries = x''"):
         with pytest.raises(sqlite3.DatabaseError, match="runs are kept as imported"):
             pooled.conn.execute(sql)
 

@@ -66,7 +66,7 @@ def test_a_bad_file_imports_nothing(store: JudgmentStore, tmp_path: Path) -> Non
     with pytest.raises(FormatError, match=r"bad\.run:2: score 'oops' is not a number"):
         store.add_runs([good, bad])
     assert store.run_tags() == []
-    assert store.query("SELECT COUNT(*) AS n FROM run_entries")["n"][0] == 0
+    assert store.query("SELECT COUNT(*) AS n FROM run_columns")["n"][0] == 0
 
 
 def test_a_run_tag_cannot_be_imported_twice(store: JudgmentStore, tmp_path: Path) -> None:

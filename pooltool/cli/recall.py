@@ -21,8 +21,14 @@ from pooltool.cli.sources import (
     load_runs,
     say_runs_per_file,
     stored_qrels,
+    stored_run_tables,
 )
-from pooltool.measures import RecallResult, evaluate_recall, evaluate_recall_files
+from pooltool.measures import (
+    RecallResult,
+    evaluate_recall,
+    evaluate_recall_files,
+    evaluate_recall_tables,
+)
 from pooltool.records import topic_key, topic_order
 from pooltool.report import FORMATS, emit, emit_json
 
@@ -147,13 +153,17 @@ def _source(version: str | None, policy: str) -> str:
 
 def _evaluate(ctx: click.Context, runs: tuple[str, ...], qrels_file: Path | None,
               stored: tuple[str | None, str], options: dict[str, Any]) -> RecallResult:
-    """Score file by file when every RUN is a file; else load the runs (stored ones too)."""
+    """Score file by file when every RUN is a file, run by run from the store's columns
+    when every RUN is a stored tag; else load the runs as one frame."""
     check_run_names(ctx, runs)
     if all(Path(run).is_file() for run in runs):
         files = [Path(run) for run in runs]
         result = evaluate_recall_files(files, _qrels(ctx, qrels_file, stored), **options)
         say_runs_per_file((file, tag) for tag, file in result.sources.items())
         return result
+    if runs and not any(Path(run).is_file() for run in runs):
+        tables = stored_run_tables(ctx, runs)
+        return evaluate_recall_tables(tables, _qrels(ctx, qrels_file, stored), **options)
     frame = load_runs(ctx, runs)
     return evaluate_recall(frame, _qrels(ctx, qrels_file, stored), **options)
 

@@ -7,7 +7,7 @@ work as a trec_eval replacement without any store.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, ContextManager
@@ -24,6 +24,8 @@ from pooltool.records import RUN_COLUMNS
 from pooltool.store.judgments import is_policy
 
 if TYPE_CHECKING:
+    import pyarrow as pa
+
     from pooltool.store import JudgmentStore
 
 
@@ -106,6 +108,21 @@ def load_runs(ctx: click.Context, specs: Sequence[str]) -> pd.DataFrame:
     if not parts:
         return pd.DataFrame({c: pd.Series(dtype=t) for c, t in _RUN_DTYPES.items()})
     return pd.concat([frame for _, frame in parts], ignore_index=True)
+
+
+def stored_run_tables(ctx: click.Context, tags: Sequence[str]) -> Iterator[pa.Table]:
+    """The stored runs named by ``tags``, in the order given, as Arrow columns read
+    one at a time (:meth:`~pooltool.store.JudgmentStore.iter_run_tables`: what
+    recall reads from a file); the store stays open until the last is read.
+
+    :raises UnknownRun: a tag of no live run, or no store to look it up in.
+    """
+    with _store_for(ctx, list(tags)) as store:
+        assert store is not None  # tags is not empty
+        for tag in tags:
+            if not store.has_run(tag):
+                raise UnknownRun(f"{tag!r} is neither a file nor a run in the store")
+        yield from store.iter_run_tables(list(tags))
 
 
 _RUN_DTYPES = {"run_tag": object, "topic": object, "docno": object, "rank": "int64",

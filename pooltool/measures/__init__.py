@@ -22,6 +22,7 @@ from pooltool.measures.recall import (
     RecallResult,
     evaluate_recall,
     evaluate_recall_files,
+    evaluate_recall_tables,
 )
 
 __all__ = [
@@ -30,4 +31,5 @@ __all__ = [
     "RecallResult",
     "evaluate_recall",
     "evaluate_recall_files",
+    "evaluate_recall_tables",
 ]

@@ -26,14 +26,16 @@ Semantics follow usnistgov/trec_eval 10.0 (``form_res_rels.c``,
 from __future__ import annotations
 
 import os
+from collections import deque
 from collections.abc import Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from pooltool.errors import (
     DuplicateDocno,
@@ -316,3 +318,54 @@ def _score_table(path: Path, index: QrelsIndex, options: RecallOptions) -> list[
         return _score_frame(run_frame(table), index, options)
     tag, run = encoded
     return [(tag, finish_run(tag, run, index, options.ks, options.complete, options.max_docs))]
+
+
+def evaluate_recall_tables(
+    tables: Iterable[pa.Table],
+    qrels: pd.DataFrame,
+    ks: Iterable[int] = DEFAULT_KS,
+    level: int = 1,
+    complete: bool = False,
+    max_docs: int | None = None,
+    workers: int | None = None,
+) -> RecallResult:
+    """:func:`evaluate_recall` on runs already held as Arrow columns (stored runs:
+    :meth:`pooltool.store.JudgmentStore.iter_run_tables`), scored one table per
+    thread, taken from ``tables`` only as threads come free (so that few are held
+    at a time).
+
+    :param tables: one or more runs each, in
+        :func:`~pooltool.formats.run.run_table`'s columns, no docno repeated
+        within a topic of a run (the store refuses such runs).
+    :param workers: threads to use; ``None`` picks one per CPU.
+    :returns: a :class:`RecallResult`, runs in table order.
+    :raises DuplicateRunTag: two tables hold runs with the same tag.
+    :raises NothingToScore: see :func:`evaluate_recall`.
+    :raises ValueError: bad options or qrels.
+    """
+    options = make_options(ks, level, complete, max_docs)
+    index = index_qrels(qrels, options.level)
+
+    def score(table: pa.Table) -> list[tuple[str, RunScores]]:
+        encoded = encode_table(table, index)
+        if encoded is None:
+            return _score_frame(run_frame(table), index, options)
+        tag, run = encoded
+        return [(tag, finish_run(tag, run, index, options.ks, options.complete,
+                                 options.max_docs))]
+
+    count = max(1, workers or os.cpu_count() or 1)
+    scored: list[tuple[str, RunScores]] = []
+    with ThreadPoolExecutor(count) as pool:
+        waiting: deque[Future[list[tuple[str, RunScores]]]] = deque()
+        for table in tables:
+            waiting.append(pool.submit(score, table))
+            if len(waiting) >= count:
+                scored += waiting.popleft().result()
+        while waiting:
+            scored += waiting.popleft().result()
+    tags = [tag for tag, _ in scored]
+    repeated = sorted({tag for tag in tags if tags.count(tag) > 1})
+    if repeated:
+        raise DuplicateRunTag(f"run tag {repeated[0]!r} is given twice")
+    return _result(scored, index, options)

@@ -17,6 +17,8 @@ from contextlib import AbstractContextManager
 from typing import Any
 
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from pooltool.errors import StoreError
 from pooltool.store.provenance import utc_now
@@ -38,6 +40,9 @@ class AdaptiveTables:
 
     def run_id(self, tag: str) -> int:  # provided by the store
         raise NotImplementedError
+
+    def run_entries(self, run_ids: list[int], depth: int | None = None) -> list[pa.Table]:
+        raise NotImplementedError  # provided by the store
 
     def add_adaptive_pool(self, name: str, design: dict[str, Any], run_tags: list[str]) -> int:
         """Make an adaptive pool (one transaction), with no document chosen yet.
@@ -90,10 +95,14 @@ class AdaptiveTables:
 
         :raises UnknownRun: a tag not in the store.
         """
-        frames = [self.query(
-            "SELECT ? AS run_tag, topic, docno, score, trec_rank FROM run_entries "
-            "WHERE run_id = ? AND topic = ? ORDER BY trec_rank", [tag, self.run_id(tag), topic])
-            for tag in run_tags]
+        frames = []
+        for tag in run_tags:
+            entries = self._decoded_run(self.run_id(tag))
+            rows = entries.filter(pc.equal(pc.cast(entries["topic"], pa.string()), topic))
+            frames.append(pd.DataFrame({
+                "run_tag": tag, "topic": topic,
+                "docno": pd.Series(rows["docno"].to_numpy(zero_copy_only=False), dtype=object),
+                "score": rows["score"].to_numpy(), "trec_rank": rows["trec_rank"].to_numpy()}))
         return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(
             {"run_tag": [], "topic": [], "docno": [], "score": [], "trec_rank": []})
 
@@ -101,10 +110,18 @@ class AdaptiveTables:
         """The topics any of the runs has entries for (string order)."""
         topics: set[str] = set()
         for tag in run_tags:
-            rows = self.conn.execute("SELECT DISTINCT topic FROM run_entries WHERE run_id = ?",
-                                     [self.run_id(tag)])
-            topics.update(str(row[0]) for row in rows)
+            entries = self._decoded_run(self.run_id(tag))
+            topics.update(str(t) for t in pc.unique(pc.cast(entries["topic"], pa.string()))
+                          .to_pylist())
         return sorted(topics)
+
+    def _decoded_run(self, run_id: int) -> pa.Table:
+        """A run's entries with ``trec_rank``, decoded once per store object (a run's
+        stored entries never change: ``run_columns`` is append-only)."""
+        cache: dict[int, pa.Table] = self.__dict__.setdefault("_decoded_runs", {})
+        if run_id not in cache:
+            cache[run_id] = self.run_entries([run_id])[0]
+        return cache[run_id]
 
     def topic_log(self, topic: str) -> list[tuple[int, str, str, int]]:
         """A topic's live judgments with a grade, oldest first, retractions applied:

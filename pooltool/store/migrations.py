@@ -445,3 +445,54 @@ def m011_adaptive_pools(db: Database) -> None:
     (``pool_round_runs``); the documents chosen so far are its ``pool_docs``."""
     for statement in _statements(SCHEMA_V11_ADAPTIVE):
         db.execute(statement)
+
+
+SCHEMA_V13_RUN_COLUMNS = """
+CREATE TABLE run_columns (
+    run_id INTEGER PRIMARY KEY REFERENCES runs(run_id),
+    format TEXT NOT NULL,            -- 'arrow-ipc-zstd' (pooltool/store/run_columns.py)
+    lines INTEGER NOT NULL,          -- rows in the blob
+    sha256 TEXT NOT NULL,            -- of the blob, checked on every read
+    source_sha256 TEXT NOT NULL,     -- of the source file, as runs.sha256 ('' from the API)
+    entries BLOB NOT NULL            -- topic, docno, rank, score in trec_eval order per topic
+);
+CREATE TRIGGER run_columns_no_update BEFORE UPDATE ON run_columns
+BEGIN SELECT RAISE(ABORT, 'runs are kept as imported: replace or remove a run instead'); END;
+CREATE TRIGGER run_columns_no_delete BEFORE DELETE ON run_columns
+BEGIN SELECT RAISE(ABORT, 'runs are kept as imported: replace or remove a run instead'); END;
+"""
+
+
+@migrations()
+def m013_run_columns(db: Database) -> None:
+    """Each run's entries become one compressed Arrow IPC blob in ``run_columns``
+    (see :mod:`pooltool.store.run_columns`), written from its ``run_entries`` rows in
+    their trec_eval order, and ``run_entries`` (one SQLite row per run line: the
+    slow import and the large store of issue 10) is dropped with its triggers."""
+    for statement in _statements(SCHEMA_V13_RUN_COLUMNS):
+        db.execute(statement)
+    runs = db.execute("SELECT run_id, sha256 FROM runs ORDER BY run_id").fetchall()
+    for run_id, source_sha256 in runs:
+        _store_entries_as_columns(db, int(run_id), str(source_sha256))
+    for statement in ("DROP TRIGGER run_entries_no_update", "DROP TRIGGER run_entries_no_delete",
+                      "DROP TABLE run_entries"):
+        db.execute(statement)
+
+
+def _store_entries_as_columns(db: Database, run_id: int, source_sha256: str) -> None:
+    """Write one run's ``run_entries`` rows (ordered by topic, then trec_rank) as its blob."""
+    import pyarrow as pa
+
+    from pooltool.store import run_columns
+
+    cursor = db.execute("SELECT topic, docno, rank, score FROM run_entries WHERE run_id = ? "
+                        "ORDER BY topic, trec_rank", [run_id])
+    rows = cursor.fetchall()
+    names = ["topic", "docno", "rank", "score"]
+    types = [pa.string(), pa.string(), pa.int64(), pa.float64()]
+    table = pa.table([pa.array([row[i] for row in rows], kind) for i, kind in enumerate(types)],
+                     names=names)
+    blob = run_columns.encode(table)
+    db.execute("INSERT INTO run_columns(run_id, format, lines, sha256, source_sha256, entries) "
+               "VALUES (?, ?, ?, ?, ?, ?)", [run_id, run_columns.FORMAT, len(rows),
+                                             run_columns.blob_sha256(blob), source_sha256, blob])

@@ -9,30 +9,33 @@ named pool), ``pool_rounds`` (depth, run tags, documents added), ``pool_docs``
 
 from __future__ import annotations
 
+import itertools
 import json
 import sqlite3
+from collections.abc import Iterable
 from contextlib import AbstractContextManager
 from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from pooltool.errors import StoreError
 from pooltool.store.provenance import utc_now
 
 DEFAULT_POOL = "main"
 
-# runs per statement when a round is inserted (SQLite allows 999 parameters before 3.32)
-_RUNS_PER_STATEMENT = 500
-
 
 class PoolPairs(NamedTuple):
     """(topic, docno) pairs as two arrays of ``str`` objects, and, for hits, the run of
-    each pair as its position in the list of run ids asked for (0 otherwise)."""
+    each pair as its position in the list of run ids asked for and the trec_eval rank
+    it had there (0 otherwise)."""
 
     topic: np.ndarray
     docno: np.ndarray
     run: np.ndarray
+    trec_rank: np.ndarray
 
 
 class PoolTables:
@@ -48,6 +51,9 @@ class PoolTables:
 
     def run_id(self, tag: str) -> int:  # provided by the store
         raise NotImplementedError
+
+    def run_entries(self, run_ids: list[int], depth: int | None = None) -> list[pa.Table]:
+        raise NotImplementedError  # provided by the store
 
     # -- which pools exist -------------------------------------------------------
 
@@ -82,30 +88,34 @@ class PoolTables:
 
     def top_k_pairs(self, run_ids: list[int], depth: int) -> PoolPairs:
         """The (topic, docno) pairs of each run's top ``depth`` (trec_eval rank), with
-        each pair's run as its position in ``run_ids``."""
-        runs, topics, docnos = [], [], []
-        for position, run_id in enumerate(run_ids):
-            run_topics, run_docnos = self._fetch_pairs(
-                "SELECT topic, docno FROM run_entries WHERE run_id = ? AND trec_rank <= ?",
-                [run_id, depth])
-            runs.append(np.full(len(run_topics), position, dtype=np.int64))
-            topics += run_topics
-            docnos += run_docnos
-        return PoolPairs(_objects(topics), _objects(docnos),
-                         np.concatenate(runs) if runs else np.zeros(0, dtype=np.int64))
+        each pair's run as its position in ``run_ids`` and its trec_eval rank there."""
+        tops = self.run_entries(run_ids, depth)
+        if not tops:
+            empty = np.zeros(0, dtype=np.int64)
+            return PoolPairs(_objects([]), _objects([]), empty, empty)
+        runs = np.repeat(np.arange(len(tops), dtype=np.int64), [t.num_rows for t in tops])
+        topic = pa.chunked_array([pc.cast(t["topic"], pa.string()).combine_chunks() for t in tops])
+        docno = pa.chunked_array([t["docno"].combine_chunks() for t in tops])
+        rank = np.concatenate([t["trec_rank"].to_numpy() for t in tops])
+        return PoolPairs(topic.to_numpy(), docno.to_numpy(), runs, rank)
 
-    def add_pool_round(self, pool: str, depth: int, run_tags: list[str]) -> tuple[PoolPairs, int]:
+    def add_pool_round(self, pool: str, depth: int, run_tags: list[str],
+                       hits: PoolPairs | None = None) -> tuple[PoolPairs, int]:
         """Record a pooling round and pool the runs' top ``depth`` (one transaction).
 
         The pool is created (strategy ``depth``) when it does not exist. Every hit
         of the runs' top ``depth`` is stored in ``pool_hits``, and the pairs not
         pooled yet in ``pool_docs``, both tagged with the new round.
 
+        :param hits: the runs' top ``depth`` as :meth:`top_k_pairs` gives it for the
+            runs of ``run_tags`` (read here when not given).
         :returns: the pairs that were in the pool before the round, and the number
             of pairs the round added.
         :raises UnknownRun: a tag not in the store.
         """
         run_ids = [self.run_id(tag) for tag in run_tags]
+        if hits is None:
+            hits = self.top_k_pairs(run_ids, depth)
         with self.writing() as conn:
             pool_id = self._pool_id_or_none(pool)
             if pool_id is None:
@@ -117,41 +127,16 @@ class PoolTables:
                 "INSERT INTO pool_rounds(pool_id, depth, run_tags, docs_added, created_at) "
                 "VALUES (?, ?, ?, 0, ?)",
                 [pool_id, depth, json.dumps(run_tags), utc_now()]).lastrowid or 0)
-            added = self._insert_round(conn, run_ids, depth, pool_id, round_id)
+            added = _insert_round(conn, hits, run_ids, pool_id, round_id)
             conn.execute("UPDATE pool_rounds SET docs_added = ? WHERE round_id = ?",
                          [added, round_id])
         return before, added
 
-    def _insert_round(self, conn: sqlite3.Connection, run_ids: list[int], depth: int,
-                      pool_id: int, round_id: int) -> int:
-        """Store the runs' top ``depth`` as hits, and the pairs not pooled yet as pool
-        documents of this round; returns the number of pairs added.
-
-        Rows go SQLite to SQLite, sorted in the tables' primary-key order, so each
-        table is written in one sweep.
-        """
-        added = 0
-        for start in range(0, len(run_ids), _RUNS_PER_STATEMENT):
-            chunk = run_ids[start:start + _RUNS_PER_STATEMENT]
-            top_k = (f"FROM run_entries WHERE run_id IN ({', '.join('?' * len(chunk))}) "
-                     "AND trec_rank <= ?")
-            added += conn.execute(
-                "INSERT OR IGNORE INTO pool_docs(pool_id, topic, docno, round_id) "
-                f"SELECT ?, topic, docno, ? {top_k} ORDER BY topic, docno",
-                [pool_id, round_id, *chunk, depth]).rowcount
-            # a docno twice in a topic of one run (only add_run_frame lets that in) keeps
-            # its best rank: the first row inserted wins
-            conn.execute(
-                "INSERT OR IGNORE INTO pool_hits(pool_id, topic, docno, run_id, trec_rank, "
-                f"round_id) SELECT ?, topic, docno, run_id, trec_rank, ? {top_k} "
-                "ORDER BY topic, docno, run_id, trec_rank",
-                [pool_id, round_id, *chunk, depth])
-        return added
-
     def _pool_pairs(self, pool_id: int) -> PoolPairs:
         topics, docnos = self._fetch_pairs(
             "SELECT topic, docno FROM pool_docs WHERE pool_id = ?", [pool_id])
-        return PoolPairs(_objects(topics), _objects(docnos), np.zeros(len(topics), dtype=np.int64))
+        zeros = np.zeros(len(topics), dtype=np.int64)
+        return PoolPairs(_objects(topics), _objects(docnos), zeros, zeros)
 
     def _fetch_pairs(self, sql: str, params: list[Any]) -> tuple[list[str], list[str]]:
         """The (topic, docno) rows of a query as two lists. Small batches: tuples kept
@@ -230,12 +215,73 @@ class PoolTables:
         :returns: columns ``run_tag, topic, docno, score, trec_rank``.
         :raises UnknownRun: a tag not in the store.
         """
-        frames = [
-            self.query("SELECT ? AS run_tag, topic, docno, score, trec_rank FROM run_entries "
-                       "WHERE run_id = ? AND trec_rank <= ?", [tag, self.run_id(tag), depth])
-            for tag in run_tags
-        ]
+        tops = self.run_entries([self.run_id(tag) for tag in run_tags], depth)
+        frames = [pd.DataFrame({
+            "run_tag": pd.Series([tag] * top.num_rows, dtype=object),
+            "topic": pd.Series(pc.cast(top["topic"], pa.string()).to_numpy(), dtype=object),
+            "docno": pd.Series(top["docno"].to_numpy(), dtype=object),
+            "score": top["score"].to_numpy(), "trec_rank": top["trec_rank"].to_numpy()})
+            for tag, top in zip(run_tags, tops, strict=True)]
         return pd.concat(frames, ignore_index=True)
+
+
+def _insert_round(conn: sqlite3.Connection, hits: PoolPairs, run_ids: list[int], pool_id: int,
+                  round_id: int) -> int:
+    """Store the hits (``hits.run``: positions in ``run_ids``), and the pairs not pooled
+    yet as pool documents of this round; returns the number of pairs added.
+
+    Rows are sorted in the tables' primary-key order, so each table is written in
+    one sweep; a docno twice in a topic of one run keeps its best rank (the first
+    row inserted wins).
+    """
+    if not len(hits.run):
+        return 0
+    table = pa.table({"topic": pa.array(hits.topic, pa.string()),
+                      "docno": pa.array(hits.docno, pa.string()),
+                      "run_id": np.asarray(run_ids, dtype=np.int64)[hits.run],
+                      "trec_rank": hits.trec_rank})
+    table = table.take(pc.sort_indices(table, sort_keys=[
+        (name, "ascending") for name in ("topic", "docno", "run_id", "trec_rank")]))
+    topic, docno = table["topic"].combine_chunks(), table["docno"].combine_chunks()
+    new_pair = np.ones(table.num_rows, dtype=bool)
+    new_pair[1:] = ~np.logical_and(
+        pc.equal(topic[1:], topic[:-1]).to_numpy(zero_copy_only=False),
+        pc.equal(docno[1:], docno[:-1]).to_numpy(zero_copy_only=False))
+    first = pa.array(np.flatnonzero(new_pair))
+    topics, docnos = topic.to_pylist(), docno.to_pylist()
+    run_id, rank = table["run_id"].to_pylist(), table["trec_rank"].to_pylist()
+    before = conn.total_changes
+    _insert_rows(conn, "pool_docs(pool_id, topic, docno, round_id)",
+                 [itertools.repeat(pool_id), topic.take(first).to_pylist(),
+                  docno.take(first).to_pylist(), itertools.repeat(round_id)], len(first))
+    added = conn.total_changes - before
+    _insert_rows(conn, "pool_hits(pool_id, topic, docno, run_id, trec_rank, round_id)",
+                 [itertools.repeat(pool_id), topics, docnos, run_id, rank,
+                  itertools.repeat(round_id)], len(topics))
+    return added
+
+
+_ROWS_PER_STATEMENT = 100  # 600 parameters at most: SQLite before 3.32 allows 999
+
+
+def _insert_rows(conn: sqlite3.Connection, table: str, columns: list[Iterable[Any]],
+                 rows: int) -> None:
+    """``INSERT OR IGNORE`` ``rows`` rows given column by column, :data:`_ROWS_PER_STATEMENT`
+    to a statement (fewer round trips from Python than one row to a statement).
+
+    :param table: the table and its column list, as in ``INSERT INTO table(a, b)``.
+    """
+    width = len(columns)
+    row = "(" + ", ".join("?" * width) + ")"
+    values = itertools.chain.from_iterable(zip(*columns, strict=False))  # repeat() never ends
+    whole = rows // _ROWS_PER_STATEMENT
+    many = f"INSERT OR IGNORE INTO {table} VALUES " + ", ".join([row] * _ROWS_PER_STATEMENT)
+    conn.executemany(many, (list(itertools.islice(values, width * _ROWS_PER_STATEMENT))
+                            for _ in range(whole)))
+    rest = list(values)
+    if rest:
+        conn.execute(f"INSERT OR IGNORE INTO {table} VALUES "
+                     + ", ".join([row] * (len(rest) // width)), rest)
 
 
 def _objects(values: list[str]) -> np.ndarray:

@@ -18,6 +18,8 @@ from contextlib import AbstractContextManager
 from typing import Any
 
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from pooltool.errors import StoreError
 from pooltool.store.provenance import utc_now
@@ -36,6 +38,9 @@ class SampleTables:
 
     def pool_id(self, pool: str) -> int:  # provided by PoolTables
         raise NotImplementedError
+
+    def run_entries(self, run_ids: list[int], depth: int | None = None) -> list[pa.Table]:
+        raise NotImplementedError  # provided by the store
 
     def pool_run_ids(self, pool: str) -> list[int]:
         """The runs (ids) that built a pool's rounds, in id order.
@@ -57,10 +62,16 @@ class SampleTables:
         """
         if not run_ids:
             return pd.DataFrame({"topic": [], "docno": [], "best_rank": []})
-        marks = ", ".join("?" * len(run_ids))
-        frame = self.query(
-            "SELECT topic, docno, MIN(trec_rank) AS best_rank FROM run_entries "
-            f"WHERE run_id IN ({marks}) GROUP BY topic, docno", run_ids)
+        tops = self.run_entries(run_ids)
+        entries = pa.concat_tables([pa.table({
+            "topic": pc.cast(top["topic"], pa.string()), "docno": top["docno"],
+            "trec_rank": top["trec_rank"]}) for top in tops])
+        best = entries.group_by(["topic", "docno"], use_threads=False).aggregate(
+            [("trec_rank", "min")]).sort_by([("topic", "ascending"), ("docno", "ascending")])
+        frame = pd.DataFrame({
+            "topic": pd.Series(best["topic"].to_numpy(), dtype=object),
+            "docno": pd.Series(best["docno"].to_numpy(), dtype=object),
+            "best_rank": best["trec_rank_min"].to_numpy()})
         if topics is not None:
             frame = frame[frame["topic"].isin(set(topics))].reset_index(drop=True)
         return frame

@@ -4,8 +4,9 @@ What it keeps (schema in :mod:`pooltool.store.migrations`):
 
 * topics and documents, each import recorded in ``imports``;
 * runs with provenance (tag, source path, sha256, lines, import time) and their
-  entries with the trec_eval rank computed once at import
-  (:func:`pooltool.ranking.order_run`). A run is never changed or deleted: a
+  entries, in trec_eval order (:func:`pooltool.ranking.order_table`), as one
+  compressed Arrow IPC blob per run (:mod:`pooltool.store.run_columns`),
+  written in the same transaction. A run is never changed or deleted: a
   replaced or removed run is *retired* (``run_retirements``) and stays readable,
   so each pooling round still names the runs and file hashes that built it
   (``pool_round_runs``); the *live* runs are the ones not retired;
@@ -24,10 +25,10 @@ written can still be read (see :meth:`JudgmentStore.open`).
 
 from __future__ import annotations
 
-import itertools
 import json
 import os
 import sqlite3
+from collections import deque
 from collections.abc import Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
@@ -37,6 +38,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 from sqlite_utils import Database
 
 from pooltool.errors import (
@@ -49,10 +52,10 @@ from pooltool.errors import (
     UnknownTopic,
 )
 from pooltool.formats.frames import check_run_frame
-from pooltool.formats.run import read_run
-from pooltool.ranking import order_run
+from pooltool.formats.run import read_run, read_run_table
+from pooltool.ranking import order_table
 from pooltool.records import RUN_COLUMNS, Document, Topic
-from pooltool.store import migrations
+from pooltool.store import migrations, run_columns
 from pooltool.store.adaptive import AdaptiveTables
 from pooltool.store.claims import ClaimTable
 from pooltool.store.judged import JudgedRules
@@ -63,6 +66,7 @@ from pooltool.store.samples import SampleTables
 from pooltool.store.topic_check import OnUnknownTopics, UnknownTopics, check_topics
 
 BUSY_TIMEOUT_S = 30.0
+_FILES_IN_FLIGHT = 2  # run files read and packed ahead, one thread each, while one is stored
 
 
 class GradeLevel(NamedTuple):
@@ -413,18 +417,15 @@ class JudgmentStore(JudgmentLog, JudgedRules, PoolTables, ClaimTable, SampleTabl
         """
         if isinstance(paths, (str, Path)):
             paths = [paths]
-        def load(path: Path) -> tuple[list[tuple[str, pd.DataFrame]], str]:
-            """A file's runs, each in trec_eval order, and the file's sha256."""
-            frame = read_run(path)
-            tags = frame["run_tag"].unique()
-            runs = ([(tags[0], frame)] if len(tags) == 1  # the usual case: skip the copy
-                    else frame.groupby("run_tag", sort=False))
-            return [(str(tag), order_run(entries)) for tag, entries in runs], file_sha256(path)
+        def load(path: Path) -> tuple[list[tuple[str, run_columns.RunBlob]], str]:
+            """A file's runs, each packed in trec_eval order, and the file's sha256."""
+            return [(tag, run_columns.pack(run)) for tag, run in _file_runs(path)], \
+                file_sha256(path)
 
         def store(path: str | Path,
-                  loading: Future[tuple[list[tuple[str, pd.DataFrame]], str]]) -> None:
+                  loading: Future[tuple[list[tuple[str, run_columns.RunBlob]], str]]) -> None:
             runs, sha = loading.result()
-            file_topics = set().union(*(run["topic"].unique() for _, run in runs))
+            file_topics = set().union(*(run.topic_names for _, run in runs))
             found = check_topics(conn, file_topics, str(path), strict_topics)
             if found is not None:
                 unknown.append(found)
@@ -433,23 +434,26 @@ class JudgmentStore(JudgmentLog, JudgedRules, PoolTables, ClaimTable, SampleTabl
                 if earlier:
                     raise DuplicateRunTag(f"{path}: run tag {tag!r} is also in {earlier[0]}; "
                                      "nothing was imported")
-                added.append(self._add_run(conn, tag, run, str(path), sha, ordered=True,
+                added.append(self._add_run(conn, tag, run, str(path), sha,
                                            replace=replace, force=force))
 
         added: list[dict[str, Any]] = []
         unknown: list[UnknownTopics] = []
-        # A worker thread reads and orders the next file while this thread stores one:
-        # sqlite3 lets go of the GIL while SQLite works. Only this thread uses ``conn``;
-        # files are stored in the order given, so errors come in that order too.
-        with self.writing("imported") as conn, ThreadPoolExecutor(max_workers=1) as reader:
-            previous = None
+        # Worker threads read and order the next files while this thread stores one (Arrow
+        # lets go of the GIL); at most _FILES_IN_FLIGHT files are held at a time. Only this
+        # thread uses ``conn``; files are stored in the order given, so errors come in
+        # that order too.
+        with self.writing("imported") as conn, \
+                ThreadPoolExecutor(max_workers=_FILES_IN_FLIGHT) as reader:
+            waiting: deque[tuple[str | Path,
+                                 Future[tuple[list[tuple[str, run_columns.RunBlob]], str]]]]
+            waiting = deque()
             for path in paths:
-                current = (path, reader.submit(load, Path(path)))
-                if previous is not None:
-                    store(*previous)
-                previous = current
-            if previous is not None:
-                store(*previous)
+                waiting.append((path, reader.submit(load, Path(path))))
+                if len(waiting) == _FILES_IN_FLIGHT:
+                    store(*waiting.popleft())
+            while waiting:
+                store(*waiting.popleft())
         if on_unknown_topics is not None:
             for found in unknown:
                 on_unknown_topics(found)
@@ -465,15 +469,16 @@ class JudgmentStore(JudgmentLog, JudgedRules, PoolTables, ClaimTable, SampleTabl
         """
         check_run_frame(frame, with_rank=True, unique_docnos=True)
         with self.writing("imported") as conn:
-            rows = [self._add_run(conn, str(tag), entries, source, "")
+            rows = [self._add_run(conn, str(tag), run_columns.pack(_ordered_table(entries)),
+                                  source, "")
                     for tag, entries in frame.groupby("run_tag", sort=False)]
         return pd.DataFrame(rows, columns=["run_tag", "source_path", "lines", "topics"])
 
-    def _add_run(self, conn: sqlite3.Connection, tag: str, entries: pd.DataFrame,
-                 source: str, sha: str, ordered: bool = False, replace: bool = False,
+    def _add_run(self, conn: sqlite3.Connection, tag: str, run: run_columns.RunBlob,
+                 source: str, sha: str, replace: bool = False,
                  force: bool = False) -> dict[str, Any]:
-        """Store one run; ``ordered``: ``entries`` is already :func:`order_run`'s output;
-        ``replace``, ``force``: as :meth:`add_runs`."""
+        """Store one run: its provenance row and its entries' blob; ``replace``,
+        ``force``: as :meth:`add_runs`."""
         old = conn.execute(
             "SELECT run_id, source_path, imported_at FROM live_runs WHERE run_tag = ?", [tag]
         ).fetchone()
@@ -484,38 +489,21 @@ class JudgmentStore(JudgmentLog, JudgedRules, PoolTables, ClaimTable, SampleTabl
             )
         if old is not None and not force:
             _check_not_pooled(conn, int(old[0]), f"{source}: replacing run {tag!r}", "imported")
-        run = entries if ordered else order_run(entries)
-        topics = int(run["topic"].nunique())
         cursor = conn.execute(
             "INSERT INTO runs(run_tag, source_path, sha256, lines, topics, imported_at) "
             "VALUES (?, ?, ?, ?, ?, ?)",
-            [tag, source, sha, len(run), topics, utc_now()],
+            [tag, source, sha, run.lines, len(run.topic_names), utc_now()],
         )
         run_id = int(cursor.lastrowid or 0)
-        # Rows go in primary-key order (trec_rank, then topic: ``run`` is sorted by
-        # topic), so that each lands at the end of the b-tree, from plain Python lists,
-        # and 100 to a statement (600 parameters: SQLite before 3.32 allows 999), which
-        # saves round trips and GIL hand-overs with add_runs' reader thread.
-        by_key = np.argsort(run["trec_rank"].to_numpy(), kind="stable")
-        columns = [run[c].to_numpy()[by_key].tolist()
-                   for c in ("topic", "docno", "rank", "score", "trec_rank")]
-        per_statement = 100
-        insert = ("INSERT INTO run_entries(run_id, topic, docno, rank, score, trec_rank) VALUES "
-                  + ", ".join(["(?, ?, ?, ?, ?, ?)"] * per_statement))
-        whole = len(run) - len(run) % per_statement
-        conn.executemany(insert, (
-            list(itertools.chain.from_iterable(zip(
-                itertools.repeat(run_id), *(c[start:start + per_statement] for c in columns))))
-            for start in range(0, whole, per_statement)))
-        conn.executemany(
-            "INSERT INTO run_entries(run_id, topic, docno, rank, score, trec_rank) "
+        conn.execute(
+            "INSERT INTO run_columns(run_id, format, lines, sha256, source_sha256, entries) "
             "VALUES (?, ?, ?, ?, ?, ?)",
-            zip(itertools.repeat(run_id), *(c[whole:] for c in columns)),
-        )
+            [run_id, run_columns.FORMAT, run.lines, run.sha256, sha, run.blob])
         if old is not None:
             conn.execute("INSERT INTO run_retirements(run_id, replaced_by, retired_at) "
                          "VALUES (?, ?, ?)", [old[0], run_id, utc_now()])
-        return {"run_tag": tag, "source_path": source, "lines": len(run), "topics": topics}
+        return {"run_tag": tag, "source_path": source, "lines": run.lines,
+                "topics": len(run.topic_names)}
 
     def remove_run(self, tag: str, *, force: bool = False) -> dict[str, Any]:
         """Retire the live run ``tag``: it leaves the runs that pooling, ``runs()``
@@ -589,15 +577,57 @@ class JudgmentStore(JudgmentLog, JudgedRules, PoolTables, ClaimTable, SampleTabl
         """A stored run, as :func:`~pooltool.formats.run.read_run` would return it.
 
         :returns: columns ``run_tag, topic, docno, rank, score`` plus
-            ``trec_rank``, in trec_eval order per topic.
+            ``trec_rank``, topics in string order, each in trec_eval order.
         :raises UnknownRun: no run with this tag.
         """
-        frame = self.query(
-            "SELECT ? AS run_tag, topic, docno, rank, score, trec_rank FROM run_entries "
-            "WHERE run_id = ? ORDER BY topic, trec_rank",
-            [tag, self.run_id(tag)],
-        )
+        entries = self.run_entries([self.run_id(tag)])[0]
+        frame = pd.DataFrame({
+            "run_tag": pd.Series([tag] * entries.num_rows, dtype=object),
+            "topic": pd.Series(pc.cast(entries["topic"], pa.string()).to_numpy(), dtype=object),
+            "docno": pd.Series(entries["docno"].to_numpy(), dtype=object),
+            **{name: entries[name].to_numpy() for name in ("rank", "score", "trec_rank")}})
         return frame[RUN_COLUMNS + ["trec_rank"]]
+
+    def iter_run_tables(self, tags: list[str]) -> Iterator[pa.Table]:
+        """Live runs as :func:`~pooltool.formats.run.run_table` reads run files, one
+        table per tag, decoded one at a time as they are asked for: ``topic`` and
+        ``run_tag`` (dictionaries of strings), ``docno`` (string), ``rank`` (int64),
+        ``score`` (float64); topics in string order, each in trec_eval order.
+
+        :raises UnknownRun: a tag of no live run (before any table is given).
+        """
+        run_ids = [self.run_id(tag) for tag in tags]
+        for tag, run_id in zip(tags, run_ids, strict=True):
+            entries = self.run_entries([run_id])[0]
+            run_tag = pa.DictionaryArray.from_arrays(
+                pa.array(np.zeros(entries.num_rows, dtype=np.int32)),
+                pa.array([tag], pa.string()))
+            yield entries.drop_columns(["trec_rank"]).append_column("run_tag", run_tag)
+
+    def run_entries(self, run_ids: list[int], depth: int | None = None) -> list[pa.Table]:
+        """The entries of stored runs (live or retired), in the order of ``run_ids``:
+        :func:`pooltool.store.run_columns.decode`'s columns plus ``trec_rank``
+        (int64), only the first ``depth`` per topic when ``depth`` is given. Blobs
+        are decoded (their sha256 checked, and cut to ``depth``) in threads.
+
+        :raises UnknownRun: an id of no run.
+        :raises StoreError: a blob that does not match its sha256.
+        """
+        stored = []
+        for run_id in run_ids:
+            row = self.conn.execute("SELECT entries, sha256 FROM run_columns WHERE run_id = ?",
+                                    [run_id]).fetchone()
+            if row is None:
+                raise UnknownRun(f"no run with id {run_id} in the store")
+            stored.append((row[0], row[1], f"run {run_id}"))
+
+        def read(blob: bytes, sha256: str, what: str) -> pa.Table:
+            return run_columns.with_trec_ranks(run_columns.decode(blob, sha256, what), depth)
+
+        if len(stored) < 2:
+            return [read(*args) for args in stored]
+        with ThreadPoolExecutor(max_workers=min(len(stored), os.cpu_count() or 1)) as pool:
+            return list(pool.map(lambda args: read(*args), stored))
 
 
 def _check_not_pooled(conn: sqlite3.Connection, run_id: int, doing: str, what: str) -> None:
@@ -739,6 +769,41 @@ def _check_is_store(conn: sqlite3.Connection, path: Path, create: bool) -> None:
         shown = ", ".join(sorted(tables)[:5]) + (", ..." if len(tables) > 5 else "")
         raise StoreError(f"{path} is a SQLite database of something else (tables: {shown}), "
                          "not a pooltool store; pooltool will not write into it")
+
+
+def _file_runs(path: Path) -> list[tuple[str, pa.Table]]:
+    """A run file's runs (one per run tag, in file order), each in trec_eval order
+    (:func:`~pooltool.ranking.order_table`).
+
+    Arrow's reader (:func:`~pooltool.formats.run.read_run_table`) reads the file
+    when it can vouch for it and no docno repeats within a topic; otherwise
+    :func:`~pooltool.formats.run.read_run` does, and names the file and line of
+    any error.
+
+    :raises FormatError: a malformed line, a repeated docno included.
+    """
+    table = read_run_table(path)
+    if table is None or run_columns.repeats_docno(table):
+        frame = read_run(path)
+        return [(str(tag), _ordered_table(entries))
+                for tag, entries in frame.groupby("run_tag", sort=False)]
+    table = table.unify_dictionaries()
+    tags = table["run_tag"].chunk(0).dictionary.to_pylist() if table.num_rows else []
+    if len(tags) == 1:  # the usual case
+        return [(str(tags[0]), order_table(table))]
+    tag_of_row = pc.cast(table["run_tag"], pa.string())
+    seen = pc.unique(tag_of_row).to_pylist()  # in order of first appearance
+    return [(str(tag), order_table(table.filter(pc.equal(tag_of_row, tag)))) for tag in seen]
+
+
+def _ordered_table(entries: pd.DataFrame) -> pa.Table:
+    """A one-run frame (columns as :func:`~pooltool.formats.run.read_run` returns) as
+    Arrow columns in trec_eval order."""
+    table = pa.table({"topic": pa.array(entries["topic"].to_numpy(dtype=object), pa.string()),
+                      "docno": pa.array(entries["docno"].to_numpy(dtype=object), pa.string()),
+                      "rank": pa.array(entries["rank"].to_numpy(), pa.int64()),
+                      "score": pa.array(entries["score"].to_numpy(), pa.float64())})
+    return order_table(table)
 
 
 def _batches(items: Iterable[Any], size: int) -> Iterator[list[Any]]:

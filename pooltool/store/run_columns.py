@@ -1,0 +1,109 @@
+"""A stored run's entries as one compressed Arrow IPC blob (table ``run_columns``).
+
+Runs are written once and read whole or by top k per topic, never queried row
+by row, so the store keeps each run's entries as columns in one blob (an Arrow
+IPC stream, buffers compressed with zstd) beside its provenance row in
+``runs``; pools, judgments and provenance stay SQL tables. The blob holds the
+run in trec_eval order (:func:`pooltool.ranking.order_table`: topics in string
+order, then score descending, docno descending), so a row's trec_eval rank is
+its position within its topic (:func:`pooltool.ranking.table_trec_ranks`).
+Its sha256 is stored beside it and checked on every read.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.ipc as ipc
+
+from pooltool.errors import StoreError
+from pooltool.ranking import table_trec_ranks
+
+FORMAT = "arrow-ipc-zstd"
+SCHEMA = pa.schema([
+    ("topic", pa.dictionary(pa.int32(), pa.string())),
+    ("docno", pa.string()),
+    ("rank", pa.int64()),      # as written in the file (ignored for ordering)
+    ("score", pa.float64()),
+])
+_ZSTD_LEVEL = 3  # level 9 saves 8% more, at 6x the time to write
+
+
+@dataclass(frozen=True)
+class RunBlob:
+    """A run ready to store: its blob (:func:`encode`), the blob's sha256, its
+    number of entries, and its topics (string order)."""
+
+    blob: bytes
+    sha256: str
+    lines: int
+    topic_names: list[str]
+
+
+def pack(ordered: pa.Table) -> RunBlob:
+    """:func:`encode` a run in trec_eval order and count its entries and topics."""
+    blob = encode(ordered)
+    return RunBlob(blob, blob_sha256(blob), ordered.num_rows, topic_names(ordered))
+
+
+def encode(ordered: pa.Table) -> bytes:
+    """The blob of a run in trec_eval order (:func:`pooltool.ranking.order_table`).
+
+    :param ordered: ``n`` rows with ``topic`` (string), ``docno`` (string),
+        ``rank`` (int64), ``score`` (float64); other columns are left out.
+    :returns: an Arrow IPC stream of :data:`SCHEMA`, one record batch, zstd-compressed.
+    """
+    columns = [pc.dictionary_encode(ordered["topic"].combine_chunks()).cast(SCHEMA.field(0).type)]
+    columns += [ordered[name].combine_chunks().cast(SCHEMA.field(name).type)
+                for name in ("docno", "rank", "score")]
+    sink = pa.BufferOutputStream()
+    options = ipc.IpcWriteOptions(compression=pa.Codec("zstd", _ZSTD_LEVEL))
+    with ipc.new_stream(sink, SCHEMA, options=options) as writer:
+        writer.write_batch(pa.record_batch(columns, schema=SCHEMA))
+    return sink.getvalue().to_pybytes()
+
+
+def decode(blob: bytes, sha256: str, what: str) -> pa.Table:
+    """A run's entries from its blob (:func:`encode`), after checking the blob's sha256.
+
+    :param what: names the run in the error message.
+    :returns: :data:`SCHEMA`'s columns, in trec_eval order.
+    :raises StoreError: the blob's sha256 is not the one stored (the store was
+        damaged or changed behind pooltool's back).
+    """
+    if blob_sha256(blob) != sha256:
+        raise StoreError(f"the stored entries of {what} do not match their sha256: the store "
+                         "was damaged or changed outside pooltool")
+    return ipc.open_stream(blob).read_all()
+
+
+def blob_sha256(blob: bytes) -> str:
+    """The hex sha256 of a blob."""
+    return hashlib.sha256(blob).hexdigest()
+
+
+def with_trec_ranks(entries: pa.Table, depth: int | None = None) -> pa.Table:
+    """``entries`` (as :func:`decode` gives them) with a ``trec_rank`` column (int64),
+    only the rows with ``trec_rank <= depth`` when ``depth`` is given."""
+    ranks = table_trec_ranks(entries["topic"])
+    entries = entries.append_column("trec_rank", pa.array(ranks))
+    if depth is None:
+        return entries
+    return entries.filter(pa.array(ranks <= depth))
+
+
+def topic_names(ordered: pa.Table) -> list[str]:
+    """The distinct topics of a run in trec_eval order (so in string order)."""
+    return [str(topic) for topic in pc.unique(ordered["topic"]).to_pylist()]
+
+
+def repeats_docno(table: pa.Table) -> bool:
+    """Whether a docno occurs twice within a topic of one run of ``table`` (its
+    ``run_tag`` column, when it has one, keeps runs apart); one hash pass."""
+    keys = [name for name in ("run_tag", "topic", "docno") if name in table.column_names]
+    selected = table.select(keys).unify_dictionaries().combine_chunks()
+    distinct = selected.group_by(keys, use_threads=False).aggregate([])
+    return distinct.num_rows != table.num_rows

@@ -1,0 +1,153 @@
+"""Runs stored as columns (issue 10): one zstd Arrow IPC blob per run, read back exactly.
+
+Real TREC-COVID round-1 runs: stored runs read back in trec_eval order as the
+files give them, pooled as from the files, scored by ``recall`` as the files;
+migration m013 turns the ``run_entries`` rows of a store made the old way into
+blobs; Arrow's ordering is :func:`pooltool.ranking.order_run`'s.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pandas as pd
+import pyarrow as pa
+import pytest
+from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sqlite_utils import Database
+
+import pooltool.cli.recall  # noqa: F401  registers the command on the group
+from pooltool.cli.group import cli
+from pooltool.errors import StoreError
+from pooltool.formats.run import read_run
+from pooltool.pooling import pool_runs
+from pooltool.ranking import order_run, order_table, table_trec_ranks
+from pooltool.store import JudgmentStore, migrations, run_columns
+
+COVID_RUNS = ["BM25R2", "T5R1", "sab20.1.meta.docs", "udel_fang_run2"]
+
+
+def covid_run(shared_data: Path, name: str) -> Path:
+    return shared_data / "trec_covid_r1" / "runs" / name
+
+
+def expected_entries(path: Path) -> pd.DataFrame:
+    """A file's run in trec_eval order, as the store must give it back."""
+    ordered = order_run(read_run(path))
+    return ordered.sort_values(["topic", "trec_rank"], kind="stable").reset_index(drop=True)
+
+
+def test_stored_runs_read_back_in_trec_eval_order(shared_data: Path, tmp_path: Path) -> None:
+    store = JudgmentStore.open(tmp_path / "s.db", create=True)
+    paths = [covid_run(shared_data, name) for name in COVID_RUNS]
+    added = store.add_runs(paths)
+    for path, tag in zip(paths, added["run_tag"], strict=True):
+        expected = expected_entries(path)
+        assert added.set_index("run_tag").loc[tag, "lines"] == len(expected)
+        pd.testing.assert_frame_equal(store.run_frame(tag), expected)
+    blobs = store.query("SELECT r.sha256 AS source, c.source_sha256, c.sha256, c.format, c.lines, "
+                        "r.lines AS run_lines, length(c.entries) AS size FROM runs r "
+                        "JOIN run_columns c USING (run_id)")
+    assert (blobs["source"] == blobs["source_sha256"]).all()
+    assert (blobs["lines"] == blobs["run_lines"]).all() and set(blobs["format"]) == {run_columns.FORMAT}
+    assert blobs["size"].sum() < sum(p.stat().st_size for p in paths) / 3
+
+
+
+def test_pooling_stored_runs_is_pooling_the_files(shared_data: Path) -> None:
+    store = JudgmentStore.memory()
+    paths = [covid_run(shared_data, name) for name in COVID_RUNS]
+    store.add_runs(paths)
+    result = pool_runs(store, 20)
+    tops = pd.concat([expected_entries(p) for p in paths])
+    tops = tops[tops["trec_rank"] <= 20]
+    expected = sorted(set(zip(tops["topic"], tops["docno"], strict=True)))
+    docs = store.pool_docs()
+    assert list(zip(docs["topic"], docs["docno"], strict=True)) == expected
+    assert result.pool_size == len(expected)
+    hits = store.pool_hits()
+    assert len(hits) == len(tops)
+    best = tops.groupby(["topic", "docno"])["trec_rank"].min()
+    assert docs.set_index(["topic", "docno"])["best_rank"].equals(best.rename("best_rank"))
+
+
+def test_recall_on_stored_tags_is_recall_on_the_files(shared_data: Path, tmp_path: Path) -> None:
+    db = tmp_path / "s.db"
+    paths = [covid_run(shared_data, name) for name in COVID_RUNS]
+    with JudgmentStore.open(db, create=True) as store:
+        store.add_runs(paths)
+    qrels = str(shared_data / "trec_covid_r1" / "qrels-rnd1.txt")
+    args = ["--qrels", qrels, "-k", "10,100,1000", "-c", "--format", "trec", "-q"]
+    from_files = CliRunner().invoke(cli, ["--db", str(db), "recall", *map(str, paths), *args])
+    stored = CliRunner().invoke(cli, ["--db", str(db), "recall", *COVID_RUNS, *args])
+    assert from_files.exit_code == 0 and stored.exit_code == 0, stored.output
+    assert stored.stdout == from_files.stdout and "recall_1000" in stored.stdout
+
+
+def test_a_damaged_blob_is_refused() -> None:
+    ordered = order_table(pa.table({"topic": ["1", "1"], "docno": ["a", "b"], "rank": [1, 2],
+                                    "score": [1.0, 2.0]}))
+    packed = run_columns.pack(ordered)
+    assert run_columns.decode(packed.blob, packed.sha256, "run x")["docno"].to_pylist() == [
+        "b", "a"]
+    with pytest.raises(StoreError, match="stored entries of run x do not match their sha256"):
+        run_columns.decode(packed.blob, "0" * 64, "run x")
+
+
+def test_m013_turns_old_run_entries_into_blobs(shared_data: Path, tmp_path: Path) -> None:
+    """A store written the old way (one run_entries row per run line, with trec_rank,
+    as pooltool wrote them before m013), with a pool: after the migration the runs
+    read back the same, the pool is unchanged, and pooling deeper works."""
+    path = tmp_path / "old.db"
+    old = sqlite3.connect(path)
+    migrations.migrations.apply(Database(old), stop_before="m013_run_columns")
+    files = [covid_run(shared_data, name) for name in COVID_RUNS[:2]]
+    for run_id, file in enumerate(files, start=1):
+        entries = order_run(read_run(file))
+        tag = str(entries["run_tag"].iloc[0])
+        old.execute("INSERT INTO runs VALUES (?, ?, ?, 'sha', ?, ?, 't0')",
+                    [run_id, tag, str(file), len(entries), entries["topic"].nunique()])
+        old.executemany("INSERT INTO run_entries VALUES (?, ?, ?, ?, ?, ?)",
+                        [(run_id, t, d, int(r), float(s), int(k)) for t, d, r, s, k in zip(
+                            entries["topic"], entries["docno"], entries["rank"], entries["score"],
+                            entries["trec_rank"], strict=True)])
+    old.execute("INSERT INTO pools VALUES (1, 'main', 'depth', 't1')")
+    old.execute("INSERT INTO pool_rounds VALUES (1, 1, 5, '[\"BM25R2\", \"T5R1\"]', 0, 't1')")
+    old.execute("INSERT INTO pool_docs SELECT DISTINCT 1, topic, docno, 1 FROM run_entries "
+                "WHERE trec_rank <= 5")
+    old.execute("INSERT INTO pool_hits SELECT 1, topic, docno, run_id, trec_rank, 1 "
+                "FROM run_entries WHERE trec_rank <= 5")
+    old.commit()
+    old.close()
+    with JudgmentStore.open(path) as store:
+        assert migrations.pending(store.db) == []
+        tables = {r[0] for r in store.conn.execute("SELECT name FROM sqlite_master")}
+        assert "run_entries" not in tables and "run_columns" in tables
+        for file, tag in zip(files, ["BM25R2", "T5R1"], strict=True):
+            pd.testing.assert_frame_equal(store.run_frame(tag), expected_entries(file))
+        before = store.pool_docs()
+        assert pool_runs(store, 5).docs_added == 0  # the blobs pool as the rows did
+        assert store.pool_docs()[["topic", "docno", "best_rank"]].equals(
+            before[["topic", "docno", "best_rank"]])
+        assert pool_runs(store, 10).docs_added > 0
+        with pytest.raises(sqlite3.DatabaseError, match="runs are kept as imported"):
+            store.conn.execute("DELETE FROM run_columns")
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["1", "10", "2", "é"]),
+                          st.text("aAbB\u00e9\u4e00z", min_size=1, max_size=3),
+                          st.sampled_from([0.0, -0.0, 1.0, 2.5, -1.0, float("inf")])),
+                max_size=40, unique_by=lambda row: (row[0], row[1])))
+def test_order_table_is_order_run(rows: list[tuple[str, str, float]]) -> None:
+    frame = pd.DataFrame({"topic": pd.Series([r[0] for r in rows], dtype=object),
+                          "docno": pd.Series([r[1] for r in rows], dtype=object),
+                          "score": pd.Series([r[2] for r in rows], dtype="float64")})
+    expected = order_run(frame)
+    table = order_table(pa.Table.from_pandas(frame, preserve_index=False))
+    assert table["topic"].to_pylist() == expected["topic"].tolist()
+    assert table["docno"].to_pylist() == expected["docno"].tolist()
+    assert table_trec_ranks(table["topic"]).tolist() == expected["trec_rank"].tolist()
