@@ -145,6 +145,7 @@ def test_sample_then_estimate_end_to_end(demo: Path) -> None:
     code, out, _ = _run(demo, "recall", *runs, "--version", "judged", "-k", "10",
                         "--estimate", "s1")
     assert code == 0 and "ESTIMATES from sample 's1'" in out
+    _check_reproducible(demo)
     code, out, err = _run(demo, "status", "--estimate", "s1", "--format", "csv")
     assert code == 0, err
     status = pd.read_csv(pd.io.common.StringIO(out), dtype={"topic": str})
@@ -154,6 +155,21 @@ def test_sample_then_estimate_end_to_end(demo: Path) -> None:
     # the interval is not
     assert (status["est_missed"] == 0).all() and (status["est_missed_low"] == 0).all()
     assert (status["est_missed_high"] > 10).all()
+
+
+def _check_reproducible(demo: Path) -> None:
+    """The same store and sample give the same intervals, run after run; a run's rows do not
+    depend on the other runs asked for; the mean R interval is one for every run."""
+    args = ["--version", "judged", "-k", "10", "--estimate", "s1", "-q", "--format", "csv"]
+    both = [_run(demo, "recall", "bm25", "qld", *args)[1] for _ in range(2)]
+    assert both[0] == both[1]
+    rows = pd.read_csv(pd.io.common.StringIO(both[0]), dtype={"topic": str})
+    alone = pd.read_csv(pd.io.common.StringIO(_run(demo, "recall", "bm25", *args)[1]),
+                        dtype={"topic": str})
+    pd.testing.assert_frame_equal(rows[rows["run_tag"] == "bm25"].reset_index(drop=True), alone)
+    summary = pd.read_csv(pd.io.common.StringIO(_run(demo, "recall", "bm25", "qld",
+                                                     *args[:-3], "--format", "csv")[1]))
+    assert summary["est_R_low"].nunique() == 1 and summary["est_R_high"].nunique() == 1
 
 
 def test_sample_refusals(demo: Path) -> None:
@@ -170,6 +186,7 @@ def test_sample_refusals(demo: Path) -> None:
     assert code == 1 and "no pool 'nope'" in err
     code, _, err = _run(demo, "recall", "bm25", "--version", "demo-partial", "--estimate", "zz")
     assert code == 1 and "no sample 'zz'" in err and "samples: s1" in err
+    assert "qrels" not in err  # refused before the qrels are read (and noted)
     code, _, err = _run(demo, "recall", "bm25", "--version", "demo-partial", "--estimate", "s1",
                         "--format", "trec")
     assert code == 2 and "no trec_eval layout" in err
