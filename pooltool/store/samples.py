@@ -155,3 +155,61 @@ class SampleTables:
             "SELECT d.topic, d.stratum, d.population, d.size FROM sample_strata d "
             "JOIN samples s USING (sample_id) WHERE s.name = ? ORDER BY d.topic, d.stratum",
             [name])
+
+    def mix_sample(self, base_pool: str, sample: str) -> tuple[str, int]:
+        """The pool that mixes ``base_pool`` and ``sample`` in one judging queue, brought
+        up to date (``pooltool judge --pool P --with-sample S``).
+
+        The mixed pool is named ``P+S`` (strategy ``mixed``). Each call adds, as a new
+        round, the documents of either pool it does not hold yet (a grown sample, a
+        deeper pool); nothing is removed. It records no run hits, so the judging
+        screen cannot tell a pooled document from a sampled one.
+
+        :returns: the mixed pool's name and the documents this call added.
+        :raises StoreError: no such sample, a sample drawn beyond another pool, or a
+            pool named ``P+S`` that is not a mixed pool.
+        """
+        if self.sample_design(sample)["base_pool"] != base_pool:
+            raise StoreError(f"sample {sample!r} was drawn beyond pool "
+                             f"{self.sample_design(sample)['base_pool']!r}, not {base_pool!r}")
+        name = f"{base_pool}+{sample}"
+        base_id, sample_id = self.pool_id(base_pool), self.pool_id(sample)
+        with self.writing() as conn:
+            row = conn.execute("SELECT pool_id, strategy FROM pools WHERE name = ?",
+                               [name]).fetchone()
+            if row is not None and row[1] != "mixed":
+                raise StoreError(f"pool {name!r} exists and is not a mixed pool; rename it "
+                                 "or judge the two pools apart")
+            now = utc_now()
+            mixed_id = int(row[0]) if row is not None else int(conn.execute(
+                "INSERT INTO pools(name, strategy, created_at) VALUES (?, 'mixed', ?)",
+                [name, now]).lastrowid or 0)
+            new = conn.execute(
+                "SELECT DISTINCT topic, docno FROM pool_docs WHERE pool_id IN (?, ?) "
+                "EXCEPT SELECT topic, docno FROM pool_docs WHERE pool_id = ?",
+                [base_id, sample_id, mixed_id]).fetchall()
+            if new:
+                round_id = int(conn.execute(
+                    "INSERT INTO pool_rounds(pool_id, depth, run_tags, docs_added, created_at) "
+                    "VALUES (?, 0, '[]', ?, ?)", [mixed_id, len(new), now]).lastrowid or 0)
+                conn.executemany(
+                    "INSERT INTO pool_docs(pool_id, topic, docno, round_id) VALUES (?, ?, ?, ?)",
+                    [(mixed_id, t, d, round_id) for t, d in new])
+        return name, len(new)
+
+    def pool_strategy(self, pool: str) -> str:
+        """How a pool was made: ``depth`` (and other pooling strategies), ``sample`` or
+        ``mixed``.
+
+        :raises StoreError: no such pool.
+        """
+        row = self.conn.execute("SELECT strategy FROM pools WHERE pool_id = ?",
+                                [self.pool_id(pool)]).fetchone()
+        return str(row[0])
+
+    def sample_stratum(self, sample: str, topic: str, docno: str) -> str | None:
+        """The stratum a sampled document was drawn from (``None``: not in the sample)."""
+        row = self.conn.execute(
+            "SELECT d.stratum FROM sample_docs d JOIN samples s USING (sample_id) "
+            "WHERE s.name = ? AND d.topic = ? AND d.docno = ?", [sample, topic, docno]).fetchone()
+        return None if row is None else str(row[0])

@@ -144,8 +144,7 @@ class JudgeScreen(Screen[None]):
             parts += [Text(f"{speed.per_hour:.0f}/h"), Text(f"{speed.median_seconds:.1f} s/doc"),
                       Text(f"ETA {format_hours(eta)}")]
         if self.show_runs:
-            hits = ", ".join(f"{tag} #{rank}" for tag, rank in s.hits()) or "no run"
-            parts.append(Text(f"runs: {hits}", style="dim"))
+            parts.append(Text(f"runs: {s.provenance()}", style="dim"))
         pending = s.writes.pending
         if pending:
             parts.append(Text(f"{pending} write(s) waiting: store busy", style="bold red"))
