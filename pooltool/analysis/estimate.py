@@ -68,8 +68,8 @@ import numpy as np
 from pooltool.errors import InvalidArgument
 
 Z95 = 1.959963984540054
-#: Simulated draws behind every ``beta`` interval.
-DRAWS = 4000
+#: Simulated draws behind every ``beta`` interval (the Cranfield validation's setting).
+DRAWS = 1000
 INTERVAL_METHODS = ("beta", "normal")
 #: Refits of the prior on topics resampled with replacement, shared out over the draws.
 PRIOR_REPLICATES = 200
@@ -301,10 +301,14 @@ def _unsampled_relevant(rng: np.random.Generator, unsampled: np.ndarray, sampled
     ``cells.shape + (draws,)``, from the Beta-binomial posterior predictive under
     ``prior`` (``(a, b)``, each a scalar, shape ``(strata,)`` or ``(strata, draws)``,
     broadcast over the cells' last axis, the strata)."""
-    a, b = (_per_draw(x) for x in prior)
-    share = rng.beta(relevant[..., None] + a, (sampled - relevant)[..., None] + b,
-                     size=unsampled.shape + (draws,))
-    return rng.binomial(unsampled[..., None], share).astype(float)
+    a, b = (np.broadcast_to(_per_draw(x), unsampled.shape[-1:] + (draws,)) for x in prior)
+    out = np.zeros(unsampled.shape + (draws,))
+    cells = np.nonzero(unsampled > 0)  # a cell with nothing unsampled adds nothing
+    strata = cells[-1]
+    share = rng.beta(relevant[cells][:, None] + a[strata],
+                     (sampled - relevant)[cells][:, None] + b[strata])
+    out[cells] = rng.binomial(unsampled[cells][:, None], share)
+    return out
 
 
 def counts_array(topics: Sequence[Sequence[StratumCounts]]) -> np.ndarray:

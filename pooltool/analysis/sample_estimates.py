@@ -65,7 +65,6 @@ from pooltool.analysis.estimate import (
 )
 from pooltool.analysis.sampling import Stratum, build_frame, draw_sample, parse_strata
 from pooltool.errors import StoreError
-from pooltool.formats.frames import pair_isin
 from pooltool.ranking import order_run
 from pooltool.records import is_judged, is_relevant, topic_key
 from pooltool.store import JudgmentStore
@@ -253,22 +252,45 @@ def _weighted(counts: np.ndarray, field: int) -> np.ndarray:
 def _place(runs: pd.DataFrame, design: Design, depth: int, grades: pd.DataFrame, level: int,
            sample: pd.DataFrame) -> pd.DataFrame:
     """Each run's first ``depth`` documents with ``pooled``, ``stratum`` (None: outside
-    the frame or pooled), ``sampled`` (in the judged sample) and ``relevant``."""
+    the frame or pooled), ``sampled`` (in the judged sample) and ``relevant``.
+
+    Every (topic, docno) is looked up once in a table of the pairs the design knows
+    (best ranks over the sample's runs, the pool, the judged sample), by integer
+    pair codes (a join of millions of run lines on two string columns is slow)."""
     top = order_run(runs[["run_tag", "topic", "docno", "score"]])
-    top = top[top["trec_rank"] <= depth]
-    top = top.merge(design.best_ranks[["topic", "docno", "best_rank"]],
-                    on=["topic", "docno"], how="left")
-    pooled = pair_isin(top, design.pooled).astype(bool)
-    best = top["best_rank"].to_numpy(dtype=float)
+    top = top[top["trec_rank"] <= depth].reset_index(drop=True)
+    flags = pd.concat([design.pooled[["topic", "docno"]].assign(pooled=True, sampled=False),
+                       sample[["topic", "docno"]].assign(pooled=False, sampled=True)])
+    flags = flags.groupby(["topic", "docno"], as_index=False)[["pooled", "sampled"]].any()
+    flags = flags.merge(grades, on=["topic", "docno"], how="left")
+    # only pooled and judged sampled documents are the design's evidence
+    flags["relevant"] = is_relevant(flags["grade"], level).to_numpy(dtype=bool)
+    ranks = design.best_ranks
+    top_key, rank_key, flag_key = _pair_keys(top, ranks, flags)
+    at_rank = pd.Index(rank_key).get_indexer(top_key)
+    best = np.where(at_rank >= 0, ranks["best_rank"].to_numpy(dtype=float)[at_rank], np.nan)
+    at_flag = pd.Index(flag_key).get_indexer(top_key)
+    known = at_flag >= 0
+
+    def flag(column: str) -> np.ndarray:
+        return known & flags[column].to_numpy(dtype=bool)[np.maximum(at_flag, 0)]
+
+    pooled = flag("pooled")
     stratum = np.full(len(top), None, dtype=object)
     for s in design.strata:
         stratum[s.holds(best) & (stratum == None) & ~pooled] = s.name  # noqa: E711
-    top = top.assign(pooled=pooled, stratum=stratum)
-    sampled = pair_isin(top, sample).astype(bool)
-    top = top.merge(grades, on=["topic", "docno"], how="left")
-    relevant = is_relevant(top["grade"], level).to_numpy(dtype=bool)
-    # only pooled and judged sampled documents are the design's evidence
-    return top.assign(sampled=sampled, relevant=relevant & (pooled | sampled))
+    return top.assign(pooled=pooled, stratum=stratum, sampled=flag("sampled"),
+                      relevant=flag("relevant"))
+
+
+def _pair_keys(*frames: pd.DataFrame) -> list[np.ndarray]:
+    """One int64 key per (topic, docno) row of each frame, equal for equal pairs across
+    all of them (codes from one factorization of their topics and docnos)."""
+    topics, _ = pd.factorize(pd.concat([f["topic"] for f in frames], ignore_index=True))
+    docnos, names = pd.factorize(pd.concat([f["docno"] for f in frames], ignore_index=True))
+    keys = topics.astype(np.int64) * max(len(names), 1) + docnos
+    bounds = np.cumsum([0] + [len(f) for f in frames])
+    return [keys[a:b] for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
 
 
 def _first(items: object, limit: int = 10) -> str:
