@@ -332,13 +332,64 @@ def draw_and_store(store: JudgmentStore, name: str, base_pool: str, spec: str, b
     if not topics or not run_ids:
         raise StoreError(f"pool {base_pool!r} has no pooled documents from runs: pool first "
                          "('pooltool pool --depth K')")
-    unretrieved = any(s.low is None for s in strata)
-    collection = store.docnos() if unretrieved else None
-    frame = build_frame(topics, store.pool_docs(base_pool), store.best_ranks(run_ids, topics),
-                        strata, collection)
+    frame = _frame(store, base_pool, run_ids, topics, strata)
     docs, sizes = draw_sample(frame, budget, seed, allocation)
     design = {"strata": ",".join(s.name for s in strata),
-              "frame": "collection" if unretrieved else "runs",
+              "frame": "collection" if any(s.low is None for s in strata) else "runs",
               "allocation": allocation, "budget": budget, "seed": seed}
     store.add_sample(name, base_pool, design, run_ids, docs, sizes)
     return design, sizes
+
+
+def _frame(store: JudgmentStore, base_pool: str, run_ids: list[int], topics: list[str],
+           strata: list[Stratum]) -> pd.DataFrame:
+    """The sampling frame of :func:`~pooltool.analysis.sampling.build_frame` from the store."""
+    collection = store.docnos() if any(s.low is None for s in strata) else None
+    return build_frame(topics, store.pool_docs(base_pool), store.best_ranks(run_ids, topics),
+                       strata, collection)
+
+
+def grow_and_store(store: JudgmentStore, name: str, more: int) -> tuple[dict[str, Any],
+                                                                          pd.DataFrame]:
+    """Grow sample ``name`` by ``more`` documents per topic, keeping every earlier draw.
+
+    The design stays: the same frame, strata, allocation and seed, with the budget
+    raised to ``budget + more``. Each stratum's documents are drawn in one fixed
+    order (sha256 of seed, topic and docno; :mod:`pooltool.analysis.sampling`), so
+    the grown sample is a longer prefix of each stratum's order: it holds every
+    document drawn before and is itself a stratified simple random sample, of
+    sizes n_h' >= n_h (inclusion n_h' / N_h). Judgments of the earlier documents
+    stay valid; the new documents need judging.
+
+    :returns: the design (budget raised) and the strata table after the growth
+        (``topic, stratum, population, size``).
+    :raises StoreError: no such sample, or its frame changed since it was drawn (the
+        pool or the store's documents changed: draw a new sample), or a stratum the
+        new allocation would shrink.
+    """
+    design = store.sample_design(name)
+    strata = parse_strata(design["strata"])
+    before = store.sample_strata(name)
+    topics = sorted(set(before["topic"]))
+    frame = _frame(store, design["base_pool"], design["run_ids"], topics, strata)
+    budget = int(design["budget"]) + more
+    docs, sizes = draw_sample(frame, budget, int(design["seed"]), design["allocation"])
+    merged = before.merge(sizes, on=["topic", "stratum"], how="outer",
+                          suffixes=("_before", ""))
+    changed = merged[merged["population_before"] != merged["population"]]
+    if len(changed):
+        where = _first(changed["topic"].astype(str) + ":" + changed["stratum"].astype(str))
+        raise StoreError(
+            f"the frame of sample {name!r} changed since it was drawn (strata sizes differ "
+            f"in {where}): "
+            "the pool or the store's documents changed, so earlier draws would not be a "
+            "simple random sample of it; draw a new sample")
+    shrunk = merged[merged["size"] < merged["size_before"]]
+    if len(shrunk):
+        raise StoreError(f"growing sample {name!r} to {budget} per topic would take documents "
+                         f"from stratum(s) {_first(set(shrunk['stratum']))} "
+                         f"({design['allocation']} allocation); grow by more")
+    added = docs[~docs.set_index(["topic", "docno"]).index.isin(
+        store.sample_docs(name).set_index(["topic", "docno"]).index)]
+    store.grow_sample(name, budget, added, sizes)
+    return {**design, "budget": budget, "added": len(added)}, sizes
