@@ -29,7 +29,8 @@ _CORRECTION = ("Webber and Park 2009, 'Score adjustment for correction of poolin
                "anti-precision to reduce pool bias' (pooltool/analysis/bias_correction.py)")
 _ESTIMATE = "An estimate from a judged sample beyond the pool (recall --estimate): "
 _BETA = ("Ericson 1969 (Beta-binomial posterior of a finite population); Kleinman 1973 and "
-         "Casella 1985 (prior fitted across topics); Brown, Cai and DasGupta 2001 (Jeffreys)")
+         "Casella 1985 (prior fitted across topics); Laird and Louis 1987 (the prior refitted on "
+         "resampled topics); Brown, Cai and DasGupta 2001 (Jeffreys)")
 
 GLOSSARY: dict[str, Term] = {
     # identifiers

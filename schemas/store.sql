@@ -225,6 +225,13 @@ CREATE TABLE sample_docs (
     PRIMARY KEY (sample_id, topic, docno)
 ) WITHOUT ROWID;
 
+CREATE TABLE sample_growths (
+    sample_id INTEGER NOT NULL REFERENCES samples(sample_id),
+    budget INTEGER NOT NULL,         -- documents per topic after this growth
+    created_at TEXT NOT NULL,        -- UTC, ISO 8601
+    PRIMARY KEY (sample_id, budget)
+) WITHOUT ROWID;
+
 CREATE TABLE sample_strata (
     sample_id INTEGER NOT NULL REFERENCES samples(sample_id),
     topic TEXT NOT NULL,
@@ -232,6 +239,15 @@ CREATE TABLE sample_strata (
     population INTEGER NOT NULL,     -- N_h: unpooled frame documents in the stratum
     size INTEGER NOT NULL,           -- n_h: documents drawn (simple random sample)
     PRIMARY KEY (sample_id, topic, stratum)
+) WITHOUT ROWID;
+
+CREATE TABLE sample_strata_grown (
+    sample_id INTEGER NOT NULL REFERENCES samples(sample_id),
+    budget INTEGER NOT NULL,         -- the growth (sample_growths.budget) these sizes are after
+    topic TEXT NOT NULL,
+    stratum TEXT NOT NULL,
+    size INTEGER NOT NULL,           -- n_h after the growth (N_h does not change)
+    PRIMARY KEY (sample_id, budget, topic, stratum)
 ) WITHOUT ROWID;
 
 CREATE TABLE samples (

@@ -148,6 +148,10 @@ class Trial:
     true_mean_recall: float
     est_mean_recall: float
     beta_mean_recall: tuple[float, float]
+    true_mean_r: float
+    beta_mean_r: tuple[float, float]
+    fixed_mean_r: tuple[float, float]
+    fixed_mean_recall: tuple[float, float]
     sampled: int
 
 
@@ -184,8 +188,10 @@ class Experiment:
               draws: int = 2000) -> Trial:
         docs, sizes = draw_sample(self.frame, budget, seed, allocation)
         design = Design("trial", self.strata, "collection", self.pooled, docs, sizes, self.best)
-        estimates = estimate_recall(self.runs[self.runs["run_tag"] == self.run], self.judged,
-                                    design, [self.k], seed=seed, draws=draws)
+        run = self.runs[self.runs["run_tag"] == self.run]
+        estimates = estimate_recall(run, self.judged, design, [self.k], seed=seed, draws=draws)
+        fixed = estimate_recall(run, self.judged, design, [self.k], seed=seed, draws=draws,
+                                prior_replicates=0).summary.iloc[0]
         rows = estimates.per_topic.set_index("topic").reindex(self.topics)
         counts = self._normal_inputs(docs, sizes)
         se: list[float] = []
@@ -215,6 +221,10 @@ class Experiment:
             est_mean_recall=float(summary["est_recall"]),
             beta_mean_recall=(float(summary["est_recall_low"]),
                               float(summary["est_recall_high"])),
+            true_mean_r=float(self.true_r.mean()),
+            beta_mean_r=(float(summary["est_R_low"]), float(summary["est_R_high"])),
+            fixed_mean_r=(float(fixed["est_R_low"]), float(fixed["est_R_high"])),
+            fixed_mean_recall=(float(fixed["est_recall_low"]), float(fixed["est_recall_high"])),
             sampled=int(len(docs)))
 
     def _normal_inputs(self, docs: pd.DataFrame,
@@ -292,9 +302,13 @@ def summarize(trials: list[Trial]) -> dict[str, float]:
                                ("recall_beta", "beta_recall", "true_recall"),
                                ("recall_normal", "normal_recall", "true_recall")):
         out[f"{label}_coverage"], out[f"{label}_width"] = cover(name, truth)
-    mean_hits = [t.beta_mean_recall[0] - 1e-9 <= t.true_mean_recall <= t.beta_mean_recall[1] + 1e-9
-                 for t in trials]
-    out["mean_recall_beta_coverage"] = float(np.mean(mean_hits))
-    out["mean_recall_beta_width"] = float(np.mean([t.beta_mean_recall[1] - t.beta_mean_recall[0]
-                                                   for t in trials]))
+    for label, name, truth in (("mean_R_beta", "beta_mean_r", "true_mean_r"),
+                               ("mean_R_fixed_prior", "fixed_mean_r", "true_mean_r"),
+                               ("mean_recall_beta", "beta_mean_recall", "true_mean_recall"),
+                               ("mean_recall_fixed_prior", "fixed_mean_recall",
+                                "true_mean_recall")):
+        intervals = [(getattr(t, name), getattr(t, truth)) for t in trials]
+        out[f"{label}_coverage"] = float(np.mean([low - 1e-9 <= value <= high + 1e-9
+                                                  for (low, high), value in intervals]))
+        out[f"{label}_width"] = float(np.mean([high - low for (low, high), _ in intervals]))
     return out

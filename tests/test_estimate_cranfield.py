@@ -42,3 +42,13 @@ def test_beta_intervals_cover_where_normal_ones_do_not(figures: dict[str, float]
     # and it is not wide by being useless: a few dozen documents for R of about 7
     assert figures["R_beta_width"] < 40
     assert 0.5 < figures["true_R_mean"] / 10 < 1.0
+
+
+def test_the_mean_interval_carries_the_priors_uncertainty(figures: dict[str, float]) -> None:
+    # the interval of the mean over topics, with the prior refitted on resampled topics,
+    # is wider than the one that takes the fitted prior as known (which covered about
+    # half the time over 200 repetitions), and covers in most of the 8 repetitions
+    assert figures["mean_R_beta_width"] > 1.5 * figures["mean_R_fixed_prior_width"]
+    assert figures["mean_recall_beta_width"] > 1.5 * figures["mean_recall_fixed_prior_width"]
+    assert figures["mean_R_beta_coverage"] >= 5 / 8
+    assert figures["mean_recall_beta_coverage"] >= 5 / 8

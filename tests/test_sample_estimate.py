@@ -145,6 +145,7 @@ def test_sample_then_estimate_end_to_end(demo: Path) -> None:
     code, out, _ = _run(demo, "recall", *runs, "--version", "judged", "-k", "10",
                         "--estimate", "s1")
     assert code == 0 and "ESTIMATES from sample 's1'" in out
+    _check_reproducible(demo)
     code, out, err = _run(demo, "status", "--estimate", "s1", "--format", "csv")
     assert code == 0, err
     status = pd.read_csv(pd.io.common.StringIO(out), dtype={"topic": str})
@@ -154,6 +155,21 @@ def test_sample_then_estimate_end_to_end(demo: Path) -> None:
     # the interval is not
     assert (status["est_missed"] == 0).all() and (status["est_missed_low"] == 0).all()
     assert (status["est_missed_high"] > 10).all()
+
+
+def _check_reproducible(demo: Path) -> None:
+    """The same store and sample give the same intervals, run after run; a run's rows do not
+    depend on the other runs asked for; the mean R interval is one for every run."""
+    args = ["--version", "judged", "-k", "10", "--estimate", "s1", "-q", "--format", "csv"]
+    both = [_run(demo, "recall", "bm25", "qld", *args)[1] for _ in range(2)]
+    assert both[0] == both[1]
+    rows = pd.read_csv(pd.io.common.StringIO(both[0]), dtype={"topic": str})
+    alone = pd.read_csv(pd.io.common.StringIO(_run(demo, "recall", "bm25", *args)[1]),
+                        dtype={"topic": str})
+    pd.testing.assert_frame_equal(rows[rows["run_tag"] == "bm25"].reset_index(drop=True), alone)
+    summary = pd.read_csv(pd.io.common.StringIO(_run(demo, "recall", "bm25", "qld",
+                                                     *args[:-3], "--format", "csv")[1]))
+    assert summary["est_R_low"].nunique() == 1 and summary["est_R_high"].nunique() == 1
 
 
 def test_sample_refusals(demo: Path) -> None:
@@ -170,6 +186,7 @@ def test_sample_refusals(demo: Path) -> None:
     assert code == 1 and "no pool 'nope'" in err
     code, _, err = _run(demo, "recall", "bm25", "--version", "demo-partial", "--estimate", "zz")
     assert code == 1 and "no sample 'zz'" in err and "samples: s1" in err
+    assert "qrels" not in err  # refused before the qrels are read (and noted)
     code, _, err = _run(demo, "recall", "bm25", "--version", "demo-partial", "--estimate", "s1",
                         "--format", "trec")
     assert code == 2 and "no trec_eval layout" in err
@@ -190,3 +207,41 @@ def test_unretrieved_needs_the_documents(tmp_path: Path) -> None:
     code, _, err = _run(db, "sample", "--name", "s", "--budget", "4")
     assert code == 1 and "needs the collection's documents" in err
     assert _run(db, "sample", "--name", "s", "--budget", "4", "--strata", "6-10,11+")[0] == 0
+
+
+def test_grow_keeps_every_earlier_draw(demo: Path) -> None:
+    assert _run(demo, "sample", "--name", "s1", "--budget", "8", "--seed", "2")[0] == 0
+    with JudgmentStore.open(demo) as store:
+        before = store.sample_docs("s1")
+        sizes_before = store.sample_strata("s1")
+    code, out, err = _run(demo, "sample", "--name", "s1", "--grow", "4", "--format", "csv")
+    assert code == 0, err
+    assert "grown to 12 per topic: 40 document(s) added" in err
+    rows = pd.read_csv(pd.io.common.StringIO(out)).set_index("stratum")
+    assert rows.loc["all", "sampled"] == 120
+    with JudgmentStore.open(demo) as store:
+        after = store.sample_docs("s1")
+        sizes = store.sample_strata("s1")
+        assert store.sample_design("s1")["budget"] == 12
+        assert len(store.pool_docs("s1")) == 120
+    # a longer prefix of the same order: what a fresh draw of 12 with the seed gives
+    assert set(zip(before["topic"], before["docno"], strict=True)) < set(
+        zip(after["topic"], after["docno"], strict=True))
+    frame = sizes.merge(sizes_before, on=["topic", "stratum", "population"],
+                        suffixes=("", "_before"))
+    assert (frame["size"] >= frame["size_before"]).all() and frame["size"].sum() == 120
+    merged = after.merge(sizes, on=["topic", "stratum"])
+    assert (merged["inclusion"] == merged["size"] / merged["population"]).all()
+    code, _, err = _run(demo, "sample", "--name", "s3", "--budget", "12", "--seed", "2")
+    with JudgmentStore.open(demo) as store:
+        fresh = store.sample_docs("s3")
+    assert fresh[["topic", "docno", "stratum"]].equals(after[["topic", "docno", "stratum"]])
+    code, _, err = _run(demo, "sample", "--name", "s1", "--grow", "4", "--seed", "3")
+    assert code == 2 and "--grow keeps the sample's design: leave out --seed" in err
+    code, _, err = _run(demo, "sample", "--name", "s1")
+    assert code == 2 and "--budget N (a new sample) or --grow N" in err
+    code, _, err = _run(demo, "sample", "--name", "nosuch", "--grow", "4")
+    assert code == 1 and "no sample 'nosuch'" in err
+    assert _run(demo, "pool", "--depth", "30")[0] == 0  # the pool deepens: the frame changes
+    code, _, err = _run(demo, "sample", "--name", "s1", "--grow", "4")
+    assert code == 1 and "frame of sample 's1' changed" in err

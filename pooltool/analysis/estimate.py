@@ -32,8 +32,15 @@ Intervals (95%):
   count drawn from it (the finite-population posterior predictive). The prior
   of a stratum is fitted across topics (:func:`fit_priors`, empirical Bayes);
   with fewer than :data:`MIN_TOPICS_TO_FIT` topics it is Jeffreys'
-  Beta(1/2, 1/2). R and Recall@k are simulated from independent draws of the
-  cells, and the interval is the 2.5th and 97.5th percentile of the draws. A
+  Beta(1/2, 1/2). The fit is itself uncertain, and that uncertainty is shared
+  by every topic, so it does not average out in a mean over topics: each draw
+  takes its prior from one of :data:`PRIOR_REPLICATES` refits on the topics
+  resampled with replacement (:func:`bootstrap_priors`; the bootstrap
+  empirical-Bayes interval of Laird & Louis 1987, 'Empirical Bayes confidence
+  intervals based on bootstrap samples', JASA 82), and draws of all topics
+  with the same index share that prior. R and Recall@k are simulated from the
+  cells' draws, and the interval is the 2.5th and 97.5th percentile of the
+  draws; the interval of a mean over topics is that of the per-draw means. A
   stratum sampled with no relevant document still leaves room for relevant
   ones among its unsampled documents, so the interval does not collapse to a
   point while documents stay unjudged. Sources: the Beta-binomial posterior
@@ -61,12 +68,19 @@ import numpy as np
 from pooltool.errors import InvalidArgument
 
 Z95 = 1.959963984540054
-#: Simulated draws behind every ``beta`` interval.
-DRAWS = 4000
+#: Simulated draws behind every ``beta`` interval (the Cranfield validation's setting).
+DRAWS = 1000
 INTERVAL_METHODS = ("beta", "normal")
+#: Refits of the prior on topics resampled with replacement, shared out over the draws.
+PRIOR_REPLICATES = 200
 BETA_METHOD = ("stratified Beta-binomial posterior, Beta prior per stratum fitted across topics "
+               f"and refitted on {PRIOR_REPLICATES} bootstrap resamples of the topics "
                "(Jeffreys' where under 10 topics), 95% percentile interval of "
-               f"{DRAWS} draws (Ericson 1969; Kleinman 1973; Brown, Cai & DasGupta 2001)")
+               f"{DRAWS} draws (Ericson 1969; Kleinman 1973; Laird & Louis 1987; "
+               "Brown, Cai & DasGupta 2001)")
+FIXED_PRIOR_METHOD = ("stratified Beta-binomial posterior, Beta prior per stratum fitted across "
+                      "topics, the fit taken as known (pooltool before issue 13's fix; too "
+                      "narrow for a mean over topics)")
 NORMAL_METHOD = "normal: estimate +- 1.96 standard errors (Cochran 1977)"
 
 
@@ -253,15 +267,48 @@ def fit_priors(counts: np.ndarray) -> Prior:
     return a, b
 
 
+def bootstrap_priors(counts: np.ndarray, rng: np.random.Generator, draws: int = DRAWS,
+                     replicates: int = PRIOR_REPLICATES) -> Prior:
+    """Priors that carry the fit's own uncertainty, one per draw (module docstring).
+
+    :func:`fit_priors` is refitted on ``replicates`` resamples of the topics drawn
+    with replacement (Efron's bootstrap; for empirical-Bayes priors, Laird & Louis
+    1987, JASA 82); draw ``j`` takes replicate ``j mod replicates``.
+
+    :param counts: from :func:`counts_array`, shape ``(topics, strata, 6)``.
+    :param replicates: refits, >= 1.
+    :returns: ``(a, b)``, each shape ``(strata, draws)``.
+    """
+    topics, strata = counts.shape[0], counts.shape[1]
+    fits = np.empty((2, strata, replicates))
+    picks = rng.integers(0, max(topics, 1), size=(replicates, topics))
+    for i, pick in enumerate(picks):
+        fits[0, :, i], fits[1, :, i] = fit_priors(counts[pick])
+    columns = np.arange(draws) % replicates
+    return fits[0][:, columns], fits[1][:, columns]
+
+
+def _per_draw(value: np.ndarray) -> np.ndarray:
+    """A prior's ``a`` or ``b`` as ``(strata, 1)`` (one per stratum) or as given
+    (``(strata, draws)``, one per draw, or a scalar)."""
+    value = np.asarray(value, dtype=float)
+    return value[:, None] if value.ndim == 1 else value
+
+
 def _unsampled_relevant(rng: np.random.Generator, unsampled: np.ndarray, sampled: np.ndarray,
                         relevant: np.ndarray, draws: int, prior: Prior) -> np.ndarray:
     """Draws of the relevant documents among each cell's unsampled ones: shape
     ``cells.shape + (draws,)``, from the Beta-binomial posterior predictive under
-    ``prior`` (``(a, b)`` broadcast over the cells' last axis, the strata)."""
-    a, b = prior
-    share = rng.beta((relevant + a)[..., None], (sampled - relevant + b)[..., None],
-                     size=unsampled.shape + (draws,))
-    return rng.binomial(unsampled[..., None], share).astype(float)
+    ``prior`` (``(a, b)``, each a scalar, shape ``(strata,)`` or ``(strata, draws)``,
+    broadcast over the cells' last axis, the strata)."""
+    a, b = (np.broadcast_to(_per_draw(x), unsampled.shape[-1:] + (draws,)) for x in prior)
+    out = np.zeros(unsampled.shape + (draws,))
+    cells = np.nonzero(unsampled > 0)  # a cell with nothing unsampled adds nothing
+    strata = cells[-1]
+    share = rng.beta(relevant[cells][:, None] + a[strata],
+                     (sampled - relevant)[cells][:, None] + b[strata])
+    out[cells] = rng.binomial(unsampled[cells][:, None], share)
+    return out
 
 
 def counts_array(topics: Sequence[Sequence[StratumCounts]]) -> np.ndarray:
@@ -284,7 +331,8 @@ def total_draws_batch(pooled_relevant: np.ndarray, counts: np.ndarray,
 
     :param pooled_relevant: shape ``(topics,)``.
     :param counts: from :func:`counts_array`, shape ``(topics, strata, 6)``.
-    :param prior: the Beta prior per stratum (:func:`fit_priors`; default Jeffreys').
+    :param prior: the Beta prior per stratum (:func:`fit_priors`) or per stratum and
+        draw (:func:`bootstrap_priors`); default Jeffreys'.
     :returns: float array ``(topics, draws)``: ``R_pool + sum_h (r_h + U_h)``, ``U_h``
         the drawn relevant documents among the stratum's N_h - n_h unsampled ones.
     """

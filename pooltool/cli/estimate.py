@@ -19,6 +19,15 @@ from pooltool.report import emit, emit_json, records
 from pooltool.store import JudgmentStore
 
 
+def check_sample(ctx: click.Context, name: str) -> None:
+    """Refuse a sample the store does not hold (the error lists those it does).
+
+    :raises StoreError: no such sample.
+    """
+    with open_store(ctx) as store:
+        store.sample_design(name)
+
+
 def write_estimates(ctx: click.Context, result: RecallResult, runs: pd.DataFrame,
                     qrels: pd.DataFrame, name: str, fmt: str, per_topic: bool,
                     source: str) -> None:
@@ -34,7 +43,7 @@ def write_estimates(ctx: click.Context, result: RecallResult, runs: pd.DataFrame
         info = store.sample_design(name)
     try:
         estimates = estimate_recall(runs, qrels, design, result.options.ks,
-                                    result.options.level)
+                                    result.options.level, seed=int(info["seed"]))
     except CannotEstimate as exc:
         raise click.ClickException(f"cannot estimate from sample {name!r}: {exc}") from exc
     summary, topics = _beside(result, estimates)
@@ -93,7 +102,8 @@ def with_missed(store: JudgmentStore, topics: pd.DataFrame, name: str,
     design = load_design(store, name)
     try:
         estimates = estimate_recall(pd.DataFrame(columns=["run_tag", "topic", "docno", "score"]),
-                                    store.qrels(), design, [1], level)
+                                    store.qrels(), design, [1], level,
+                                    seed=int(store.sample_design(name)["seed"]))
     except CannotEstimate as exc:
         raise click.ClickException(f"cannot estimate from sample {name!r}: {exc}") from exc
     per = estimates.topics.set_index("topic")

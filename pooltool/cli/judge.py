@@ -23,16 +23,21 @@ pool_option = click.option("--pool", "pool_name", default=DEFAULT_POOL, show_def
 @click.option("-a", "--assessor", required=True, help="Who is judging (recorded with each grade).")
 @click.option("-t", "--topic", "topics", multiple=True,
               help="Judge this topic (repeatable); one topic opens straight on it.")
-@click.option("--order", type=click.Choice(ORDERS), default="docno", show_default=True,
-              help="Queue order: docno (as NIST), rank (best rank over runs), or seeded random.")
+@click.option("--order", type=click.Choice(ORDERS),
+              help="Queue order: docno (as NIST; the default), rank (best rank over runs), or "
+                   "seeded random (the only order with --with-sample).")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of --order random.")
 @pool_option
+@click.option("--with-sample", "sample_name", metavar="SAMPLE",
+              help="Judge the pool and the sample SAMPLE drawn beyond it in one queue, shuffled "
+                   "for each assessor, so no one can tell sampled documents from pooled ones.")
 @click.option("--serve", is_flag=True, help="Serve the app to a web browser (textual-serve).")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address for --serve.")
 @click.option("--port", type=int, default=8000, show_default=True, help="Port for --serve.")
 @click.pass_context
-def judge(ctx: click.Context, assessor: str, topics: tuple[str, ...], order: str, seed: int,
-          pool_name: str, serve: bool, host: str, port: int) -> None:
+def judge(ctx: click.Context, assessor: str, topics: tuple[str, ...], order: str | None,
+          seed: int, pool_name: str, sample_name: str | None, serve: bool, host: str,
+          port: int) -> None:
     """Judge pooled documents in the terminal (a Textual app).
 
     Lists your assigned topics (or all pooled topics) with their progress,
@@ -59,12 +64,24 @@ def judge(ctx: click.Context, assessor: str, topics: tuple[str, ...], order: str
     as soon as the store is free, or when you next run judge if the app is
     killed first.
 
+    --with-sample SAMPLE judges the pool and a sample drawn beyond it
+    ('pooltool sample --pool POOL') in one queue: the pool POOL+SAMPLE, which
+    holds both (brought up to date each time, so a grown sample joins it) and
+    no run hits, in random order seeded by --seed and the assessor's name
+    (reproducible, different for each assessor). The runs line then says
+    nothing about where a document came from.
+
     \b
     Example:
       pooltool --db covid.db judge --assessor alice
       pooltool --db covid.db judge -a bob --topic 7 --order random --seed 3
+      pooltool --db covid.db judge -a carol --with-sample s1
     """
     from pooltool.tui.app import make_app
+
+    if sample_name is not None:
+        pool_name, order, seed = _mixed_queue(ctx, pool_name, sample_name, order, seed, assessor)
+    order = order or "docno"
 
     if serve:
         from pooltool.tui.serve import require_textual_serve
@@ -84,6 +101,26 @@ def judge(ctx: click.Context, assessor: str, topics: tuple[str, ...], order: str
         raise PooltoolError("judge needs a terminal (its input and output are not one); "
                             "use --serve to judge in a web browser")
     app.run()
+
+
+def _mixed_queue(ctx: click.Context, pool_name: str, sample_name: str, order: str | None,
+                 seed: int, assessor: str) -> tuple[str, str, int]:
+    """Bring the pool mixing ``pool_name`` and the sample up to date; its name, the
+    random order and the assessor's seed (:func:`~pooltool.judging.queue.assessor_seed`).
+
+    :raises click.UsageError: an order other than random.
+    """
+    from pooltool.judging.queue import assessor_seed
+
+    if order not in (None, "random"):
+        raise click.UsageError("--with-sample shuffles the queue for each assessor "
+                               f"(--order random); --order {order} would set the sample apart")
+    with open_store_to_write(ctx) as store:
+        mixed, added = store.mix_sample(pool_name, sample_name)
+    if added:
+        warn(f"pool {mixed!r}: {added} document(s) of pool {pool_name!r} and sample "
+             f"{sample_name!r} added")
+    return mixed, "random", assessor_seed(seed, assessor)
 
 
 def _serve(db: Path, assessor: str, topics: tuple[str, ...], order: str, seed: int,

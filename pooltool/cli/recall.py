@@ -125,8 +125,12 @@ def recall(ctx: click.Context, runs: tuple[str, ...], qrels_file: Path | None, v
                                "max_docs": max_docs}
     stored = (version, policy or "latest")
     if sample_name is not None:  # the estimate needs the runs themselves
+        from pooltool.cli.estimate import check_sample
+
+        check_sample(ctx, sample_name)  # before any note about the qrels
         frame = load_runs(ctx, runs)
-        result = evaluate_recall(frame, _qrels(ctx, qrels_file, stored), **options)
+        qrels = _qrels(ctx, qrels_file, stored)  # once: reading notes what it read
+        result = evaluate_recall(frame, qrels, **options)
     else:
         result = _evaluate(ctx, runs, qrels_file, stored, options)
     _warn_topics(result)
@@ -134,8 +138,7 @@ def recall(ctx: click.Context, runs: tuple[str, ...], qrels_file: Path | None, v
     if sample_name is not None:
         from pooltool.cli.estimate import write_estimates
 
-        write_estimates(ctx, result, frame, _qrels(ctx, qrels_file, stored), sample_name, fmt,
-                        per_topic, source)
+        write_estimates(ctx, result, frame, qrels, sample_name, fmt, per_topic, source)
         return
     _write(result, fmt, per_topic, source)
     if plot is not None:

@@ -70,6 +70,15 @@ def order_queue(rows: list[tuple[str, int | None]], order: str = "docno", seed: 
     raise InvalidArgument(f"unknown queue order {order!r}; choose one of {', '.join(ORDERS)}")
 
 
+def assessor_seed(seed: int, assessor: str) -> int:
+    """A seed of the ``random`` order of its own for each assessor: the first 8 bytes of
+    ``sha256("<seed>\\t<assessor>")`` as an integer. A queue that mixes a pool with a
+    sample beyond it (``judge --with-sample``) is shuffled with it, so no two
+    assessors see the documents in one order and none can learn where the sample sits."""
+    digest = hashlib.sha256(f"{seed}\t{assessor}".encode()).digest()
+    return int.from_bytes(digest[:8], "big")
+
+
 def _random_key(seed: int, topic: str, docno: str) -> str:
     return hashlib.sha256(f"{seed}\t{topic}\t{docno}".encode()).hexdigest()
 

@@ -447,6 +447,33 @@ def m011_adaptive_pools(db: Database) -> None:
         db.execute(statement)
 
 
+SCHEMA_V12_SAMPLE_GROWTH = """
+CREATE TABLE sample_growths (
+    sample_id INTEGER NOT NULL REFERENCES samples(sample_id),
+    budget INTEGER NOT NULL,         -- documents per topic after this growth
+    created_at TEXT NOT NULL,        -- UTC, ISO 8601
+    PRIMARY KEY (sample_id, budget)
+) WITHOUT ROWID;
+CREATE TABLE sample_strata_grown (
+    sample_id INTEGER NOT NULL REFERENCES samples(sample_id),
+    budget INTEGER NOT NULL,         -- the growth (sample_growths.budget) these sizes are after
+    topic TEXT NOT NULL,
+    stratum TEXT NOT NULL,
+    size INTEGER NOT NULL,           -- n_h after the growth (N_h does not change)
+    PRIMARY KEY (sample_id, budget, topic, stratum)
+) WITHOUT ROWID;
+"""
+
+
+@migrations()
+def m012_sample_growth(db: Database) -> None:
+    """Samples that grow (``pooltool sample --name S --grow N``): each growth's budget
+    and the strata sizes after it, appended; the sizes first drawn stay as they were.
+    A sample's current n_h is that of its largest budget."""
+    for statement in _statements(SCHEMA_V12_SAMPLE_GROWTH):
+        db.execute(statement)
+
+
 SCHEMA_V13_RUN_COLUMNS = """
 CREATE TABLE run_columns (
     run_id INTEGER PRIMARY KEY REFERENCES runs(run_id),

@@ -152,17 +152,126 @@ class SampleTables:
                 "run_ids", "created_at"]
         design = dict(zip(keys, row, strict=True))
         design["run_ids"] = json.loads(design["run_ids"])
+        grown = self.conn.execute(
+            "SELECT MAX(g.budget) FROM sample_growths g JOIN samples s USING (sample_id) "
+            "WHERE s.name = ?", [name]).fetchone()[0]
+        if grown is not None:
+            design["budget"] = int(grown)
         return design
 
     def sample_docs(self, name: str) -> pd.DataFrame:
-        """A sample's documents: ``topic, docno, stratum, inclusion`` (by topic, docno)."""
-        return self.query(
-            "SELECT d.topic, d.docno, d.stratum, d.inclusion FROM sample_docs d JOIN samples s "
+        """A sample's documents: ``topic, docno, stratum, inclusion`` (by topic, docno),
+        the inclusion probability n_h / N_h of the sample as it is now (grown or not)."""
+        docs = self.query(
+            "SELECT d.topic, d.docno, d.stratum FROM sample_docs d JOIN samples s "
             "USING (sample_id) WHERE s.name = ? ORDER BY d.topic, d.docno", [name])
+        strata = self.sample_strata(name)
+        strata = strata.assign(inclusion=strata["size"] / strata["population"])
+        return docs.merge(strata[["topic", "stratum", "inclusion"]], on=["topic", "stratum"],
+                          how="left")
 
     def sample_strata(self, name: str) -> pd.DataFrame:
-        """A sample's strata per topic: ``topic, stratum, population, size`` (N_h, n_h)."""
+        """A sample's strata per topic: ``topic, stratum, population, size`` (N_h, and n_h
+        after its latest growth, if it grew)."""
         return self.query(
-            "SELECT d.topic, d.stratum, d.population, d.size FROM sample_strata d "
-            "JOIN samples s USING (sample_id) WHERE s.name = ? ORDER BY d.topic, d.stratum",
-            [name])
+            "SELECT d.topic, d.stratum, d.population, COALESCE((SELECT g.size FROM "
+            "sample_strata_grown g WHERE g.sample_id = d.sample_id AND g.topic = d.topic "
+            "AND g.stratum = d.stratum ORDER BY g.budget DESC LIMIT 1), d.size) AS size "
+            "FROM sample_strata d JOIN samples s USING (sample_id) WHERE s.name = ? "
+            "ORDER BY d.topic, d.stratum", [name])
+
+    def grow_sample(self, name: str, budget: int, docs: pd.DataFrame,
+                    strata: pd.DataFrame) -> None:
+        """Append a growth of a sample (one transaction): its budget, the strata sizes
+        after it, and the documents it adds (to the sample and, as a new round, to its
+        pool). Nothing stored before changes.
+
+        :param docs: the added documents, ``topic, docno, stratum, inclusion``.
+        :param strata: ``topic, stratum, size`` after the growth (every stratum).
+        :raises StoreError: no such sample, or a budget not above the current one.
+        """
+        design = self.sample_design(name)
+        if budget <= int(design["budget"]):
+            raise StoreError(f"sample {name!r} has a budget of {design['budget']} already")
+        with self.writing() as conn:
+            sample_id, pool_id = conn.execute(
+                "SELECT sample_id, pool_id FROM samples WHERE name = ?", [name]).fetchone()
+            now = utc_now()
+            conn.execute("INSERT INTO sample_growths(sample_id, budget, created_at) "
+                         "VALUES (?, ?, ?)", [sample_id, budget, now])
+            conn.executemany(
+                "INSERT INTO sample_strata_grown(sample_id, budget, topic, stratum, size) "
+                "VALUES (?, ?, ?, ?, ?)",
+                [(sample_id, budget, str(t), str(s), int(n)) for t, s, n in zip(
+                    strata["topic"], strata["stratum"], strata["size"], strict=True)])
+            round_id = int(conn.execute(
+                "INSERT INTO pool_rounds(pool_id, depth, run_tags, docs_added, created_at) "
+                "VALUES (?, 0, '[]', ?, ?)", [pool_id, len(docs), now]).lastrowid or 0)
+            conn.executemany(
+                "INSERT INTO pool_docs(pool_id, topic, docno, round_id) VALUES (?, ?, ?, ?)",
+                [(pool_id, str(t), str(d), round_id) for t, d in zip(
+                    docs["topic"], docs["docno"], strict=True)])
+            conn.executemany(
+                "INSERT INTO sample_docs(sample_id, topic, docno, stratum, inclusion) "
+                "VALUES (?, ?, ?, ?, ?)",
+                [(sample_id, str(t), str(d), str(s), float(p)) for t, d, s, p in zip(
+                    docs["topic"], docs["docno"], docs["stratum"], docs["inclusion"],
+                    strict=True)])
+
+    def mix_sample(self, base_pool: str, sample: str) -> tuple[str, int]:
+        """The pool that mixes ``base_pool`` and ``sample`` in one judging queue, brought
+        up to date (``pooltool judge --pool P --with-sample S``).
+
+        The mixed pool is named ``P+S`` (strategy ``mixed``). Each call adds, as a new
+        round, the documents of either pool it does not hold yet (a grown sample, a
+        deeper pool); nothing is removed. It records no run hits, so the judging
+        screen cannot tell a pooled document from a sampled one.
+
+        :returns: the mixed pool's name and the documents this call added.
+        :raises StoreError: no such sample, a sample drawn beyond another pool, or a
+            pool named ``P+S`` that is not a mixed pool.
+        """
+        if self.sample_design(sample)["base_pool"] != base_pool:
+            raise StoreError(f"sample {sample!r} was drawn beyond pool "
+                             f"{self.sample_design(sample)['base_pool']!r}, not {base_pool!r}")
+        name = f"{base_pool}+{sample}"
+        base_id, sample_id = self.pool_id(base_pool), self.pool_id(sample)
+        with self.writing() as conn:
+            row = conn.execute("SELECT pool_id, strategy FROM pools WHERE name = ?",
+                               [name]).fetchone()
+            if row is not None and row[1] != "mixed":
+                raise StoreError(f"pool {name!r} exists and is not a mixed pool; rename it "
+                                 "or judge the two pools apart")
+            now = utc_now()
+            mixed_id = int(row[0]) if row is not None else int(conn.execute(
+                "INSERT INTO pools(name, strategy, created_at) VALUES (?, 'mixed', ?)",
+                [name, now]).lastrowid or 0)
+            new = conn.execute(
+                "SELECT DISTINCT topic, docno FROM pool_docs WHERE pool_id IN (?, ?) "
+                "EXCEPT SELECT topic, docno FROM pool_docs WHERE pool_id = ?",
+                [base_id, sample_id, mixed_id]).fetchall()
+            if new:
+                round_id = int(conn.execute(
+                    "INSERT INTO pool_rounds(pool_id, depth, run_tags, docs_added, created_at) "
+                    "VALUES (?, 0, '[]', ?, ?)", [mixed_id, len(new), now]).lastrowid or 0)
+                conn.executemany(
+                    "INSERT INTO pool_docs(pool_id, topic, docno, round_id) VALUES (?, ?, ?, ?)",
+                    [(mixed_id, t, d, round_id) for t, d in new])
+        return name, len(new)
+
+    def pool_strategy(self, pool: str) -> str:
+        """How a pool was made: ``depth`` (and other pooling strategies), ``sample`` or
+        ``mixed``.
+
+        :raises StoreError: no such pool.
+        """
+        row = self.conn.execute("SELECT strategy FROM pools WHERE pool_id = ?",
+                                [self.pool_id(pool)]).fetchone()
+        return str(row[0])
+
+    def sample_stratum(self, sample: str, topic: str, docno: str) -> str | None:
+        """The stratum a sampled document was drawn from (``None``: not in the sample)."""
+        row = self.conn.execute(
+            "SELECT d.stratum FROM sample_docs d JOIN samples s USING (sample_id) "
+            "WHERE s.name = ? AND d.topic = ? AND d.docno = ?", [sample, topic, docno]).fetchone()
+        return None if row is None else str(row[0])

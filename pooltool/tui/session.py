@@ -213,6 +213,18 @@ class JudgingSession:
         """Runs that retrieved the document on screen, with their ranks."""
         return self.store.hits_of(self.topic, self.docno, self.pool)
 
+    def provenance(self) -> str:
+        """Where the document on screen comes from, for the runs line: the runs and ranks
+        that pooled it (``no run`` when none is recorded); in a sample, ``sample,
+        stratum S``; in a pool mixed with a sample, nothing that tells the two apart."""
+        strategy = self.store.pool_strategy(self.pool)
+        if strategy == "mixed":
+            return "hidden (pool and sample mixed)"
+        if strategy == "sample":
+            stratum = self.store.sample_stratum(self.pool, self.topic, self.docno)
+            return f"sample, stratum {stratum}"
+        return ", ".join(f"{tag} #{rank}" for tag, rank in self.hits()) or "no run"
+
     # -- moving -------------------------------------------------------------
 
     def move(self, step: int) -> None:

@@ -165,8 +165,7 @@ class JudgeScreen(Screen[None]):
         if stopping is not None:
             parts.append(Text(stopping_text(stopping)))
         if self.show_runs:
-            hits = ", ".join(f"{tag} #{rank}" for tag, rank in s.hits()) or "no run"
-            parts.append(Text(f"runs: {hits}", style="dim"))
+            parts.append(Text(f"runs: {s.provenance()}", style="dim"))
         pending = s.writes.pending
         if pending:
             parts.append(Text(f"{pending} write(s) waiting: store busy", style="bold red"))
