@@ -16,7 +16,7 @@ from pathlib import Path
 from textual import events, on
 from textual.app import App
 
-from pooltool.errors import InvalidArgument, StoreError, UnknownTopic
+from pooltool.errors import InvalidArgument, StoreError, StoreWriteFailed, UnknownTopic
 from pooltool.judging.queue import ORDERS
 from pooltool.records import topic_key
 from pooltool.store import DEFAULT_POOL, JudgmentStore
@@ -185,18 +185,42 @@ def make_app(db: str | Path, assessor: str, topics: Sequence[str] = (), order: s
     """
     if not assessor.strip():
         raise InvalidArgument("name the assessor with --assessor")
+    store = _checked_store(db, assessor, topics, order, pool)
+    store.set_busy_timeout(BUSY_WAIT_MS)
+    opened = topics[0] if len(topics) == 1 else None
+    return JudgeApp(store, assessor, list(topics), opened, order, seed, pool)
+
+
+def check_judgeable(db: str | Path, topics: Sequence[str] = (), order: str = "docno",
+                    pool: str = DEFAULT_POOL) -> None:
+    """What :func:`make_app` checks before any assessor is known (``judge --serve``),
+    and that the store can be written.
+
+    :raises StoreError: as :func:`make_app`, or the store cannot be written
+        (:class:`~pooltool.errors.StoreWriteFailed`).
+    :raises UnknownTopic: a topic with no pooled documents.
+    """
+    store = _checked_store(db, "", topics, order, pool)
+    read_only = store.read_only
+    store.close()
+    if read_only:
+        raise StoreWriteFailed(f"{db}: the store can be read but not written (read-only file "
+                               "or folder), and judging writes to it")
+
+
+def _checked_store(db: str | Path, assessor: str, topics: Sequence[str], order: str,
+                   pool: str) -> JudgmentStore:
+    """The store at ``db``, open, once order, pool, topics and grade scale are checked."""
     if order not in ORDERS:
         raise InvalidArgument(f"unknown queue order {order!r}; choose one of {', '.join(ORDERS)}")
     store = JudgmentStore.open(db)
     try:
-        listed = _topics(store, assessor, list(topics), pool)
+        _topics(store, assessor, list(topics), pool)
         check_grade_scale(store.grade_scale())
     except BaseException:
         store.close()
         raise
-    store.set_busy_timeout(BUSY_WAIT_MS)
-    opened = listed[0] if len(topics) == 1 else None
-    return JudgeApp(store, assessor, list(topics), opened, order, seed, pool)
+    return store
 
 
 def _topics(store: JudgmentStore, assessor: str, topics: list[str], pool: str) -> list[str]:
