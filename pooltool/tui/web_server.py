@@ -8,7 +8,8 @@ changes three things:
   valid name, the terminal page, whose websocket is ``/ws/NAME``; with an
   invalid one, the form again, saying why (status 400).
 * ``/ws/NAME`` checks the name again (:func:`~pooltool.tui.serve.assessor_name`)
-  and spawns that tab's own command, built from the name.
+  and spawns that tab's own command, built from the name. A websocket opened
+  by a page of another site (its ``Origin`` is not this server) is refused.
 * The pages are pooltool's own templates (``pooltool/tui/web/``), autoescaped,
   and load only textual-serve's local files under ``/static``: its script, its
   style sheet and the Roboto Mono font it ships (no Google Fonts, no CDN).
@@ -19,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from pathlib import Path
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 
 import aiohttp_jinja2
 import jinja2
@@ -84,6 +85,10 @@ class JudgeServer(Server):
     async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
         """Run the tab's own judging app, under the name in the path, until the tab
         closes (what textual-serve's handler does with its one command)."""
+        origin = request.headers.get("Origin")
+        if origin is not None and urlsplit(origin).netloc != request.host:
+            # another site's page, opened in the assessor's browser, may not judge
+            raise web.HTTPForbidden(text=f"pages from {origin} may not open a judging app")
         try:
             name = assessor_name(request.match_info["assessor"])
         except InvalidArgument as error:

@@ -182,14 +182,17 @@ def test_each_tab_judges_under_its_own_name(server: str) -> None:
     assert "assessor ben" in ben and "assessor ann" not in ben
 
 
-def test_a_bad_name_opens_no_app(server: str) -> None:
-    async def connect() -> int:
+def test_a_bad_name_or_another_site_opens_no_app(server: str) -> None:
+    async def connect(path: str, origin: str | None = None) -> int:
+        headers = {} if origin is None else {"Origin": origin}
         async with aiohttp.ClientSession() as session:
             try:
-                async with session.ws_connect(server.replace("http://", "ws://")
-                                              + "/ws/%5Bb%5D"):
+                async with session.ws_connect(server.replace("http://", "ws://") + path,
+                                              headers=headers):
                     return 101
             except aiohttp.WSServerHandshakeError as error:
                 return error.status
 
-    assert asyncio.run(connect()) == 400
+    assert asyncio.run(connect("/ws/%5Bb%5D")) == 400
+    assert asyncio.run(connect("/ws/ann", "https://evil.example")) == 403
+    assert asyncio.run(connect("/ws/ann", server)) == 101  # a browser on this server's page
