@@ -113,21 +113,54 @@ def test_judge_missing_store(tmp_path: Path) -> None:
 def test_judge_serve_binds_localhost(db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     calls = []
     monkeypatch.setattr(serve_module, "serve", lambda *a: calls.append(a))
-    code, _, err = run(db, "judge", "-a", "ann", "--topic", "1", "--serve")
-    assert code == 0 and "http://127.0.0.1:8000" in err
-    command, host, port = calls[0]
+    code, _, err = run(db, "judge", "--topic", "1", "--serve")
+    assert code == 0 and "http://127.0.0.1:8000/" in err and "not loopback" not in err
+    command_for, host, port = calls[0]
     assert (host, port) == ("127.0.0.1", 8000)
-    assert "-m pooltool.tui" in command and "--topic 1" in command
+    command = command_for("ann")
+    assert "-m pooltool.tui" in command and "--topic 1" in command and "--assessor=ann" in command
+
+
+def test_judge_serve_elsewhere_warns(db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(serve_module, "serve", lambda *a: None)
+    code, _, err = run(db, "judge", "--serve", "--host", "0.0.0.0")
+    assert code == 0 and "0.0.0.0 is not loopback: anyone who reaches this port can judge" in err
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["-a", "ann"], "Error: with --serve each browser tab names its assessor (the first page "
+                    "asks, or open /?assessor=NAME): drop --assessor\n"),
+    (["--topic", "9"], "Error: no pooled documents for topic(s) 9\n"),
+])
+def test_judge_serve_errors_before_serving(db: Path, monkeypatch: pytest.MonkeyPatch,
+                                           args: list[str], message: str) -> None:
+    calls: list[object] = []
+    monkeypatch.setattr(serve_module, "serve", lambda *a: calls.append(a))
+    assert run(db, "judge", "--serve", *args)[1:] == ("", message) and calls == []
+
+
+def test_with_sample_needs_one_named_assessor(db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The mixed queue is shuffled by the assessor's name: not with --serve's many tabs."""
+    monkeypatch.setattr(serve_module, "serve", lambda *a: None)
+    for args in (["--serve", "--with-sample", "s1"], ["--with-sample", "s1"]):
+        code, _, err = run(db, "judge", *args)
+        assert code == 2 and err.endswith("Error: --with-sample shuffles the queue for one named "
+                                          "assessor: give --assessor (it does not work with "
+                                          "--serve)\n"), args
+
+
+def test_judge_without_assessor(db: Path) -> None:
+    assert run(db, "judge", "--topic", "1")[2] == "Error: name the assessor with --assessor\n"
 
 
 def test_judge_serve_without_textual_serve(db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The check comes first: no "serving on" line, no store opened, one clean error."""
     monkeypatch.setitem(sys.modules, "textual_serve", None)  # import fails as if missing
     monkeypatch.setitem(sys.modules, "textual_serve.server", None)
-    code, out, err = run(db, "judge", "-a", "ann", "--serve")
+    code, out, err = run(db, "judge", "--serve")
     assert (code, out) == (1, "")
     assert err == "Error: --serve needs textual-serve: pip install 'pooltool[serve]'\n"
-    code, _, err = run(db.with_name("none.db"), "judge", "-a", "ann", "--serve")
+    code, _, err = run(db.with_name("none.db"), "judge", "--serve")
     assert err.startswith("Error: --serve needs textual-serve")
 
 

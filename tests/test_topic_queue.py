@@ -169,3 +169,21 @@ def test_queue_rule_assigned_topics_need_my_own_judgment(store: JudgmentStore) -
     assert topic_progress(store, "ben", ["1"]).iloc[0]["remaining"] == 1
     # topic 2 is nobody's: for ann it is what nobody judged
     assert topic_queue(store, "2", assessor="ann") == ["dx"]
+
+
+def test_reads_of_some_topics_equal_the_whole_filtered(store: JudgmentStore) -> None:
+    """A queue reads only its topic's rows (pool_docs and qrels with topics), and they
+    are the rows the whole read holds for it; a retraction in another topic is no matter."""
+    store.record_judgment("1", "dz", 1, "ann")
+    store.record_judgment("2", "dx", 2, "ben")
+    undone = store.record_judgment("1", "da", 0, "ben")
+    store.retract(undone, "ben")
+    for topics in (["1"], ["2"], ["1", "2"]):
+        whole = store.pool_docs()
+        assert store.pool_docs(topics=topics).equals(
+            whole[whole["topic"].isin(topics)].reset_index(drop=True))
+        qrels = store.qrels()
+        assert store.qrels(topics=topics).reset_index(drop=True).equals(
+            qrels[qrels["topic"].isin(topics)].reset_index(drop=True))
+    assert store.qrels(topics=["1"])[["docno", "grade"]].values.tolist() == [["dz", 1]]
+    assert store.pool_docs(topics=["9"]).empty and store.qrels(topics=[]).empty

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from pooltool.cli.group import cli, db_path, open_store, open_store_to_write, output_option, warn
-from pooltool.errors import PooltoolError, StoreWriteFailed
+from pooltool.errors import InvalidArgument, PooltoolError, StoreWriteFailed
 from pooltool.judging.agreement import store_agreement
 from pooltool.judging.assignment import assign_topics
 from pooltool.judging.queue import ORDERS
@@ -20,7 +20,8 @@ pool_option = click.option("--pool", "pool_name", default=DEFAULT_POOL, show_def
 
 
 @cli.command()
-@click.option("-a", "--assessor", required=True, help="Who is judging (recorded with each grade).")
+@click.option("-a", "--assessor", help="Who is judging (recorded with each grade); with --serve "
+              "each browser tab gives its own name instead.")
 @click.option("-t", "--topic", "topics", multiple=True,
               help="Judge this topic (repeatable); one topic opens straight on it.")
 @click.option("--order", type=click.Choice(ORDERS),
@@ -31,11 +32,12 @@ pool_option = click.option("--pool", "pool_name", default=DEFAULT_POOL, show_def
 @click.option("--with-sample", "sample_name", metavar="SAMPLE",
               help="Judge the pool and the sample SAMPLE drawn beyond it in one queue, shuffled "
                    "for each assessor, so no one can tell sampled documents from pooled ones.")
-@click.option("--serve", is_flag=True, help="Serve the app to a web browser (textual-serve).")
+@click.option("--serve", is_flag=True,
+              help="Serve the app to web browsers (textual-serve), one assessor per tab.")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address for --serve.")
 @click.option("--port", type=int, default=8000, show_default=True, help="Port for --serve.")
 @click.pass_context
-def judge(ctx: click.Context, assessor: str, topics: tuple[str, ...], order: str | None,
+def judge(ctx: click.Context, assessor: str | None, topics: tuple[str, ...], order: str | None,
           seed: int, pool_name: str, sample_name: str | None, serve: bool, host: str,
           port: int) -> None:
     """Judge pooled documents in the terminal (a Textual app).
@@ -71,31 +73,35 @@ def judge(ctx: click.Context, assessor: str, topics: tuple[str, ...], order: str
     (reproducible, different for each assessor). The runs line then says
     nothing about where a document came from.
 
+    With --serve, each browser tab runs its own app under the name it gives
+    (the first page asks; /?assessor=NAME in the address skips the question).
+    The server listens on 127.0.0.1 unless --host says otherwise: it has no
+    login. Its pages load nothing from outside this machine.
+
     \b
     Example:
       pooltool --db covid.db judge --assessor alice
       pooltool --db covid.db judge -a bob --topic 7 --order random --seed 3
       pooltool --db covid.db judge -a carol --with-sample s1
+      pooltool --db covid.db judge --serve --port 8000
     """
     from pooltool.tui.app import make_app
 
     if sample_name is not None:
+        if serve or assessor is None:
+            raise click.UsageError("--with-sample shuffles the queue for one named assessor: "
+                                   "give --assessor (it does not work with --serve)")
         pool_name, order, seed = _mixed_queue(ctx, pool_name, sample_name, order, seed, assessor)
     order = order or "docno"
 
     if serve:
-        from pooltool.tui.serve import require_textual_serve
-
-        require_textual_serve()
-    app = make_app(db_path(ctx), assessor, list(topics), order, seed, pool_name)
+        _serve(db_path(ctx), assessor, topics, order, seed, pool_name, host, port)
+        return
+    app = make_app(db_path(ctx), assessor or "", list(topics), order, seed, pool_name)
     if app.store.read_only:
         app.store.close()
         raise StoreWriteFailed(f"{db_path(ctx)}: the store can be read but not written "
                                "(read-only file or folder), and judging writes to it")
-    if serve:
-        app.store.close()
-        _serve(db_path(ctx), assessor, topics, order, seed, pool_name, host, port)
-        return
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         app.store.close()
         raise PooltoolError("judge needs a terminal (its input and output are not one); "
@@ -123,12 +129,23 @@ def _mixed_queue(ctx: click.Context, pool_name: str, sample_name: str, order: st
     return mixed, "random", assessor_seed(seed, assessor)
 
 
-def _serve(db: Path, assessor: str, topics: tuple[str, ...], order: str, seed: int,
+def _serve(db: Path, assessor: str | None, topics: tuple[str, ...], order: str, seed: int,
            pool_name: str, host: str, port: int) -> None:
-    from pooltool.tui.serve import app_command, serve
+    """Check, then serve one judging app per browser tab (each tab names its assessor)."""
+    from pooltool.tui.app import check_judgeable
+    from pooltool.tui.serve import LOOPBACK, command_for, require_textual_serve, serve
 
-    warn(f"serving the judging app on http://{host}:{port} (Ctrl+C stops)")
-    serve(app_command(db, assessor, topics, order, seed, pool_name), host, port)
+    require_textual_serve()
+    if assessor is not None:
+        raise InvalidArgument("with --serve each browser tab names its assessor (the first "
+                              "page asks, or open /?assessor=NAME): drop --assessor")
+    check_judgeable(db, topics, order, pool_name)
+    warn(f"serving the judging app on http://{host}:{port}/ (Ctrl+C stops); each browser "
+         "tab asks for its assessor's name, or open /?assessor=NAME")
+    if host not in (LOOPBACK, "localhost", "::1"):
+        warn(f"{host} is not loopback: anyone who reaches this port can judge, under any "
+             "name (there is no login)")
+    serve(command_for(db, topics, order, seed, pool_name), host, port)
 
 
 def _assessor_names(_ctx: click.Context, _param: click.Parameter,

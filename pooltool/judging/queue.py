@@ -113,10 +113,9 @@ def queue_state(store: JudgmentStore, assessor: str, topics: list[str] | None = 
         and ``todo`` (still to judge: what "remaining" counts).
     :raises StoreError: no such pool.
     """
-    docs = store.pool_docs(pool)
-    if topics:
-        docs = docs[docs["topic"].isin(topics)]
-    latest = store.qrels()
+    scope = topics or None  # the store reads only these topics' rows
+    docs = store.pool_docs(pool, scope)
+    latest = store.qrels(topics=scope)
     docs = docs.merge(latest[["topic", "docno", "grade"]], on=["topic", "docno"], how="left")
     docs["judged_any"] = is_judged(docs["grade"]).astype(bool)
     docs["judged_me"] = pair_isin(docs, store.judged_by(assessor)).astype(bool)

@@ -31,7 +31,9 @@ version can be exported again exactly, whatever was judged after it.
 
 from __future__ import annotations
 
+import json
 import sqlite3
+from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -259,23 +261,32 @@ class JudgmentLog:
             f"SELECT {', '.join(LOG_COLUMNS)} FROM judgments WHERE judgment_id <= ? "
             "ORDER BY judgment_id", [limit])
 
-    def live_judgments(self, until: int | None = None) -> pd.DataFrame:
-        """Judgments with a grade, up to ``until``, not retracted by a row up to ``until``."""
+    def live_judgments(self, until: int | None = None,
+                       topics: Sequence[str] | None = None) -> pd.DataFrame:
+        """Judgments with a grade, up to ``until``, not retracted by a row up to ``until``.
+
+        :param topics: only judgments of these topics (default: all), read through
+            the index on topic and docno.
+        """
         limit = until if until is not None else _NO_LIMIT
+        only = "" if topics is None else "AND topic IN (SELECT value FROM json_each(:topics)) "
         return self.query(
             f"SELECT {', '.join(LOG_COLUMNS)} FROM judgments j WHERE judgment_id <= :limit "
-            "AND grade IS NOT NULL AND NOT EXISTS (SELECT 1 FROM judgments r "
+            f"{only}AND grade IS NOT NULL AND NOT EXISTS (SELECT 1 FROM judgments r "
             "WHERE r.retracts = j.judgment_id AND r.judgment_id <= :limit) "
-            "ORDER BY judgment_id", {"limit": limit})
+            "ORDER BY judgment_id", {"limit": limit, "topics": json.dumps(list(topics or []))})
 
     if TYPE_CHECKING:
         def machines(self) -> frozenset[str]: ...  # provided by JudgedRules
 
-    def qrels(self, version: str | None = None, policy: str = "latest") -> pd.DataFrame:
+    def qrels(self, version: str | None = None, policy: str = "latest",
+              topics: Sequence[str] | None = None) -> pd.DataFrame:
         """The qrels of a version (or of the whole log now), one grade per pair.
 
         :param version: a version name; ``None`` means the current log.
         :param policy: see the module docstring.
+        :param topics: only these topics (default: all; a ``prefer:`` assessor
+            must then have judged one of them).
         :returns: columns ``topic, iteration, docno, grade`` (as
             :func:`~pooltool.formats.qrels.read_qrels`), in log order.
         :raises UnknownVersion: no such version.
@@ -283,7 +294,8 @@ class JudgmentLog:
             with no live judgment.
         """
         until = None if version is None else self.version_point(version)
-        return apply_policy(self.live_judgments(until), policy, self.machines())[QRELS_COLUMNS]
+        live = self.live_judgments(until, topics)
+        return apply_policy(live, policy, self.machines())[QRELS_COLUMNS]
 
     def policy_note(self, version: str | None = None, policy: str = "latest") -> str:
         """One line saying whose judgments the qrels of ``policy`` took, by kind, and

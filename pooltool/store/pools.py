@@ -12,7 +12,7 @@ from __future__ import annotations
 import itertools
 import json
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from contextlib import AbstractContextManager
 from typing import Any, NamedTuple
 
@@ -151,19 +151,25 @@ class PoolTables:
 
     # -- reading a pool ---------------------------------------------------------------
 
-    def pool_docs(self, pool: str = DEFAULT_POOL) -> pd.DataFrame:
+    def pool_docs(self, pool: str = DEFAULT_POOL,
+                  topics: Sequence[str] | None = None) -> pd.DataFrame:
         """The pooled documents: ``topic, docno, round_id, runs`` (number of runs that
         hit it), ``best_rank`` (best trec_eval rank over those runs), ordered by topic
         and docno (string order).
 
+        :param topics: only these topics (default: all).
         :raises StoreError: no such pool.
         """
+        only = "" if topics is None else "AND d.topic IN (SELECT value FROM json_each(?)) "
+        params: list[Any] = [self.pool_id(pool)]
+        if topics is not None:
+            params.append(json.dumps(list(topics)))
         return self.query(
             "SELECT d.topic, d.docno, d.round_id, COUNT(h.run_id) AS runs, "
             "MIN(h.trec_rank) AS best_rank FROM pool_docs d LEFT JOIN pool_hits h "
             "ON h.pool_id = d.pool_id AND h.topic = d.topic AND h.docno = d.docno "
-            "WHERE d.pool_id = ? GROUP BY d.topic, d.docno ORDER BY d.topic, d.docno",
-            [self.pool_id(pool)])
+            f"WHERE d.pool_id = ? {only}GROUP BY d.topic, d.docno ORDER BY d.topic, d.docno",
+            params)
 
     def topic_pool_docs(self, topic: str, pool: str = DEFAULT_POOL) -> list[tuple[str, int | None]]:
         """A topic's pooled documents as ``(docno, best_rank)`` pairs (best trec_eval rank

@@ -10,13 +10,14 @@ if this one is killed (see :mod:`pooltool.store.journal`).
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Sequence
 from pathlib import Path
 
 from textual import events, on
 from textual.app import App
 
-from pooltool.errors import InvalidArgument, StoreError, UnknownTopic
+from pooltool.errors import InvalidArgument, StoreError, StoreWriteFailed, UnknownTopic
 from pooltool.judging.queue import ORDERS
 from pooltool.records import topic_key
 from pooltool.store import DEFAULT_POOL, JudgmentStore
@@ -35,6 +36,8 @@ from pooltool.tui.screens.topic_picker import TopicPickerScreen
 from pooltool.tui.session import JudgingSession
 
 RETRY_EVERY_S = 0.5
+JUDGE_SCREEN = "judge"
+SETTLE_S = 1.0
 QUIT_WAIT_S = 30.0
 RECOVER_WAIT_S = 5.0
 
@@ -83,6 +86,7 @@ class JudgeApp(App[None]):
         if self.open_topic is not None:
             self.open(self.open_topic)
         self.set_interval(RETRY_EVERY_S, self.retry_writes)
+        self.set_timer(SETTLE_S, self.settle)
 
     def listed_topics(self) -> list[str]:
         """The picker's topics now (see :func:`_topics`; assignments may have changed)."""
@@ -97,8 +101,28 @@ class JudgeApp(App[None]):
                         "judged (the topic is not assigned to you).", title="Topic done",
                         markup=False)
             return
-        self.push_screen(JudgeScreen(session, self.scale, self.show_runs, self.require_end,
-                                     self.idle_s))
+        self.push_screen(self._judge_screen(session))
+        self.set_timer(SETTLE_S, self.settle)
+
+    def settle(self) -> None:
+        """Collect garbage, then keep the garbage collector's full passes off what is
+        left (:func:`gc.freeze`): the app's modules, screens and the topic's session
+        live on. Without it a full pass walked all of that every few dozen keys, and
+        that key press took 70-100 ms longer. Called a moment after the app starts
+        and after a topic opens, while the assessor reads."""
+        gc.collect()
+        gc.freeze()
+
+    def _judge_screen(self, session: JudgingSession) -> JudgeScreen:
+        """The judging screen on ``session``: built and installed on the first topic,
+        then kept and given each next topic (:meth:`JudgeScreen.start`)."""
+        if self.is_screen_installed(JUDGE_SCREEN):
+            screen = self.get_screen(JUDGE_SCREEN, JudgeScreen)
+            screen.start(session)
+            return screen
+        screen = JudgeScreen(session, self.scale, self.show_runs, self.require_end, self.idle_s)
+        self.install_screen(screen, JUDGE_SCREEN)
+        return screen
 
     async def on_event(self, event: events.Event) -> None:
         """Every input event counts as activity on the judging screen (active time,
@@ -147,7 +171,8 @@ class JudgeApp(App[None]):
         """Commit writes the store refused earlier (a timer calls this)."""
         if self.writes.pending:
             self.writes.flush()
-            if isinstance(self.screen, JudgeScreen):
+            # not while the app shuts down: its screens are being taken apart
+            if self.is_running and isinstance(self.screen, JudgeScreen):
                 self.screen.draw_state()
             self.report_failed()
 
@@ -163,6 +188,7 @@ class JudgeApp(App[None]):
     def on_unmount(self) -> None:
         self.writes.drain(QUIT_WAIT_S)
         self.store.close()
+        gc.unfreeze()  # what on_mount froze may now be collected (another app may follow)
 
 
 BUSY_NOTICE = ("The store is busy (another writer): your judgment is kept in a journal "
@@ -185,18 +211,42 @@ def make_app(db: str | Path, assessor: str, topics: Sequence[str] = (), order: s
     """
     if not assessor.strip():
         raise InvalidArgument("name the assessor with --assessor")
+    store = _checked_store(db, assessor, topics, order, pool)
+    store.set_busy_timeout(BUSY_WAIT_MS)
+    opened = topics[0] if len(topics) == 1 else None
+    return JudgeApp(store, assessor, list(topics), opened, order, seed, pool)
+
+
+def check_judgeable(db: str | Path, topics: Sequence[str] = (), order: str = "docno",
+                    pool: str = DEFAULT_POOL) -> None:
+    """What :func:`make_app` checks before any assessor is known (``judge --serve``),
+    and that the store can be written.
+
+    :raises StoreError: as :func:`make_app`, or the store cannot be written
+        (:class:`~pooltool.errors.StoreWriteFailed`).
+    :raises UnknownTopic: a topic with no pooled documents.
+    """
+    store = _checked_store(db, "", topics, order, pool)
+    read_only = store.read_only
+    store.close()
+    if read_only:
+        raise StoreWriteFailed(f"{db}: the store can be read but not written (read-only file "
+                               "or folder), and judging writes to it")
+
+
+def _checked_store(db: str | Path, assessor: str, topics: Sequence[str], order: str,
+                   pool: str) -> JudgmentStore:
+    """The store at ``db``, open, once order, pool, topics and grade scale are checked."""
     if order not in ORDERS:
         raise InvalidArgument(f"unknown queue order {order!r}; choose one of {', '.join(ORDERS)}")
     store = JudgmentStore.open(db)
     try:
-        listed = _topics(store, assessor, list(topics), pool)
+        _topics(store, assessor, list(topics), pool)
         check_grade_scale(store.grade_scale())
     except BaseException:
         store.close()
         raise
-    store.set_busy_timeout(BUSY_WAIT_MS)
-    opened = listed[0] if len(topics) == 1 else None
-    return JudgeApp(store, assessor, list(topics), opened, order, seed, pool)
+    return store
 
 
 def _topics(store: JudgmentStore, assessor: str, topics: list[str], pool: str) -> list[str]:

@@ -1,29 +1,68 @@
-"""``pooltool judge --serve``: the judging app in a browser, through textual-serve.
+"""``pooltool judge --serve``: the judging app in web browsers, one assessor per tab.
 
-Each browser tab runs its own ``python -m pooltool.tui`` process on the
-store, exactly like a terminal session, so several assessors can judge at
-once. The server binds to 127.0.0.1 unless told otherwise: it has no login.
+Each browser tab runs its own ``python -m pooltool.tui`` process on the store,
+exactly like a terminal session, so several assessors can judge at once. The
+assessor's name comes from the tab: the first page asks for it, or the
+address carries it (``/?assessor=NAME``); it is checked by
+:func:`assessor_name` and passed to that tab's process as one quoted argument.
+The server (:mod:`pooltool.tui.web_server`, on textual-serve) binds to
+127.0.0.1 unless told otherwise, since it has no login, and every page,
+script, style sheet and font it serves comes from this machine.
 """
 
 from __future__ import annotations
 
+import re
 import shlex
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from pooltool.errors import PooltoolError
+from pooltool.errors import InvalidArgument, PooltoolError
 from pooltool.store import DEFAULT_POOL
+
+LOOPBACK = "127.0.0.1"
+NAME_MAX = 64
+NAME_RULE = (f"1 to {NAME_MAX} letters, digits, spaces or . _ - @ ' (with at least one "
+             "letter or digit)")
+_NAME = re.compile(rf"[\w .@'-]{{1,{NAME_MAX}}}")
+
+CommandFor = Callable[[str], str]
+"""Builds the shell command of one tab's judging app from its assessor name."""
+
+
+def assessor_name(text: str) -> str:
+    """Check an assessor name typed in a browser (or put in its address).
+
+    :param text: the name as received; spaces around it are dropped.
+    :returns: the name to judge as.
+    :raises InvalidArgument: the name breaks :data:`NAME_RULE` (blank, too
+        long, or holding other characters: quotes, brackets, slashes, control
+        characters).
+    """
+    name = text.strip()
+    if not _NAME.fullmatch(name) or not re.search(r"[^\W_]", name):
+        raise InvalidArgument(f"an assessor name is {NAME_RULE}")
+    return name
 
 
 def app_command(db: str | Path, assessor: str, topics: Sequence[str] = (),
                 order: str = "docno", seed: int = 0, pool: str = DEFAULT_POOL) -> str:
-    """The shell command that runs one judging app (what each browser tab runs)."""
+    """The shell command that runs one judging app (what each browser tab runs);
+    every argument is quoted, the name given as ``--assessor=NAME``."""
     args = [sys.executable, "-m", "pooltool.tui", "--db", str(Path(db).resolve()),
-            "--assessor", assessor, "--order", order, "--seed", str(seed), "--pool", pool]
+            f"--assessor={assessor}", "--order", order, "--seed", str(seed), "--pool", pool]
     for topic in topics:
         args += ["--topic", topic]
     return shlex.join(args)
+
+
+def command_for(db: str | Path, topics: Sequence[str] = (), order: str = "docno",
+                seed: int = 0, pool: str = DEFAULT_POOL) -> CommandFor:
+    """:func:`app_command` for these settings, the assessor left to each tab."""
+    def command(assessor: str) -> str:
+        return app_command(db, assessor, topics, order, seed, pool)
+    return command
 
 
 MISSING = "--serve needs textual-serve: pip install 'pooltool[serve]'"
@@ -40,12 +79,13 @@ def require_textual_serve() -> None:
         raise PooltoolError(MISSING) from exc
 
 
-def serve(command: str, host: str = "127.0.0.1", port: int = 8000) -> None:
-    """Serve ``command`` (see :func:`app_command`) over HTTP until Ctrl+C.
+def serve(command: CommandFor, host: str = LOOPBACK, port: int = 8000) -> None:
+    """Serve one judging app per browser tab (see :func:`command_for`) over HTTP
+    until Ctrl+C.
 
     :raises PooltoolError: textual-serve is not installed.
     """
     require_textual_serve()
-    from textual_serve.server import Server
+    from pooltool.tui.web_server import JudgeServer
 
-    Server(command, host=host, port=port, title="pooltool judge").serve()
+    JudgeServer(command, host=host, port=port).serve()

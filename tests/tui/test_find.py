@@ -19,6 +19,7 @@ from pooltool.tui.screens.judge import JudgeScreen
 from pooltool.tui.screens.topic_picker import TopicPickerScreen
 from pooltool.tui.widgets.document_view import CURRENT_STYLE, FIND_STYLE, DocumentView
 from pooltool.tui.widgets.find_bar import FindBar
+from pooltool.tui.widgets.highlight import QUERY_STYLE
 
 SIZE = (110, 30)
 
@@ -120,3 +121,24 @@ async def test_an_open_find_searches_the_next_document_and_scrolls_to_it(
         assert pilot.app.screen.session.docno == long.docno  # type: ignore[attr-defined]
         assert "1 of 1" in screen_text(pilot.app)
         assert last in pane_words(pilot.app)
+
+
+async def test_the_next_topic_opens_as_on_a_new_screen(app_factory: AppFactory) -> None:
+    """The app keeps one judging screen between topics: the next topic finds the find
+    bar closed and empty and query terms marked, whatever the last topic left."""
+    async with app_factory(topics=("1", "2")).run_test(size=SIZE) as pilot:
+        await pilot.press("enter")
+        screen = pilot.app.screen
+        assert isinstance(screen, JudgeScreen) and screen.session.topic == "1"
+        await pilot.press("ctrl+f", *"flat", "escape", "h", "escape", "escape")
+        assert isinstance(pilot.app.screen, TopicPickerScreen)
+        await pilot.press("down", "enter", "right")  # topic 2: d1, then d2
+        assert pilot.app.screen is screen  # type: ignore[comparison-overlap]  # (mypy narrowed it)
+        assert screen.session.topic == "2"
+        find_bar = screen.query_one(FindBar)
+        assert not find_bar.is_open and find_bar.query_text == "" and screen.show_query
+        assert screen.session.docno == "d2" and marks(pilot.app, "body") == []
+        body = screen.query_one(DocumentView).query_one("#doc-body", Static).content
+        assert isinstance(body, Text)
+        assert [body.plain[s.start:s.end] for s in body.spans
+                if str(s.style) == QUERY_STYLE] == ["Heat", "transfer", "slabs"]

@@ -93,6 +93,7 @@ class JudgeScreen(Screen[None]):
         self.query_words = query_terms(session.topic_statement())
         self.shown_at = time.monotonic()
         self._bindings = _with_grades(scale, self._bindings)
+        self._starting = False  # a topic given by start() waits to be drawn
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -107,6 +108,26 @@ class JudgeScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.show_document()
+
+    def start(self, session: JudgingSession) -> None:
+        """Judge another topic on this screen, as a new screen would: the find bar
+        closed and empty, query terms marked. The app keeps one judging screen
+        (building the screen anew was most of the time a topic took to open);
+        the document is drawn when the screen is shown again."""
+        self.session, self.match = session, None
+        self.query_words = query_terms(session.topic_statement())
+        self.set_reactive(JudgeScreen.show_query, True)
+        find_bar = self.query_one(FindBar)
+        find_bar.close()
+        find_bar.clear()
+        self._starting = True
+
+    def on_screen_resume(self) -> None:
+        """Draw the first document of a topic given by :meth:`start` (coming back
+        from the help or a prompt leaves the document as it was)."""
+        if self._starting:
+            self._starting = False
+            self.show_document()
 
     # -- drawing ------------------------------------------------------------
 

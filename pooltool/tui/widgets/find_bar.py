@@ -97,3 +97,10 @@ class FindBar(Horizontal):
     def close(self) -> None:
         """Hide the bar (the query stays for the next :meth:`open`)."""
         self.remove_class("-open")
+
+    def clear(self) -> None:
+        """Empty the query and the count (for another topic), without a :class:`Changed`."""
+        query = self.query_one("#find-input", Input)
+        with query.prevent(Input.Changed):
+            query.value = ""
+        self.query_one("#find-count", Label).update("")

@@ -1,0 +1,117 @@
+"""The web server of ``pooltool judge --serve``: textual-serve, one assessor per tab.
+
+textual-serve's :class:`~textual_serve.server.Server` runs one command for
+every browser tab, and its page loads a font from Google. :class:`JudgeServer`
+changes three things:
+
+* ``GET /`` without ``?assessor=NAME`` answers a form asking the name; with a
+  valid name, the terminal page, whose websocket is ``/ws/NAME``; with an
+  invalid one, the form again, saying why (status 400).
+* ``/ws/NAME`` checks the name again (:func:`~pooltool.tui.serve.assessor_name`)
+  and spawns that tab's own command, built from the name. A websocket opened
+  by a page of another site (its ``Origin`` is not this server) is refused.
+* The pages are pooltool's own templates (``pooltool/tui/web/``), autoescaped,
+  and load only textual-serve's local files under ``/static``: its script, its
+  style sheet and the Roboto Mono font it ships (no Google Fonts, no CDN).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from pathlib import Path
+from urllib.parse import quote, urlsplit
+
+import aiohttp_jinja2
+import jinja2
+from aiohttp import web
+from textual_serve.app_service import AppService
+from textual_serve.server import Server, to_int
+
+from pooltool.errors import InvalidArgument
+from pooltool.tui.serve import LOOPBACK, NAME_MAX, NAME_RULE, CommandFor, assessor_name
+
+TEMPLATES = Path(__file__).with_name("web")
+TITLE = "pooltool judge"
+log = logging.getLogger("textual-serve")
+
+
+class JudgeServer(Server):
+    """Serve one judging app per browser tab, each under the name its tab gave.
+
+    :param command: builds a tab's shell command from its assessor name.
+    :param host: address to bind (loopback by default: there is no login).
+    :param port: TCP port.
+    """
+
+    def __init__(self, command: CommandFor, host: str = LOOPBACK, port: int = 8000) -> None:
+        super().__init__(TITLE, host=host, port=port, title=TITLE, templates_path=TEMPLATES)
+        self.command_for = command
+
+    async def _make_app(self) -> web.Application:
+        app = web.Application()
+        aiohttp_jinja2.setup(app, loader=jinja2.FileSystemLoader(self.templates_path),
+                             autoescape=True)
+        app.add_routes([
+            web.get("/", self.handle_index, name="index"),
+            web.get("/ws/{assessor}", self.handle_websocket, name="websocket"),
+            web.static("/static", self.statics_path, name="static"),
+        ])
+        return app
+
+    async def handle_index(self, request: web.Request) -> web.Response:
+        """The name form, or the terminal page of the name in ``?assessor=``."""
+        if "assessor" not in request.query:
+            return self._name_form(request, "", None)
+        try:
+            name = assessor_name(request.query["assessor"])
+        except InvalidArgument as error:
+            return self._name_form(request, request.query["assessor"], str(error))
+        scheme = "wss" if request.secure else "ws"
+        context = {
+            "title": TITLE, "assessor": name,
+            "websocket_url": f"{scheme}://{request.host}/ws/{quote(name, safe='')}",
+            "font_size": to_int(request.query.get("fontsize", "16"), 16),
+            "restart_url": f"/?assessor={quote(name, safe='')}",
+        }
+        return aiohttp_jinja2.render_template("terminal.html", request, context)
+
+    def _name_form(self, request: web.Request, typed: str, error: str | None) -> web.Response:
+        context = {"title": TITLE, "typed": typed[:NAME_MAX * 2], "error": error,
+                   "rule": NAME_RULE, "max": NAME_MAX}
+        return aiohttp_jinja2.render_template("name.html", request, context,
+                                              status=400 if error else 200)
+
+    async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
+        """Run the tab's own judging app, under the name in the path, until the tab
+        closes (what textual-serve's handler does with its one command)."""
+        origin = request.headers.get("Origin")
+        if origin is not None and urlsplit(origin).netloc != request.host:
+            # another site's page, opened in the assessor's browser, may not judge
+            raise web.HTTPForbidden(text=f"pages from {origin} may not open a judging app")
+        try:
+            name = assessor_name(request.match_info["assessor"])
+        except InvalidArgument as error:
+            raise web.HTTPBadRequest(text=str(error)) from error
+        websocket = web.WebSocketResponse(heartbeat=15)
+        width = to_int(request.query.get("width", "80"), 80)
+        height = to_int(request.query.get("height", "24"), 24)
+        service: AppService | None = None
+        try:
+            await websocket.prepare(request)
+            async def close() -> None:
+                await websocket.close()
+
+            service = AppService(self.command_for(name), write_bytes=websocket.send_bytes,
+                                 write_str=websocket.send_str, close=close,
+                                 download_manager=self.download_manager, debug=self.debug)
+            await service.start(width, height)
+            await self._process_messages(websocket, service)
+        except asyncio.CancelledError:
+            await websocket.close()
+        except Exception as error:  # one tab's failure must not stop the server
+            log.exception(error)
+        finally:
+            if service is not None:
+                await service.stop()
+        return websocket
