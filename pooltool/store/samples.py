@@ -106,25 +106,13 @@ class SampleTables:
             pool_id = int(conn.execute(
                 "INSERT INTO pools(name, strategy, created_at) VALUES (?, 'sample', ?)",
                 [name, now]).lastrowid or 0)
-            round_id = int(conn.execute(
-                "INSERT INTO pool_rounds(pool_id, depth, run_tags, docs_added, created_at) "
-                "VALUES (?, 0, '[]', ?, ?)", [pool_id, len(docs), now]).lastrowid or 0)
             sample_id = int(conn.execute(
                 "INSERT INTO samples(name, pool_id, base_pool_id, strata, frame, allocation, "
                 "budget, seed, run_ids, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [name, pool_id, base_id, design["strata"], design["frame"],
                  design["allocation"], int(design["budget"]), int(design["seed"]),
                  json.dumps(run_ids), now]).lastrowid or 0)
-            conn.executemany(
-                "INSERT INTO pool_docs(pool_id, topic, docno, round_id) VALUES (?, ?, ?, ?)",
-                [(pool_id, t, d, round_id) for t, d in zip(docs["topic"], docs["docno"],
-                                                           strict=True)])
-            conn.executemany(
-                "INSERT INTO sample_docs(sample_id, topic, docno, stratum, inclusion) "
-                "VALUES (?, ?, ?, ?, ?)",
-                [(sample_id, str(t), str(d), str(s), float(p)) for t, d, s, p in zip(
-                    docs["topic"], docs["docno"], docs["stratum"], docs["inclusion"],
-                    strict=True)])
+            _add_sample_round(conn, pool_id, sample_id, docs, now)
             conn.executemany(
                 "INSERT INTO sample_strata(sample_id, topic, stratum, population, size) "
                 "VALUES (?, ?, ?, ?, ?)",
@@ -204,19 +192,7 @@ class SampleTables:
                 "VALUES (?, ?, ?, ?, ?)",
                 [(sample_id, budget, str(t), str(s), int(n)) for t, s, n in zip(
                     strata["topic"], strata["stratum"], strata["size"], strict=True)])
-            round_id = int(conn.execute(
-                "INSERT INTO pool_rounds(pool_id, depth, run_tags, docs_added, created_at) "
-                "VALUES (?, 0, '[]', ?, ?)", [pool_id, len(docs), now]).lastrowid or 0)
-            conn.executemany(
-                "INSERT INTO pool_docs(pool_id, topic, docno, round_id) VALUES (?, ?, ?, ?)",
-                [(pool_id, str(t), str(d), round_id) for t, d in zip(
-                    docs["topic"], docs["docno"], strict=True)])
-            conn.executemany(
-                "INSERT INTO sample_docs(sample_id, topic, docno, stratum, inclusion) "
-                "VALUES (?, ?, ?, ?, ?)",
-                [(sample_id, str(t), str(d), str(s), float(p)) for t, d, s, p in zip(
-                    docs["topic"], docs["docno"], docs["stratum"], docs["inclusion"],
-                    strict=True)])
+            _add_sample_round(conn, pool_id, sample_id, docs, now)
 
     def mix_sample(self, base_pool: str, sample: str) -> tuple[str, int]:
         """The pool that mixes ``base_pool`` and ``sample`` in one judging queue, brought
@@ -275,3 +251,21 @@ class SampleTables:
             "SELECT d.stratum FROM sample_docs d JOIN samples s USING (sample_id) "
             "WHERE s.name = ? AND d.topic = ? AND d.docno = ?", [sample, topic, docno]).fetchone()
         return None if row is None else str(row[0])
+
+
+def _add_sample_round(conn: sqlite3.Connection, pool_id: int, sample_id: int,
+                      docs: pd.DataFrame, now: str) -> None:
+    """Add drawn documents (``topic, docno, stratum, inclusion``) to a sample and, as
+    one new round, to its pool."""
+    round_id = int(conn.execute(
+        "INSERT INTO pool_rounds(pool_id, depth, run_tags, docs_added, created_at) "
+        "VALUES (?, 0, '[]', ?, ?)", [pool_id, len(docs), now]).lastrowid or 0)
+    conn.executemany(
+        "INSERT INTO pool_docs(pool_id, topic, docno, round_id) VALUES (?, ?, ?, ?)",
+        [(pool_id, str(t), str(d), round_id) for t, d in zip(
+            docs["topic"], docs["docno"], strict=True)])
+    conn.executemany(
+        "INSERT INTO sample_docs(sample_id, topic, docno, stratum, inclusion) "
+        "VALUES (?, ?, ?, ?, ?)",
+        [(sample_id, str(t), str(d), str(s), float(p)) for t, d, s, p in zip(
+            docs["topic"], docs["docno"], docs["stratum"], docs["inclusion"], strict=True)])
