@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import socket
 import sys
 from pathlib import Path
 
@@ -257,3 +258,20 @@ def test_judge_without_a_terminal_says_so(db: Path) -> None:
     assert err == ("Error: judge needs a terminal (its input and output are not one); "
                    "use --serve to judge in a web browser\n")
 
+
+
+def test_judge_serve_refuses_a_port_it_cannot_listen_on(db: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """Said before "serving on ...": a port out of range, or one already taken."""
+    calls: list[object] = []
+    monkeypatch.setattr(serve_module, "serve", lambda *a: calls.append(a))
+    code, _, err = run(db, "judge", "--serve", "--port", "99999")
+    assert code == 2 and "Invalid value for '--port': 99999 is not in the range 1<=x<=65535" in err
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        code, _, err = run(db, "judge", "--serve", "--port", str(port))
+    assert (code, err) == (1, f"Error: cannot serve on 127.0.0.1:{port}: Address already in use; "
+                              "choose another --port or --host\n")
+    assert calls == []

@@ -35,7 +35,8 @@ pool_option = click.option("--pool", "pool_name", default=DEFAULT_POOL, show_def
 @click.option("--serve", is_flag=True,
               help="Serve the app to web browsers (textual-serve), one assessor per tab.")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address for --serve.")
-@click.option("--port", type=int, default=8000, show_default=True, help="Port for --serve.")
+@click.option("--port", type=click.IntRange(1, 65535), default=8000, show_default=True,
+              help="Port for --serve (1-65535).")
 @click.pass_context
 def judge(ctx: click.Context, assessor: str | None, topics: tuple[str, ...], order: str | None,
           seed: int, pool_name: str, sample_name: str | None, serve: bool, host: str,
@@ -133,13 +134,20 @@ def _serve(db: Path, assessor: str | None, topics: tuple[str, ...], order: str, 
            pool_name: str, host: str, port: int) -> None:
     """Check, then serve one judging app per browser tab (each tab names its assessor)."""
     from pooltool.tui.app import check_judgeable
-    from pooltool.tui.serve import LOOPBACK, command_for, require_textual_serve, serve
+    from pooltool.tui.serve import (
+        LOOPBACK,
+        command_for,
+        refuse_busy_port,
+        require_textual_serve,
+        serve,
+    )
 
     require_textual_serve()
     if assessor is not None:
         raise InvalidArgument("with --serve each browser tab names its assessor (the first "
                               "page asks, or open /?assessor=NAME): drop --assessor")
     check_judgeable(db, topics, order, pool_name)
+    refuse_busy_port(host, port)
     warn(f"serving the judging app on http://{host}:{port}/ (Ctrl+C stops); each browser "
          "tab asks for its assessor's name, or open /?assessor=NAME")
     if host not in (LOOPBACK, "localhost", "::1"):

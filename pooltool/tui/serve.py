@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 import shlex
+import socket
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -77,6 +78,22 @@ def require_textual_serve() -> None:
         import textual_serve.server  # noqa: F401
     except ImportError as exc:
         raise PooltoolError(MISSING) from exc
+
+
+def refuse_busy_port(host: str, port: int) -> None:
+    """Check that the server can listen on ``host:port`` before saying it serves there.
+
+    :raises InvalidArgument: the address cannot be bound (in use, or not this machine's),
+        with the operating system's reason.
+    """
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+        with socket.socket(infos[0][0], socket.SOCK_STREAM) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            probe.bind(infos[0][4])
+    except OSError as exc:
+        raise InvalidArgument(f"cannot serve on {host}:{port}: {exc.strerror or exc}; "
+                              "choose another --port or --host") from None
 
 
 def serve(command: CommandFor, host: str = LOOPBACK, port: int = 8000) -> None:
