@@ -75,6 +75,10 @@ def test_clear_withdraws_and_history_keeps_everything(db: Path) -> None:
                                      ("grade", "2", "very"), ("grade", "2", "")]
     out = run(db, "guidelines", "--history")[1]
     assert out.count("(withdrawn)") == 2 and "  topic 1  from stdin\n    First.\n" in out
+    code, _, err = run(db, "guidelines", "--clear", "--topic", "1")  # nothing to withdraw
+    assert (code, err) == (0, "guidelines: nothing changed (each text given is already the "
+                              "one in force)\n")
+    assert len(stored(db)[1]) == 4
     with JudgmentStore.open(db) as store, pytest.raises(sqlite3.IntegrityError,
                                                        match="append-only"):
         store.conn.execute("UPDATE guidelines SET text = 'x'")

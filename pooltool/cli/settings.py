@@ -244,8 +244,9 @@ def guidelines(ctx: click.Context, text_file: str | None, topic: str | None, cle
                                        topic or "", text,
                                        "command line" if clear else _source(text_file or "-")))
         if texts:
-            add_guidelines(store, texts)
-            warn(f"guidelines: {len(texts)} text(s) set")
+            changed = add_guidelines(store, texts)
+            warn(f"guidelines: {len(changed)} text(s) set" if changed else
+                 "guidelines: nothing changed (each text given is already the one in force)")
         if history:
             for scope, target, text, source, at in guideline_history(store):
                 click.echo(f"{at}  {scope} {target}".rstrip() + f"  from {source}")
@@ -255,5 +256,8 @@ def guidelines(ctx: click.Context, text_file: str | None, topic: str | None, cle
 
 
 def _source(path: str) -> str:
-    """A guidelines file as its source is recorded: the absolute path, or ``stdin``."""
-    return "stdin" if path == "-" else str(Path(path).resolve())
+    """A guidelines file as its source is recorded: the absolute path, ``stdin``, or the
+    path as given with "(a pipe)" (``<(...)``: its resolved name means nothing later)."""
+    if path == "-":
+        return "stdin"
+    return str(Path(path).resolve()) if Path(path).is_file() else f"{path} (a pipe)"

@@ -64,16 +64,30 @@ def current_guidelines(store: JudgmentStore) -> Guidelines:
     return Guidelines(collection, grades, topics)
 
 
-def add_guidelines(store: JudgmentStore, texts: list[GuidelineText], at: str | None = None) -> None:
-    """Set guideline texts, in one transaction (a row each; nothing is updated).
+def add_guidelines(store: JudgmentStore, texts: list[GuidelineText],
+                   at: str | None = None) -> list[GuidelineText]:
+    """Set guideline texts, in one transaction (a row each; nothing is updated). A text
+    equal to the one in force (withdrawing what is not set, or setting the same text
+    again) adds no row.
 
     :param at: when they were set (UTC, ISO 8601); default now.
+    :returns: the texts that changed something (a row each).
     """
+    now = current_guidelines(store)
+    in_force = {("collection", ""): now.collection,
+                **{("grade", str(grade)): text for grade, text in now.grades.items()},
+                **{("topic", topic): text for topic, text in now.topics.items()}}
+    changed = []
+    for text in texts:  # in order: a later text of the same target sees the earlier one
+        if in_force.get((text.scope, text.target), "") != text.text:
+            changed.append(text)
+            in_force[(text.scope, text.target)] = text.text
     stamp = at or utc_now()
     with store.writing() as conn:
         conn.executemany(
             "INSERT INTO guidelines(scope, target, text, source, set_at) VALUES (?, ?, ?, ?, ?)",
-            [(*text, stamp) for text in texts])
+            [(*text, stamp) for text in changed])
+    return changed
 
 
 def guideline_history(store: JudgmentStore) -> list[tuple[str, str, str, str, str]]:
