@@ -231,6 +231,16 @@ def test_a_pipe_is_refused_naming_it(tmp_path: Path) -> None:
         assert (result.exit_code, result.stderr) == (1, f"Error: {fifo}: {reason}\n"), args
 
 
+def test_a_folder_given_as_a_run_is_named(tmp_path: Path) -> None:
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("1 0 d1 1\n")
+    result = CliRunner().invoke(cli, ["recall", str(folder), "--qrels", str(qrels)])
+    assert (result.exit_code, result.stderr) == (
+        1, f"Error: {folder}: is a folder, not a file (its files: {folder}/*)\n")
+
+
 def test_adaptive_pool_status_and_export(work: Path) -> None:
     run(work, "init")
     run(work, "add-runs", str(work / "a.run"), str(work / "b.run"))

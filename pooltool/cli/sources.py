@@ -19,7 +19,7 @@ from pooltool.cli.group import db_path, open_store, warn
 from pooltool.errors import DuplicateRunTag, StoreError, UnknownRun, UnknownVersion
 from pooltool.formats.qrels import read_qrels
 from pooltool.formats.run import read_run
-from pooltool.formats.source import refuse_special_file
+from pooltool.formats.source import refuse_non_regular_file
 from pooltool.records import RUN_COLUMNS
 from pooltool.store.judgments import is_policy
 
@@ -39,7 +39,7 @@ def load_qrels(ctx: click.Context, spec: str, policy: str = "latest") -> pd.Data
     :raises StoreError: ``spec`` names both a file and a stored version, or
         none of the three (no such file, and no store, version or policy).
     """
-    refuse_special_file(spec)
+    refuse_non_regular_file(spec)
     if Path(spec).is_file():
         if _is_stored_version(ctx, spec):
             raise StoreError(f"{spec!r} is both a file and a qrels version in the store: "
@@ -139,7 +139,7 @@ def check_run_names(ctx: click.Context, specs: Sequence[str]) -> None:
     from pooltool.store import JudgmentStore
 
     for spec in specs:
-        refuse_special_file(spec)
+        refuse_non_regular_file(spec)
 
     bare = [spec for spec in specs if "/" not in spec and Path(spec).is_file()]
     path = db_path(ctx)

@@ -25,14 +25,16 @@ SPECIAL_FILE_REASON = ("is a pipe or device, not a regular file (pooltool reads 
                        "gzip files are read as they are")
 
 
-def refuse_special_file(path: str | Path) -> None:
-    """Refuse a path that exists but is neither a regular file nor a folder: a pipe
-    such as ``<(zcat run.gz)`` (``/dev/fd/63``) or a device.
+def refuse_non_regular_file(path: str | Path) -> None:
+    """Refuse a path that exists but is not a regular file: a folder, a pipe such as
+    ``<(zcat run.gz)`` (``/dev/fd/63``) or a device.
 
     :raises FormatError: naming the path, line 0.
     """
     candidate = Path(path)
-    if candidate.exists() and not candidate.is_file() and not candidate.is_dir():
+    if candidate.is_dir():
+        raise FormatError(candidate, 0, f"is a folder, not a file (its files: {candidate}/*)")
+    if candidate.exists() and not candidate.is_file():
         raise FormatError(candidate, 0, SPECIAL_FILE_REASON)
 
 
@@ -97,7 +99,7 @@ def open_text(source: Source) -> Iterator[IO[str]]:
     """
     if isinstance(source, (str, Path)) and (isinstance(source, Path) or _looks_like_path(source)):
         path = Path(source)
-        refuse_special_file(path)
+        refuse_non_regular_file(path)
         if not path.is_file():
             raise FormatError(path, 0, "no such file")
         try:
