@@ -81,6 +81,22 @@ def _contributions(hits: PoolPairs, before: PoolPairs, run_ids: dict[str, int],
     return table.reindex(tags, fill_value=0).rename_axis("run_tag").reset_index()
 
 
+def contributor_depths(store: JudgmentStore, pool: str = DEFAULT_POOL) -> dict[str, int]:
+    """Each live contributor of a pool (:func:`pool_contributors`) with the largest
+    depth any round pooled it to.
+
+    :raises StoreError: no such pool.
+    """
+    tags, _ = pool_contributors(store, pool)
+    rounds = store.pool_rounds(pool)
+    depths: dict[str, int] = {}
+    for listed, depth in zip(rounds["run_tags"], rounds["depth"], strict=True):
+        for tag in json.loads(listed):
+            if tag in tags:
+                depths[tag] = max(depths.get(tag, 0), int(depth))
+    return depths
+
+
 def pool_contributors(store: JudgmentStore, pool: str = DEFAULT_POOL) -> tuple[list[str], int]:
     """The live runs that built a pool (in first-pooled order) and its largest depth.
 

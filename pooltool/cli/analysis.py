@@ -9,7 +9,15 @@ import click
 import pandas as pd
 
 from pooltool.analysis.qrels_diff import diff_qrels, qrels_counts
-from pooltool.cli.group import cli, level_option, open_store, open_store_to_write, output_option, plot_option
+from pooltool.cli.group import (
+    cli,
+    level_option,
+    open_store,
+    open_store_to_write,
+    output_option,
+    plot_option,
+    warn,
+)
 from pooltool.cli.sources import load_qrels, load_runs
 from pooltool.report import emit, emit_json, records
 
@@ -204,6 +212,8 @@ def bias(ctx: click.Context, k: int, depth: int | None, pool_name: str, run_tags
                 f"pool {pool_name!r} was built to depth {pool_depth}: leave-one-out at depth "
                 f"{depth} would count documents that were never pooled; use --depth "
                 f"{pool_depth} or less")
+        if depth is None:
+            _say_uneven_depths(pooling.contributor_depths(store, pool_name), pool_depth)
         depth = depth or pool_depth
         # lipani re-ranks the pooled runs by the new one: it reads them whole
         top = store.top_entries(tags, sys.maxsize if method == "lipani" else max(k, depth))
@@ -280,6 +290,17 @@ BIAS_TABLE_COLUMNS = ["run_tag", "group", "recall", "recall_loo", "recall_drop",
 BIAS_COMPACT = ["run_tag", "recall", "recall_loo", "recall_drop", "unjudged_loo", "rank_loo"]
 IMPACT_COMPACT = ["run_tag", "recall_a", "recall_b", "recall_change", "unjudged_b", "rank_a",
                   "rank_b"]
+
+
+def _say_uneven_depths(depths: dict[str, int], pool_depth: int) -> None:
+    """Warn when the pool's runs were pooled to different depths: leave-one-out then
+    takes the largest for every run unless --depth says otherwise."""
+    shallower = sorted(tag for tag, depth in depths.items() if depth < pool_depth)
+    if shallower:
+        warn(f"note: the pool's runs were pooled to different depths ({len(shallower)} of "
+             f"{len(depths)} to less than {pool_depth}, e.g. {shallower[0]} to "
+             f"{depths[shallower[0]]}); leave-one-out uses depth {pool_depth} for every run: "
+             "give --depth to choose")
 
 
 def _emit_bias(result: BiasResult, report: NewRunReport | None, fmt: str,

@@ -99,3 +99,18 @@ def test_corrected_json_validates(db: Path) -> None:
                                             "bias-correction-v1.json").read_text()))
     assert [r["scored_as"] for r in report["per_run"]].count("new") == 1
     assert report["overall"]["runs"] == 3
+
+
+def test_runs_pooled_to_different_depths_are_said(db: Path) -> None:
+    """One run pooled deeper later: leave-one-out takes the largest depth for every run
+    unless --depth is given, and says so."""
+    deeper = CliRunner().invoke(cli, ["--db", str(db), "pool", "--depth", "3", "--runs",
+                                      "team2_c"])
+    assert deeper.exit_code == 0, deeper.output
+    note = ("note: the pool's runs were pooled to different depths (2 of 3 to less than 3, "
+            "e.g. team1_a to 2); leave-one-out uses depth 3 for every run: give --depth to "
+            "choose\n")
+    result = invoke(db, "-k", "3", "--version", "v1", "--format", "csv")
+    assert result.exit_code == 0 and result.stderr.endswith(note)
+    chosen = invoke(db, "-k", "3", "--version", "v1", "--depth", "2", "--format", "csv")
+    assert chosen.exit_code == 0 and "different depths" not in chosen.stderr
