@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 
 from pooltool.errors import FormatError
 from pooltool.formats import run as run_module
-from pooltool.formats.run import read_run
-from pooltool.formats.source import NUMBER
+from pooltool.formats.run import read_run, read_run_table
+from pooltool.formats.source import BYTE_ORDER_MARK_REASON, NUMBER
 
 RUN = """\
 1 Q0 d1 1 2.5 tagA
@@ -192,7 +192,7 @@ def test_same_frame_or_same_error(tmp_path: Path, text: str, check_duplicates: b
 
 @pytest.mark.parametrize("name", ["plain", "tabs", "tabs and padding", "doubled tab",
                                   "tabs and spaces", "leading spaces", "trailing blanks", "crlf",
-                                  "blank lines", "byte order mark", "several tags",
+                                  "blank lines", "several tags",
                                   "non-ascii docno", "hash inside docno", "largest ranks"])
 def test_well_formed_text_takes_the_fast_path(tmp_path: Path, name: str) -> None:
     path = tmp_path / "run.txt"
@@ -202,11 +202,17 @@ def test_well_formed_text_takes_the_fast_path(tmp_path: Path, name: str) -> None
         read_run(path)
 
 
-def test_a_byte_order_mark_is_not_part_of_the_first_topic(tmp_path: Path) -> None:
-    path = tmp_path / "run.txt"
-    path.write_bytes("\ufeff1 Q0 a 1 1 t\n# note\n".encode())
-    assert read_run(path)["topic"].tolist() == ["1"]
-    assert read_strict(path)["topic"].tolist() == ["1"]
+def test_a_byte_order_mark_is_refused_as_trec_eval_would_misread_it(tmp_path: Path) -> None:
+    """trec_eval reads the mark into the first topic id ("\\ufeff1" matches no qrels
+    topic 1), so a run that starts with one is refused, whichever reader, gzip too."""
+    plain, packed = tmp_path / "run.txt", tmp_path / "run.gz"
+    plain.write_bytes("\ufeff1 Q0 a 1 1 t\n# note\n".encode())
+    packed.write_bytes(gzip.compress(plain.read_bytes()))
+    for path in (plain, packed):
+        for read in (read_run, read_strict, read_run_table):
+            with pytest.raises(FormatError) as info:
+                read(path)
+            assert str(info.value) == f"{path}:1: {BYTE_ORDER_MARK_REASON}"
 
 
 def test_without_duplicate_check_repeats_are_kept() -> None:

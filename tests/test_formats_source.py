@@ -34,11 +34,22 @@ CASES = {
 }
 
 
-@pytest.mark.parametrize("reader", CASES)
+@pytest.mark.parametrize("reader", ["topics", "docs"])
 def test_a_byte_order_mark_is_not_part_of_the_first_id(tmp_path: Path, reader: str) -> None:
     path = tmp_path / f"in.{reader}"
     path.write_bytes(BOM + CASES[reader])
     assert first_ids(reader, path) == ["1", "2"]
+
+
+@pytest.mark.parametrize("reader", ["run", "qrels"])
+def test_a_byte_order_mark_is_refused_in_what_trec_eval_reads(tmp_path: Path, reader: str) -> None:
+    path = tmp_path / f"in.{reader}"
+    path.write_bytes(BOM + CASES[reader])
+    with pytest.raises(FormatError) as info:
+        first_ids(reader, path)
+    assert str(info.value) == (f"{path}:1: starts with a UTF-8 byte order mark (bytes EF BB BF), "
+                               "which trec_eval reads as part of the first topic id, so its "
+                               "scores would differ from ours; save the file without it")
 
 
 @pytest.mark.parametrize("reader", CASES)

@@ -40,7 +40,6 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from pyarrow import csv
 
-BOM = b"\xef\xbb\xbf"
 # white space to str.split() or line breaks to str.splitlines(), but not a separator here
 _ODD_SPACE = re.compile(r"[^\S \t\r\n]")
 _ODD_ASCII = (b"\x00", b"\x0b", b"\x0c", b"\x1c", b"\x1d", b"\x1e", b"\x1f")
@@ -51,7 +50,7 @@ _COMMENT_LINE = re.compile(rb"(?m)^[ \t]*#")
 def read_columns(data: bytes, names: Sequence[str], types: Mapping[str, pa.DataType]) -> pa.Table | None:
     """The fields of ``data`` as Arrow columns, or ``None`` if the line reader must decide.
 
-    :param data: a whole file, a leading UTF-8 byte order mark already removed.
+    :param data: a whole file (one that starts with a byte order mark is refused before).
     :param names: the name of each field of a line, in order; every line
         must have exactly ``len(names)`` fields.
     :param types: the columns to keep, each with its Arrow type

@@ -30,7 +30,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from pooltool.errors import FormatError
-from pooltool.formats.columns import BOM, integers, read_columns
+from pooltool.formats.columns import integers, read_columns
 from pooltool.formats.source import (
     INTEGER,
     Source,
@@ -38,6 +38,7 @@ from pooltool.formats.source import (
     is_skipped,
     open_text,
     plain_file_bytes,
+    refuse_byte_order_mark,
     source_name,
     split_fields,
 )
@@ -50,13 +51,15 @@ def read_qrels(source: Source) -> pd.DataFrame:
     :param source: a path (``.gz`` accepted), an open text stream, or the text.
     :returns: one row per distinct (topic, docno), in file order, with columns
         ``topic, iteration, docno`` (str) and ``grade`` (int64).
-    :raises FormatError: an empty file, wrong column count, a grade that is
+    :raises FormatError: an empty file, a leading UTF-8 byte order mark (trec_eval
+        reads it into the first topic id), wrong column count, a grade that is
         not an integer (ASCII digits with an optional sign, in 64-bit range),
         or a (topic, docno) given twice with different grades; the message
         names file and line.
     """
+    refuse_byte_order_mark(source)
     data = plain_file_bytes(source)
-    frame = _read_fast(data.removeprefix(BOM)) if data is not None else None
+    frame = _read_fast(data) if data is not None else None
     if frame is not None:
         return frame
     name = source_name(source)

@@ -42,7 +42,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from pooltool.errors import FormatError
-from pooltool.formats.columns import BOM, integers, read_columns
+from pooltool.formats.columns import integers, read_columns
 from pooltool.formats.source import (
     INTEGER,
     NUMBER,
@@ -51,6 +51,7 @@ from pooltool.formats.source import (
     is_skipped,
     open_text,
     plain_file_bytes,
+    refuse_byte_order_mark,
     source_name,
     split_fields,
 )
@@ -61,7 +62,7 @@ def read_run(source: Source, *, check_duplicates: bool = True) -> pd.DataFrame:
     """Read a TREC run file into a DataFrame.
 
     :param source: a path (``.gz`` accepted), an open text stream, or the
-        run's text itself. A UTF-8 byte order mark at the start is skipped.
+        run's text itself.
     :param check_duplicates: refuse a docno repeated within one topic of one
         run, as trec_eval does. ``False`` leaves that check to the caller and
         saves about a quarter of the time (the measures find repeats on codes
@@ -69,11 +70,13 @@ def read_run(source: Source, *, check_duplicates: bool = True) -> pd.DataFrame:
     :returns: one row per run line, in file order, with columns
         ``run_tag, topic, docno`` (str), ``rank`` (int64, as written) and
         ``score`` (float64).
-    :raises FormatError: an empty file, fewer than 6 columns, a rank that is
+    :raises FormatError: an empty file, a leading UTF-8 byte order mark (trec_eval
+        reads it into the first topic id), fewer than 6 columns, a rank that is
         not an integer, a score that is not a decimal number (ASCII digits;
         ``inf`` allowed) or is NaN, or (with ``check_duplicates``) a docno
         repeated within one topic of one run; the message names file and line.
     """
+    refuse_byte_order_mark(source)
     data, text = _contents(source)
     frame = _read_fast(data, check_duplicates) if data is not None else None
     if frame is not None:
@@ -140,18 +143,17 @@ def parse_run_fields(fields: list[str], name: str, number: int) -> RunEntry:
 
 def _contents(source: Source) -> tuple[bytes | None, str | None]:
     """The bytes for the fast path (``None`` if there are none) and, when the source had
-    to be read as text, that text; a leading byte order mark is dropped from either."""
+    to be read as text, that text."""
     data = plain_file_bytes(source)
     if data is not None:
-        return data.removeprefix(BOM), None
+        return data, None
     text = _read_text(source)
     return _utf8(text), text
 
 
 def _read_text(source: Source) -> str:
     with open_text(source) as handle:
-        text = handle.read()
-    return text.removeprefix("\ufeff")
+        return handle.read()
 
 
 def _utf8(text: str) -> bytes | None:
@@ -184,8 +186,9 @@ def read_run_table(source: Source) -> pa.Table | None:
         missing file) gives ``None``.
     :returns: see :func:`run_table`.
     """
+    refuse_byte_order_mark(source)
     data = plain_file_bytes(source)
-    return None if data is None else run_table(data.removeprefix(BOM))
+    return None if data is None else run_table(data)
 
 
 def run_table(data: bytes) -> pa.Table | None:

@@ -20,6 +20,10 @@ from pooltool.errors import FormatError
 Source = Union[str, Path, IO[str]]
 GZIP_MAGIC = b"\x1f\x8b"
 NUL_REASON = "holds a NUL byte (control character U+0000); only text can be read"
+BYTE_ORDER_MARK = b"\xef\xbb\xbf"
+BYTE_ORDER_MARK_REASON = ("starts with a UTF-8 byte order mark (bytes EF BB BF), which trec_eval "
+                          "reads as part of the first topic id, so its scores would differ from "
+                          "ours; save the file without it")
 SPECIAL_FILE_REASON = ("is a pipe or device, not a regular file (pooltool reads an input more "
                        "than once: hash, fast reader, strict reader); save it to a file first, "
                        "gzip files are read as they are")
@@ -122,6 +126,28 @@ def open_text(source: Source) -> Iterator[IO[str]]:
         yield io.StringIO(source)
         return
     yield source
+
+
+def refuse_byte_order_mark(source: Source) -> None:
+    """Refuse a run or qrels input that starts with a UTF-8 byte order mark: trec_eval
+    (``get_trec_results.c``, ``get_qrels.c``) reads it as part of the first topic id,
+    which then matches no topic of the other file, and pooltool would not score it as
+    trec_eval does. A stream is not checked (it cannot be peeked at).
+
+    :raises FormatError: naming the input, line 1.
+    """
+    if isinstance(source, str) and not _looks_like_path(source):
+        marked = source.startswith("\ufeff")
+    elif isinstance(source, (str, Path)) and Path(source).is_file():
+        try:
+            with _open_binary(Path(source)) as handle:
+                marked = handle.read(3) == BYTE_ORDER_MARK
+        except (OSError, EOFError):  # a damaged gzip file: the reader names it
+            marked = False
+    else:
+        marked = False
+    if marked:
+        raise FormatError(source_name(source), 1, BYTE_ORDER_MARK_REASON)
 
 
 def is_gzip(path: Path) -> bool:
