@@ -36,8 +36,9 @@ Rules, in the order an assessor meets them:
   claimed in the store (:mod:`pooltool.store.claims`), and "next unjudged"
   re-reads the store first, passing over documents another assessor has
   judged meanwhile or has on screen (a claim that has not lapsed), so two
-  assessors on one topic are shown different documents. On an assigned topic
-  (``assign``, ``--overlap`` for deliberate double judging) claims do not apply.
+  assessors on one topic are shown different documents; ← → pass over them
+  too. On an assigned topic (``assign``, ``--overlap`` for deliberate double
+  judging) claims do not apply.
 * **Adaptive pools** (``pool --strategy``): the queue is the documents the
   assessor judged plus the one the strategy chooses for them next
   (:class:`~pooltool.judging.adaptive.AdaptivePicker`: from the store's log,
@@ -228,8 +229,18 @@ class JudgingSession:
     # -- moving -------------------------------------------------------------
 
     def move(self, step: int) -> None:
-        """Go ``step`` documents forward (or back), stopping at either end."""
-        self.position = max(0, min(len(self.queue) - 1, self.position + step))
+        """Go ``step`` documents forward (or back), stopping at either end. On a
+        shared topic the documents others have judged or have on screen
+        (:meth:`taken_by_others`) are passed over, so that ← after a grade goes back
+        to the document just graded, never to one another assessor is judging."""
+        taken = self.taken_by_others()
+        direction = 1 if step > 0 else -1
+        end = len(self.queue) if step > 0 else -1
+        index = self.position
+        for _ in range(abs(step)):
+            index = next((i for i in range(index + direction, end, direction)
+                          if self.queue[i] not in taken), index)
+        self.position = index
 
     def next_unjudged(self, start: int | None = None) -> int | None:
         """The next unjudged document after ``start`` (default: the one on screen),

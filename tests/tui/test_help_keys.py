@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from textual.binding import Binding
+
 from pooltool.tui.screens.help import COMMAND_KEYS as HELP_KEYS
 from pooltool.tui.screens.judge import COMMAND_BINDINGS
 
@@ -48,3 +50,18 @@ def test_grades_set_loads_no_textual(tmp_path: Path) -> None:
         [sys.executable, "-m", "pooltool", "--db", str(db), "grades", "set", "0:u:no"],
         capture_output=True, text=True)
     assert refused.returncode == 1 and "grade key(s) u clash with judging commands" in refused.stderr
+
+
+def test_help_lists_every_key_of_the_topic_list_and_the_dialogs() -> None:
+    from pooltool.tui.screens.help import DIALOG_KEYS, PICKER_KEYS
+    from pooltool.tui.screens.prompt import PromptScreen
+    from pooltool.tui.screens.topic_picker import TopicPickerScreen
+
+    picker = {part for key, _ in PICKER_KEYS for part in key.split()}
+    own = {SHOWN_AS.get(b.key, b.key) for b in TopicPickerScreen.BINDINGS if isinstance(b, Binding)}
+    table = {SHOWN_AS.get(k, k.capitalize()) for k in ("enter", "up", "down", "pageup",
+                                                        "pagedown", "home", "end")}
+    assert own == {"q", "r", "g", "?"} and picker == own | table
+    dialogs = {key for key, _ in DIALOG_KEYS}
+    assert {SHOWN_AS[b.key] for b in PromptScreen.BINDINGS if isinstance(b, Binding)} <= dialogs
+    assert {"Enter", "Ctrl+Q"} <= dialogs

@@ -312,3 +312,22 @@ async def test_punctuation_and_letter_grade_keys_work(app_factory: AppFactory,
         await pilot.press("minus", "r")
     rows = log_rows(store_path)
     assert rows[["docno", "grade"]].values.tolist() == [["d1", 0], ["d2", 1]]
+
+
+async def test_left_right_pass_over_what_others_judge_on_a_shared_topic(
+        app_factory: AppFactory, store_path: Path) -> None:
+    """alice grades d1 and goes on to d3 (d2 is on bob's screen): ← takes her back to
+    d1, which she regrades, never to bob's d2; → from d1 passes over d2 too."""
+    alice, bob = app_factory("alice"), app_factory("bob")
+    async with alice.run_test(size=SIZE) as pa, bob.run_test(size=SIZE):
+        assert screen_of(bob).session.docno == "d2"
+        await pa.press("1")
+        assert screen_of(alice).session.docno == "d3"
+        await pa.press("left")
+        assert screen_of(alice).session.docno == "d1"
+        await pa.press("right")
+        assert screen_of(alice).session.docno == "d3"
+        await pa.press("left", "2")
+    rows = log_rows(store_path)
+    alice_rows = rows[rows["assessor"] == "alice"]
+    assert alice_rows[["docno", "grade"]].values.tolist() == [["d1", 1], ["d1", 2]]

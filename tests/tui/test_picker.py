@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from judge_fixtures import build_store
+from judge_fixtures import build_store, screen_text
 from textual.app import App
 from textual.widgets import DataTable
 
@@ -132,3 +132,21 @@ async def test_refresh_picks_up_a_changed_assignment(three_topics: Path) -> None
             assign_topics(store, ["dan"], ["2"])
         await pilot.press("r")
         assert list(rows_of(app)) == ["2"]
+
+
+async def test_question_mark_on_the_topic_list_shows_every_key(three_topics: Path) -> None:
+    """At 80x24 the picker's footer names ? Help; the help lists the judging keys,
+    then the topic list's (r refreshes) and the dialogs'; Esc goes back to the list."""
+    app = make_app(three_topics, "alice")
+    async with app.run_test(size=(80, 24)) as pilot:
+        assert "? Help" in screen_text(app).splitlines()[-1]
+        await pilot.press("question_mark")
+        assert type(app.screen).__name__ == "HelpScreen"
+        shown = screen_text(app)
+        for _ in range(6):  # the help scrolls: read it page by page
+            await pilot.press("pagedown")
+            shown += screen_text(app)
+        assert "On the topic list" in shown and "refresh: progress" in shown
+        assert "Ctrl+Q" in shown and "quit, from any screen" in shown
+        await pilot.press("escape")
+        assert isinstance(app.screen, TopicPickerScreen)

@@ -1,4 +1,4 @@
-"""The help dialog: every key of the judging screen."""
+"""The help dialog: every key of the judging screen, then of the topic list and the dialogs."""
 
 from __future__ import annotations
 
@@ -37,13 +37,34 @@ COMMAND_KEYS = [
     ("q", "quit (every judgment is already saved)"),
 ]
 
+PICKER_KEYS = [
+    ("↑ ↓", "choose a topic (its whole statement shows under the table)"),
+    ("PgUp PgDn", "a page of topics up / down"),
+    ("Home End", "the first / the last topic"),
+    ("Enter", "open the topic"),
+    ("r", "refresh: progress and your assigned topics, as the store has them now"),
+    ("g", "guidelines of the highlighted topic"),
+    ("?", "this help"),
+    ("q", "quit"),
+]
+"""The topic list's keys (its own bindings and its table's)."""
+
+DIALOG_KEYS = [
+    ("Enter", "save the note or the scan terms"),
+    ("Esc", "close the dialog (a note or scan terms typed are not saved); "
+            "Esc, ? or q close this help, Esc, g or q the guidelines"),
+    ("Ctrl+Q", "quit, from any screen"),
+]
+"""Keys of the note and scan-term dialogs, the help and guidelines, and the app."""
+
 
 HELP_TITLE = "Judging keys · g: guidelines (what each grade means, this topic's instructions)"
 
 
 def help_table(scale: list[GradeLevel]) -> Table:
-    """The keys, grades first, as a two-column table (cells are :class:`Text`, so
-    grade names show as written, never read as markup)."""
+    """The keys, grades first, then the topic list's and the dialogs', as a
+    two-column table (cells are :class:`Text`, so grade names show as written,
+    never read as markup)."""
     table = Table(show_header=False, box=None, padding=(0, 2))
     table.add_column(style="bold")
     table.add_column()
@@ -52,6 +73,11 @@ def help_table(scale: list[GradeLevel]) -> Table:
                       Text(f"grade {level.grade}: {level.name} (saves and moves on)"))
     for key, what in COMMAND_KEYS:
         table.add_row(Text(key), Text(what))
+    for heading, keys in (("On the topic list", PICKER_KEYS), ("In dialogs", DIALOG_KEYS)):
+        table.add_row(Text(""), Text(""))
+        table.add_row(Text(""), Text(heading, style="underline"))
+        for key, what in keys:
+            table.add_row(Text(key), Text(what))
     return table
 
 

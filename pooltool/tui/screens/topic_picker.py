@@ -10,7 +10,7 @@ and the "Judged % all·me" column shows both as shares of the pooled documents
 screen leaves it (at least :data:`TITLE_WIDTH`), and the whole statement of the
 highlighted topic, reflowed, shows under the table. The cursor starts on the
 topic the assessor used last (:func:`pooltool.store.workspace.last_topic`);
-``g`` shows the guidelines of the highlighted topic.
+``g`` shows the guidelines of the highlighted topic, ``?`` every key.
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ from pooltool.store import JudgmentStore, workspace
 from pooltool.store.guidelines import current_guidelines
 from pooltool.tui.messages import TopicChosen
 from pooltool.tui.screens.guidelines import GuidelinesScreen
+from pooltool.tui.screens.help import HelpScreen
 from pooltool.tui.widgets.progress import progress_bar
 from pooltool.tui.widgets.topic_panel import statement_text
 
@@ -57,7 +58,7 @@ class TopicPickerScreen(Screen[None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("q", "app.quit", "Quit"), Binding("r", "reload", "Refresh"),
-        Binding("g", "guidelines", "Guidelines")]
+        Binding("g", "guidelines", "Guidelines"), Binding("question_mark", "help", "Help")]
 
     def __init__(self, store: JudgmentStore, assessor: str, topics: Callable[[], list[str]],
                  pool: str, **kwargs: str) -> None:
@@ -141,6 +142,10 @@ class TopicPickerScreen(Screen[None]):
             self.app.push_screen(GuidelinesScreen(self.statement(topic),
                                                   self.store.grade_scale(),
                                                   current_guidelines(self.store)))
+
+    def action_help(self) -> None:
+        """Show every key (the judging screen's, then the topic list's)."""
+        self.app.push_screen(HelpScreen(self.store.grade_scale()))
 
     @on(DataTable.RowSelected, "#topics")
     def choose(self, event: DataTable.RowSelected) -> None:
