@@ -108,7 +108,7 @@ class TopicPickerScreen(Screen[None]):
         judged, pooled = int(frame["judged_me"].sum()), int(frame["pooled"].sum())
         self.query_one("#picker-title", Static).update(Text.assemble(
             ("Assessor ", "dim"), (self.assessor, "bold"),
-            (f" · {len(frame)} topics · you judged {judged} of {pooled} pooled · By all/"
+            (f" · {len(frame)} topic{'' if len(frame) == 1 else 's'} · you judged {judged} of {pooled} pooled · By all/"
              "By me: judged by anyone/you · Left: still to judge · Enter opens · "
              "g: guidelines", "dim")))
         self.show_statement()
