@@ -15,6 +15,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from pooltool.errors import InvalidArgument, StoreError
 from pooltool.store import DEFAULT_POOL, JudgmentStore, PoolPairs
@@ -65,9 +67,9 @@ def pool_runs(store: JudgmentStore, depth: int, run_tags: list[str] | None = Non
 def _contributions(hits: PoolPairs, before: PoolPairs, run_ids: dict[str, int],
                    tags: list[str]) -> pd.DataFrame:
     # one integer per distinct (topic, docno), over the hits and the pairs pooled before
-    topic_codes, _ = pd.factorize(np.concatenate([hits.topic, before.topic]))
-    docno_codes, docnos = pd.factorize(np.concatenate([hits.docno, before.docno]))
-    pair = topic_codes.astype(np.int64) * max(len(docnos), 1) + docno_codes
+    topic_codes = _codes(pa.concat_arrays([hits.topic, before.topic]))
+    docno_codes = _codes(pa.concat_arrays([hits.docno, before.docno]))
+    pair = topic_codes * (int(docno_codes.max(initial=0)) + 1) + docno_codes
     hit_pair, before_pair = pair[:len(hits.run)], pair[len(hits.run):]
     _, pair_of_hit, runs_per_pair = np.unique(hit_pair, return_inverse=True, return_counts=True)
     unique = runs_per_pair[pair_of_hit.reshape(-1)] == 1
@@ -79,6 +81,11 @@ def _contributions(hits: PoolPairs, before: PoolPairs, run_ids: dict[str, int],
          "new": np.bincount(hits.run, weights=new, minlength=n).astype(np.int64)},
         index=list(run_ids))
     return table.reindex(tags, fill_value=0).rename_axis("run_tag").reset_index()
+
+
+def _codes(strings: pa.Array) -> np.ndarray:
+    """One int64 per string, equal for equal strings (Arrow's hash encoding)."""
+    return pc.dictionary_encode(strings).indices.to_numpy(zero_copy_only=False).astype(np.int64)
 
 
 def contributor_depths(store: JudgmentStore, pool: str = DEFAULT_POOL) -> dict[str, int]:

@@ -28,12 +28,12 @@ DEFAULT_POOL = "main"
 
 
 class PoolPairs(NamedTuple):
-    """(topic, docno) pairs as two arrays of ``str`` objects, and, for hits, the run of
-    each pair as its position in the list of run ids asked for and the trec_eval rank
-    it had there (0 otherwise)."""
+    """(topic, docno) pairs as two Arrow ``string`` arrays of ``n`` values, and, for
+    hits, the run of each pair as its position in the list of run ids asked for and
+    the trec_eval rank it had there (int64 arrays of ``n``; zeros otherwise)."""
 
-    topic: np.ndarray
-    docno: np.ndarray
+    topic: pa.Array
+    docno: pa.Array
     run: np.ndarray
     trec_rank: np.ndarray
 
@@ -90,14 +90,13 @@ class PoolTables:
         """The (topic, docno) pairs of each run's top ``depth`` (trec_eval rank), with
         each pair's run as its position in ``run_ids`` and its trec_eval rank there."""
         tops = self.run_entries(run_ids, depth)
-        if not tops:
-            empty = np.zeros(0, dtype=np.int64)
-            return PoolPairs(_objects([]), _objects([]), empty, empty)
         runs = np.repeat(np.arange(len(tops), dtype=np.int64), [t.num_rows for t in tops])
-        topic = pa.chunked_array([pc.cast(t["topic"], pa.string()).combine_chunks() for t in tops])
-        docno = pa.chunked_array([t["docno"].combine_chunks() for t in tops])
-        rank = np.concatenate([t["trec_rank"].to_numpy() for t in tops])
-        return PoolPairs(topic.to_numpy(), docno.to_numpy(), runs, rank)
+        topic = pa.chunked_array([chunk for t in tops for chunk in
+                                  pc.cast(t["topic"], pa.string()).chunks], pa.string())
+        docno = pa.chunked_array([chunk for t in tops for chunk in t["docno"].chunks],
+                                 pa.string())
+        rank = np.concatenate([t["trec_rank"].to_numpy() for t in tops] or [runs])
+        return PoolPairs(topic.combine_chunks(), docno.combine_chunks(), runs, rank)
 
     def add_pool_round(self, pool: str, depth: int, run_tags: list[str],
                        hits: PoolPairs | None = None) -> tuple[PoolPairs, int]:
@@ -136,7 +135,7 @@ class PoolTables:
         topics, docnos = self._fetch_pairs(
             "SELECT topic, docno FROM pool_docs WHERE pool_id = ?", [pool_id])
         zeros = np.zeros(len(topics), dtype=np.int64)
-        return PoolPairs(_objects(topics), _objects(docnos), zeros, zeros)
+        return PoolPairs(pa.array(topics, pa.string()), pa.array(docnos, pa.string()), zeros, zeros)
 
     def _fetch_pairs(self, sql: str, params: list[Any]) -> tuple[list[str], list[str]]:
         """The (topic, docno) rows of a query as two lists. Small batches: tuples kept
@@ -237,13 +236,12 @@ def _insert_round(conn: sqlite3.Connection, hits: PoolPairs, run_ids: list[int],
     yet as pool documents of this round; returns the number of pairs added.
 
     Rows are sorted in the tables' primary-key order, so each table is written in
-    one sweep; a docno twice in a topic of one run keeps its best rank (the first
-    row inserted wins).
+    one sweep, a slice of :data:`_ROWS_PER_SLICE` rows at a time; a docno twice in
+    a topic of one run keeps its best rank (the first row inserted wins).
     """
     if not len(hits.run):
         return 0
-    table = pa.table({"topic": pa.array(hits.topic, pa.string()),
-                      "docno": pa.array(hits.docno, pa.string()),
+    table = pa.table({"topic": hits.topic, "docno": hits.docno,
                       "run_id": np.asarray(run_ids, dtype=np.int64)[hits.run],
                       "trec_rank": hits.trec_rank})
     table = table.take(pc.sort_indices(table, sort_keys=[
@@ -253,17 +251,31 @@ def _insert_round(conn: sqlite3.Connection, hits: PoolPairs, run_ids: list[int],
     new_pair[1:] = ~np.logical_and(
         pc.equal(topic[1:], topic[:-1]).to_numpy(zero_copy_only=False),
         pc.equal(docno[1:], docno[:-1]).to_numpy(zero_copy_only=False))
+    added = 0
+    for start in range(0, table.num_rows, _ROWS_PER_SLICE):
+        added += _insert_slice(conn, table.slice(start, _ROWS_PER_SLICE),
+                               new_pair[start:start + _ROWS_PER_SLICE], pool_id, round_id)
+    return added
+
+
+_ROWS_PER_SLICE = 65_536  # hits made Python objects at a time (memory stays flat)
+
+
+def _insert_slice(conn: sqlite3.Connection, hits: pa.Table, new_pair: np.ndarray,
+                  pool_id: int, round_id: int) -> int:
+    """Insert sorted hits (``topic, docno, run_id, trec_rank``) and, where ``new_pair``,
+    their pair into ``pool_docs``; returns the number of pool documents added."""
     first = pa.array(np.flatnonzero(new_pair))
-    topics, docnos = topic.to_pylist(), docno.to_pylist()
-    run_id, rank = table["run_id"].to_pylist(), table["trec_rank"].to_pylist()
+    topics, docnos = hits["topic"].to_pylist(), hits["docno"].to_pylist()
     before = conn.total_changes
     _insert_rows(conn, "pool_docs(pool_id, topic, docno, round_id)",
-                 [itertools.repeat(pool_id), topic.take(first).to_pylist(),
-                  docno.take(first).to_pylist(), itertools.repeat(round_id)], len(first))
+                 [itertools.repeat(pool_id), hits["topic"].take(first).to_pylist(),
+                  hits["docno"].take(first).to_pylist(), itertools.repeat(round_id)],
+                 len(first))
     added = conn.total_changes - before
     _insert_rows(conn, "pool_hits(pool_id, topic, docno, run_id, trec_rank, round_id)",
-                 [itertools.repeat(pool_id), topics, docnos, run_id, rank,
-                  itertools.repeat(round_id)], len(topics))
+                 [itertools.repeat(pool_id), topics, docnos, hits["run_id"].to_pylist(),
+                  hits["trec_rank"].to_pylist(), itertools.repeat(round_id)], len(topics))
     return added
 
 
@@ -289,8 +301,3 @@ def _insert_rows(conn: sqlite3.Connection, table: str, columns: list[Iterable[An
         conn.execute(f"INSERT OR IGNORE INTO {table} VALUES "
                      + ", ".join([row] * (len(rest) // width)), rest)
 
-
-def _objects(values: list[str]) -> np.ndarray:
-    array = np.empty(len(values), dtype=object)
-    array[:] = values
-    return array

@@ -108,9 +108,9 @@ class TopicPickerScreen(Screen[None]):
         judged, pooled = int(frame["judged_me"].sum()), int(frame["pooled"].sum())
         self.query_one("#picker-title", Static).update(Text.assemble(
             ("Assessor ", "dim"), (self.assessor, "bold"),
-            (f" · {len(frame)} topic{'' if len(frame) == 1 else 's'} · you judged {judged} of {pooled} pooled · By all/"
-             "By me: judged by anyone/you · Left: still to judge · Enter opens · "
-             "g: guidelines", "dim")))
+            (f" · {len(frame)} topic{'' if len(frame) == 1 else 's'} · you judged {judged} of "
+             f"{pooled} pooled · By all/By me: judged by anyone/you · Left: still to judge · "
+             "Enter opens · g: guidelines", "dim")))
         self.show_statement()
 
     def highlighted_topic(self) -> str | None:
