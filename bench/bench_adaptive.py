@@ -51,7 +51,7 @@ def main() -> int:
             pool = f"live-{name}"
             create_adaptive_pool(store, pool, name, budget=None)
             picker = AdaptivePicker(store, pool)
-            topic = store.run_topics(picker.run_tags)[0]
+            topic = picker.topics()[0]
             assessor = f"bench-{name}"
             for _ in range(args.judged):
                 docno = picker.choose(topic, assessor)

@@ -51,6 +51,7 @@ def pool_runs(store: JudgmentStore, depth: int, run_tags: list[str] | None = Non
 
     :raises StoreError: depth below 1, or no runs to pool.
     :raises UnknownRun: a tag not in the store.
+    :raises InvalidArgument: ``pool`` is an adaptive pool, a sample or a mixed pool.
     """
     if depth < 1:
         raise InvalidArgument(f"pool depth must be at least 1, got {depth}")

@@ -203,7 +203,7 @@ def test_trec_covid_live_pool_equals_simulate(shared_data: Path, tmp_path: Path)
         store.add_runs(files)
         create_adaptive_pool(store, "live", "mtf", budget=5)
         picker = AdaptivePicker(store, "live")
-        topics = store.run_topics(picker.run_tags)
+        topics = picker.topics()
         for topic in topics:  # a scripted assessor judges from qrels-rnd1 (none: 0)
             while (docno := picker.choose(topic, "script")) is not None:
                 store.record_judgment(topic, docno, grades.get((topic, docno), 0), "script")
@@ -219,3 +219,137 @@ def test_trec_covid_live_pool_equals_simulate(shared_data: Path, tmp_path: Path)
         assert live == sorted(expected)
         assert sum(grades.get((topic, d), 0) >= 1 for d in live) == found[topic]
     assert len(pooled) == 5 * len(topics)
+
+
+def write_runs(folder: Path, lines: list[tuple[str, str, float]]) -> list[Path]:
+    """One run file per tag of ``lines`` (topic 1), as add-runs reads them."""
+    paths = []
+    for tag in dict.fromkeys(t for t, _, _ in lines):
+        path = folder / f"{tag}-{len(list(folder.iterdir()))}.run"
+        docs = [(d, s) for t, d, s in lines if t == tag]
+        path.write_text("".join(f"1 Q0 {d} {i} {s} {tag}\n" for i, (d, s) in enumerate(docs, 1)))
+        paths.append(path)
+    return paths
+
+
+@pytest.fixture
+def live_cli(tmp_path: Path) -> tuple[Path, Path]:
+    """A store (via the CLI) with runs A, B, C and the mtf pool 'live' built from them,
+    alice having judged its first choice d1 (not relevant): MTF's next is B's d2."""
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    db = tmp_path / "live.db"
+    assert cli_call(db, "init").exit_code == 0
+    assert cli_call(db, "add-runs", *map(str, write_runs(runs, RUN_LINES))).exit_code == 0
+    assert cli_call(db, "pool", "--name", "live", "--strategy", "mtf").exit_code == 0
+    with JudgmentStore.open(db) as store:
+        assert AdaptivePicker(store, "live").choose("1", "alice") == "d1"
+        judge(store, "d1", "alice")
+    return db, runs
+
+
+def cli_call(db: Path, *args: str):  # type: ignore[no-untyped-def]
+    from click.testing import CliRunner
+
+    from pooltool.cli import cli
+
+    return CliRunner().invoke(cli, ["--db", str(db), *args])
+
+
+def live_status(db: Path) -> str:
+    result = cli_call(db, "status", "--pool", "live", "--format", "csv")
+    assert result.exit_code == 0, result.output
+    return result.stdout
+
+
+@pytest.mark.parametrize("change", ["replace", "remove"])
+def test_the_pool_keeps_drawing_on_the_runs_it_was_built_from(
+        live_cli: tuple[Path, Path], change: str) -> None:
+    db, runs = live_cli
+    status = live_status(db)
+    assert status.splitlines()[1] == "1,1,1,0,0,0,1.0,,1,0,0.0,0.0"
+    if change == "replace":  # A now ranks d3 d5 first: a pool following the tag would show d3
+        new_a = write_runs(runs, [("A", "d3", 9.0), ("A", "d5", 8.0), ("A", "d1", 1.0)])
+        done = cli_call(db, "add-runs", "--replace", "--force", *map(str, new_a))
+    else:
+        done = cli_call(db, "remove-run", "--force", "B")
+    assert done.exit_code == 0, done.output
+    assert live_status(db) == status
+    with JudgmentStore.open(db) as store:
+        create_adaptive_pool(store, "fresh", "mtf", budget=None)  # on the runs live now
+        assert AdaptivePicker(store, "fresh").next_for("1", "alice") == \
+            ("d3" if change == "replace" else "d5")
+        picker = AdaptivePicker(store, "live")
+        assert picker.next_for("1", "alice") == "d2"  # B's d2, as before the change
+        assert picker.choose("1", "alice") == "d2"
+        assert store.hits_of("1", "d2", "live") == [("B", 1), ("A", 2)]
+        assert [run.tag for run in picker.runs("1")] == ["A", "B", "C"]
+        assert picker.runs("1")[0].docnos == ("d1", "d2", "d3")
+        judge(store, "d2", "alice")
+        assert picker.next_for("1", "alice") == "d4"  # B keeps its turn: d4
+    assert live_status(db).splitlines()[1] == "1,2,2,0,1,0,1.0,,2,1,0.5,1.5"
+    export = cli_call(db, "export-pool", "--pool", "live")
+    assert export.exit_code == 0 and export.stdout.split() == ["1", "d1", "1", "d2"]
+
+
+def test_the_judging_session_draws_on_a_removed_run(live_cli: tuple[Path, Path]) -> None:
+    from pooltool.store.journal import WriteQueue
+    from pooltool.tui.session import JudgingSession
+
+    db, _ = live_cli
+    assert cli_call(db, "remove-run", "--force", "B").exit_code == 0
+    with JudgmentStore.open(db) as store:
+        session = JudgingSession(WriteQueue(store), "1", "alice", pool="live")
+        assert session.docno == "d2"
+
+
+def test_depth_pooling_refuses_pools_made_otherwise(memory_store: JudgmentStore) -> None:
+    from pooltool.analysis.sample_estimates import draw_and_store
+    from pooltool.pooling import pool_runs
+
+    store = small_store(memory_store)
+    create_adaptive_pool(store, "live", "mtf", budget=2)
+    with pytest.raises(InvalidArgument, match=r"^pool 'live' is an adaptive pool "
+                                              r"\(strategy mtf\): .*choose another --name"):
+        pool_runs(store, 3, pool="live")
+    create_adaptive_pool(store, "static", "depth", budget=2)  # an adaptive 'depth' pool
+    with pytest.raises(InvalidArgument, match=r"'static' is an adaptive pool \(strategy depth\)"):
+        pool_runs(store, 3, pool="static")
+    pool_runs(store, 1, pool="main")
+    draw_and_store(store, "s", "main", "2-3", budget=2, seed=0, allocation="equal")
+    sampled = sorted(store.pool_docs("s")["docno"])
+    with pytest.raises(InvalidArgument, match=r"^pool 's' is a sample .*sample --grow"):
+        pool_runs(store, 3, pool="s")
+    mixed, _ = store.mix_sample("main", "s")
+    with pytest.raises(InvalidArgument, match=r"^pool 'main\+s' is a mixed pool"):
+        pool_runs(store, 3, pool=mixed)
+    assert sorted(store.pool_docs("s")["docno"]) == sampled and len(sampled) == 2
+    assert len(store.pool_docs("live")) == 1 and len(store.pool_docs(mixed)) == 3 + 2
+    assert pool_runs(store, 2, pool="main").docs_added == 2  # a depth pool still grows
+
+
+def test_the_cli_refuses_depth_pooling_into_an_adaptive_pool(
+        live_cli: tuple[Path, Path]) -> None:
+    db, _ = live_cli
+    result = cli_call(db, "pool", "--depth", "3", "--name", "live")
+    assert result.exit_code == 1
+    assert "Error: pool 'live' is an adaptive pool (strategy mtf): " in result.stderr
+    with JudgmentStore.open(db) as store:
+        assert sorted(store.pool_docs("live")["docno"]) == ["d1"]
+
+
+def test_rundepth_refuses_parameters_naming_unknown_runs(memory_store: JudgmentStore) -> None:
+    store = small_store(memory_store)
+    with pytest.raises(InvalidArgument, match=r"no run tagged 'NOPE' among the runs it draws "
+                                              r"on \(runs: A, B, C\)"):
+        create_adaptive_pool(store, "live", "rundepth:k.NOPE=3", budget=None)
+    assert not store.has_pool("live")
+    with pytest.raises(InvalidArgument, match=r"'C' among .*\(runs: A, B\)"):
+        create_adaptive_pool(store, "live", "rundepth:k.C=3", budget=None, run_tags=["A", "B"])
+    create_adaptive_pool(store, "live", "rundepth:k.A=1,k.B=0,k.C=0", budget=None)
+    assert AdaptivePicker(store, "live").choose("1", "alice") == "d1"
+    runs = pd.concat([store.run_frame(t) for t in "ABC"], ignore_index=True)
+    qrels = pd.DataFrame({"topic": ["1", "1"], "docno": ["d2", "d4"], "grade": [1, 1]})
+    with pytest.raises(InvalidArgument, match=r"no run tagged 'NOPE', 'ZZZ' among .*"
+                                              r"\(runs: A, B, C\)"):
+        simulate(runs, qrels, [parse_strategy("rundepth:k.NOPE=3,first.ZZZ=1")], [2])

@@ -86,10 +86,13 @@ def simulate(runs: pd.DataFrame, qrels: pd.DataFrame, strategies: list[Strategy]
     :raises PooltoolError: no strategy, no budget, a budget or k below 1,
         strategies with the same label, or no topic both in the runs and in
         the qrels.
+    :raises InvalidArgument: a per-run parameter naming a run not in ``runs``.
     """
     _check_options(strategies, budgets, k)
     check_run_frame(runs)
     check_qrels_frame(qrels)
+    for strategy in strategies:
+        strategy.check_run_tags(runs["run_tag"].astype(str).unique())
     ordered = order_run(runs)
     ranked = topic_runs(ordered)
     judged_topics = set(qrels["topic"].astype(str))

@@ -74,7 +74,8 @@ def create_adaptive_pool(store: JudgmentStore, name: str, strategy: str, budget:
     :param budget: documents chosen per topic at most (``None``: no limit).
     :param run_tags: the runs it draws on (default: every stored run).
     :returns: the design as stored, with ``topics`` (topics with a first choice).
-    :raises InvalidArgument: a bad strategy, budget or seed.
+    :raises InvalidArgument: a bad strategy, budget or seed, or a per-run parameter
+        naming a run not pooled.
     :raises StoreError: the name is taken, or the store has no runs.
     """
     if budget is not None and budget < 1:
@@ -88,9 +89,10 @@ def create_adaptive_pool(store: JudgmentStore, name: str, strategy: str, budget:
     design: dict[str, Any] = {"strategy": chosen.name, "params": chosen.params,
                                  "seed": int(chosen.params.get("seed", seed)),
                                  "budget": budget, "level": level}
+    chosen.check_run_tags(tags)
     store.add_adaptive_pool(name, design, tags)
     picker = AdaptivePicker(store, name)
-    topics = [topic for topic in store.run_topics(tags)
+    topics = [topic for topic in picker.topics()
               if picker.choose(topic, assessor="", claim=False) is not None]
     return {**design, "run_tags": tags, "topics": topics}
 
@@ -116,14 +118,20 @@ class AdaptivePicker:
                                  {k: float(v) for k, v in design["params"].items()})
         self.budget: int | None = design["budget"]
         self.level = int(design["level"])
-        self.run_tags: list[str] = list(design["run_tags"])
+        #: tag -> store id of the run the pool was built from (live or retired since)
+        self.run_ids: dict[str, int] = dict(design["runs"])
         self._runs: dict[str, tuple[RankedRun, ...]] = {}
         self._orders: dict[str, list[str] | None] = {}
 
+    def topics(self) -> list[str]:
+        """The topics any of the pool's runs has entries for (string order)."""
+        return self.store.run_topics(list(self.run_ids.values()))
+
     def runs(self, topic: str) -> tuple[RankedRun, ...]:
-        """The topic's runs in tag order, read once."""
+        """The topic's runs in tag order, read once: the runs the pool was built from
+        (by store id), not whatever run a tag names now."""
         if topic not in self._runs:
-            entries = self.store.topic_entries(self.run_tags, topic)
+            entries = self.store.topic_entries(self.run_ids, topic)
             self._runs[topic] = topic_runs(entries).get(topic, ()) if len(entries) else ()
         return self._runs[topic]
 
@@ -222,7 +230,7 @@ def adaptive_status(store: JudgmentStore, pool: str) -> pd.DataFrame:
     """
     picker = AdaptivePicker(store, pool)
     rows = []
-    for topic in sorted(store.run_topics(picker.run_tags), key=topic_key):
+    for topic in sorted(picker.topics(), key=topic_key):
         rows.append(topic_stopping(picker, topic))
     return pd.DataFrame(rows, columns=["topic", "budget", "budget_used", "relevant_found",
                                        "recent_rate", "est_unfound"])

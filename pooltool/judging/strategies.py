@@ -107,7 +107,7 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 
-from pooltool.errors import PooltoolError
+from pooltool.errors import InvalidArgument, PooltoolError
 from pooltool.ranking import order_run
 
 
@@ -506,6 +506,20 @@ class Strategy:
         """``name`` with its parameters, e.g. ``depth:k=7`` or ``mtf``."""
         shown = ",".join(f"{key}={_number(value)}" for key, value in self.params.items())
         return f"{self.name}:{shown}" if shown else self.name
+
+    def check_run_tags(self, run_tags: Iterable[str]) -> None:
+        """Refuse per-run parameters (``KEY.TAG``, :data:`RUN_PARAMETERS`) naming a run
+        not among ``run_tags`` (the runs the strategy is to draw on).
+
+        :raises InvalidArgument: naming the unknown tags and the known ones.
+        """
+        known = list(dict.fromkeys(run_tags))
+        named = {key.partition(".")[2] for key in self.params if "." in key}
+        unknown = sorted(named - set(known))
+        if unknown:
+            raise InvalidArgument(
+                f"strategy {self.name}: no run tagged {', '.join(map(repr, unknown))} among "
+                f"the runs it draws on (runs: {', '.join(known) or 'none'})")
 
     def chooser(self, runs: Sequence[RankedRun], topic: str) -> Chooser:
         """A new chooser for one topic's runs (in run-tag order), nothing judged yet."""

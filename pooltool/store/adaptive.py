@@ -76,8 +76,10 @@ class AdaptiveTables:
 
     def adaptive_design(self, pool: str) -> dict[str, Any] | None:
         """An adaptive pool's design: ``strategy, params`` (dict), ``seed, budget`` (or
-        ``None``), ``level, run_tags`` (list, as pooled), ``round_id``; ``None`` when
-        the pool is not adaptive or does not exist."""
+        ``None``), ``level, run_tags`` (list, as pooled), ``round_id``, and ``runs``
+        (run tag -> store id of the run it was built from, in ``run_tags`` order, from
+        ``pool_round_runs``: the pool keeps drawing on these runs after a tag is
+        removed or replaced); ``None`` when the pool is not adaptive or does not exist."""
         row = self.conn.execute(
             "SELECT a.strategy, a.params, a.seed, a.budget, a.level, r.run_tags, r.round_id "
             "FROM adaptive_pools a JOIN pools p USING (pool_id) JOIN pool_rounds r "
@@ -88,16 +90,22 @@ class AdaptiveTables:
         design = dict(zip(keys, row, strict=True))
         design["params"] = json.loads(design["params"])
         design["run_tags"] = json.loads(design["run_tags"])
+        built = dict(self.conn.execute(
+            "SELECT r.run_tag, x.run_id FROM pool_round_runs x JOIN runs r USING (run_id) "
+            "WHERE x.round_id = ?", [design["round_id"]]).fetchall())
+        design["runs"] = {tag: int(built[tag]) for tag in design["run_tags"]}
         return design
 
-    def topic_entries(self, run_tags: list[str], topic: str) -> pd.DataFrame:
-        """One topic's entries of stored runs: ``run_tag, topic, docno, score, trec_rank``.
+    def topic_entries(self, runs: dict[str, int], topic: str) -> pd.DataFrame:
+        """One topic's entries of stored runs, live or retired: ``run_tag, topic, docno,
+        score, trec_rank``.
 
-        :raises UnknownRun: a tag not in the store.
+        :param runs: run tag -> the run's store id (as :meth:`adaptive_design` gives).
+        :raises UnknownRun: an id of no run.
         """
         frames = []
-        for tag in run_tags:
-            entries = self._decoded_run(self.run_id(tag))
+        for tag, run_id in runs.items():
+            entries = self._decoded_run(run_id)
             rows = entries.filter(pc.equal(pc.cast(entries["topic"], pa.string()), topic))
             frames.append(pd.DataFrame({
                 "run_tag": tag, "topic": topic,
@@ -106,11 +114,15 @@ class AdaptiveTables:
         return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(
             {"run_tag": [], "topic": [], "docno": [], "score": [], "trec_rank": []})
 
-    def run_topics(self, run_tags: list[str]) -> list[str]:
-        """The topics any of the runs has entries for (string order)."""
+    def run_topics(self, run_ids: list[int]) -> list[str]:
+        """The topics any of the runs (store ids, live or retired) has entries for
+        (string order).
+
+        :raises UnknownRun: an id of no run.
+        """
         topics: set[str] = set()
-        for tag in run_tags:
-            entries = self._decoded_run(self.run_id(tag))
+        for run_id in run_ids:
+            entries = self._decoded_run(run_id)
             topics.update(str(t) for t in pc.unique(pc.cast(entries["topic"], pa.string()))
                           .to_pylist())
         return sorted(topics)
@@ -135,13 +147,18 @@ class AdaptiveTables:
     def add_choice(self, pool: str, topic: str, docno: str,
                    hits: list[tuple[str, int]]) -> bool:
         """Add a chosen document to an adaptive pool with the runs that retrieved it
-        (``(run_tag, trec_rank)``); returns whether it was new to the pool.
+        (``(run_tag, trec_rank)``, a tag naming the run the pool was built from, live
+        or retired); returns whether it was new to the pool.
 
-        :raises StoreError: the pool is not adaptive.
+        :raises StoreError: the pool is not adaptive, or a tag of none of its runs.
         """
         design = self.adaptive_design(pool)
         if design is None:
             raise StoreError(f"pool {pool!r} is not an adaptive pool")
+        unknown = sorted({tag for tag, _ in hits} - set(design["runs"]))
+        if unknown:
+            raise StoreError(f"pool {pool!r} was not built from run(s) {', '.join(unknown)} "
+                             f"(its runs: {', '.join(design['runs'])})")
         pool_id = self.pool_id(pool)
         with self.writing() as conn:
             added = conn.execute(
@@ -150,7 +167,7 @@ class AdaptiveTables:
             conn.executemany(
                 "INSERT OR IGNORE INTO pool_hits(pool_id, topic, docno, run_id, trec_rank, "
                 "round_id) VALUES (?, ?, ?, ?, ?, ?)",
-                [(pool_id, topic, docno, self.run_id(tag), rank, design["round_id"])
+                [(pool_id, topic, docno, design["runs"][tag], rank, design["round_id"])
                  for tag, rank in hits])
             if added:
                 conn.execute("UPDATE pool_rounds SET docs_added = docs_added + 1 "

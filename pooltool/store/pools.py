@@ -21,7 +21,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from pooltool.errors import StoreError
+from pooltool.errors import InvalidArgument, StoreError
 from pooltool.store.provenance import utc_now
 
 DEFAULT_POOL = "main"
@@ -111,13 +111,17 @@ class PoolTables:
         :returns: the pairs that were in the pool before the round, and the number
             of pairs the round added.
         :raises UnknownRun: a tag not in the store.
+        :raises InvalidArgument: the pool exists and is not a depth-k pool (an
+            adaptive pool, a sample, a mixed pool): its documents are chosen otherwise.
         """
         run_ids = [self.run_id(tag) for tag in run_tags]
         if hits is None:
             hits = self.top_k_pairs(run_ids, depth)
         with self.writing() as conn:
             pool_id = self._pool_id_or_none(pool)
-            if pool_id is None:
+            if pool_id is not None:
+                _check_depth_pool(conn, pool, pool_id)
+            else:
                 pool_id = int(conn.execute(
                     "INSERT INTO pools(name, strategy, created_at) VALUES (?, 'depth', ?)",
                     [pool, utc_now()]).lastrowid or 0)
@@ -228,6 +232,35 @@ class PoolTables:
             "score": top["score"].to_numpy(), "trec_rank": top["trec_rank"].to_numpy()})
             for tag, top in zip(run_tags, tops, strict=True)]
         return pd.concat(frames, ignore_index=True)
+
+
+#: Why ``pool --depth`` cannot grow a pool made otherwise, by the pool's strategy.
+_NOT_DEPTH_POOLS = {
+    "sample": "is a sample (drawn with 'pooltool sample'): grow it with "
+              "'pooltool sample --grow'",
+    "mixed": "is a mixed pool (a pool and a sample judged together with 'pooltool judge "
+             "--with-sample'): it follows its two pools; grow the pool or the sample instead",
+}
+
+
+def _check_depth_pool(conn: sqlite3.Connection, pool: str, pool_id: int) -> None:
+    """Refuse a pooling round into a pool that is not a depth-k pool.
+
+    :raises InvalidArgument: an adaptive pool, a sample or a mixed pool.
+    """
+    strategy = str(conn.execute("SELECT strategy FROM pools WHERE pool_id = ?",
+                                [pool_id]).fetchone()[0])
+    adaptive = conn.execute("SELECT 1 FROM adaptive_pools WHERE pool_id = ?",
+                            [pool_id]).fetchone() is not None
+    if adaptive:
+        why = (f"is an adaptive pool (strategy {strategy}): its documents are chosen one "
+               "at a time by 'pooltool judge', within its budget")
+    elif strategy != "depth":
+        why = _NOT_DEPTH_POOLS.get(strategy, f"was made by strategy {strategy}")
+    else:
+        return
+    raise InvalidArgument(f"pool {pool!r} {why}; 'pool --depth' adds only to depth-k pools: "
+                          "choose another --name")
 
 
 def _insert_round(conn: sqlite3.Connection, hits: PoolPairs, run_ids: list[int], pool_id: int,
