@@ -32,9 +32,9 @@ def test_horvitz_thompson_r_is_unbiased(figures: dict[str, float]) -> None:
 
 
 def test_every_estimate_lies_in_its_own_interval(figures: dict[str, float]) -> None:
-    # est_R and est_recall are posterior means of the draws their intervals come from: on
-    # 8 x 100 topics and the 8 means, none falls outside (est_R was the Horvitz-Thompson
-    # figure, outside its interval on a third of a tester's topics)
+    # est_R and est_recall are posterior means of the draws their intervals come from: of
+    # 8 x 100 per-topic R and Recall@100 estimates and the 16 means, none falls outside
+    # (est_R was the Horvitz-Thompson figure, outside its interval on 11 of a tester's 30)
     assert figures["estimates_outside_interval"] == 0
     # the posterior mean of R leans high (prior mass in strata whose sample found
     # nothing): +1.46 documents per topic here (est_R_ht is the unbiased figure)
