@@ -8,7 +8,8 @@ tests/cranfield_sampling.py), pools them at --pool-depth, then per repetition
 beyond the pool (strata --strata, --allocation), takes its judgments and the
 pool's from the full cranqrel, and estimates R and Recall@k of the run bm25 per
 topic. Prints: the mean error of the Horvitz-Thompson R and its standard error
-over repetitions (unbiased: within about 2 SE of 0), and the coverage of the 95%
+over repetitions (unbiased: within about 2 SE of 0), that of the posterior mean
+R (est_R), how many estimates lie outside their own intervals (0), and the coverage of the 95%
 intervals of R, Recall@k (per topic x repetition) and mean Recall@k, with their
 mean widths, for the Beta-binomial interval pooltool reports and for the plain
 normal interval. Needs ../shared/data/cranfield. Takes about 5 s a repetition.

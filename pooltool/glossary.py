@@ -239,11 +239,16 @@ GLOSSARY: dict[str, Term] = {
                     "topic, summed over topics). recall --estimate: the topic's sampled "
                     "documents that are judged (summed over topics in summaries).",
                     "Cochran 1977, ch. 5"),
-    "est_R": Term(_ESTIMATE + "the Horvitz-Thompson estimate of the relevant documents in the "
-                  "sample's frame: pooled relevant + sum over strata of sampled relevant / "
-                  "inclusion probability (documents; mean over topics in summaries).",
-                  "Horvitz and Thompson 1952; as in Yilmaz and Aslam 2006 (infAP) and "
-                  "Aslam, Pavlu and Yilmaz 2006 (statAP)"),
+    "est_R": Term(_ESTIMATE + "the relevant documents in the sample's frame: the posterior "
+                  "mean of the stratified Beta-binomial draws that give its interval "
+                  "(documents; mean over topics in summaries).", _BETA),
+    "est_R_ht": Term(_ESTIMATE + "the Horvitz-Thompson estimate of the relevant documents "
+                     "in the sample's frame: pooled relevant + sum over strata of sampled "
+                     "relevant / inclusion probability (documents; mean over topics in "
+                     "summaries); unbiased over samples, but not the model of the interval, "
+                     "so it may lie outside est_R_low..est_R_high.",
+                     "Horvitz and Thompson 1952; as in Yilmaz and Aslam 2006 (infAP) and "
+                     "Aslam, Pavlu and Yilmaz 2006 (statAP)"),
     "est_R_low": Term(_ESTIMATE + "the lower end of the 95% interval of est_R (of the mean "
                       "in summaries): the 2.5th percentile of stratified Beta-binomial "
                       "posterior draws.", _BETA),
@@ -251,7 +256,7 @@ GLOSSARY: dict[str, Term] = {
                        "percentile of the draws).", _BETA),
     "est_missed": Term(_ESTIMATE.replace("recall --estimate", "status --estimate") +
                        "est_R minus the pooled relevant documents: the relevant documents "
-                       "the pool missed (documents).", "Horvitz and Thompson 1952"),
+                       "the pool missed (documents; posterior mean).", _BETA),
     "est_missed_low": Term(_ESTIMATE.replace("recall --estimate", "status --estimate") +
                            "est_R_low minus the pooled relevant documents.", _BETA),
     "est_missed_high": Term(_ESTIMATE.replace("recall --estimate", "status --estimate") +

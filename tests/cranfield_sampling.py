@@ -136,7 +136,8 @@ class Trial:
     """One seeded repetition: per topic truth, the Beta estimates and the normal ones."""
 
     true_r: np.ndarray
-    est_r: np.ndarray
+    est_r: np.ndarray           # Horvitz-Thompson (est_R_ht)
+    posterior_r: np.ndarray     # the posterior mean (est_R)
     se_r: np.ndarray
     beta_r: tuple[np.ndarray, np.ndarray]
     normal_r: tuple[np.ndarray, np.ndarray]
@@ -147,6 +148,7 @@ class Trial:
     ratio_recall: np.ndarray
     true_mean_recall: float
     est_mean_recall: float
+    est_mean_r: float
     beta_mean_recall: tuple[float, float]
     true_mean_r: float
     beta_mean_r: tuple[float, float]
@@ -211,7 +213,8 @@ class Experiment:
             normal_recall[1].append(high)
         summary = estimates.summary.iloc[0]
         return Trial(
-            true_r=self.true_r, est_r=rows["est_R"].to_numpy(), se_r=np.array(se),
+            true_r=self.true_r, est_r=rows["est_R_ht"].to_numpy(),
+            posterior_r=rows["est_R"].to_numpy(), se_r=np.array(se),
             beta_r=(rows["est_R_low"].to_numpy(), rows["est_R_high"].to_numpy()),
             normal_r=(np.array(normal_r[0]), np.array(normal_r[1])),
             true_recall=self.true_recall, est_recall=rows["est_recall"].to_numpy(),
@@ -219,6 +222,7 @@ class Experiment:
             normal_recall=(np.array(normal_recall[0]), np.array(normal_recall[1])),
             ratio_recall=np.array(ratio), true_mean_recall=float(self.true_recall.mean()),
             est_mean_recall=float(summary["est_recall"]),
+            est_mean_r=float(summary["est_R"]),
             beta_mean_recall=(float(summary["est_recall_low"]),
                               float(summary["est_recall_high"])),
             true_mean_r=float(self.true_r.mean()),
@@ -293,6 +297,9 @@ def summarize(trials: list[Trial]) -> dict[str, float]:
         "true_R_mean": float(trials[0].true_r.mean()),
         "R_mean_error": float(err.mean()),
         "R_mean_error_se": float(per_rep.std(ddof=1) / np.sqrt(len(trials))),
+        "R_posterior_mean_error": float(np.concatenate([t.posterior_r - t.true_r
+                                                        for t in trials]).mean()),
+        "estimates_outside_interval": float(sum(_outside(t) for t in trials)),
         "mean_recall_true": trials[0].true_mean_recall,
         "mean_recall_est_mean": float(np.mean([t.est_mean_recall for t in trials])),
         "mean_recall_ratio_estimate_mean": float(np.mean([np.mean(t.ratio_recall)
@@ -312,3 +319,13 @@ def summarize(trials: list[Trial]) -> dict[str, float]:
                                                   for (low, high), value in intervals]))
         out[f"{label}_width"] = float(np.mean([high - low for (low, high), _ in intervals]))
     return out
+
+
+def _outside(trial: Trial) -> int:
+    """How many of a trial's estimates (est_R and est_recall per topic and their means over
+    topics) lie outside their own 95% intervals."""
+    pairs = [(trial.posterior_r, trial.beta_r), (trial.est_recall, trial.beta_recall),
+             (np.array([trial.est_mean_r]), trial.beta_mean_r),
+             (np.array([trial.est_mean_recall]), trial.beta_mean_recall)]
+    return int(sum(np.sum((value < np.asarray(low) - 1e-9) | (value > np.asarray(high) + 1e-9))
+                   for value, (low, high) in pairs))

@@ -31,6 +31,16 @@ def test_horvitz_thompson_r_is_unbiased(figures: dict[str, float]) -> None:
     assert abs(figures["R_mean_error"]) <= 3 * figures["R_mean_error_se"]
 
 
+def test_every_estimate_lies_in_its_own_interval(figures: dict[str, float]) -> None:
+    # est_R and est_recall are posterior means of the draws their intervals come from: of
+    # 8 x 100 per-topic R and Recall@100 estimates and the 16 means, none falls outside
+    # (est_R was the Horvitz-Thompson figure, outside its interval on 11 of a tester's 30)
+    assert figures["estimates_outside_interval"] == 0
+    # the posterior mean of R leans high (prior mass in strata whose sample found
+    # nothing): +1.46 documents per topic here (est_R_ht is the unbiased figure)
+    assert 0 <= figures["R_posterior_mean_error"] < 2
+
+
 def test_beta_intervals_cover_where_normal_ones_do_not(figures: dict[str, float]) -> None:
     # per topic x repetition (800 pairs): the Beta-binomial interval covers the true R and
     # the true Recall@100 at about the nominal rate; the normal interval, zero-width

@@ -131,10 +131,12 @@ def test_sample_then_estimate_end_to_end(demo: Path) -> None:
     assert all(lookup(c) for c in topics.columns)
     assert len(topics) == 20  # 2 runs x 10 topics
     # R estimates never fall below what is judged relevant in pool and sample (num_rel
-    # counts both), and every interval holds its estimate of recall
+    # counts both), and every estimate lies in its own interval
     assert (topics["est_R_low"] >= topics["num_rel"] - 1e-9).all()
-    assert (topics["est_recall_low"] <= topics["est_recall"]).all()
-    assert (topics["est_recall"] <= topics["est_recall_high"]).all()
+    _assert_inside(topics, "est_R", "est_recall")
+    # the Horvitz-Thompson R counts only what was found (no sampled document is relevant)
+    assert (topics["est_R_ht"] == topics["num_rel"]).all()
+    assert (topics["est_R"] > topics["est_R_ht"] + 5).all()
     code, out, _ = _run(demo, "recall", *runs, "--version", "judged", "-k", "10,100",
                         "--estimate", "s1", "--format", "json", "-q")
     document = json.loads(out)
@@ -151,10 +153,52 @@ def test_sample_then_estimate_end_to_end(demo: Path) -> None:
     status = pd.read_csv(pd.io.common.StringIO(out), dtype={"topic": str})
     assert all(lookup(c) for c in status.columns)
     assert "est_missed are ESTIMATES from sample 's1'" in err
-    # the demo's sample found no relevant document beyond the pool: the estimate is 0,
-    # the interval is not
-    assert (status["est_missed"] == 0).all() and (status["est_missed_low"] == 0).all()
-    assert (status["est_missed_high"] > 10).all()
+    # the demo's sample found no relevant document beyond the pool: the interval starts at
+    # 0, and the estimate (the posterior mean, 11 to 12.4 documents) lies inside it
+    assert (status["est_missed_low"] == 0).all() and (status["est_missed_high"] > 30).all()
+    assert status["est_missed"].between(10, 13).all()
+    _assert_inside(status, "est_missed")
+
+
+def _assert_inside(rows: pd.DataFrame, *estimates: str) -> None:
+    for name in estimates:
+        low, value, high = rows[f"{name}_low"], rows[name], rows[f"{name}_high"]
+        assert ((low <= value + 1e-9) & (value <= high + 1e-9)).all(), name
+
+
+def test_a_pool_grown_after_the_draw_is_taken_as_drawn(demo: Path) -> None:
+    # the base pool deepens after the sample is judged: its new documents lie in the
+    # sample's strata (some are sampled); the estimate keeps the pool as drawn and says so
+    assert _run(demo, "sample", "--name", "s1", "--budget", "8", "--seed", "1")[0] == 0
+    _judge_from_truth(demo, "judged", "main", "s1")
+    args = ["recall", "bm25", "--version", "judged", "-k", "10", "--estimate", "s1", "-q",
+            "--format", "csv"]
+    code, before, err = _run(demo, *args)
+    assert code == 0 and "warning" not in err
+    status_before = _run(demo, "status", "--estimate", "s1", "--format", "csv")[1]
+    with JudgmentStore.open(demo) as store:
+        drawn = len(store.pool_docs("main"))
+        sampled = store.sample_docs("s1")
+    assert _run(demo, "pool", "--depth", "30")[0] == 0
+    with JudgmentStore.open(demo) as store:
+        now = store.pool_docs("main")
+    added = len(now) - drawn
+    in_pool = len(sampled.merge(now, on=["topic", "docno"]))
+    assert added > 0 and in_pool > 0
+    code, after, err = _run(demo, *args)
+    assert code == 0, err
+    assert (f"pool 'main' took {added} document(s) after sample 's1' was drawn, {in_pool} "
+            f"of them sampled documents") in err
+    assert f"the pool as it was then ({drawn} documents)" in err and "draw a new sample" in err
+    # the same design, the same judgments: the same estimates, to the digit (the new
+    # pooled documents are not judged, and are not asked to be)
+    assert after == before
+    code, status, err = _run(demo, "status", "--estimate", "s1", "--format", "csv")
+    assert code == 0 and f"{in_pool} of them sampled documents" in err
+    columns = ["topic", "est_missed", "est_missed_low", "est_missed_high"]
+    read = [pd.read_csv(pd.io.common.StringIO(s), dtype={"topic": str})[columns]
+            for s in (status_before, status)]
+    pd.testing.assert_frame_equal(*read)
 
 
 def _check_reproducible(demo: Path) -> None:

@@ -52,7 +52,9 @@ Intervals (95%):
   draws, Gelman et al. 2013, 'Bayesian Data Analysis', ch. 2. The interval
   is the model's, so it need not contain the Horvitz-Thompson estimate of R:
   a stratum whose sample found no relevant document adds 0 to that estimate
-  but some relevant documents to the draws.
+  but some relevant documents to the draws. pooltool therefore reports the
+  draws' mean as the estimate beside the interval
+  (:mod:`pooltool.analysis.sample_estimates`).
 * ``normal``: estimate +- 1.96 standard errors (the textbook interval, here
   only for comparison: it has zero width when no sampled document is
   relevant).

@@ -7,13 +7,18 @@ posterior intervals, Brown, Cai & DasGupta 2001 and Ericson 1969); the design
 is :mod:`pooltool.analysis.sampling`. Everything here is per topic and then
 averaged over topics as trec_eval averages Recall@k.
 
-Recall@k is reported as the posterior mean of the model behind the interval,
-not as the Horvitz-Thompson ratio estimate
+R and Recall@k are reported as posterior means of the model behind the
+interval, so each estimate and its interval come from the same draws. Recall@k
+is not the Horvitz-Thompson ratio estimate
 (:func:`~pooltool.analysis.estimate.ratio_recall`): with a few sampled
 documents in strata of hundreds, the ratio of two estimates is badly biased per
 topic (on Cranfield, depth-10 pool, 20 sampled documents per topic: mean
 Recall@100 0.88 estimated for 0.71 true), and fell outside its own interval.
-R is the Horvitz-Thompson estimate (unbiased).
+The Horvitz-Thompson estimate of R (unbiased over samples, Horvitz & Thompson
+1952) is reported beside it as ``est_R_ht``; it is not the model's, so it may
+lie outside the interval (a stratum whose sample found nothing relevant adds 0
+to it, but some relevant documents to the draws), as ``est_R`` did when it was
+the Horvitz-Thompson figure (on 11 of 30 topics in one tester's store).
 
 The prior of each stratum is fitted across topics
 (:func:`~pooltool.analysis.estimate.fit_priors`, empirical Bayes), so a topic
@@ -46,7 +51,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -81,10 +86,14 @@ class Design:
     :ivar name: the sample's name.
     :ivar strata: its strata (:func:`~pooltool.analysis.sampling.parse_strata`).
     :ivar frame: ``collection`` (with the unretrieved stratum) or ``runs``.
-    :ivar pooled: ``topic, docno`` of the pool the sample lies beyond.
+    :ivar pooled: ``topic, docno`` of the pool the sample lies beyond, as it was when
+        the sample was drawn.
     :ivar docs: ``topic, docno, stratum, inclusion`` of the sampled documents.
     :ivar sizes: ``topic, stratum, population, size`` (N_h and n_h drawn).
     :ivar best_ranks: ``topic, docno, best_rank`` over the sample's runs.
+    :ivar base_pool: the name of that pool.
+    :ivar pooled_later: ``topic, docno`` the base pool took after the draw (not part
+        of the design: they lie in its strata; see :func:`stale_note`).
     """
 
     name: str
@@ -94,6 +103,34 @@ class Design:
     docs: pd.DataFrame
     sizes: pd.DataFrame
     best_ranks: pd.DataFrame
+    base_pool: str = ""
+    pooled_later: pd.DataFrame = field(
+        default_factory=lambda: pd.DataFrame({"topic": [], "docno": []}))
+
+
+def stale_note(design: Design) -> str | None:
+    """What it means for the estimate that the base pool grew after the sample was
+    drawn (``None`` when it did not).
+
+    The sample is a stratified simple random sample of the documents beyond the pool
+    *as it was drawn*; documents pooled later lie in its strata, some of them in the
+    sample. Counting them as pooled would count them twice (as pooled relevant, and
+    through the strata's N_h / n_h weights) and bias R and Recall@k upward, so the
+    estimate keeps the design: the pool as drawn, the later documents as stratum
+    documents (their judgments count only where they are in the sample).
+    """
+    later = design.pooled_later
+    if not len(later):
+        return None
+    keys = ["topic", "docno"]
+    sampled = len(later.merge(design.docs[keys], on=keys))
+    return (f"warning: pool {design.base_pool!r} took {len(later)} document(s) after sample "
+            f"{design.name!r} was drawn, {sampled} of them sampled documents. The estimate "
+            f"uses the pool as it was then ({len(design.pooled)} documents), as the sample's "
+            "design requires: the later documents lie in its strata, and counting them as "
+            "pooled would count them twice and bias R upward. Their judgments count only "
+            "where they are in the sample, so the intervals are as wide as before the pool "
+            "grew; for estimates beyond the grown pool, draw a new sample.")
 
 
 @dataclass(frozen=True)
@@ -101,17 +138,18 @@ class Estimates:
     """What :func:`estimate_recall` returns.
 
     :ivar per_topic: one row per run x topic x k: ``run_tag, topic, k, sampled``
-        (judged sampled documents of the topic), ``est_R`` (the Horvitz-Thompson
-        estimate, documents), ``est_R_low, est_R_high`` (its 95% interval),
-        ``est_recall`` (the posterior mean of Recall@k, 0..1), ``est_recall_low,
-        est_recall_high`` (its 95% interval).
+        (judged sampled documents of the topic), ``est_R`` (the posterior mean of R,
+        documents), ``est_R_low, est_R_high`` (its 95% interval), ``est_R_ht`` (the
+        Horvitz-Thompson estimate of R, documents), ``est_recall`` (the posterior
+        mean of Recall@k, 0..1), ``est_recall_low, est_recall_high`` (its 95%
+        interval).
     :ivar summary: one row per run x k: ``run_tag, k, num_q, sampled`` (summed over
         topics) and the same estimate columns as means over the topics, with the
         95% interval of the mean.
     :ivar method: the interval method, named with its sources.
     :ivar topics: one row per topic of the design: ``topic, pooled_relevant``
-        (relevant pooled documents), ``sampled``, ``est_R, est_R_low, est_R_high``
-        (as in ``per_topic``; no run needed).
+        (relevant pooled documents), ``sampled``, ``est_R, est_R_low, est_R_high,
+        est_R_ht`` (as in ``per_topic``; no run needed).
     """
 
     per_topic: pd.DataFrame
@@ -120,7 +158,7 @@ class Estimates:
     topics: pd.DataFrame
 
 
-ESTIMATE_COLUMNS = ["est_R", "est_R_low", "est_R_high",
+ESTIMATE_COLUMNS = ["est_R", "est_R_low", "est_R_high", "est_R_ht",
                     "est_recall", "est_recall_low", "est_recall_high"]
 
 
@@ -183,14 +221,16 @@ def estimate_recall(runs: pd.DataFrame, qrels: pd.DataFrame, design: Design,
 
     prior = (bootstrap_priors(base, _stream(seed, "prior"), draws, prior_replicates)
              if prior_replicates else fit_priors(base))
-    r_est = r_pool + _weighted(base, 2)
+    r_ht = r_pool + _weighted(base, 2)
     r_draws = total_draws_batch(r_pool, base, _stream(seed, "R"), draws, prior)
+    r_est = r_draws.mean(axis=1)
     r_low, r_high = percentile_interval(r_draws)
     sampled = base[..., 1].sum(axis=1)
 
     per_r = pd.DataFrame({"topic": topics, "pooled_relevant": r_pool, "sampled": sampled,
                           "est_R": r_est.astype(float), "est_R_low": r_low.astype(float),
-                          "est_R_high": r_high.astype(float)})
+                          "est_R_high": r_high.astype(float),
+                          "est_R_ht": r_ht.astype(float)})
     runs = runs[runs["topic"].isin(t_index)]
     placed = _place(runs, design, max(ks), grades, level, sample) if len(runs) else runs
     rows, summary = [], []
@@ -218,12 +258,13 @@ def estimate_recall(runs: pd.DataFrame, qrels: pd.DataFrame, design: Design,
             chosen = np.flatnonzero(have)
             for pos, i in enumerate(chosen):
                 rows.append((tag, topics[i], k, int(sampled[i]), r_est[i], r_low[i], r_high[i],
-                             recall[pos], low[pos], high[pos]))
+                             r_ht[i], recall[pos], low[pos], high[pos]))
             if len(chosen):
                 mean_r = percentile_interval(r_draws[have].mean(axis=0))
                 mean_recall = percentile_interval(rdraws.mean(axis=0))
                 summary.append((tag, k, len(chosen), int(sampled[have].sum()),
-                                r_est[have].mean(), *mean_r, recall.mean(), *mean_recall))
+                                r_est[have].mean(), *mean_r, r_ht[have].mean(),
+                                recall.mean(), *mean_recall))
     per_topic = pd.DataFrame(rows, columns=["run_tag", "topic", "k", "sampled",
                                             *ESTIMATE_COLUMNS])
     summary_frame = pd.DataFrame(summary, columns=["run_tag", "k", "num_q", "sampled",
@@ -300,17 +341,22 @@ def _first(items: object, limit: int = 10) -> str:
 
 
 def load_design(store: JudgmentStore, name: str) -> Design:
-    """Read a stored sample (``pooltool sample``) as a :class:`Design`.
+    """Read a stored sample (``pooltool sample``) as a :class:`Design`, with its base
+    pool as it was when the sample was drawn (:func:`stale_note`).
 
     :raises StoreError: no such sample (or its base pool is gone).
     """
     design = store.sample_design(name)
     sizes = store.sample_strata(name)
+    base = store.sample_base_pool(name)
+    later = base["drawn_after"].to_numpy(dtype=bool)
     return Design(
         name=name, strata=parse_strata(design["strata"]), frame=design["frame"],
-        pooled=store.pool_docs(design["base_pool"])[["topic", "docno"]],
+        pooled=base.loc[~later, ["topic", "docno"]].reset_index(drop=True),
         docs=store.sample_docs(name), sizes=sizes,
-        best_ranks=store.best_ranks(design["run_ids"], sorted(set(sizes["topic"]))))
+        best_ranks=store.best_ranks(design["run_ids"], sorted(set(sizes["topic"]))),
+        base_pool=str(design["base_pool"]),
+        pooled_later=base.loc[later, ["topic", "docno"]].reset_index(drop=True))
 
 
 def draw_and_store(store: JudgmentStore, name: str, base_pool: str, spec: str, budget: int,

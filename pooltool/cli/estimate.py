@@ -8,9 +8,11 @@ import pandas as pd
 from pooltool.analysis.sample_estimates import (
     ESTIMATE_COLUMNS,
     CannotEstimate,
+    Design,
     Estimates,
     estimate_recall,
     load_design,
+    stale_note,
 )
 from pooltool.cli.group import open_store, warn
 from pooltool.measures import RecallResult
@@ -41,6 +43,7 @@ def write_estimates(ctx: click.Context, result: RecallResult, runs: pd.DataFrame
     with open_store(ctx) as store:
         design = load_design(store, name)
         info = store.sample_design(name)
+    _warn_stale(design)
     try:
         estimates = estimate_recall(runs, qrels, design, result.options.ks,
                                     result.options.level, seed=int(info["seed"]))
@@ -74,6 +77,13 @@ def write_estimates(ctx: click.Context, result: RecallResult, runs: pd.DataFrame
     emit(topics if per_topic else summary, fmt)
 
 
+def _warn_stale(design: Design) -> None:
+    """Say on stderr that the base pool grew after the draw, and what the estimate does."""
+    note = stale_note(design)
+    if note:
+        warn(note)
+
+
 def _beside(result: RecallResult, estimates: Estimates) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The estimate rows with num_rel (per topic) and recall from the trec_eval result."""
     summary = estimates.summary.merge(
@@ -100,6 +110,7 @@ def with_missed(store: JudgmentStore, topics: pd.DataFrame, name: str,
     :raises click.ClickException: the sample cannot be estimated from (why).
     """
     design = load_design(store, name)
+    _warn_stale(design)
     try:
         estimates = estimate_recall(pd.DataFrame(columns=["run_tag", "topic", "docno", "score"]),
                                     store.qrels(), design, [1], level,

@@ -102,10 +102,12 @@ def recall(ctx: click.Context, runs: tuple[str, ...], qrels_file: Path | None, v
     with num_rel in BIN.
 
     --estimate NAME adds, per run and k (per topic with -q), estimates from
-    the judged sample NAME beyond the pool: est_R (Horvitz-Thompson estimate
-    of the relevant documents in the sample's frame) and est_recall
-    (posterior mean of Recall@k), each with a 95% interval (_low, _high) from
-    stratified Beta-binomial posteriors; the table's title names the sample,
+    the judged sample NAME beyond the pool: est_R (posterior mean of the
+    relevant documents in the sample's frame) and est_recall (posterior mean
+    of Recall@k), each with its 95% interval (_low, _high) from the same
+    stratified Beta-binomial posterior draws, and est_R_ht (the
+    Horvitz-Thompson estimate of R, not the model's: it may lie outside the
+    interval); the table's title names the sample,
     its frame, its judged documents and the interval method. The qrels must
     hold the pool's and the sample's judgments. Not with --format trec.
 

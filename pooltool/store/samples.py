@@ -147,6 +147,21 @@ class SampleTables:
             design["budget"] = int(grown)
         return design
 
+    def sample_base_pool(self, name: str) -> pd.DataFrame:
+        """The documents of a sample's base pool with ``drawn_after``: ``topic, docno,
+        drawn_after`` (bool: pooled by a round after the sample was drawn, so not part
+        of the pool the sample lies beyond), by topic, docno. Rounds are numbered in
+        the order they were stored; the sample's first round marks its draw.
+
+        :raises StoreError: no such sample.
+        """
+        self.sample_design(name)
+        return self.query(
+            "SELECT d.topic, d.docno, d.round_id > (SELECT MIN(r.round_id) FROM pool_rounds r "
+            "WHERE r.pool_id = s.pool_id) AS drawn_after FROM samples s JOIN pool_docs d "
+            "ON d.pool_id = s.base_pool_id WHERE s.name = ? ORDER BY d.topic, d.docno",
+            [name]).astype({"drawn_after": bool})
+
     def sample_docs(self, name: str) -> pd.DataFrame:
         """A sample's documents: ``topic, docno, stratum, inclusion`` (by topic, docno),
         the inclusion probability n_h / N_h of the sample as it is now (grown or not)."""
