@@ -255,12 +255,16 @@ GLOSSARY: dict[str, Term] = {
     "est_R_high": Term(_ESTIMATE + "the upper end of the 95% interval of est_R (97.5th "
                        "percentile of the draws).", _BETA),
     "est_missed": Term(_ESTIMATE.replace("recall --estimate", "status --estimate") +
-                       "est_R minus the pooled relevant documents: the relevant documents "
-                       "the pool missed (documents; posterior mean).", _BETA),
+                       "est_R minus the relevant documents of the pool the sample was drawn "
+                       "beyond, as it was then (a pool grown since is named on stderr, and "
+                       "its relevant column then counts more): the relevant documents that "
+                       "pool missed (documents; posterior mean).", _BETA),
     "est_missed_low": Term(_ESTIMATE.replace("recall --estimate", "status --estimate") +
-                           "est_R_low minus the pooled relevant documents.", _BETA),
+                           "est_R_low minus the relevant documents of the pool as drawn beyond.",
+                           _BETA),
     "est_missed_high": Term(_ESTIMATE.replace("recall --estimate", "status --estimate") +
-                            "est_R_high minus the pooled relevant documents.", _BETA),
+                            "est_R_high minus the relevant documents of the pool as drawn "
+                            "beyond.", _BETA),
     "est_recall": Term(_ESTIMATE + "Recall@k with the relevant documents the pool missed "
                        "estimated: the posterior mean of relevant-in-top-k / R over the "
                        "stratified Beta-binomial draws, 0..1 (mean over topics in summaries).",

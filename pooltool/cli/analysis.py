@@ -19,6 +19,7 @@ from pooltool.cli.group import (
     warn,
 )
 from pooltool.cli.sources import load_qrels, load_runs
+from pooltool.errors import InvalidArgument
 from pooltool.report import emit, emit_json, records
 
 if TYPE_CHECKING:
@@ -205,6 +206,10 @@ def bias(ctx: click.Context, k: int, depth: int | None, pool_name: str, run_tags
 
         check_method(method, measure)
     with open_store(ctx) as store:
+        not_depth = store.not_depth_pool_reason(pool_name)
+        if not_depth is not None:
+            raise InvalidArgument(f"pool {pool_name!r} {not_depth}; bias leaves runs out of a "
+                                  "depth-k pool (pooltool pool --depth K): name one with --pool")
         pooled, pool_depth = pooling.pool_contributors(store, pool_name)
         tags = list(run_tags) or pooled
         if depth is not None and depth > pool_depth:

@@ -148,7 +148,8 @@ def _serve(db: Path, assessor: str | None, topics: tuple[str, ...], order: str, 
                               "page asks, or open /?assessor=NAME): drop --assessor")
     check_judgeable(db, topics, order, pool_name)
     refuse_busy_port(host, port)
-    warn(f"serving the judging app on http://{host}:{port}/ (Ctrl+C stops); each browser "
+    address = f"[{host}]" if ":" in host else host  # an IPv6 address goes in brackets
+    warn(f"serving the judging app on http://{address}:{port}/ (Ctrl+C stops); each browser "
          "tab asks for its assessor's name, or open /?assessor=NAME")
     if host not in (LOOPBACK, "localhost", "::1"):
         warn(f"{host} is not loopback: anyone who reaches this port can judge, under any "

@@ -72,6 +72,14 @@ class PoolTables:
                              "'pooltool pool --depth K'")
         return pool_id
 
+    def not_depth_pool_reason(self, pool: str) -> str | None:
+        """Why ``pool`` is not a depth-k pool (adaptive, a sample, mixed), as a sentence
+        fragment after the pool's name, or ``None`` when it is one.
+
+        :raises StoreError: no such pool.
+        """
+        return _not_depth_reason(self.conn, self.pool_id(pool))
+
     def _pool_id_or_none(self, pool: str) -> int | None:
         row = self.conn.execute("SELECT pool_id FROM pools WHERE name = ?", [pool]).fetchone()
         return None if row is None else int(row[0])
@@ -248,19 +256,24 @@ def _check_depth_pool(conn: sqlite3.Connection, pool: str, pool_id: int) -> None
 
     :raises InvalidArgument: an adaptive pool, a sample or a mixed pool.
     """
+    why = _not_depth_reason(conn, pool_id)
+    if why is not None:
+        raise InvalidArgument(f"pool {pool!r} {why}; 'pool --depth' adds only to depth-k "
+                              "pools: choose another --name")
+
+
+def _not_depth_reason(conn: sqlite3.Connection, pool_id: int) -> str | None:
+    """Why a pool is not a depth-k pool (a sentence fragment), or ``None`` when it is."""
     strategy = str(conn.execute("SELECT strategy FROM pools WHERE pool_id = ?",
                                 [pool_id]).fetchone()[0])
     adaptive = conn.execute("SELECT 1 FROM adaptive_pools WHERE pool_id = ?",
                             [pool_id]).fetchone() is not None
     if adaptive:
-        why = (f"is an adaptive pool (strategy {strategy}): its documents are chosen one "
-               "at a time by 'pooltool judge', within its budget")
-    elif strategy != "depth":
-        why = _NOT_DEPTH_POOLS.get(strategy, f"was made by strategy {strategy}")
-    else:
-        return
-    raise InvalidArgument(f"pool {pool!r} {why}; 'pool --depth' adds only to depth-k pools: "
-                          "choose another --name")
+        return (f"is an adaptive pool (strategy {strategy}): its documents are chosen one "
+                "at a time by 'pooltool judge', within its budget")
+    if strategy != "depth":
+        return _NOT_DEPTH_POOLS.get(strategy, f"was made by strategy {strategy}")
+    return None
 
 
 def _insert_round(conn: sqlite3.Connection, hits: PoolPairs, run_ids: list[int], pool_id: int,

@@ -114,3 +114,17 @@ def test_runs_pooled_to_different_depths_are_said(db: Path) -> None:
     assert result.exit_code == 0 and result.stderr.endswith(note)
     chosen = invoke(db, "-k", "3", "--version", "v1", "--depth", "2", "--format", "csv")
     assert chosen.exit_code == 0 and "different depths" not in chosen.stderr
+
+
+def test_a_pool_not_made_to_depth_k_is_refused_by_name(db: Path) -> None:
+    for args in (["pool", "--name", "live", "--strategy", "mtf", "--budget", "2"],
+                 ["sample", "--name", "s1", "--budget", "1", "--seed", "1", "--strata", "3-10"]):
+        made = CliRunner().invoke(cli, ["--db", str(db), *args])
+        assert made.exit_code == 0, made.output
+    live = invoke(db, "-k", "3", "--version", "v1", "--pool", "live")
+    assert (live.exit_code, live.stderr) == (1, (
+        "Error: pool 'live' is an adaptive pool (strategy mtf): its documents are chosen one "
+        "at a time by 'pooltool judge', within its budget; bias leaves runs out of a depth-k "
+        "pool (pooltool pool --depth K): name one with --pool\n"))
+    sample = invoke(db, "-k", "3", "--version", "v1", "--pool", "s1")
+    assert sample.exit_code == 1 and sample.stderr.startswith("Error: pool 's1' is a sample")
