@@ -85,10 +85,7 @@ def _trec_order(frame: pd.DataFrame, keys: list[str]) -> tuple[np.ndarray, np.nd
         # within each block, docno descending; equal docnos keep their order
         key = block[rows] * (int(docnos.max()) + 1) + (docnos.max() - docnos)
         order[rows] = order[rows][np.argsort(key, kind="stable")]
-    starts = np.flatnonzero(np.concatenate(([True], group[1:] != group[:-1])))
-    lengths = np.diff(np.append(starts, len(order)))
-    trec_rank = np.arange(1, len(order) + 1, dtype=np.int64) - np.repeat(starts, lengths)
-    return order, trec_rank
+    return order, positions_in_groups(group)
 
 
 def _group_score_order(group: np.ndarray, scores: np.ndarray) -> np.ndarray:
@@ -189,8 +186,13 @@ def table_trec_ranks(topic: pa.Array | pa.ChunkedArray) -> np.ndarray:
         codes = topic.indices.to_numpy(zero_copy_only=False)
     else:
         codes = pc.dictionary_encode(topic).indices.to_numpy(zero_copy_only=False)
-    n = len(codes)
-    starts = np.flatnonzero(np.concatenate(([True], codes[1:] != codes[:-1]))) if n else \
-        np.zeros(0, dtype=np.int64)
-    lengths = np.diff(np.append(starts, n))
-    return np.arange(1, n + 1, dtype=np.int64) - np.repeat(starts, lengths)
+    return positions_in_groups(codes)
+
+
+def positions_in_groups(groups: np.ndarray) -> np.ndarray:
+    """The 1-based position of each row within its group, rows of a group adjacent
+    (``n`` group codes -> int64 ``n``; ``[7, 7, 3, 7]`` -> ``[1, 2, 1, 1]``): the
+    trec_eval rank of each line of a run in trec_eval order, grouped by topic."""
+    starts = np.flatnonzero(np.concatenate(([True], groups[1:] != groups[:-1])))
+    lengths = np.diff(np.append(starts, len(groups)))
+    return np.arange(1, len(groups) + 1, dtype=np.int64) - np.repeat(starts, lengths)

@@ -27,6 +27,7 @@ from pooltool.errors import DuplicateDocno
 from pooltool.measures.fingerprint import KeyTable, fingerprints, keyed, repeats
 from pooltool.measures.per_topic import EncodedRun
 from pooltool.measures.qrels_index import NONPOOL, QrelsIndex
+from pooltool.ranking import positions_in_groups
 
 
 def encode_table(table: pa.Table, qrels: QrelsIndex) -> tuple[str, EncodedRun] | None:
@@ -58,7 +59,7 @@ def encode_table(table: pa.Table, qrels: QrelsIndex) -> tuple[str, EncodedRun] |
     score = table["score"].to_numpy()[rows]
     order, ties = _trec_order(topic_pos, score, docno, rows)
     topic_pos, score, ties, grade = topic_pos[order], score[order], ties[order], grade[order]
-    return tags[0], EncodedRun(topic_pos, score, ties, grade, ignored, _positions(topic_pos))
+    return tags[0], EncodedRun(topic_pos, score, ties, grade, ignored, positions_in_groups(topic_pos))
 
 
 def _labels(column: pa.ChunkedArray) -> tuple[np.ndarray, list[str]]:
@@ -192,8 +193,3 @@ def _trec_order(topic_pos: np.ndarray, score: np.ndarray, docno: pa.Array,
     return order, ties
 
 
-def _positions(topic_pos: np.ndarray) -> np.ndarray:
-    """The 1-based position of each line within its topic, lines grouped by topic."""
-    starts = np.flatnonzero(np.concatenate(([True], topic_pos[1:] != topic_pos[:-1])))
-    lengths = np.diff(np.append(starts, len(topic_pos)))
-    return np.arange(1, len(topic_pos) + 1, dtype=np.int64) - np.repeat(starts, lengths)

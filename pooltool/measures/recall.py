@@ -313,6 +313,13 @@ def _score_table(path: Path, index: QrelsIndex, options: RecallOptions) -> list[
     table = read_run_table(path)
     if table is None:
         return _score_frame(read_run(path, check_duplicates=False), index, options)
+    return _score_arrow(table, index, options)
+
+
+def _score_arrow(table: pa.Table, index: QrelsIndex, options: RecallOptions,
+                 ) -> list[tuple[str, RunScores]]:
+    """Score runs held as Arrow columns: encoded on codes when the table holds one
+    run, else through a frame (several tags)."""
     encoded = encode_table(table, index)
     if encoded is None:
         return _score_frame(run_frame(table), index, options)
@@ -346,20 +353,12 @@ def evaluate_recall_tables(
     options = make_options(ks, level, complete, max_docs)
     index = index_qrels(qrels, options.level)
 
-    def score(table: pa.Table) -> list[tuple[str, RunScores]]:
-        encoded = encode_table(table, index)
-        if encoded is None:
-            return _score_frame(run_frame(table), index, options)
-        tag, run = encoded
-        return [(tag, finish_run(tag, run, index, options.ks, options.complete,
-                                 options.max_docs))]
-
     count = max(1, workers or os.cpu_count() or 1)
     scored: list[tuple[str, RunScores]] = []
     with ThreadPoolExecutor(count) as pool:
         waiting: deque[Future[list[tuple[str, RunScores]]]] = deque()
         for table in tables:
-            waiting.append(pool.submit(score, table))
+            waiting.append(pool.submit(_score_arrow, table, index, options))
             if len(waiting) >= count:
                 scored += waiting.popleft().result()
         while waiting:
