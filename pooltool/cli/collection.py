@@ -470,7 +470,9 @@ def status(ctx: click.Context, pool_name: str, level: int, fmt: str,
             from pooltool.cli.estimate import with_missed
 
             topics = with_missed(store, topics, sample_name, level)
-    waiting = {str(path): count for path, count in waiting_writes(db_path(ctx)).items()}
+    base = store.journal_base
+    waiting = {} if base is None else {str(path): count for path, count
+                                       in waiting_writes(base).items()}
     if fmt == "json":
         emit_json({"topics": records(topics), "assessors": records(pace),
                    "waiting_writes": waiting, "qrels": note})

@@ -90,21 +90,22 @@ def _os_message(exc: OSError) -> str:
 @click.version_option(package_name="pooltool")
 @click.option(
     "--db",
-    type=click.Path(dir_okay=False, path_type=Path),
     default="pooltool.db",
     envvar="POOLTOOL_DB",
     show_default=True,
-    help="The judgment store (SQLite file); also set by POOLTOOL_DB.",
+    help="The judgment store: a SQLite file, or a PostgreSQL database as "
+         "postgresql://USER@HOST:PORT/DB (password from PGPASSWORD or ~/.pgpass); "
+         "also set by POOLTOOL_DB.",
 )
 @click.pass_context
-def cli(ctx: click.Context, db: Path) -> None:
+def cli(ctx: click.Context, db: str) -> None:
     """Build IR test collections the TREC way: pool runs, judge, measure recall.
 
     \b
     Start with:  pooltool demo
     Then:        pooltool --db my.db init && pooltool --db my.db add-runs runs/*
     """
-    ctx.obj = db
+    ctx.obj = store_address(db)
     COLUMN_CHOICE.set(ColumnChoice())
 
 
@@ -173,9 +174,37 @@ def plot_option(help_text: str) -> Callable[[F], F]:
                         callback=_check_plot_path, help=help_text)
 
 
-def db_path(ctx: click.Context) -> Path:
-    """The store path chosen with ``--db`` / ``POOLTOOL_DB``."""
-    return Path(ctx.find_root().obj)
+def store_address(db: str) -> str | Path:
+    """A ``--db`` value as the store's address: a PostgreSQL URL as given, else a path.
+
+    :raises click.BadParameter: a URL that holds a password (it would show in the
+        process list and shell history; libpq reads it from ``PGPASSWORD`` or
+        ``~/.pgpass``), or an empty value.
+    """
+    from pooltool.store.postgresql import is_postgresql_url  # light: no driver import
+
+    if is_postgresql_url(db):
+        from urllib.parse import urlsplit
+
+        if urlsplit(db).password is not None:
+            raise click.BadParameter(
+                "the URL holds a password: leave it out and put it in PGPASSWORD or "
+                "~/.pgpass (libpq reads them), so it never shows on the command line",
+                param_hint="'--db'")
+        return db
+    if not db:
+        raise click.BadParameter("an empty store path", param_hint="'--db'")
+    return Path(db)
+
+
+def db_path(ctx: click.Context) -> str | Path:
+    """The store chosen with ``--db`` / ``POOLTOOL_DB``: a file path, or a PostgreSQL URL."""
+    return ctx.find_root().obj  # type: ignore[no-any-return]
+
+
+def store_exists(address: str | Path) -> bool:
+    """Whether there is a store to open at ``address`` (a PostgreSQL URL is tried)."""
+    return not isinstance(address, Path) or address.is_file()
 
 
 def warn(message: str) -> None:
@@ -232,12 +261,13 @@ def progress(items: Iterable[T], description: str, total: int | None = None) -> 
             bar.advance(task)
 
 
-def say_if_store_busy(path: Path) -> None:
+def say_if_store_busy(path: str | Path) -> None:
     """Say on stderr, at once, when another process holds the store's write lock:
-    the command then waits for it up to ``BUSY_TIMEOUT_S`` seconds."""
+    the command then waits for it up to ``BUSY_TIMEOUT_S`` seconds (a SQLite store;
+    on PostgreSQL writers take turns within a transaction, without notice)."""
     from pooltool.store.store import BUSY_TIMEOUT_S, write_lock_held
 
-    if write_lock_held(path):
+    if isinstance(path, Path) and write_lock_held(path):
         warn(f"another process is writing to {path}: waiting for it up to "
              f"{BUSY_TIMEOUT_S:.0f} s ...")
 

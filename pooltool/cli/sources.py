@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, ContextManager
 import click
 import pandas as pd
 
-from pooltool.cli.group import db_path, open_store, warn
+from pooltool.cli.group import db_path, open_store, store_exists, warn
 from pooltool.errors import DuplicateRunTag, StoreError, UnknownRun, UnknownVersion
 from pooltool.formats.qrels import read_qrels
 from pooltool.formats.run import read_run
@@ -58,7 +58,7 @@ def load_qrels(ctx: click.Context, spec: str, policy: str = "latest") -> pd.Data
 
 def _is_stored_version(ctx: click.Context, name: str) -> bool:
     path = db_path(ctx)
-    if "/" in name or not path.is_file():
+    if "/" in name or not store_exists(path):
         return False
     from pooltool.store import JudgmentStore  # only with a store: sqlite-utils costs start-up
 
@@ -143,7 +143,7 @@ def check_run_names(ctx: click.Context, specs: Sequence[str]) -> None:
 
     bare = [spec for spec in specs if "/" not in spec and Path(spec).is_file()]
     path = db_path(ctx)
-    if not bare or not path.is_file():
+    if not bare or not store_exists(path):
         return
     try:
         with JudgmentStore.open(path) as store:
@@ -175,7 +175,7 @@ def _store_for(ctx: click.Context, tags: list[str]) -> ContextManager[JudgmentSt
     if not tags:
         return nullcontext()
     path = db_path(ctx)
-    if not path.exists():
+    if not store_exists(path):
         raise UnknownRun(
             f"{tags[0]!r} is not a file, and there is no store at {path} (set --db or POOLTOOL_DB)"
         )

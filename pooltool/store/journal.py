@@ -366,10 +366,10 @@ def replay_abandoned(store: JudgmentStore, timeout_s: float = 5.0) -> JournalRep
     :raises sqlite3.OperationalError: a write refused for a reason other than a busy
         store (e.g. a read-only store: callers say so and go on reading).
     """
-    if store.path is None:
+    if store.journal_base is None:
         return JournalReplay(0, {})
     replayed, waiting = 0, {}
-    for path in journals(store.path):
+    for path in journals(store.journal_base):
         if process_alive(journal_pid(path)):
             continue
         queue = WriteQueue(store)

@@ -148,6 +148,15 @@ def pending(db: Database) -> list[str]:
     return [migration.name for migration in migrations.pending(db)]
 
 
+def names() -> list[str]:
+    """Every migration's name, oldest first: the schema a new store gets.
+
+    ``pooltool/store/postgresql.sql`` is the schema they reach, for PostgreSQL;
+    a migration added after it needs its PostgreSQL statements too.
+    """
+    return [migration.name for migration in migrations._migrations]
+
+
 SCHEMA_V2_JUDGING = """
 CREATE TABLE assignments (
     topic TEXT NOT NULL,

@@ -61,6 +61,13 @@ from pooltool.store.claims import ClaimTable
 from pooltool.store.judged import JudgedRules
 from pooltool.store.judgments import JudgmentLog
 from pooltool.store.pools import PoolTables
+from pooltool.store.postgresql import (
+    PostgresConnection,
+    is_postgresql_url,
+    journal_base,
+    open_store_database,
+    shown_url,
+)
 from pooltool.store.provenance import file_sha256, utc_now
 from pooltool.store.samples import SampleTables
 from pooltool.store.topic_check import OnUnknownTopics, UnknownTopics, check_topics
@@ -119,19 +126,25 @@ class JudgmentStore(JudgmentLog, JudgedRules, PoolTables, ClaimTable, SampleTabl
     :raises StoreError: ``read_only`` and the schema is older than this pooltool's.
     """
 
-    def __init__(self, conn: sqlite3.Connection, path: Path | None = None,
+    def __init__(self, conn: sqlite3.Connection | PostgresConnection, path: Path | None = None,
                  read_only: bool = False) -> None:
         self.path = path
-        self.conn = conn
-        self.db = Database(conn)
+        self.conn = conn  # type: ignore[assignment]  # a PostgresConnection speaks as sqlite3's
         self.read_only = read_only
+        if isinstance(conn, PostgresConnection):
+            self.engine = "postgresql"
+            self.address = shown_url(conn.url)
+            return
+        self.engine = "sqlite"
+        self.address = str(path or ":memory:")
+        db = Database(conn)
         if path is not None and not read_only:
-            self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.execute("PRAGMA foreign_keys=ON")
+            db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA foreign_keys=ON")
         if read_only:
-            _check_schema_is_current(self.db, path)
+            _check_schema_is_current(db, path)
         else:
-            migrations.apply(self.db)
+            migrations.apply(db)
 
     @classmethod
     def open(cls, path: str | Path, create: bool = False) -> JudgmentStore:
@@ -155,7 +168,13 @@ class JudgmentStore(JudgmentLog, JudgedRules, PoolTables, ClaimTable, SampleTabl
             application's database; or it cannot be written and cannot be read
             without writing (the message says why).
         :raises StoreWriteFailed: ``create`` and the store cannot be written.
+
+        ``path`` may also be a PostgreSQL URL (``postgresql://USER@HOST:PORT/DB``):
+        the store is then that database (see :mod:`pooltool.store.postgresql`; with
+        ``create``, an empty database gets the schema).
         """
+        if is_postgresql_url(path):
+            return cls(open_store_database(str(path), create, utc_now()))
         path = Path(path)
         if not create and not path.exists():
             raise StoreError(
@@ -211,6 +230,15 @@ class JudgmentStore(JudgmentLog, JudgedRules, PoolTables, ClaimTable, SampleTabl
         """A new store in memory (for tests and one-off analyses)."""
         return cls(sqlite3.connect(":memory:"))
 
+    @property
+    def journal_base(self) -> Path | None:
+        """The name judging apps' journals of waiting writes go beside
+        (:mod:`pooltool.store.journal`): the store file, a local name for a PostgreSQL
+        store (:func:`~pooltool.store.postgresql.journal_base`), ``None`` in memory."""
+        if isinstance(self.conn, PostgresConnection):
+            return journal_base(self.conn.url)
+        return self.path
+
     def close(self) -> None:
         """Close the connection (everything is already committed)."""
         self.conn.close()
@@ -241,13 +269,13 @@ class JudgmentStore(JudgmentLog, JudgedRules, PoolTables, ClaimTable, SampleTabl
             raise StoreWriteFailed(f"{self.path}: the store can be read but not written "
                                    f"(read-only file or folder); nothing was {what}")
         try:
-            self.conn.execute("BEGIN IMMEDIATE")
+            self._begin_write()
             try:
                 yield self.conn
-                self.conn.execute("COMMIT")
+                self.conn.commit()
             except BaseException:
                 if self.conn.in_transaction:
-                    self.conn.execute("ROLLBACK")
+                    self.conn.rollback()
                 raise
         except sqlite3.OperationalError as exc:
             failure = _write_failure(exc, self.path, what)
@@ -255,14 +283,29 @@ class JudgmentStore(JudgmentLog, JudgedRules, PoolTables, ClaimTable, SampleTabl
                 raise
             raise failure from exc
 
+    def _begin_write(self) -> None:
+        """Open a write transaction holding the store's write lock (waiting for it)."""
+        if isinstance(self.conn, PostgresConnection):
+            self.conn.begin_write()
+        else:
+            self.conn.execute("BEGIN IMMEDIATE")
+
     def set_busy_timeout(self, ms: int) -> None:
         """How long this connection waits for another writer's lock, in milliseconds
         (default :data:`BUSY_TIMEOUT_S`)."""
-        self.conn.execute(f"PRAGMA busy_timeout = {int(ms)}")
+        if isinstance(self.conn, PostgresConnection):
+            self.conn.lock_timeout_ms = int(ms)
+        else:
+            self.conn.execute(f"PRAGMA busy_timeout = {int(ms)}")
 
     def query(self, sql: str, params: Iterable[Any] | dict[str, Any] = ()) -> pd.DataFrame:
         """Run a read-only SQL query and return the rows as a DataFrame (for the store's
         own modules: SQL against the store's tables lives in :mod:`pooltool.store`)."""
+        if isinstance(self.conn, PostgresConnection):
+            cursor = self.conn.execute(sql, params)
+            columns = [column.name for column in cursor.description or []]
+            return pd.DataFrame.from_records(cursor.fetchall(), columns=columns,
+                                             coerce_float=True)
         return pd.read_sql_query(sql, self.conn, params=params)
 
     # -- settings -----------------------------------------------------------

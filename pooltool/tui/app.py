@@ -63,10 +63,10 @@ class JudgeApp(App[None]):
         super().__init__()
         self.store, self.assessor, self.requested = store, assessor, topics
         self.open_topic, self.order, self.seed, self.pool = open_topic, order, seed, pool
-        journal = None if store.path is None else journal_path(store.path, assessor)
+        base = store.journal_base
+        journal = None if base is None else journal_path(base, assessor)
         self.writes = WriteQueue(store, journal)
-        self.recovered = 0 if store.path is None else self.writes.recover(
-            journals(store.path, assessor))
+        self.recovered = 0 if base is None else self.writes.recover(journals(base, assessor))
         self.scale = store.grade_scale()
         self.show_runs = bool(store.setting("show_runs", False))
         self.require_end = bool(store.setting("require_end", False))

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from pooltool.errors import InvalidArgument, PooltoolError
 from pooltool.store import DEFAULT_POOL
+from pooltool.store.postgresql import is_postgresql_url
 
 LOOPBACK = "127.0.0.1"
 NAME_MAX = 64
@@ -51,7 +52,8 @@ def app_command(db: str | Path, assessor: str, topics: Sequence[str] = (),
                 order: str = "docno", seed: int = 0, pool: str = DEFAULT_POOL) -> str:
     """The shell command that runs one judging app (what each browser tab runs);
     every argument is quoted, the name given as ``--assessor=NAME``."""
-    args = [sys.executable, "-m", "pooltool.tui", "--db", str(Path(db).resolve()),
+    where = db if is_postgresql_url(db) else str(Path(db).resolve())
+    args = [sys.executable, "-m", "pooltool.tui", "--db", str(where),
             f"--assessor={assessor}", "--order", order, "--seed", str(seed), "--pool", pool]
     for topic in topics:
         args += ["--topic", topic]

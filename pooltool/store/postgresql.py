@@ -1,0 +1,375 @@
+"""The store on a PostgreSQL server: a connection that speaks to the store's modules
+as :mod:`sqlite3` does.
+
+The store's SQL is written once, in SQLite's dialect. :func:`postgresql_sql`
+rewrites a statement for PostgreSQL (placeholders ``?`` and ``:name``,
+``INSERT OR IGNORE``, ``group_concat``, ``json_each``); :class:`PostgresConnection`
+wraps a psycopg 3 connection with the part of :class:`sqlite3.Connection` the
+store uses (``execute``, ``executemany``, ``in_transaction``, ``total_changes``,
+a cursor's ``lastrowid``), and raises :mod:`sqlite3`'s error classes, so the
+store's error handling is one for both engines:
+
+* a refused write (an append-only trigger, a unique or foreign key) is
+  :class:`sqlite3.IntegrityError`;
+* waiting longer than the lock timeout for another writer is
+  :class:`sqlite3.OperationalError` ``"database is locked ..."`` (as SQLite's busy
+  store);
+* a role that may not write a table is :class:`~pooltool.errors.StoreWriteFailed`;
+* a lost or refused connection is :class:`~pooltool.errors.StoreError`.
+
+Connection details come from the URL and libpq's usual sources (``PGPASSWORD``,
+``~/.pgpass``, ``PGSSLMODE``, service files): a password is never asked for on the
+command line. libpq's default ``sslmode=prefer`` uses TLS when the server offers it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sqlite3
+from collections.abc import Iterable, Iterator, Sequence
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+from pooltool.errors import StoreError, StoreWriteFailed
+
+URL_SCHEMES = ("postgresql://", "postgres://")
+
+WRITE_LOCK_KEY = 7_001_002_003
+"""The advisory lock every write transaction takes first: writers take turns, as on
+SQLite, so claims and judgments never race and no deadlock reaches an assessor."""
+
+# Tables whose integer id the database assigns (a cursor's ``lastrowid``).
+_IDENTITY_COLUMNS = {
+    "imports": "import_id", "runs": "run_id", "pools": "pool_id", "pool_rounds": "round_id",
+    "judgments": "judgment_id", "guidelines": "guideline_id", "assessor_kinds": "kind_id",
+    "samples": "sample_id",
+}
+
+
+def is_postgresql_url(address: object) -> bool:
+    """Whether a ``--db`` value names a PostgreSQL store (``postgresql://...``)."""
+    return isinstance(address, str) and address.startswith(URL_SCHEMES)
+
+
+def shown_url(url: str) -> str:
+    """``url`` with any password replaced by ``***`` (for messages and logs)."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    netloc = parts.netloc.replace(f":{parts.password}@", ":***@", 1)
+    return urlunsplit(parts._replace(netloc=netloc))
+
+
+SCHEMA_MIGRATIONS = (
+    "m001_initial", "m002_judging_ui", "m003_durable_ui", "m004_run_history", "m005_samples",
+    "m006_assessor_kinds", "m008_claims", "m009_active_time", "m010_guidelines",
+    "m011_adaptive_pools", "m012_sample_growth", "m013_run_columns",
+)
+"""The SQLite migrations whose schema ``pooltool/store/postgresql.sql`` is (a test
+checks this equals :func:`pooltool.store.migrations.names`)."""
+
+
+def schema_script() -> str:
+    """The PostgreSQL schema (``pooltool/store/postgresql.sql``) as one script."""
+    return resources.files("pooltool.store").joinpath("postgresql.sql").read_text("utf-8")
+
+
+def open_store_database(url: str, create: bool, now: str) -> PostgresConnection:
+    """Connect to the PostgreSQL database at ``url`` and make sure it is a current
+    pooltool store: an empty database gets the schema (with ``create``), in one
+    transaction.
+
+    :param now: the UTC time (ISO 8601) recorded for the schema's migrations.
+    :raises StoreError: the server cannot be reached or refuses the login; the
+        database is empty (and not ``create``), holds another application's tables,
+        or is a pooltool store of another schema version.
+    """
+    conn = PostgresConnection(url)
+    try:
+        tables = [r[0] for r in conn.execute(
+            "SELECT table_name FROM information_schema.tables "
+            "WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'")]
+        if not tables and not create:
+            raise StoreError(f"{shown_url(url)} is an empty database, not a pooltool store: "
+                             f"create one with 'pooltool --db {shown_url(url)} init'")
+        if not tables:
+            conn.begin_write()
+            conn.executescript(schema_script())
+            conn.executemany("INSERT INTO pooltool_migrations(name, applied_at) VALUES (?, ?)",
+                             [(name, now) for name in SCHEMA_MIGRATIONS])
+            conn.commit()
+        elif "pooltool_migrations" not in tables:
+            shown = ", ".join(sorted(tables)[:5]) + (", ..." if len(tables) > 5 else "")
+            raise StoreError(f"{shown_url(url)} is a database of something else (tables: "
+                             f"{shown}), not a pooltool store; pooltool will not write into it")
+        else:
+            _check_schema_version(conn, url)
+    except BaseException:
+        if conn.in_transaction:
+            conn.rollback()
+        conn.close()
+        raise
+    return conn
+
+
+def _check_schema_version(conn: PostgresConnection, url: str) -> None:
+    applied = {r[0] for r in conn.execute("SELECT name FROM pooltool_migrations")}
+    if applied != set(SCHEMA_MIGRATIONS):
+        newer = sorted(applied - set(SCHEMA_MIGRATIONS))
+        raise StoreError(
+            f"{shown_url(url)}: the store's schema is not this pooltool's "
+            + (f"(it has {', '.join(newer)}: made by a newer pooltool)" if newer else
+               f"(it lacks {', '.join(sorted(set(SCHEMA_MIGRATIONS) - applied))})"))
+
+
+def journal_base(url: str) -> Path:
+    """Where judging apps on this machine keep the journals of writes waiting for a
+    PostgreSQL store (:mod:`pooltool.store.journal`): a name for the server, database
+    and user under ``$XDG_STATE_HOME/pooltool`` (default ``~/.local/state/pooltool``).
+    A journal is replayed by the next pooltool command run on this machine."""
+    parts = urlsplit(url)
+    name = "_".join(str(p) for p in (parts.hostname or "local", parts.port or 5432,
+                                     parts.path.lstrip("/") or "db", parts.username or "user"))
+    state = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    folder = Path(state) / "pooltool"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder / ("postgresql-" + re.sub(r"[^A-Za-z0-9_.-]", "_", name))
+
+
+# -- SQL ------------------------------------------------------------------------------
+
+_TOKENS = re.compile(r"""
+    (?P<quoted>'(?:[^']|'')*'|"(?:[^"]|"")*")
+  | (?P<named>(?<!:):(?P<name>[A-Za-z_]\w*))
+  | (?P<param>\?)
+  | (?P<percent>%)
+  | (?P<other>[^'"?:%]+|:)
+""", re.VERBOSE)
+
+
+@lru_cache(maxsize=1024)
+def postgresql_sql(sql: str) -> str:
+    """A store statement in SQLite's dialect, rewritten for PostgreSQL.
+
+    ``?`` becomes ``%s`` and ``:name`` becomes ``%(name)s`` (psycopg's
+    placeholders), a literal ``%`` becomes ``%%``; ``INSERT OR IGNORE INTO`` becomes
+    ``INSERT INTO ... ON CONFLICT DO NOTHING``; ``group_concat(x, sep)`` becomes
+    ``string_agg(CAST(x AS TEXT), sep)``; ``json_each(x)`` (a JSON list, read as
+    ``SELECT value FROM json_each(x)``) becomes
+    ``jsonb_array_elements_text(CAST(x AS jsonb)) AS value``. Text inside quotes is
+    left alone (but for ``%``).
+    """
+    out = []
+    for match in _TOKENS.finditer(sql):
+        if match["quoted"]:
+            out.append(match["quoted"].replace("%", "%%"))
+        elif match["named"]:
+            out.append(f"%({match['name']})s")
+        elif match["param"]:
+            out.append("%s")
+        elif match["percent"]:
+            out.append("%%")
+        else:
+            out.append(match["other"])
+    text = "".join(out)
+    text = _rewrite_calls(text, "group_concat", _string_agg)
+    text = _rewrite_calls(text, "json_each", _json_elements)
+    if re.match(r"\s*INSERT\s+OR\s+IGNORE\s+INTO\b", text, re.IGNORECASE):
+        text = re.sub(r"^\s*INSERT\s+OR\s+IGNORE\s+INTO", "INSERT INTO", text,
+                      flags=re.IGNORECASE) + " ON CONFLICT DO NOTHING"
+    return text
+
+
+def _rewrite_calls(sql: str, function: str, rewrite: Any) -> str:
+    """Replace every call ``function(args)`` (case-insensitive) by ``rewrite(args)``."""
+    pattern = re.compile(rf"\b{function}\s*\(", re.IGNORECASE)
+    while (match := pattern.search(sql)) is not None:
+        start, depth, end = match.end(), 1, match.end()
+        while depth:
+            depth += {"(": 1, ")": -1}.get(sql[end], 0)
+            end += 1
+        sql = sql[:match.start()] + rewrite(_split_arguments(sql[start:end - 1])) + sql[end:]
+    return sql
+
+
+def _split_arguments(text: str) -> list[str]:
+    """A call's arguments, split on the commas outside parentheses and quotes."""
+    arguments, depth, quote, current = [], 0, "", []
+    for char in text:
+        if quote:
+            quote = "" if char == quote else quote
+        elif char in "'\"":
+            quote = char
+        elif char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+        elif char == "," and depth == 0:
+            arguments.append("".join(current).strip())
+            current = []
+            continue
+        current.append(char)
+    arguments.append("".join(current).strip())
+    return arguments
+
+
+def _string_agg(arguments: list[str]) -> str:
+    separator = arguments[1] if len(arguments) > 1 else "','"
+    return f"string_agg(CAST({arguments[0]} AS TEXT), {separator})"
+
+
+def _json_elements(arguments: list[str]) -> str:
+    return f"jsonb_array_elements_text(CAST({arguments[0]} AS jsonb)) AS value"
+
+
+# -- connection -----------------------------------------------------------------------
+
+class PostgresCursor:
+    """The part of :class:`sqlite3.Cursor` the store reads: rows, ``lastrowid``,
+    ``rowcount`` and ``description``."""
+
+    def __init__(self, rows: list[tuple[Any, ...]], description: Sequence[Any] | None,
+                 lastrowid: int | None, rowcount: int) -> None:
+        self._rows = rows
+        self._next = 0
+        self.description = description
+        self.lastrowid = lastrowid
+        self.rowcount = rowcount
+
+    def fetchone(self) -> tuple[Any, ...] | None:
+        rows = self.fetchmany(1)
+        return rows[0] if rows else None
+
+    def fetchmany(self, size: int = 1) -> list[tuple[Any, ...]]:
+        rows = self._rows[self._next:self._next + size]
+        self._next += len(rows)
+        return rows
+
+    def fetchall(self) -> list[tuple[Any, ...]]:
+        return self.fetchmany(len(self._rows))
+
+    def __iter__(self) -> Iterator[tuple[Any, ...]]:
+        return iter(self.fetchall())
+
+
+class PostgresConnection:
+    """A psycopg 3 connection (autocommit: each statement outside
+    :meth:`begin_write` is its own transaction) behind the part of
+    :class:`sqlite3.Connection` the store uses."""
+
+    def __init__(self, url: str) -> None:
+        import psycopg  # imported only for PostgreSQL stores
+
+        self.url = url
+        self.total_changes = 0
+        self.lock_timeout_ms = 30_000
+        try:
+            self.raw = psycopg.connect(url, autocommit=True)
+        except psycopg.Error as exc:
+            raise StoreError(f"cannot reach the store at {shown_url(url)}: "
+                             f"{str(exc).strip()}") from exc
+
+    @property
+    def in_transaction(self) -> bool:
+        """Whether a transaction is open (as :attr:`sqlite3.Connection.in_transaction`)."""
+        from psycopg.pq import TransactionStatus
+
+        return bool(self.raw.info.transaction_status != TransactionStatus.IDLE)
+
+    def execute(self, sql: str, params: Iterable[Any] | dict[str, Any] = ()) -> PostgresCursor:
+        """Run one statement (SQLite dialect; see :func:`postgresql_sql`)."""
+        text, returning = self._statement(sql)
+        args: Any = params if isinstance(params, dict) else tuple(params)
+        with self._errors(), self.raw.cursor() as cursor:
+            cursor.execute(text, args)  # type: ignore[arg-type]
+            rows = cursor.fetchall() if cursor.description is not None else []
+            self.total_changes += max(cursor.rowcount, 0) if sql.lstrip()[:6].upper() in (
+                "INSERT", "UPDATE", "DELETE") else 0
+            lastrowid = int(rows[0][0]) if returning and rows else None
+            return PostgresCursor([] if returning else rows, cursor.description,
+                                  lastrowid, cursor.rowcount)
+
+    def executemany(self, sql: str, rows: Iterable[Iterable[Any]]) -> PostgresCursor:
+        """Run one statement for each parameter row."""
+        text, _ = self._statement(sql, returning=False)
+        with self._errors(), self.raw.cursor() as cursor:
+            cursor.executemany(text, [tuple(row) for row in rows])  # type: ignore[arg-type]
+            self.total_changes += max(cursor.rowcount, 0)
+            return PostgresCursor([], None, None, cursor.rowcount)
+
+    def executescript(self, script: str) -> None:
+        """Run a script of statements as written (PostgreSQL's dialect)."""
+        with self._errors():
+            self.raw.execute(script)  # type: ignore[arg-type]
+
+    def begin_write(self) -> None:
+        """Open a write transaction and wait (at most :attr:`lock_timeout_ms`) for the
+        store's write lock (:data:`WRITE_LOCK_KEY`)."""
+        with self._errors():
+            self.raw.execute("BEGIN")
+            self.raw.execute(f"SET LOCAL lock_timeout = {int(self.lock_timeout_ms)}")
+            self.raw.execute(f"SELECT pg_advisory_xact_lock({WRITE_LOCK_KEY})")
+
+    def commit(self) -> None:
+        with self._errors():
+            self.raw.execute("COMMIT")
+
+    def rollback(self) -> None:
+        with self._errors():
+            self.raw.execute("ROLLBACK")
+
+    def close(self) -> None:
+        self.raw.close()
+
+    def _statement(self, sql: str, returning: bool = True) -> tuple[str, bool]:
+        """The statement for PostgreSQL, with ``RETURNING id`` added to an insert into
+        a table whose id the database assigns (for ``lastrowid``)."""
+        text = postgresql_sql(sql)
+        if not returning:
+            return text, False
+        insert = re.match(r"\s*INSERT\s+INTO\s+(\w+)", text, re.IGNORECASE)
+        column = _IDENTITY_COLUMNS.get(insert[1].lower()) if insert else None
+        if column is None or re.search(r"\bRETURNING\b", text, re.IGNORECASE):
+            return text, False
+        return f"{text} RETURNING {column}", True
+
+    def _errors(self) -> _ErrorTranslation:
+        return _ErrorTranslation(self.url)
+
+
+class _ErrorTranslation:
+    """Raise psycopg's errors as the :mod:`sqlite3` (or pooltool) errors the store's
+    callers handle (see the module's docstring)."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
+                 traceback: object) -> bool:
+        import psycopg
+        from psycopg import errors
+
+        if exc is None or not isinstance(exc, psycopg.Error):
+            return False
+        message = (exc.diag.message_primary or str(exc)).strip()
+        if isinstance(exc, errors.LockNotAvailable):
+            raise sqlite3.OperationalError(f"database is locked ({message})") from exc
+        if isinstance(exc, errors.InsufficientPrivilege):
+            raise StoreWriteFailed(f"{shown_url(self.url)}: this role may not do that "
+                                   f"({message}); nothing was changed") from exc
+        if isinstance(exc, psycopg.IntegrityError):
+            raise sqlite3.IntegrityError(message) from exc
+        if isinstance(exc, psycopg.OperationalError):
+            raise StoreError(f"{shown_url(self.url)}: {message}") from exc
+        raise sqlite3.DatabaseError(message) from exc
+
+
+__all__ = ["PostgresConnection", "is_postgresql_url", "postgresql_sql", "schema_statements",
+           "shown_url"]
