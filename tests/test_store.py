@@ -216,9 +216,10 @@ def test_grade_scale(store: JudgmentStore) -> None:
         store.set_grade_scale([GradeLevel(0, "n", "no"), GradeLevel(1, "n", "yes")])
 
 
-def test_schema_file_matches_migrations(memory_store: JudgmentStore) -> None:
-    """schemas/store.sql is the schema a new store gets; regenerate it when migrations change."""
-    store = memory_store
+def test_schema_file_matches_migrations() -> None:
+    """schemas/store.sql is the schema a new SQLite store gets; regenerate it when
+    migrations change (PostgreSQL's: tests/test_store_postgresql.py)."""
+    store = JudgmentStore.memory()
     rows = store.conn.execute(
         "SELECT sql FROM sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%' "
         "ORDER BY type DESC, name").fetchall()

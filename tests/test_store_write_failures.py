@@ -92,7 +92,7 @@ def test_a_schema_upgrade_on_a_full_disk_changes_nothing(tmp_path: Path,
     tables = {r[0] for r in sqlite3.connect(path).execute("SELECT name FROM sqlite_master")}
     assert "runs" in tables and "run_retirements" not in tables
     with JudgmentStore.open(path) as store:  # with room, the upgrade goes through
-        assert migrations.pending(store.db) == []
+        assert migrations.pending(Database(store.conn)) == []
 
 
 @pytest.fixture

@@ -199,7 +199,7 @@ def store_address(db: str) -> str | Path:
 
 def db_path(ctx: click.Context) -> str | Path:
     """The store chosen with ``--db`` / ``POOLTOOL_DB``: a file path, or a PostgreSQL URL."""
-    return ctx.find_root().obj  # type: ignore[no-any-return]
+    return ctx.find_root().obj
 
 
 def store_exists(address: str | Path) -> bool:

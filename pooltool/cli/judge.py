@@ -130,7 +130,7 @@ def _mixed_queue(ctx: click.Context, pool_name: str, sample_name: str, order: st
     return mixed, "random", assessor_seed(seed, assessor)
 
 
-def _serve(db: Path, assessor: str | None, topics: tuple[str, ...], order: str, seed: int,
+def _serve(db: str | Path, assessor: str | None, topics: tuple[str, ...], order: str, seed: int,
            pool_name: str, host: str, port: int) -> None:
     """Check, then serve one judging app per browser tab (each tab names its assessor)."""
     from pooltool.tui.app import check_judgeable

@@ -179,7 +179,8 @@ class PoolTables:
             "SELECT d.topic, d.docno, d.round_id, COUNT(h.run_id) AS runs, "
             "MIN(h.trec_rank) AS best_rank FROM pool_docs d LEFT JOIN pool_hits h "
             "ON h.pool_id = d.pool_id AND h.topic = d.topic AND h.docno = d.docno "
-            f"WHERE d.pool_id = ? {only}GROUP BY d.topic, d.docno ORDER BY d.topic, d.docno",
+            f"WHERE d.pool_id = ? {only}GROUP BY d.topic, d.docno, d.round_id "
+            "ORDER BY d.topic, d.docno",
             params)
 
     def topic_pool_docs(self, topic: str, pool: str = DEFAULT_POOL) -> list[tuple[str, int | None]]:

@@ -28,6 +28,7 @@ import os
 import re
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
@@ -198,7 +199,9 @@ def _rewrite_calls(sql: str, function: str, rewrite: Any) -> str:
 
 def _split_arguments(text: str) -> list[str]:
     """A call's arguments, split on the commas outside parentheses and quotes."""
-    arguments, depth, quote, current = [], 0, "", []
+    arguments: list[str] = []
+    current: list[str] = []
+    depth, quote = 0, ""
     for char in text:
         if quote:
             quote = "" if char == quote else quote
@@ -285,7 +288,7 @@ class PostgresConnection:
         text, returning = self._statement(sql)
         args: Any = params if isinstance(params, dict) else tuple(params)
         with self._errors(), self.raw.cursor() as cursor:
-            cursor.execute(text, args)  # type: ignore[arg-type]
+            cursor.execute(text, args)
             rows = cursor.fetchall() if cursor.description is not None else []
             self.total_changes += max(cursor.rowcount, 0) if sql.lstrip()[:6].upper() in (
                 "INSERT", "UPDATE", "DELETE") else 0
@@ -297,14 +300,14 @@ class PostgresConnection:
         """Run one statement for each parameter row."""
         text, _ = self._statement(sql, returning=False)
         with self._errors(), self.raw.cursor() as cursor:
-            cursor.executemany(text, [tuple(row) for row in rows])  # type: ignore[arg-type]
+            cursor.executemany(text, [tuple(row) for row in rows])
             self.total_changes += max(cursor.rowcount, 0)
             return PostgresCursor([], None, None, cursor.rowcount)
 
     def executescript(self, script: str) -> None:
         """Run a script of statements as written (PostgreSQL's dialect)."""
         with self._errors():
-            self.raw.execute(script)  # type: ignore[arg-type]
+            self.raw.execute(script)
 
     def begin_write(self) -> None:
         """Open a write transaction and wait (at most :attr:`lock_timeout_ms`) for the
@@ -337,39 +340,32 @@ class PostgresConnection:
             return text, False
         return f"{text} RETURNING {column}", True
 
-    def _errors(self) -> _ErrorTranslation:
-        return _ErrorTranslation(self.url)
+    def _errors(self) -> AbstractContextManager[None]:
+        return _sqlite_errors(self.url)
 
 
-class _ErrorTranslation:
+@contextmanager
+def _sqlite_errors(url: str) -> Iterator[None]:
     """Raise psycopg's errors as the :mod:`sqlite3` (or pooltool) errors the store's
     callers handle (see the module's docstring)."""
+    import psycopg
+    from psycopg import errors
 
-    def __init__(self, url: str) -> None:
-        self.url = url
-
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
-                 traceback: object) -> bool:
-        import psycopg
-        from psycopg import errors
-
-        if exc is None or not isinstance(exc, psycopg.Error):
-            return False
+    try:
+        yield
+    except psycopg.Error as exc:
         message = (exc.diag.message_primary or str(exc)).strip()
         if isinstance(exc, errors.LockNotAvailable):
             raise sqlite3.OperationalError(f"database is locked ({message})") from exc
         if isinstance(exc, errors.InsufficientPrivilege):
-            raise StoreWriteFailed(f"{shown_url(self.url)}: this role may not do that "
+            raise StoreWriteFailed(f"{shown_url(url)}: this role may not do that "
                                    f"({message}); nothing was changed") from exc
         if isinstance(exc, psycopg.IntegrityError):
             raise sqlite3.IntegrityError(message) from exc
         if isinstance(exc, psycopg.OperationalError):
-            raise StoreError(f"{shown_url(self.url)}: {message}") from exc
+            raise StoreError(f"{shown_url(url)}: {message}") from exc
         raise sqlite3.DatabaseError(message) from exc
 
 
-__all__ = ["PostgresConnection", "is_postgresql_url", "postgresql_sql", "schema_statements",
+__all__ = ["PostgresConnection", "is_postgresql_url", "open_store_database", "postgresql_sql",
            "shown_url"]

@@ -123,7 +123,7 @@ def last_topic(store: JudgmentStore, assessor: str, topics: list[str] | None = N
         " UNION ALL SELECT topic, skipped_at FROM skip_marks WHERE assessor = :a"
         " UNION ALL SELECT topic, updated_at FROM note_drafts WHERE assessor = :a"
         " UNION ALL SELECT topic, updated_at FROM scan_terms WHERE assessor = :a"
-        ") GROUP BY topic", {"a": assessor}).fetchall()
+        ") AS activity GROUP BY topic", {"a": assessor}).fetchall()
     allowed = None if topics is None else set(topics)
     used = [(at, topic) for topic, at in rows if allowed is None or topic in allowed]
     return str(max(used)[1]) if used else None
