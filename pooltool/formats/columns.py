@@ -94,7 +94,7 @@ def _parse(data: bytes, separator: bytes, names: Sequence[str],
 def _has_empty(column: pa.ChunkedArray) -> bool:
     """Whether a text column holds an empty string (typed columns refuse empty fields)."""
     if pa.types.is_dictionary(column.type):
-        return any(pc.any(pc.equal(chunk.dictionary, "")).as_py() for chunk in column.chunks)
+        return any(pc.min(pc.binary_length(chunk.dictionary)).as_py() == 0 for chunk in column.chunks)
     if pa.types.is_string(column.type):
         return column.null_count > 0 or pc.min(pc.binary_length(column)).as_py() == 0
     return column.null_count > 0
