@@ -184,19 +184,20 @@ _TYPES = {"topic": pa.string(), "docno": pa.string(), "rank": pa.string(), "scor
 _LABELS = ("topic", "run_tag")  # few distinct values: dictionary-encoded once read
 
 
-def read_run_table(source: Source) -> pa.Table | None:
+def read_run_table(source: Source, threads: bool = True) -> pa.Table | None:
     """The lines of a plain run file as Arrow columns, when the fast reader can vouch for them.
 
     :param source: a path; anything else (text, a stream, a ``.gz`` file, a
         missing file) gives ``None``.
+    :param threads: see :func:`pooltool.formats.columns.read_columns`.
     :returns: see :func:`run_table`.
     """
     refuse_byte_order_mark(source)
     data = plain_file_bytes(source)
-    return None if data is None else run_table(data)
+    return None if data is None else run_table(data, threads)
 
 
-def run_table(data: bytes) -> pa.Table | None:
+def run_table(data: bytes, threads: bool = True) -> pa.Table | None:
     """Run lines read by :func:`pooltool.formats.columns.read_columns`, or ``None`` to read
     them with :func:`iter_run_entries` instead (which then gives the same values or the error).
 
@@ -208,7 +209,7 @@ def run_table(data: bytes) -> pa.Table | None:
         rank ``+1`` is fine for the line reader; it decides).
         Repeated docnos are not looked for.
     """
-    table = read_columns(data, _NAMES, _TYPES)
+    table = read_columns(data, _NAMES, _TYPES, threads)
     if table is None or pc.any(pc.is_nan(table["score"])).as_py():
         return None
     if not integers(table["rank"]):

@@ -311,14 +311,15 @@ def _map_files(
     paths: list[Path], index: QrelsIndex, options: RecallOptions, workers: int
 ) -> list[list[tuple[str, RunScores]]]:
     """Each file's runs scored, in file order; the first file's error in that order is raised."""
-    score = partial(_score_file, index=index, options=options)
+    score = partial(_score_file, index=index, options=options, threads=workers <= 1)
     if workers <= 1:
         return [score(path) for path in paths]
     with ThreadPoolExecutor(workers) as pool:
         return list(pool.map(score, paths))
 
 
-def _score_file(path: Path, index: QrelsIndex, options: RecallOptions) -> list[tuple[str, RunScores]]:
+def _score_file(path: Path, index: QrelsIndex, options: RecallOptions,
+                threads: bool = True) -> list[tuple[str, RunScores]]:
     """Read and score one file.
 
     Plain files take :func:`~pooltool.formats.run.read_run_table` and
@@ -326,19 +327,21 @@ def _score_file(path: Path, index: QrelsIndex, options: RecallOptions) -> list[t
     they decline, :func:`~pooltool.formats.run.read_run` (without its
     duplicate check: :func:`~pooltool.measures.per_topic.score_run` finds
     repeats on the codes it builds anyway). A repeated docno is named with
-    its line by reading the file again, strictly.
+    its line by reading the file again, strictly. ``threads``: let Arrow read the
+    file in its threads (when files are not read several at once).
 
     :raises FormatError: a malformed line, named with its file and line.
     """
     try:
-        return _score_table(path, index, options)
+        return _score_table(path, index, options, threads)
     except DuplicateDocno:
         read_run(path)  # raises the FormatError naming the line
         raise
 
 
-def _score_table(path: Path, index: QrelsIndex, options: RecallOptions) -> list[tuple[str, RunScores]]:
-    table = read_run_table(path)
+def _score_table(path: Path, index: QrelsIndex, options: RecallOptions,
+                 threads: bool) -> list[tuple[str, RunScores]]:
+    table = read_run_table(path, threads)
     if table is None:
         return _score_frame(read_run(path, check_duplicates=False), index, options)
     return _score_arrow(table, index, options)
