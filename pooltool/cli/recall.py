@@ -6,6 +6,7 @@ In Python: :func:`pooltool.measures.evaluate_recall` and
 
 from __future__ import annotations
 
+import os
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -125,6 +126,7 @@ def recall(ctx: click.Context, runs: tuple[str, ...], qrels_file: Path | None, v
     """
     if (qrels_file is None) == (version is None and policy is None):
         raise click.UsageError("give exactly one of --qrels FILE or --version NAME / --policy")
+    _use_system_allocator()
     if sample_name is not None and fmt == "trec":
         raise click.UsageError("--estimate has no trec_eval layout: use --format table, csv, "
                                "tsv, json or jsonl")
@@ -152,6 +154,20 @@ def recall(ctx: click.Context, runs: tuple[str, ...], qrels_file: Path | None, v
         from pooltool.measures.plot import plot_recall
 
         warn(f"plot written: {plot_recall(result, plot)}")
+
+
+def _use_system_allocator() -> None:
+    """Give Arrow the C library's allocator, unless ``ARROW_DEFAULT_MEMORY_POOL`` names one.
+
+    pyarrow's default (mimalloc) asks the kernel for transparent huge pages,
+    and zeroing them on first touch took a quarter of the CPU time of recall
+    on the 15 TREC-COVID runs; with the system allocator recall took 0.79x the
+    CPU time there (peak 94 MiB against 154) and 0.9x on 250,000-line runs.
+    """
+    if "ARROW_DEFAULT_MEMORY_POOL" not in os.environ:
+        import pyarrow as pa
+
+        pa.set_memory_pool(pa.system_memory_pool())
 
 
 def _source(version: str | None, policy: str) -> str:
