@@ -46,8 +46,8 @@ def recall_document(
             }
             for tag in result.run_tags
         ],
-        "summary": records(result.summary),
+        "summary": records(result.summary_columns),
     }
     if per_topic:
-        document["per_topic"] = records(result.per_topic)
+        document["per_topic"] = records(result.per_topic_columns)
     return document

@@ -10,12 +10,16 @@ same order as ``strcmp`` on the bytes. NIST pooled TREC-COVID in this order
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from pooltool.errors import InvalidArgument
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def order_run(frame: pd.DataFrame) -> pd.DataFrame:
@@ -54,6 +58,8 @@ def _trec_order(frame: pd.DataFrame, keys: list[str]) -> tuple[np.ndarray, np.nd
     no ``topic`` key, no rows, a score that is not float64 or has a NaN,
     key or docno columns that are not plain strings or integers.
     """
+    import pandas as pd  # a DataFrame was given: pandas is loaded
+
     if "topic" not in keys or len(frame) == 0 or "score" not in frame or "docno" not in frame:
         return None
     score = frame["score"]
@@ -111,6 +117,8 @@ def _order_codes(values: np.ndarray) -> np.ndarray:
     NUL, so ``"a"`` and ``"a\\0"`` would compare equal); anything else through
     ``pd.factorize``.
     """
+    import pandas as pd  # called on a DataFrame's columns: pandas is loaded
+
     if values.dtype == object and len(values):
         lengths = np.fromiter(map(len, values), dtype=np.int64, count=len(values))
         if lengths.max() <= _MAX_FIXED_WIDTH:
@@ -127,6 +135,8 @@ def _sortable(column: pd.Series) -> np.ndarray | None:
     """The column as a numpy array that numpy and ``pd.factorize`` order as pandas'
     sort orders the column, or ``None`` (not sure): numpy integers, or plain ``str``
     values (object dtype, or pandas' python-backed string dtype)."""
+    import pandas as pd  # a Series was given: pandas is loaded
+
     dtype = column.dtype
     if isinstance(dtype, np.dtype) and dtype.kind in "iu":
         return column.to_numpy()

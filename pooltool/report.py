@@ -1,4 +1,4 @@
-"""Writing results: DataFrame -> table, CSV, TSV, JSON or JSONL.
+"""Writing results: DataFrame or columns -> table, CSV, TSV, JSON or JSONL.
 
 Data goes to stdout (or the stream given); messages and warnings go to
 stderr, so output can be piped. ``table`` is for people (rich), the others
@@ -10,23 +10,34 @@ the columns do not fit, a command's compact column set is shown (the hidden
 ones are named on stderr); what still does not fit is split into several
 tables, each repeating the key columns (run tag, topic, k). The choice can be
 forced with :data:`COLUMN_CHOICE` (the CLI's ``--columns`` / ``--all-columns``).
+
+Rows come as a DataFrame or as :data:`Columns` (name -> numpy array, what the
+measures give), which are written without importing pandas, each format as
+pandas writes the same columns.
 """
 
 from __future__ import annotations
 
+import csv
 import json
 import math
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any, Union
 
 if TYPE_CHECKING:
+    import numpy as np
     import pandas as pd
 
 from pooltool.errors import InvalidArgument
+
+#: Rows as columns: name -> values (numpy arrays of one length), in column order.
+Columns = Mapping[str, "np.ndarray"]
+#: What the writers take: a DataFrame (its index is not written) or :data:`Columns`.
+Rows = Union["pd.DataFrame", Columns]
 
 FORMATS = ("table", "csv", "tsv", "json", "jsonl")
 #: Columns that identify a row; leading ones are repeated in every part of a split table.
@@ -52,12 +63,13 @@ COLUMN_CHOICE: ContextVar[ColumnChoice] = ContextVar(
     "COLUMN_CHOICE", default=ColumnChoice())  # noqa: B039  frozen, so never changed
 
 
-def emit(frame: pd.DataFrame, fmt: str = "table", stream: IO[str] | None = None,
+def emit(frame: Rows, fmt: str = "table", stream: IO[str] | None = None,
          title: str | None = None, shown: Sequence[str] | None = None,
          compact: Sequence[str] | None = None, decimals: dict[str, int] | None = None) -> None:
     """Write ``frame`` to ``stream`` (stdout by default) in format ``fmt``.
 
-    :param frame: the rows to write; the index is not written.
+    :param frame: the rows to write: a DataFrame (the index is not written) or
+        :data:`Columns`.
     :param fmt: one of :data:`FORMATS`.
     :param title: a caption for ``table`` output (ignored by other formats).
     :param shown: the columns a table shows by default (default: all); the
@@ -71,9 +83,13 @@ def emit(frame: pd.DataFrame, fmt: str = "table", stream: IO[str] | None = None,
     if fmt == "table":
         width, places = table_width(out), decimals or {}
         columns = _choose_columns(frame, shown, compact, width, places)
-        write_table(frame[columns], out, title, width, places)
+        write_table(_select(frame, columns), out, title, width, places)
     elif fmt in ("csv", "tsv"):
-        frame.to_csv(out, index=False, sep="," if fmt == "csv" else "\t", lineterminator="\n")
+        separator = "," if fmt == "csv" else "\t"
+        if isinstance(frame, Mapping):
+            _write_csv(frame, out, separator)
+        else:
+            frame.to_csv(out, index=False, sep=separator, lineterminator="\n")
     elif fmt == "json":
         emit_json(records(frame), out)
     elif fmt == "jsonl":
@@ -83,9 +99,47 @@ def emit(frame: pd.DataFrame, fmt: str = "table", stream: IO[str] | None = None,
         raise InvalidArgument(f"unknown output format {fmt!r}; choose one of {', '.join(FORMATS)}")
 
 
-def records(frame: pd.DataFrame) -> list[dict[str, Any]]:
+def records(frame: Rows) -> list[dict[str, Any]]:
     """The rows of ``frame`` as JSON-ready dicts (numpy scalars made plain, NaN made null)."""
+    if isinstance(frame, Mapping):
+        values = {name: column.tolist() for name, column in frame.items()}
+        return [{name: plain(column[row]) for name, column in values.items()}
+                for row in range(_length(frame))]
     return [{k: plain(v) for k, v in row.items()} for row in frame.to_dict(orient="records")]
+
+
+def _length(columns: Columns) -> int:
+    return len(next(iter(columns.values()))) if columns else 0
+
+
+def _select(frame: Rows, names: list[str]) -> Rows:
+    """The named columns of ``frame``, in that order."""
+    if isinstance(frame, Mapping):
+        return {name: frame[name] for name in names}
+    return frame[names]
+
+
+def _labels(frame: Rows) -> list[Any]:
+    return list(frame) if isinstance(frame, Mapping) else list(frame.columns)
+
+
+def _write_csv(columns: Columns, out: IO[str], separator: str) -> None:
+    """Columns as ``DataFrame.to_csv(index=False)`` writes them: floats as numpy's ``str``
+    (shortest round trip), NaN as an empty field, text quoted only where needed."""
+    import numpy as np
+
+    cells = []
+    for values in columns.values():
+        if values.dtype.kind == "f":
+            text = values.astype(str).astype(object)
+            text[np.isnan(values)] = ""
+            cells.append(text.tolist())
+        else:
+            cells.append(values.tolist())
+    writer = csv.writer(out, delimiter=separator, lineterminator="\n", quoting=csv.QUOTE_MINIMAL,
+                        quotechar='"', doublequote=True)
+    writer.writerow(list(columns))
+    writer.writerows(zip(*cells, strict=True))
 
 
 def plain(value: Any) -> Any:
@@ -125,19 +179,19 @@ def table_width(out: IO[str]) -> int | None:
     return None
 
 
-def _choose_columns(frame: pd.DataFrame, shown: Sequence[str] | None,
+def _choose_columns(frame: Rows, shown: Sequence[str] | None,
                     compact: Sequence[str] | None, width: int | None,
                     decimals: dict[str, int]) -> list[str]:
     """The columns to show, by :data:`COLUMN_CHOICE`, else ``shown`` when it fits,
     else ``compact`` (naming the hidden columns on stderr)."""
-    choice, every = COLUMN_CHOICE.get(), [str(c) for c in frame.columns]
+    choice, every = COLUMN_CHOICE.get(), [str(c) for c in _labels(frame)]
     if choice.everything:
         return every
     if choice.names:
         return _picked(every, choice.names)
     default = [c for c in (shown or every) if c in every]
     if width is None or compact is None or _needed(default, _widths(_cells(
-            frame[default], decimals))) <= width:
+            _select(frame, default), decimals))) <= width:
         return default
     narrow = [c for c in default if c in compact]
     hidden = [c for c in default if c not in narrow]
@@ -168,7 +222,7 @@ def _keys(columns: list[str]) -> list[str]:
     return keys or columns[:1]
 
 
-def write_table(frame: pd.DataFrame, out: IO[str], title: str | None = None,
+def write_table(frame: Rows, out: IO[str], title: str | None = None,
                 width: int | None = None, decimals: dict[str, int] | None = None) -> None:
     """Write ``frame`` as one or more text tables that never cut a value.
 
@@ -203,9 +257,9 @@ def _needed(columns: list[str], widths: dict[str, int]) -> int:
     return sum(widths[c] + CELL_PADDING for c in columns) + RULE * max(0, len(columns) - 1)
 
 
-def _cells(frame: pd.DataFrame, decimals: dict[str, int]) -> dict[str, list[str]]:
+def _cells(frame: Rows, decimals: dict[str, int]) -> dict[str, list[str]]:
     """Each column's values as the table shows them."""
-    return {str(c): [_cell(v, decimals.get(str(c), 4)) for v in frame[c]] for c in frame.columns}
+    return {str(c): [_cell(v, decimals.get(str(c), 4)) for v in frame[c]] for c in _labels(frame)}
 
 
 def _split(columns: list[str], widths: dict[str, int], width: int | None) -> list[list[str]]:
@@ -222,16 +276,15 @@ def _split(columns: list[str], widths: dict[str, int], width: int | None) -> lis
     return parts or [keys]
 
 
-def _print_part(frame: pd.DataFrame, cells: dict[str, list[str]], columns: list[str],
+def _print_part(frame: Rows, cells: dict[str, list[str]], columns: list[str],
                 out: IO[str], title: str | None, width: int | None) -> None:
-    from pandas.api.types import is_numeric_dtype
     from rich.console import Console
     from rich.table import Table
     from rich.text import Text
 
     table = Table(title=Text(title) if title else None, show_edge=False, header_style="bold")
     for column in columns:
-        numeric = is_numeric_dtype(frame[column])
+        numeric = _is_numeric(frame[column])
         table.add_column(Text(column), justify="right" if numeric else "left",
                          overflow="fold")
     for row in zip(*(cells[c] for c in columns), strict=True):
@@ -241,12 +294,28 @@ def _print_part(frame: pd.DataFrame, cells: dict[str, list[str]], columns: list[
             highlight=False).print(table)
 
 
-def _cell(value: Any, places: int = 4) -> str:
-    from pandas import NA  # pandas is loaded by then; imported here to keep start-up light
+def _is_numeric(values: Any) -> bool:
+    """Whether a column holds numbers (bool included; not dates or durations), as
+    ``pandas.api.types.is_numeric_dtype`` says."""
+    import numpy as np
 
+    if isinstance(values.dtype, np.dtype):
+        return values.dtype.kind in "biufc"
+    from pandas.api.types import is_numeric_dtype  # a pandas dtype: pandas is loaded
+
+    return bool(is_numeric_dtype(values))
+
+
+def _cell(value: Any, places: int = 4) -> str:
     value = plain(value)
-    if value is None or value is NA:
+    if value is None or _is_pandas_na(value):
         return "-"
     if isinstance(value, float):
         return f"{value:,.0f}" if places == 0 else f"{value:.{places}f}"
     return str(value)
+
+
+def _is_pandas_na(value: Any) -> bool:
+    """Whether ``value`` is ``pandas.NA`` (never, when pandas is not loaded)."""
+    pandas = sys.modules.get("pandas")
+    return pandas is not None and value is pandas.NA

@@ -7,11 +7,12 @@ from pathlib import Path
 from unittest import mock
 
 import pandas as pd
+import pyarrow as pa
 import pytest
 
 from pooltool.errors import FormatError
 from pooltool.formats import qrels as qrels_module
-from pooltool.formats.qrels import read_qrels, write_qrels
+from pooltool.formats.qrels import read_qrels, read_qrels_table, write_qrels
 
 
 def test_reads_grades_and_keeps_negative_and_iteration() -> None:
@@ -128,6 +129,22 @@ def test_fast_and_strict_paths_give_the_same_frame_or_error(tmp_path: Path, text
         assert str(caught.value) == str(exc)
         return
     pd.testing.assert_frame_equal(read_qrels(path), expected)
+
+
+@pytest.mark.parametrize("text", FILES.values(), ids=FILES.keys())
+def test_the_arrow_table_holds_the_frame_or_gives_its_error(tmp_path: Path, text: str) -> None:
+    path = tmp_path / "qrels.txt"
+    path.write_bytes(text.encode("utf-8"))
+    try:
+        expected = read_qrels(path)
+    except FormatError as exc:
+        with pytest.raises(FormatError) as caught:
+            read_qrels_table(path)
+        assert str(caught.value) == str(exc)
+        return
+    table = read_qrels_table(path)
+    assert table.schema.types == [pa.string()] * 3 + [pa.int64()]
+    assert table.to_pylist() == expected.to_dict(orient="records")
 
 
 def test_fast_path_values_by_hand(tmp_path: Path) -> None:

@@ -13,17 +13,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, ContextManager
 
 import click
-import pandas as pd
 
 from pooltool.cli.group import db_path, open_store, store_exists, warn
 from pooltool.errors import DuplicateRunTag, StoreError, UnknownRun, UnknownVersion
-from pooltool.formats.qrels import read_qrels
+from pooltool.formats.qrels import read_qrels, read_qrels_table
 from pooltool.formats.run import read_run
 from pooltool.formats.source import refuse_non_regular_file
 from pooltool.records import RUN_COLUMNS
-from pooltool.store.judgments import is_policy
 
 if TYPE_CHECKING:
+    import pandas as pd
     import pyarrow as pa
 
     from pooltool.store import JudgmentStore
@@ -39,12 +38,10 @@ def load_qrels(ctx: click.Context, spec: str, policy: str = "latest") -> pd.Data
     :raises StoreError: ``spec`` names both a file and a stored version, or
         none of the three (no such file, and no store, version or policy).
     """
-    refuse_non_regular_file(spec)
-    if Path(spec).is_file():
-        if _is_stored_version(ctx, spec):
-            raise StoreError(f"{spec!r} is both a file and a qrels version in the store: "
-                             f"write ./{spec} for the file")
+    if _is_qrels_file(ctx, spec):
         return read_qrels(Path(spec))
+    from pooltool.store.judgments import is_policy  # only with a store: it loads pandas
+
     try:
         return stored_qrels(ctx, spec, policy)
     except UnknownVersion as exc:
@@ -54,6 +51,32 @@ def load_qrels(ctx: click.Context, spec: str, policy: str = "latest") -> pd.Data
     except StoreError as exc:
         raise StoreError(f"{spec!r} is neither a qrels file nor a stored version ({exc})") from exc
     return stored_qrels(ctx, None, spec)
+
+
+def load_qrels_table(ctx: click.Context, spec: str) -> pd.DataFrame | pa.Table:
+    """:func:`load_qrels`, but a file comes as Arrow columns
+    (:func:`~pooltool.formats.qrels.read_qrels_table`: pandas is not loaded).
+
+    :raises FormatError: a malformed file.
+    :raises StoreError: see :func:`load_qrels`.
+    """
+    if _is_qrels_file(ctx, spec):
+        return read_qrels_table(Path(spec))
+    return load_qrels(ctx, spec)
+
+
+def _is_qrels_file(ctx: click.Context, spec: str) -> bool:
+    """Whether ``spec`` names a qrels file (not a pipe or device, not also a stored version).
+
+    :raises StoreError: ``spec`` is both a file and a qrels version in the store.
+    """
+    refuse_non_regular_file(spec)
+    if not Path(spec).is_file():
+        return False
+    if _is_stored_version(ctx, spec):
+        raise StoreError(f"{spec!r} is both a file and a qrels version in the store: "
+                         f"write ./{spec} for the file")
+    return True
 
 
 def _is_stored_version(ctx: click.Context, name: str) -> bool:
@@ -98,6 +121,8 @@ def load_runs(ctx: click.Context, specs: Sequence[str]) -> pd.DataFrame:
     :raises DuplicateRunTag: two specs hold runs with the same tag.
     :raises StoreError: a spec names both a file and a stored run.
     """
+    import pandas as pd
+
     check_run_names(ctx, specs)
     tags = [spec for spec in specs if not Path(spec).is_file()]
     with _store_for(ctx, tags) as store:
@@ -136,8 +161,6 @@ def check_run_names(ctx: click.Context, specs: Sequence[str]) -> None:
     :raises StoreError: the first such name.
     :raises FormatError: a RUN that is a pipe or device (``<(zcat run.gz)``).
     """
-    from pooltool.store import JudgmentStore
-
     for spec in specs:
         refuse_non_regular_file(spec)
 
@@ -145,6 +168,8 @@ def check_run_names(ctx: click.Context, specs: Sequence[str]) -> None:
     path = db_path(ctx)
     if not bare or not store_exists(path):
         return
+    from pooltool.store import JudgmentStore  # only with a store: sqlite-utils and pandas
+
     try:
         with JudgmentStore.open(path) as store:
             both = [spec for spec in bare if store.has_run(spec)]

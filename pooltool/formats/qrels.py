@@ -16,20 +16,22 @@ A plain file (a path, not ``.gz``) is read by Apache Arrow's CSV reader
 through :func:`pooltool.formats.columns.read_columns`, which cuts lines and
 fields by the same rules; whatever it refuses, and any file with a grade it
 cannot vouch for or a pair given twice, is read by :func:`iter_qrels`, line
-by line, which gives the same frame or the error naming the line.
+by line, which gives the same rows or the error naming the line.
+:func:`read_qrels` gives the rows as a DataFrame, :func:`read_qrels_table` as
+Arrow columns (without loading pandas).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from pooltool.errors import FormatError
+from pooltool.formats.arrow_numbers import numbers
 from pooltool.formats.columns import integers, read_columns
 from pooltool.formats.source import (
     INTEGER,
@@ -44,6 +46,9 @@ from pooltool.formats.source import (
 )
 from pooltool.records import QRELS_COLUMNS, Qrel
 
+if TYPE_CHECKING:
+    import pandas as pd
+
 
 def read_qrels(source: Source) -> pd.DataFrame:
     """Read a TREC qrels file.
@@ -57,18 +62,44 @@ def read_qrels(source: Source) -> pd.DataFrame:
         or a (topic, docno) given twice with different grades; the message
         names file and line.
     """
+    import pandas as pd
+
     refuse_byte_order_mark(source)
-    data = plain_file_bytes(source)
-    frame = _read_fast(data) if data is not None else None
-    if frame is not None:
+    table = _read_fast(source)
+    if table is not None:
+        frame = pd.DataFrame({name: table[name].to_numpy() for name in _TEXT})
+        frame["grade"] = table["grade"].to_numpy()
         return frame
+    frame = pd.DataFrame(_read_lines(source), columns=QRELS_COLUMNS)
+    return frame.astype({"grade": "int64"})
+
+
+def read_qrels_table(source: Source) -> pa.Table:
+    """:func:`read_qrels` as Arrow columns: the same rows, values and errors.
+
+    :returns: columns ``topic, iteration, docno`` (string) and ``grade`` (int64).
+    :raises FormatError: see :func:`read_qrels`.
+    """
+    refuse_byte_order_mark(source)
+    table = _read_fast(source)
+    if table is not None:
+        return table
+    rows = _read_lines(source)
+    return pa.table({name: pa.array([row[i] for row in rows], _TYPES[name])
+                     for i, name in enumerate(QRELS_COLUMNS)})
+
+
+def _read_lines(source: Source) -> list[Qrel]:
+    """:func:`iter_qrels` on the whole source.
+
+    :raises FormatError: see :func:`read_qrels`, an empty file included.
+    """
     name = source_name(source)
     with open_text(source) as handle:
         rows = list(iter_qrels(handle, name))
     if not rows:
         raise FormatError(name, 0, "holds no qrels lines")
-    frame = pd.DataFrame(rows, columns=QRELS_COLUMNS)
-    return frame.astype({"grade": "int64"})
+    return rows
 
 
 def iter_qrels(lines: Iterable[str], name: str = "<string>") -> Iterator[Qrel]:
@@ -118,31 +149,40 @@ def parse_qrels_fields(fields: list[str], name: str, number: int) -> Qrel:
 # --- the fast path -----------------------------------------------------------------
 
 _TEXT = ("topic", "iteration", "docno")
-_TYPES = {**{name: pa.string() for name in _TEXT}, "grade": pa.string()}
+_TYPES = {**{name: pa.string() for name in _TEXT}, "grade": pa.int64()}
+_READ_TYPES = {**_TYPES, "grade": pa.string()}  # checked as text, then cast
 
 
-def _read_fast(data: bytes) -> pd.DataFrame | None:
-    """The frame :func:`iter_qrels` would give, read by
+def _read_fast(source: Source) -> pa.Table | None:
+    """The rows :func:`iter_qrels` would give, read by
     :func:`pooltool.formats.columns.read_columns`; ``None`` to let :func:`iter_qrels`
-    decide: anything ``read_columns`` refuses, a grade that is not ``-?[0-9]+`` in the
-    int64 range, or a (topic, docno) pair given twice (kept once or refused there)."""
-    table = read_columns(data, QRELS_COLUMNS, _TYPES)
+    decide: a source that is not a plain file, anything ``read_columns`` refuses, a
+    grade that is not ``-?[0-9]+`` in the int64 range, or a (topic, docno) pair given
+    twice (kept once or refused there)."""
+    data = plain_file_bytes(source)
+    table = None if data is None else read_columns(data, QRELS_COLUMNS, _READ_TYPES)
     if table is None or not integers(table["grade"]):
         return None
     try:
-        grade = pc.cast(table["grade"], pa.int64()).to_numpy()
+        grade = pc.cast(table["grade"], pa.int64())
     except pa.ArrowInvalid:  # out of the int64 range
         return None
-    frame = pd.DataFrame({name: table[name].to_numpy() for name in _TEXT})
-    frame["grade"] = grade
-    return None if _repeats_pair(frame) else frame
+    table = table.set_column(table.schema.get_field_index("grade"), "grade", grade)
+    return None if _repeats_pair(table) else table
 
 
-def _repeats_pair(frame: pd.DataFrame) -> bool:
-    topic, _ = pd.factorize(frame["topic"].to_numpy())
-    docno, docnos = pd.factorize(frame["docno"].to_numpy())
-    key = np.sort(topic.astype(np.int64) * len(docnos) + docno)
+def _repeats_pair(table: pa.Table) -> bool:
+    key = np.sort(pair_codes(table))
     return bool((key[1:] == key[:-1]).any())
+
+
+def pair_codes(table: pa.Table) -> np.ndarray:
+    """One int64 per row, equal for rows of equal (``topic``, ``docno``) strings, distinct
+    otherwise (Arrow's hashing: no pandas)."""
+    topic = pc.dictionary_encode(table["topic"].combine_chunks())
+    docno = pc.dictionary_encode(table["docno"].combine_chunks())
+    return (numbers(topic.indices).astype(np.int64) * len(docno.dictionary)
+            + numbers(docno.indices))
 
 
 def write_qrels(frame: pd.DataFrame, handle: IO[str]) -> None:

@@ -35,9 +35,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -56,6 +56,9 @@ from pooltool.formats.source import (
     split_fields,
 )
 from pooltool.records import RUN_COLUMNS, RunEntry
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def read_run(source: Source, *, check_duplicates: bool = True) -> pd.DataFrame:
@@ -164,6 +167,8 @@ def _utf8(text: str) -> bytes | None:
 
 
 def _entries_frame(entries: Iterable[RunEntry]) -> pd.DataFrame:
+    import pandas as pd
+
     rows = list(entries)
     frame = pd.DataFrame(rows, columns=list(RunEntry._fields))
     return frame[RUN_COLUMNS].astype(
@@ -179,19 +184,20 @@ _TYPES = {"topic": pa.string(), "docno": pa.string(), "rank": pa.string(), "scor
 _LABELS = ("topic", "run_tag")  # few distinct values: dictionary-encoded once read
 
 
-def read_run_table(source: Source) -> pa.Table | None:
+def read_run_table(source: Source, threads: bool = True) -> pa.Table | None:
     """The lines of a plain run file as Arrow columns, when the fast reader can vouch for them.
 
     :param source: a path; anything else (text, a stream, a ``.gz`` file, a
         missing file) gives ``None``.
+    :param threads: see :func:`pooltool.formats.columns.read_columns`.
     :returns: see :func:`run_table`.
     """
     refuse_byte_order_mark(source)
     data = plain_file_bytes(source)
-    return None if data is None else run_table(data)
+    return None if data is None else run_table(data, threads)
 
 
-def run_table(data: bytes) -> pa.Table | None:
+def run_table(data: bytes, threads: bool = True) -> pa.Table | None:
     """Run lines read by :func:`pooltool.formats.columns.read_columns`, or ``None`` to read
     them with :func:`iter_run_entries` instead (which then gives the same values or the error).
 
@@ -203,7 +209,7 @@ def run_table(data: bytes) -> pa.Table | None:
         rank ``+1`` is fine for the line reader; it decides).
         Repeated docnos are not looked for.
     """
-    table = read_columns(data, _NAMES, _TYPES)
+    table = read_columns(data, _NAMES, _TYPES, threads)
     if table is None or pc.any(pc.is_nan(table["score"])).as_py():
         return None
     if not integers(table["rank"]):
@@ -220,6 +226,8 @@ def run_table(data: bytes) -> pa.Table | None:
 
 def run_frame(table: pa.Table) -> pd.DataFrame:
     """:func:`run_table`'s columns as :func:`read_run` returns them (strings as ``str`` objects)."""
+    import pandas as pd
+
     text = {name: pd.Series(table[name].to_numpy(), dtype=object)
             for name in ("run_tag", "topic", "docno")}
     return pd.DataFrame({**text, "rank": table["rank"].to_numpy(), "score": table["score"].to_numpy()})
@@ -242,6 +250,8 @@ def _repeats_docno(frame: pd.DataFrame) -> bool:
     Should the combined code overflow int64, distinct keys may collide: that
     only sends the file to the strict path, equal keys stay equal.
     """
+    import pandas as pd
+
     key = np.zeros(len(frame), dtype=np.int64)
     for column in ("run_tag", "topic", "docno"):
         values = frame[column].to_numpy()

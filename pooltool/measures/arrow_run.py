@@ -24,6 +24,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from pooltool.errors import DuplicateDocno
+from pooltool.formats.arrow_numbers import arrow_numbers, numbers
 from pooltool.measures.fingerprint import KeyTable, fingerprints, keyed, repeats
 from pooltool.measures.per_topic import EncodedRun
 from pooltool.measures.qrels_index import NONPOOL, QrelsIndex
@@ -45,7 +46,7 @@ def encode_table(table: pa.Table, qrels: QrelsIndex) -> tuple[str, EncodedRun] |
     if len(tags) != 1:
         return None
     topic_codes, names = _labels(table["topic"])
-    in_qrels = qrels.topic_index.get_indexer(np.array(names, dtype=object))
+    in_qrels = qrels.topic_positions(names)
     topic_pos = in_qrels[topic_codes]
     ignored = sorted(name for name, pos in zip(names, in_qrels, strict=True) if pos < 0)
     docno = table["docno"].combine_chunks()
@@ -56,7 +57,7 @@ def encode_table(table: pa.Table, qrels: QrelsIndex) -> tuple[str, EncodedRun] |
         grade = _exact_grades(tags[0], docno, topic_codes, names, topic_pos, qrels)
     rows = np.flatnonzero(topic_pos >= 0)
     topic_pos, grade = topic_pos[rows], grade[rows]
-    score = table["score"].to_numpy()[rows]
+    score = numbers(table["score"])[rows]
     order, ties = _trec_order(topic_pos, score, docno, rows)
     topic_pos, score, ties, grade = topic_pos[order], score[order], ties[order], grade[order]
     return tags[0], EncodedRun(topic_pos, score, ties, grade, ignored, positions_in_groups(topic_pos))
@@ -65,7 +66,7 @@ def encode_table(table: pa.Table, qrels: QrelsIndex) -> tuple[str, EncodedRun] |
 def _labels(column: pa.ChunkedArray) -> tuple[np.ndarray, list[str]]:
     """Per row, a code of its value, and the values by code, of a dictionary column
     whose chunks share one dictionary (``Table.unify_dictionaries``)."""
-    codes = np.concatenate([chunk.indices.to_numpy() for chunk in column.chunks]).astype(np.int64)
+    codes = np.concatenate([numbers(chunk.indices) for chunk in column.chunks]).astype(np.int64)
     return codes, column.chunk(0).dictionary.to_pylist()
 
 
@@ -93,18 +94,11 @@ def _judged_keys(qrels: QrelsIndex) -> KeyTable | None:
     """The judgments by (topic, docno) fingerprint; ``None`` when two judgments share
     one (built once per index, in ``qrels.cache``)."""
     if "judged_keys" not in qrels.cache:
-        key = keyed(fingerprints(_judgment_docnos(qrels)), qrels.judgment_topics)
+        key = keyed(fingerprints(qrels.judgment_docnos), qrels.judgment_topics)
         unique = not repeats(key)
         qrels.cache["judged_keys"] = KeyTable(key, np.arange(len(key))) if unique else None
     table: KeyTable | None = qrels.cache["judged_keys"]
     return table
-
-
-def _judgment_docnos(qrels: QrelsIndex) -> pa.Array:
-    """``qrels.judgment_docnos`` as an Arrow array, built once per index."""
-    if "judgment_docnos" not in qrels.cache:
-        qrels.cache["judgment_docnos"] = pa.array(qrels.judgment_docnos, pa.string())
-    return qrels.cache["judgment_docnos"]
 
 
 def _same_pairs(docno: pa.Array, topic_key: np.ndarray, lines: np.ndarray, judgments: np.ndarray,
@@ -112,8 +106,8 @@ def _same_pairs(docno: pa.Array, topic_key: np.ndarray, lines: np.ndarray, judgm
     """Whether each line and the judgment its fingerprint matched have the same topic and docno."""
     if not (topic_key[lines] == qrels.judgment_topics[judgments]).all():
         return False
-    ours = docno.take(pa.array(lines))
-    theirs = _judgment_docnos(qrels).take(pa.array(judgments))
+    ours = docno.take(arrow_numbers(lines))
+    theirs = qrels.judgment_docnos.take(arrow_numbers(judgments))
     return bool(pc.all(pc.equal(ours, theirs)).as_py())
 
 
@@ -127,22 +121,15 @@ def _exact_grades(tag: str, docno: pa.Array, topic_codes: np.ndarray, names: lis
 
     :raises DuplicateDocno: the first line whose (topic, docno) came before.
     """
-    judged = _judged_docnos(qrels)
+    judged = qrels.doc_index
     encoded = pc.dictionary_encode(pa.concat_arrays([judged, docno]))
-    doc_codes = encoded.indices.to_numpy()[len(judged):].astype(np.int64)
+    doc_codes = numbers(encoded.indices)[len(judged):].astype(np.int64)
     _check_duplicates(tag, topic_codes, names, doc_codes, encoded.dictionary)
     doc_pos = np.where(doc_codes < len(judged), doc_codes, -1)
     grade = np.full(len(docno), NONPOOL, dtype=np.int64)
     scored = topic_pos >= 0
     grade[scored] = qrels.lookup(topic_pos[scored], doc_pos[scored])
     return grade
-
-
-def _judged_docnos(qrels: QrelsIndex) -> pa.Array:
-    """``qrels.doc_index`` as an Arrow array, built once per index (in ``qrels.cache``)."""
-    if "arrow_docnos" not in qrels.cache:
-        qrels.cache["arrow_docnos"] = pa.array(qrels.doc_index.to_numpy(dtype=object), pa.string())
-    return qrels.cache["arrow_docnos"]
 
 
 def _check_duplicates(
@@ -184,7 +171,7 @@ def _trec_order(topic_pos: np.ndarray, score: np.ndarray, docno: pa.Array,
     tied[order[1:][same]] = True
     tied[order[:-1][same]] = True
     lines = np.flatnonzero(tied)
-    by_text = pc.sort_indices(docno.take(pa.array(rows[lines]))).to_numpy()
+    by_text = numbers(pc.sort_indices(docno.take(arrow_numbers(rows[lines]))))
     ties[lines[by_text]] = np.arange(1, len(lines) + 1)  # distinct within a tie: no repeats
     block = np.cumsum(np.concatenate(([0], ~same)))  # runs of tied lines, in order
     at = np.flatnonzero(tied[order])  # only tied lines move, within their run

@@ -35,11 +35,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 
 from pooltool.errors import DuplicateDocno
 from pooltool.measures.qrels_index import NONPOOL, QrelsIndex
 from pooltool.ranking import order_run
+
+#: Result columns: name -> one value per row, every column of one length, in column order.
+Columns = dict[str, np.ndarray]
 
 #: The per-k measures, in column order; each becomes ``<name>@<k>``.
 AT_K = ("num_rel_ret", "recall", "P", "ceiling", "unjudged", "judged", "recall_upper")
@@ -49,12 +51,12 @@ AT_K = ("num_rel_ret", "recall", "P", "ceiling", "unjudged", "judged", "recall_u
 class RunScores:
     """One run's per-topic rows and the topics that were not scored normally.
 
-    :ivar frame: one row per scored topic (see :func:`score_run`).
+    :ivar columns: one row per scored topic (see :func:`score_run`).
     :ivar missing: qrels topics absent from the run, in topic order.
     :ivar ignored: run topics absent from the qrels, in topic order.
     """
 
-    frame: pd.DataFrame
+    columns: Columns
     missing: list[str]
     ignored: list[str]
 
@@ -105,7 +107,7 @@ def score_run(
         row of zeros (``ceiling@k`` excepted) instead of being left out.
     :param max_docs: trec_eval ``-M``: keep only the first ``max_docs``
         documents of each topic in trec_eval order.
-    :returns: a :class:`RunScores` whose frame has, per topic in ``strcmp``
+    :returns: a :class:`RunScores` whose columns have, per topic in ``strcmp``
         order, ``run_tag, topic, num_ret, num_rel, num_rel_ret`` and for every
         k in ``ks`` the :data:`AT_K` columns ``<name>@<k>``; fractions are 0..1.
     :raises DuplicateDocno: a docno is repeated within a topic.
@@ -121,10 +123,12 @@ def encode_run(
 
     :raises DuplicateDocno: a docno is repeated within a topic.
     """
+    import pandas as pd  # lines given as Python objects (a DataFrame's): pandas is loaded
+
     topic_codes, topic_uniques = pd.factorize(topic)
     doc_codes, n_docs, doc_pos = _doc_codes(docno, qrels)
     _check_duplicates(run_tag, topic, docno, topic_codes, doc_codes, n_docs)
-    topic_in_qrels = qrels.topic_index.get_indexer(topic_uniques)
+    topic_in_qrels = qrels.topic_positions(topic_uniques)
     topic_pos = topic_in_qrels[topic_codes]
     scored = topic_pos >= 0
     ignored = sorted(str(t) for t in topic_uniques[topic_in_qrels < 0])
@@ -147,6 +151,8 @@ def finish_run(
     :func:`score_run` for the parameters and the result.
     """
     if encoded.trec_rank is None:
+        import pandas as pd  # only lines given as Python objects (encode_run) come unordered
+
         ordered = order_run(pd.DataFrame({
             "topic": encoded.topic_pos, "score": encoded.score,
             "docno": encoded.docno, "grade": encoded.grade,
@@ -160,8 +166,8 @@ def finish_run(
     counts = _counts(topic, rank, grade, qrels, ks)
     present = counts["num_ret"] > 0
     keep = np.ones(len(present), dtype=bool) if complete else present
-    frame = _frame(run_tag, qrels, counts, ks, keep)
-    return RunScores(frame, qrels.topics[~present].tolist(), encoded.ignored)
+    columns = _columns(run_tag, qrels, counts, ks, keep)
+    return RunScores(columns, qrels.topics[~present].tolist(), encoded.ignored)
 
 
 def _doc_codes(docno: np.ndarray, qrels: QrelsIndex) -> tuple[np.ndarray, int, np.ndarray]:
@@ -173,7 +179,9 @@ def _doc_codes(docno: np.ndarray, qrels: QrelsIndex) -> tuple[np.ndarray, int, n
     :returns: ``(codes, number of codes, positions)``, positions -1 where
         no topic judged the docno.
     """
-    judged = qrels.doc_index.to_numpy(dtype=object)
+    import pandas as pd  # see encode_run
+
+    judged = qrels.doc_index.to_numpy(zero_copy_only=False)
     codes, uniques = pd.factorize(np.concatenate([judged, docno]))
     codes = codes[len(judged):]
     doc_pos = np.where(codes < len(judged), codes, -1)
@@ -222,16 +230,16 @@ def _counts(topic: np.ndarray, rank: np.ndarray, grade: np.ndarray, qrels: Qrels
     return counts
 
 
-def _frame(
+def _columns(
     run_tag: str,
     qrels: QrelsIndex,
     counts: dict[str, np.ndarray],
     ks: Sequence[int],
     keep: np.ndarray,
-) -> pd.DataFrame:
+) -> Columns:
     num_rel = qrels.num_rel[keep]
     num_ret = counts["num_ret"][keep]
-    columns: dict[str, object] = {
+    columns: Columns = {
         "run_tag": np.full(int(keep.sum()), run_tag, dtype=object),
         "topic": qrels.topics[keep],
         "num_ret": num_ret,
@@ -243,7 +251,7 @@ def _frame(
     for name in AT_K:
         for k in ks:
             columns[f"{name}@{k}"] = per_k[k][name]
-    return pd.DataFrame(columns)
+    return columns
 
 
 def _at_k(

@@ -3,7 +3,10 @@
 The Python side of ``pooltool recall``. :func:`evaluate_recall` measures runs
 given as a DataFrame; :func:`evaluate_recall_files` reads run files, in
 several threads (Arrow and numpy work without the GIL), and measures them. Both
-return a :class:`RecallResult`.
+return a :class:`RecallResult`, whose values are numpy columns; its
+DataFrames are built from them when asked (so that files measured against
+qrels read with :func:`pooltool.formats.qrels.read_qrels_table` never load
+pandas).
 
 Semantics follow usnistgov/trec_eval 10.0 (``form_res_rels.c``,
 ``m_recall.c``, ``m_P.c``, ``m_num_rel.c``, ``m_num_rel_ret.c``,
@@ -30,26 +33,27 @@ from collections import deque
 from collections.abc import Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
-from functools import partial
+from functools import cached_property, partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 
 from pooltool.errors import (
     DuplicateDocno,
     DuplicateRunTag,
-    FrameError,
     InvalidArgument,
     NothingToScore,
 )
-from pooltool.formats.frames import check_run_frame
 from pooltool.formats.run import read_run, read_run_table, run_frame
 from pooltool.measures.arrow_run import encode_table
-from pooltool.measures.per_topic import RunScores, finish_run, score_run
+from pooltool.measures.per_topic import Columns, RunScores, finish_run, score_run
 from pooltool.measures.qrels_index import QrelsIndex, check_level, index_qrels
 from pooltool.measures.summary import summarize
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 DEFAULT_KS = (10, 100, 1000)
 
@@ -74,16 +78,17 @@ class RecallOptions:
 class RecallResult:
     """What :func:`evaluate_recall` returns.
 
-    :ivar per_topic: one row per run x scored topic, runs in input order,
-        topics in ``strcmp`` order: ``run_tag, topic, num_ret, num_rel,
-        num_rel_ret`` then, for each measure of
-        :data:`pooltool.measures.per_topic.AT_K` and each k, ``<measure>@<k>``
-        (``num_rel_ret@10``, ``recall@10``, ``P@10``, ``ceiling@10``,
-        ``unjudged@10``, ``judged@10``, ``recall_upper@10``, ...). Counts are
-        int64, the rest float64 fractions 0..1.
-    :ivar summary: one row per run x k, see
+    :ivar per_topic_columns: one row per run x scored topic, runs in input
+        order, topics in ``strcmp`` order, as columns (name -> numpy array):
+        ``run_tag, topic, num_ret, num_rel, num_rel_ret`` then, for each
+        measure of :data:`pooltool.measures.per_topic.AT_K` and each k,
+        ``<measure>@<k>`` (``num_rel_ret@10``, ``recall@10``, ``P@10``,
+        ``ceiling@10``, ``unjudged@10``, ``judged@10``, ``recall_upper@10``,
+        ...). Counts are int64, the rest float64 fractions 0..1.
+        :attr:`per_topic` is the same as a DataFrame.
+    :ivar summary_columns: one row per run x k, as columns, see
         :func:`pooltool.measures.summary.summarize`; ``recall`` is trec_eval's
-        ``recall_<k> all`` value.
+        ``recall_<k> all`` value. :attr:`summary` is the same as a DataFrame.
     :ivar missing_topics: per run tag, the qrels topics the run lacks (left
         out of its means, or scored 0 when ``options.complete``).
     :ivar ignored_topics: per run tag, the run's topics that have no qrels.
@@ -95,8 +100,8 @@ class RecallResult:
         (:func:`evaluate_recall_files`; empty for :func:`evaluate_recall`).
     """
 
-    per_topic: pd.DataFrame
-    summary: pd.DataFrame
+    per_topic_columns: Columns
+    summary_columns: Columns
     missing_topics: dict[str, list[str]]
     ignored_topics: dict[str, list[str]]
     options: RecallOptions
@@ -109,10 +114,24 @@ class RecallResult:
         """The runs, in input order."""
         return list(self.missing_topics)
 
+    @cached_property
+    def per_topic(self) -> pd.DataFrame:
+        """:attr:`per_topic_columns` as a DataFrame (built on first use)."""
+        import pandas as pd
+
+        return pd.DataFrame(self.per_topic_columns)
+
+    @cached_property
+    def summary(self) -> pd.DataFrame:
+        """:attr:`summary_columns` as a DataFrame (built on first use)."""
+        import pandas as pd
+
+        return pd.DataFrame(self.summary_columns)
+
 
 def evaluate_recall(
     runs: pd.DataFrame,
-    qrels: pd.DataFrame,
+    qrels: pd.DataFrame | pa.Table,
     ks: Iterable[int] = DEFAULT_KS,
     level: int = 1,
     complete: bool = False,
@@ -125,7 +144,8 @@ def evaluate_recall(
         returns; several run tags are several runs. The ``rank`` column, if
         any, is ignored.
     :param qrels: judgments with columns ``topic, docno`` (str) and ``grade``
-        (int), as :func:`~pooltool.formats.qrels.read_qrels` returns.
+        (int), as :func:`~pooltool.formats.qrels.read_qrels` (a DataFrame) or
+        :func:`~pooltool.formats.qrels.read_qrels_table` (Arrow columns) returns.
     :param ks: cutoffs k (any order, duplicates dropped), each >= 1.
     :param level: a document is relevant when its grade is >= ``level`` (>= 0).
     :param complete: trec_eval ``-c``: a qrels topic absent from a run scores
@@ -137,6 +157,8 @@ def evaluate_recall(
         strings, NaN scores, or a docno repeated within a topic of a run.
     :raises NothingToScore: a run has no topic in the qrels (and not ``complete``).
     """
+    from pooltool.formats.frames import check_run_frame  # pandas: the runs are a DataFrame
+
     options = make_options(ks, level, complete, max_docs)
     index = index_qrels(qrels, options.level)
     scored = _score_frame(check_run_frame(runs), index, options)
@@ -145,7 +167,7 @@ def evaluate_recall(
 
 def evaluate_recall_files(
     paths: Sequence[str | Path],
-    qrels: pd.DataFrame,
+    qrels: pd.DataFrame | pa.Table,
     ks: Iterable[int] = DEFAULT_KS,
     level: int = 1,
     complete: bool = False,
@@ -160,6 +182,10 @@ def evaluate_recall_files(
     are held at a time.
 
     :param paths: run files; one file may hold several runs.
+    :param qrels: as for :func:`evaluate_recall`, or an Arrow table as
+        :func:`~pooltool.formats.qrels.read_qrels_table` returns (then
+        nothing on the way loads pandas, unless a file needs the line reader
+        or holds several runs).
     :param workers: threads to use; ``None`` picks one per CPU (at most one
         per file).
     :returns: a :class:`RecallResult`, runs in file order.
@@ -171,8 +197,6 @@ def evaluate_recall_files(
     """
     if isinstance(paths, (str, Path)):
         paths = [paths]
-    if not isinstance(qrels, pd.DataFrame):
-        raise FrameError("qrels must be a DataFrame (read a file with pooltool.read_qrels)")
     options = make_options(ks, level, complete, max_docs)
     index = index_qrels(qrels, options.level)
     files = [Path(p) for p in paths]
@@ -217,7 +241,8 @@ def _positive_int(value: object, what: str) -> int:
 def _score_frame(
     runs: pd.DataFrame, index: QrelsIndex, options: RecallOptions
 ) -> list[tuple[str, RunScores]]:
-    """Score each run tag of ``runs``, in order of first appearance."""
+    """Score each run tag of ``runs``, in order of first appearance (pandas is loaded:
+    the runs are a DataFrame)."""
     codes, tags = _run_codes(runs["run_tag"].to_numpy(dtype=object))
     topic = runs["topic"].to_numpy(dtype=object)
     docno = runs["docno"].to_numpy(dtype=object)
@@ -240,6 +265,8 @@ def _run_codes(run_tag: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``pd.factorize`` of the run tags, with a shortcut for the usual single tag."""
     if len(run_tag) and (run_tag == run_tag[0]).all():
         return np.zeros(len(run_tag), dtype=np.intp), run_tag[:1]
+    import pandas as pd
+
     return pd.factorize(run_tag)
 
 
@@ -247,16 +274,17 @@ def _result(
     scored: list[tuple[str, RunScores]], index: QrelsIndex, options: RecallOptions
 ) -> RecallResult:
     for tag, scores in scored:
-        if scores.frame.empty:
+        if not len(scores.columns["topic"]):
             raise NothingToScore(
                 f"run {tag!r} has no topic in the qrels (run topics: "
                 f"{_some(scores.ignored)}; qrels topics: {_some(index.topics.tolist())})"
             )
     tags = [tag for tag, _ in scored]
-    per_topic = pd.concat([s.frame for _, s in scored], ignore_index=True)
+    per_topic = {name: np.concatenate([s.columns[name] for _, s in scored])
+                 for name in scored[0][1].columns}
     return RecallResult(
-        per_topic=per_topic,
-        summary=summarize(per_topic, options.ks, tags),
+        per_topic_columns=per_topic,
+        summary_columns=summarize(per_topic, options.ks, tags),
         missing_topics={tag: s.missing for tag, s in scored},
         ignored_topics={tag: s.ignored for tag, s in scored},
         options=options,
@@ -283,14 +311,15 @@ def _map_files(
     paths: list[Path], index: QrelsIndex, options: RecallOptions, workers: int
 ) -> list[list[tuple[str, RunScores]]]:
     """Each file's runs scored, in file order; the first file's error in that order is raised."""
-    score = partial(_score_file, index=index, options=options)
+    score = partial(_score_file, index=index, options=options, threads=workers <= 1)
     if workers <= 1:
         return [score(path) for path in paths]
     with ThreadPoolExecutor(workers) as pool:
         return list(pool.map(score, paths))
 
 
-def _score_file(path: Path, index: QrelsIndex, options: RecallOptions) -> list[tuple[str, RunScores]]:
+def _score_file(path: Path, index: QrelsIndex, options: RecallOptions,
+                threads: bool = True) -> list[tuple[str, RunScores]]:
     """Read and score one file.
 
     Plain files take :func:`~pooltool.formats.run.read_run_table` and
@@ -298,19 +327,21 @@ def _score_file(path: Path, index: QrelsIndex, options: RecallOptions) -> list[t
     they decline, :func:`~pooltool.formats.run.read_run` (without its
     duplicate check: :func:`~pooltool.measures.per_topic.score_run` finds
     repeats on the codes it builds anyway). A repeated docno is named with
-    its line by reading the file again, strictly.
+    its line by reading the file again, strictly. ``threads``: let Arrow read the
+    file in its threads (when files are not read several at once).
 
     :raises FormatError: a malformed line, named with its file and line.
     """
     try:
-        return _score_table(path, index, options)
+        return _score_table(path, index, options, threads)
     except DuplicateDocno:
         read_run(path)  # raises the FormatError naming the line
         raise
 
 
-def _score_table(path: Path, index: QrelsIndex, options: RecallOptions) -> list[tuple[str, RunScores]]:
-    table = read_run_table(path)
+def _score_table(path: Path, index: QrelsIndex, options: RecallOptions,
+                 threads: bool) -> list[tuple[str, RunScores]]:
+    table = read_run_table(path, threads)
     if table is None:
         return _score_frame(read_run(path, check_duplicates=False), index, options)
     return _score_arrow(table, index, options)
@@ -329,7 +360,7 @@ def _score_arrow(table: pa.Table, index: QrelsIndex, options: RecallOptions,
 
 def evaluate_recall_tables(
     tables: Iterable[pa.Table],
-    qrels: pd.DataFrame,
+    qrels: pd.DataFrame | pa.Table,
     ks: Iterable[int] = DEFAULT_KS,
     level: int = 1,
     complete: bool = False,

@@ -9,10 +9,9 @@ digit. Beside it the summary gives what a mean hides.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
-import pandas as pd
 
 #: num_rel bins for the recall means by topic difficulty: (label, low, high), inclusive.
 NUM_REL_BINS = (
@@ -31,14 +30,17 @@ SUMMARY_COLUMNS = (
 )
 
 
-def summarize(per_topic: pd.DataFrame, ks: Sequence[int], run_tags: Sequence[str]) -> pd.DataFrame:
+def summarize(per_topic: Mapping[str, np.ndarray], ks: Sequence[int],
+              run_tags: Sequence[str]) -> dict[str, np.ndarray]:
     """One row per run and cutoff.
 
-    :param per_topic: rows as :func:`pooltool.measures.per_topic.score_run`
-        builds them, several runs allowed, each run's rows in topic order.
+    :param per_topic: columns as :func:`pooltool.measures.per_topic.score_run`
+        builds them (name -> values; a DataFrame works too), several runs
+        allowed, each run's rows in topic order.
     :param ks: the cutoffs present in ``per_topic``.
     :param run_tags: the runs, in output order.
-    :returns: a DataFrame with :data:`SUMMARY_COLUMNS` then
+    :returns: columns (name -> values, one per run and k: ``run_tag`` str,
+        ``k``, ``num_q`` and the sums int64, the rest float64): :data:`SUMMARY_COLUMNS` then
         ``recall_nrel_1, recall_nrel_2_5, recall_nrel_6_20, recall_nrel_21_100,
         recall_nrel_gt100``. Per run and k, over its ``num_q`` scored topics:
         ``num_ret``, ``num_rel``, ``num_rel_ret`` (no cutoff) and ``rel_ret``
@@ -53,8 +55,8 @@ def summarize(per_topic: pd.DataFrame, ks: Sequence[int], run_tags: Sequence[str
     """
     names = ["num_ret", "num_rel", "num_rel_ret"] + [
         f"{name}@{k}" for k in ks for name in ("recall", "num_rel_ret", *_MEANS)]
-    values = {name: per_topic[name].to_numpy() for name in names}
-    run_of_row = per_topic["run_tag"].to_numpy()
+    values = {name: np.asarray(per_topic[name]) for name in names}
+    run_of_row = np.asarray(per_topic["run_tag"])
     rows = []
     for tag in run_tags:
         mine = run_of_row == tag
@@ -62,7 +64,15 @@ def summarize(per_topic: pd.DataFrame, ks: Sequence[int], run_tags: Sequence[str
         for k in ks:
             rows.append(_summary_row(tag, k, topics))
     columns = list(SUMMARY_COLUMNS) + [f"recall_nrel_{label}" for label, _, _ in NUM_REL_BINS]
-    return pd.DataFrame(rows, columns=columns)
+    return {name: np.array([row[name] for row in rows], dtype=_dtype(name)) for name in columns}
+
+
+_COUNTS = ("k", "num_q", "num_ret", "num_rel", "num_rel_ret", "rel_ret")
+
+
+def _dtype(column: str) -> type:
+    """A summary column's type: the tag is text, the counts integers, the rest fractions."""
+    return object if column == "run_tag" else np.int64 if column in _COUNTS else np.float64
 
 
 def trec_mean(values: np.ndarray, count: int) -> float:
@@ -77,6 +87,19 @@ def trec_mean(values: np.ndarray, count: int) -> float:
     if count == 0 or len(values) == 0:
         return 0.0
     return float(np.cumsum(np.asarray(values, dtype=np.float64))[-1] / count)
+
+
+def median(values: np.ndarray) -> float:
+    """``np.median`` of values without NaN, to the bit (the middle value, or the mean
+    of the two middle values), without the ``numpy.ma`` import it costs.
+
+    :param values: at least one value.
+    """
+    ordered = np.sort(values)
+    middle = len(ordered) // 2
+    if len(ordered) % 2:
+        return float(ordered[middle])
+    return float((ordered[middle - 1] + ordered[middle]) / 2)
 
 
 _MEANS = ("ceiling", "P", "unjudged", "judged", "recall_upper")
@@ -98,7 +121,7 @@ def _summary_row(tag: str, k: int, topics: dict[str, np.ndarray]) -> dict[str, o
         "rel_ret": rel_ret,
         "recall": trec_mean(recall, num_q),
         "micro_recall": rel_ret / num_rel.sum() if num_rel.sum() else float("nan"),
-        "median_recall": float(np.median(recall)) if num_q else float("nan"),
+        "median_recall": median(recall) if num_q else float("nan"),
         "min_recall": float(recall.min()) if num_q else float("nan"),
         "zero_recall_share": float((recall == 0).mean()) if num_q else float("nan"),
     }

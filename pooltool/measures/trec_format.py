@@ -22,8 +22,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-import pandas as pd
+import numpy as np
 
+from pooltool.measures.per_topic import Columns
 from pooltool.measures.recall import RecallResult
 from pooltool.measures.summary import trec_mean
 
@@ -40,11 +41,13 @@ def format_trec(result: RecallResult, per_topic: bool = False) -> str:
     """
     several = len(result.run_tags) > 1
     lines: list[str] = []
+    rows = result.per_topic_columns
     for tag in result.run_tags:
-        topics = result.per_topic[result.per_topic["run_tag"] == tag]
+        mine = rows["run_tag"] == tag
+        topics = {name: values[mine] for name, values in rows.items()}
         if per_topic:
-            for row in topics.to_dict("records"):
-                lines.extend(_topic_lines(row, result))
+            for row in range(int(mine.sum())):
+                lines.extend(_topic_lines(topics, row, result))
         if several:
             lines.append(_line("runid", "all", tag))
         lines.extend(_all_lines(topics, result))
@@ -69,21 +72,21 @@ def _measures(result: RecallResult) -> Iterator[tuple[str, str]]:
             yield f"{family}_{k}", f"{column}@{k}"
 
 
-def _topic_lines(row: dict[str, object], result: RecallResult) -> Iterator[str]:
+def _topic_lines(topics: Columns, row: int, result: RecallResult) -> Iterator[str]:
     for name, column in _measures(result):
-        yield _line(name, str(row["topic"]), _typed(name, row[column]))
+        yield _line(name, str(topics["topic"][row]), _typed(name, topics[column][row]))
 
 
-def _all_lines(topics: pd.DataFrame, result: RecallResult) -> Iterator[str]:
-    count = len(topics)
+def _all_lines(topics: Columns, result: RecallResult) -> Iterator[str]:
+    count = len(topics["topic"])
     for name, column in _measures(result):
         if name == "num_rel" and result.options.complete:
             yield _line(name, "all", result.positive_lines)
         elif name.startswith("num_"):
             yield _line(name, "all", int(topics[column].sum()))
         else:
-            yield _line(name, "all", trec_mean(topics[column].to_numpy(), count))
+            yield _line(name, "all", trec_mean(topics[column], count))
 
 
-def _typed(name: str, value: object) -> int | float:
-    return int(value) if name.startswith("num_") else float(value)  # type: ignore[call-overload,arg-type]
+def _typed(name: str, value: np.generic) -> int | float:
+    return int(value) if name.startswith("num_") else float(value)
