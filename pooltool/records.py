@@ -79,6 +79,18 @@ def topic_order(topics: Sequence[str], groups: Sequence[object] | None = None) -
         first[groups[i]] if groups is not None else 0, topic_key(str(topics[i]))))
 
 
+# -- where a store is ---------------------------------------------------------------
+
+POSTGRESQL_URL_SCHEMES = ("postgresql://", "postgres://")
+"""How a ``--db`` value names a PostgreSQL store (libpq's URL schemes); anything else
+is a SQLite file's path."""
+
+
+def is_postgresql_url(address: object) -> bool:
+    """Whether a store address (a ``--db`` value) names a PostgreSQL store."""
+    return isinstance(address, str) and address.startswith(POSTGRESQL_URL_SCHEMES)
+
+
 # -- what a grade means (the one place; trec_eval's m_unjudged.c, m_recall.c) ----------
 
 JUDGED_MIN_GRADE = 0

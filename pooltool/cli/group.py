@@ -197,7 +197,7 @@ def store_address(db: str) -> str | Path:
         process list and shell history; libpq reads it from ``PGPASSWORD`` or
         ``~/.pgpass``), or an empty value.
     """
-    from pooltool.store.postgresql import is_postgresql_url  # light: no driver import
+    from pooltool.records import is_postgresql_url
 
     if is_postgresql_url(db):
         from urllib.parse import urlsplit

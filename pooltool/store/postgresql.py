@@ -36,8 +36,7 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from pooltool.errors import StoreError, StoreWriteFailed
-
-URL_SCHEMES = ("postgresql://", "postgres://")
+from pooltool.records import is_postgresql_url
 
 WRITE_LOCK_KEY = 7_001_002_003
 """The advisory lock every write transaction takes first: writers take turns, as on
@@ -49,11 +48,6 @@ _IDENTITY_COLUMNS = {
     "judgments": "judgment_id", "guidelines": "guideline_id", "assessor_kinds": "kind_id",
     "samples": "sample_id",
 }
-
-
-def is_postgresql_url(address: object) -> bool:
-    """Whether a ``--db`` value names a PostgreSQL store (``postgresql://...``)."""
-    return isinstance(address, str) and address.startswith(URL_SCHEMES)
 
 
 def shown_url(url: str) -> str:

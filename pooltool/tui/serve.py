@@ -20,8 +20,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from pooltool.errors import InvalidArgument, PooltoolError
+from pooltool.records import is_postgresql_url
 from pooltool.store import DEFAULT_POOL
-from pooltool.store.postgresql import is_postgresql_url
 
 LOOPBACK = "127.0.0.1"
 NAME_MAX = 64
