@@ -55,6 +55,20 @@ Intervals (95%):
   but some relevant documents to the draws. pooltool therefore reports the
   draws' mean as the estimate beside the interval
   (:mod:`pooltool.analysis.sample_estimates`).
+* ``mover-wilson``: an interval built around the Horvitz-Thompson estimate,
+  which it always contains (:func:`mover_total`): a Wilson score interval per
+  stratum (finite-population corrected), combined by the method of variance
+  estimates recovery (Zou & Donner 2008; Newcombe 1998); Recall@k by MOVER
+  for a ratio over the strata split into the run's first k and the rest
+  (:func:`mover_ratio`); the mean over topics by MOVER over the topics
+  (:func:`mover_mean`). Closed form, no draws. Not pooltool's default: it
+  uses no information across topics, so with a few sampled documents in a
+  stratum of hundreds a topic's interval of R spans hundreds of documents, yet
+  it covers less than 95% where the sample found a relevant document deep
+  down (Wilson's lower limit of 1 in 5 is far above 1 in 800), and the mean
+  of the per-topic ratio estimates is biased, so the interval of mean
+  Recall@k rarely covers (figures in the README, from
+  ``bench/bench_estimate_cranfield.py``). Kept for that comparison.
 * ``normal``: estimate +- 1.96 standard errors (the textbook interval, here
   only for comparison: it has zero width when no sampled document is
   relevant).
@@ -72,7 +86,8 @@ from pooltool.errors import InvalidArgument
 Z95 = 1.959963984540054
 #: Simulated draws behind every ``beta`` interval (the Cranfield validation's setting).
 DRAWS = 1000
-#: The interval methods ``recall --estimate`` offers (``normal`` is only for comparison).
+#: The interval methods :func:`~pooltool.analysis.sample_estimates.estimate_recall` knows
+#: (``beta`` is what pooltool reports; ``mover-wilson`` is for comparison).
 INTERVAL_METHODS = ("beta", "mover-wilson")
 #: Refits of the prior on topics resampled with replacement, shared out over the draws.
 PRIOR_REPLICATES = 200
@@ -519,9 +534,11 @@ def mover_ratio(inside: tuple[np.ndarray, np.ndarray, np.ndarray],
 
     With ``t = Y / X`` and recall ``t / (1 + t)`` (increasing in t), the limits of
     t are where the MOVER interval of ``Y - t X`` has 0 as its end (Fieller's
-    argument with MOVER's variances; the MOVER ratio of Donner & Zou 2012,
+    theorem with MOVER's recovered variances, 'MOVER-R': Donner & Zou 2012,
     'Closed-form confidence intervals for functions of the normal mean and
-    standard deviation', Statistical Methods in Medical Research 21): with
+    standard deviation', Statistical Methods in Medical Research 21; Newcombe
+    2016, 'MOVER-R confidence intervals for ratios and products of two
+    independently estimated quantities', ibid.): with
     ``a = Y, b = X``, the lower limit solves ``(b^2 - dx^2) t^2 - 2ab t + a^2 -
     dy^2 = 0`` for ``dy = Y - Y_low, dx = X_high - X`` (its smaller positive
     root), the upper one the same with ``dy = Y_high - Y, dx = X - X_low`` (its

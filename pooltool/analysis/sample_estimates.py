@@ -30,6 +30,20 @@ topics resampled with replacement
 interval of a mean over many topics was far too narrow (on Cranfield it covered
 the true mean about half the time; measured in the README).
 
+``estimate_recall(..., interval="mover-wilson")`` gives, for comparison, the
+Horvitz-Thompson estimate of R with a MOVER-Wilson interval around it
+(:func:`~pooltool.analysis.estimate.mover_total`) and Recall@k as the
+post-stratified ratio ``Y / (Y + X)``: each stratum split into the run's
+first k and the rest (post-strata; conditionally on how many sampled
+documents fall in each part, each part's sample is a simple random sample of
+it, Holt & Smith 1979, 'Post stratification', JRSS A 142), ``Y`` the known
+relevant retrieved pooled documents plus each inside part's ``N r / n``,
+``X`` the same outside, a part with no sampled document standing in with its
+stratum's share ``r / n`` (interval [0, its size]); the interval by MOVER for
+a ratio (:func:`~pooltool.analysis.estimate.mover_ratio`). It is closed form
+(no draws) and always holds its estimate, but does not cover as the Beta
+interval does (README, "Estimating what the pool missed").
+
 The simulated draws are reproducible: they come from random streams seeded by
 the sample's stored seed and a label (the prior's refits, R, and each run tag
 and cutoff), so the same store and sample give the same intervals on every
@@ -56,6 +70,8 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from pooltool.analysis.estimate import (
     BETA_METHOD,
@@ -451,12 +467,23 @@ def _place(runs: pd.DataFrame, design: Design, depth: int, grades: pd.DataFrame,
 
 def _pair_keys(*frames: pd.DataFrame) -> list[np.ndarray]:
     """One int64 key per (topic, docno) row of each frame, equal for equal pairs across
-    all of them (codes from one factorization of their topics and docnos)."""
-    topics, _ = pd.factorize(pd.concat([f["topic"] for f in frames], ignore_index=True))
-    docnos, names = pd.factorize(pd.concat([f["docno"] for f in frames], ignore_index=True))
-    keys = topics.astype(np.int64) * max(len(names), 1) + docnos
+    all of them (codes from one dictionary encoding of their topics and docnos)."""
+    topics, _ = _codes([f["topic"] for f in frames])
+    docnos, count = _codes([f["docno"] for f in frames])
+    keys = topics * max(count, 1) + docnos
     bounds = np.cumsum([0] + [len(f) for f in frames])
     return [keys[a:b] for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
+
+
+def _codes(columns: list[pd.Series]) -> tuple[np.ndarray, int]:
+    """Codes of the strings of ``columns`` taken as one column (equal strings, equal
+    codes), and how many distinct strings: Arrow's hash dictionary encoding (faster than
+    pandas' factorize on millions of Python strings)."""
+    values = pa.concat_arrays([pa.array(c.to_numpy(dtype=object), type=pa.large_string())
+                               for c in columns])
+    encoded = pc.dictionary_encode(values)
+    return (encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64),
+            len(encoded.dictionary))
 
 
 def _first(items: object, limit: int = 10) -> str:
