@@ -67,7 +67,7 @@ Intervals (95%):
   it covers less than 95% where the sample found a relevant document deep
   down (Wilson's lower limit of 1 in 5 is far above 1 in 800), and the mean
   of the per-topic ratio estimates is biased, so the interval of mean
-  Recall@k rarely covers (figures in the README, from
+  Recall@k did not cover in 200 repetitions (figures in the README, from
   ``bench/bench_estimate_cranfield.py``). Kept for that comparison.
 * ``normal``: estimate +- 1.96 standard errors (the textbook interval, here
   only for comparison: it has zero width when no sampled document is
