@@ -10,9 +10,12 @@ pool's from the full cranqrel, and estimates R and Recall@k of the run bm25 per
 topic. Prints: the mean error of the Horvitz-Thompson R and its standard error
 over repetitions (unbiased: within about 2 SE of 0), that of the posterior mean
 R (est_R), how many estimates lie outside their own intervals (0), and the coverage of the 95%
-intervals of R, Recall@k (per topic x repetition) and mean Recall@k, with their
-mean widths, for the Beta-binomial interval pooltool reports and for the plain
-normal interval. Needs ../shared/data/cranfield. Takes about 5 s a repetition.
+intervals of R, Recall@k (per topic x repetition) and mean R and mean Recall@k,
+with their mean widths, for the Beta-binomial interval pooltool reports, for
+the MOVER-Wilson interval around the Horvitz-Thompson estimate (with its mean
+Recall@k estimate and its estimates outside their intervals, 0) and for the
+plain normal interval. Needs ../shared/data/cranfield. Takes about 2 s of CPU a
+repetition.
 """
 
 from __future__ import annotations

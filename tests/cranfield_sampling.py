@@ -133,7 +133,7 @@ def _tfidf(tag: str, docs: list[list[str]], docnos: list[str],
 
 @dataclass
 class Trial:
-    """One seeded repetition: per topic truth, the Beta estimates and the normal ones."""
+    """One seeded repetition: per topic truth, the Beta, MOVER-Wilson and normal estimates."""
 
     true_r: np.ndarray
     est_r: np.ndarray           # Horvitz-Thompson (est_R_ht)
@@ -155,6 +155,16 @@ class Trial:
     fixed_mean_r: tuple[float, float]
     fixed_mean_recall: tuple[float, float]
     sampled: int
+    mover_r: tuple[np.ndarray, np.ndarray]
+    mover_recall: tuple[np.ndarray, np.ndarray]
+    mover_est_recall: np.ndarray
+    mover_mean_r: tuple[float, float]
+    mover_mean_recall: tuple[float, float]
+    mover_est_mean_recall: float
+
+    def est_mean_r_ht(self) -> float:
+        """The mean over topics of the Horvitz-Thompson R (the MOVER-Wilson est_R)."""
+        return float(np.mean(self.est_r))
 
 
 class Experiment:
@@ -194,6 +204,9 @@ class Experiment:
         estimates = estimate_recall(run, self.judged, design, [self.k], seed=seed, draws=draws)
         fixed = estimate_recall(run, self.judged, design, [self.k], seed=seed, draws=draws,
                                 prior_replicates=0).summary.iloc[0]
+        mover = estimate_recall(run, self.judged, design, [self.k], interval="mover-wilson")
+        mover_rows = mover.per_topic.set_index("topic").reindex(self.topics)
+        mover_mean = mover.summary.iloc[0]
         rows = estimates.per_topic.set_index("topic").reindex(self.topics)
         counts = self._normal_inputs(docs, sizes)
         se: list[float] = []
@@ -229,7 +242,15 @@ class Experiment:
             beta_mean_r=(float(summary["est_R_low"]), float(summary["est_R_high"])),
             fixed_mean_r=(float(fixed["est_R_low"]), float(fixed["est_R_high"])),
             fixed_mean_recall=(float(fixed["est_recall_low"]), float(fixed["est_recall_high"])),
-            sampled=int(len(docs)))
+            sampled=int(len(docs)),
+            mover_r=(mover_rows["est_R_low"].to_numpy(), mover_rows["est_R_high"].to_numpy()),
+            mover_recall=(mover_rows["est_recall_low"].to_numpy(),
+                          mover_rows["est_recall_high"].to_numpy()),
+            mover_est_recall=mover_rows["est_recall"].to_numpy(),
+            mover_mean_r=(float(mover_mean["est_R_low"]), float(mover_mean["est_R_high"])),
+            mover_mean_recall=(float(mover_mean["est_recall_low"]),
+                               float(mover_mean["est_recall_high"])),
+            mover_est_mean_recall=float(mover_mean["est_recall"]))
 
     def _normal_inputs(self, docs: pd.DataFrame,
                        sizes: pd.DataFrame) -> list[tuple[int, int, list[StratumCounts]]]:
@@ -304,16 +325,23 @@ def summarize(trials: list[Trial]) -> dict[str, float]:
         "mean_recall_est_mean": float(np.mean([t.est_mean_recall for t in trials])),
         "mean_recall_ratio_estimate_mean": float(np.mean([np.mean(t.ratio_recall)
                                                           for t in trials])),
+        "mean_recall_mover_estimate_mean": float(np.mean([t.mover_est_mean_recall
+                                                          for t in trials])),
+        "mover_estimates_outside_interval": float(sum(_outside_mover(t) for t in trials)),
     }
     for label, name, truth in (("R_beta", "beta_r", "true_r"), ("R_normal", "normal_r", "true_r"),
                                ("recall_beta", "beta_recall", "true_recall"),
-                               ("recall_normal", "normal_recall", "true_recall")):
+                               ("recall_normal", "normal_recall", "true_recall"),
+                               ("R_mover", "mover_r", "true_r"),
+                               ("recall_mover", "mover_recall", "true_recall")):
         out[f"{label}_coverage"], out[f"{label}_width"] = cover(name, truth)
     for label, name, truth in (("mean_R_beta", "beta_mean_r", "true_mean_r"),
                                ("mean_R_fixed_prior", "fixed_mean_r", "true_mean_r"),
                                ("mean_recall_beta", "beta_mean_recall", "true_mean_recall"),
                                ("mean_recall_fixed_prior", "fixed_mean_recall",
-                                "true_mean_recall")):
+                                "true_mean_recall"),
+                               ("mean_R_mover", "mover_mean_r", "true_mean_r"),
+                               ("mean_recall_mover", "mover_mean_recall", "true_mean_recall")):
         intervals = [(getattr(t, name), getattr(t, truth)) for t in trials]
         out[f"{label}_coverage"] = float(np.mean([low - 1e-9 <= value <= high + 1e-9
                                                   for (low, high), value in intervals]))
@@ -327,5 +355,15 @@ def _outside(trial: Trial) -> int:
     pairs = [(trial.posterior_r, trial.beta_r), (trial.est_recall, trial.beta_recall),
              (np.array([trial.est_mean_r]), trial.beta_mean_r),
              (np.array([trial.est_mean_recall]), trial.beta_mean_recall)]
+    return int(sum(np.sum((value < np.asarray(low) - 1e-9) | (value > np.asarray(high) + 1e-9))
+                   for value, (low, high) in pairs))
+
+
+def _outside_mover(trial: Trial) -> int:
+    """How many MOVER-Wilson estimates (the Horvitz-Thompson R, the post-stratified
+    Recall@k, per topic and their means) lie outside their own intervals (none should)."""
+    pairs = [(trial.est_r, trial.mover_r), (trial.mover_est_recall, trial.mover_recall),
+             (np.array([trial.est_mean_r_ht()]), trial.mover_mean_r),
+             (np.array([trial.mover_est_mean_recall]), trial.mover_mean_recall)]
     return int(sum(np.sum((value < np.asarray(low) - 1e-9) | (value > np.asarray(high) + 1e-9))
                    for value, (low, high) in pairs))

@@ -30,6 +30,20 @@ topics resampled with replacement
 interval of a mean over many topics was far too narrow (on Cranfield it covered
 the true mean about half the time; measured in the README).
 
+``estimate_recall(..., interval="mover-wilson")`` gives, for comparison, the
+Horvitz-Thompson estimate of R with a MOVER-Wilson interval around it
+(:func:`~pooltool.analysis.estimate.mover_total`) and Recall@k as the
+post-stratified ratio ``Y / (Y + X)``: each stratum split into the run's
+first k and the rest (post-strata; conditionally on how many sampled
+documents fall in each part, each part's sample is a simple random sample of
+it, Holt & Smith 1979, 'Post stratification', JRSS A 142), ``Y`` the known
+relevant retrieved pooled documents plus each inside part's ``N r / n``,
+``X`` the same outside, a part with no sampled document standing in with its
+stratum's share ``r / n`` (interval [0, its size]); the interval by MOVER for
+a ratio (:func:`~pooltool.analysis.estimate.mover_ratio`). It is closed form
+(no draws) and always holds its estimate, but does not cover as the Beta
+interval does (README, "Estimating what the pool missed").
+
 The simulated draws are reproducible: they come from random streams seeded by
 the sample's stored seed and a label (the prior's refits, R, and each run tag
 and cutoff), so the same store and sample give the same intervals on every
@@ -56,20 +70,28 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from pooltool.analysis.estimate import (
     BETA_METHOD,
     DRAWS,
     FIXED_PRIOR_METHOD,
+    INTERVAL_METHODS,
+    MOVER_METHOD,
     PRIOR_REPLICATES,
+    Cells,
     bootstrap_priors,
     fit_priors,
+    mover_mean,
+    mover_ratio,
+    mover_total,
     percentile_interval,
     recall_draws_batch,
-    total_draws_batch,
+    stratum_draws_batch,
 )
 from pooltool.analysis.sampling import Stratum, build_frame, draw_sample, parse_strata
-from pooltool.errors import StoreError
+from pooltool.errors import InvalidArgument, StoreError
 from pooltool.ranking import order_run
 from pooltool.records import is_judged, is_relevant, topic_key
 from pooltool.store import JudgmentStore
@@ -164,7 +186,8 @@ ESTIMATE_COLUMNS = ["est_R", "est_R_low", "est_R_high", "est_R_ht",
 
 def estimate_recall(runs: pd.DataFrame, qrels: pd.DataFrame, design: Design,
                     ks: Sequence[int], level: int = 1, seed: int = 0,
-                    draws: int = DRAWS, prior_replicates: int = PRIOR_REPLICATES) -> Estimates:
+                    draws: int = DRAWS, prior_replicates: int = PRIOR_REPLICATES,
+                    interval: str = "beta") -> Estimates:
     """Estimate R and each run's Recall@k per topic, with 95% Beta intervals.
 
     :param runs: ``run_tag, topic, docno, score`` (any order; trec_eval order is used).
@@ -177,10 +200,14 @@ def estimate_recall(runs: pd.DataFrame, qrels: pd.DataFrame, design: Design,
     :param draws: simulated draws behind each interval.
     :param prior_replicates: bootstrap refits of the prior (module docstring); 0 takes
         the fitted prior as known (the earlier, too narrow method, for comparison).
+    :param interval: ``beta`` (the Beta-binomial posterior; est_R and est_recall its
+        means) or ``mover-wilson`` (est_R the Horvitz-Thompson estimate, est_recall the
+        post-stratified ratio, intervals by MOVER from Wilson intervals; no draws).
     :returns: see :class:`Estimates`; a run is averaged over the design's topics it
         retrieved documents for.
     :raises CannotEstimate: a pooled document unjudged, or a non-empty stratum with
         no judged sampled document (each named, up to ten).
+    :raises InvalidArgument: an unknown interval method.
     """
     topics = sorted(set(design.pooled["topic"]) | set(design.sizes["topic"]), key=topic_key)
     t_index = {t: i for i, t in enumerate(topics)}
@@ -219,49 +246,39 @@ def estimate_recall(runs: pd.DataFrame, qrels: pd.DataFrame, design: Design,
             f"{_first(f'{topics[i]}:{names[j]}' for i, j in empty)}); judge the sample "
             f"'{design.name}' first ('pooltool judge --pool {design.name}')")
 
-    prior = (bootstrap_priors(base, _stream(seed, "prior"), draws, prior_replicates)
-             if prior_replicates else fit_priors(base))
-    r_ht = r_pool + _weighted(base, 2)
-    r_draws = total_draws_batch(r_pool, base, _stream(seed, "R"), draws, prior)
-    r_est = r_draws.mean(axis=1)
-    r_low, r_high = percentile_interval(r_draws)
     sampled = base[..., 1].sum(axis=1)
-
+    model = _interval_model(interval, base, seed, draws, prior_replicates)
+    r_est, r_low, r_high, r_ht = model.total(r_pool)
     per_r = pd.DataFrame({"topic": topics, "pooled_relevant": r_pool, "sampled": sampled,
                           "est_R": r_est.astype(float), "est_R_low": r_low.astype(float),
                           "est_R_high": r_high.astype(float),
                           "est_R_ht": r_ht.astype(float)})
     runs = runs[runs["topic"].isin(t_index)]
-    placed = _place(runs, design, max(ks), grades, level, sample) if len(runs) else runs
+    placed = _place(runs, design, max(ks), grades, level, sample, topics)
     rows, summary = [], []
     for tag in pd.unique(runs["run_tag"]):
-        run = placed[placed["run_tag"] == tag]
+        run = placed.of(tag)
         have = np.zeros(len(topics), dtype=bool)
-        have[run["topic"].map(t_index).dropna().to_numpy(dtype=np.int64)] = True
+        have[run.topic] = True
+        chosen = np.flatnonzero(have)
+        mean_r = model.mean_total(have)
         for k in ks:
-            top = run[run["trec_rank"] <= k]
+            top = run.rank <= k
             counts = base.copy()
             rel_ret = np.zeros(len(topics), dtype=np.int64)
-            in_pool = top[top["pooled"]]
-            np.add.at(rel_ret, in_pool["topic"].map(t_index).to_numpy(dtype=np.int64),
-                      in_pool["relevant"].to_numpy(dtype=np.int64))
-            framed = top[top["stratum"].notna() & ~top["pooled"]]
-            ti = framed["topic"].map(t_index).to_numpy(dtype=np.int64)
-            si = framed["stratum"].map(s_index).to_numpy(dtype=np.int64)
-            np.add.at(counts[..., 3], (ti, si), 1)
-            np.add.at(counts[..., 4], (ti, si), framed["sampled"].to_numpy(dtype=np.int64))
-            np.add.at(counts[..., 5], (ti, si), framed["relevant"].to_numpy(dtype=np.int64))
-            rdraws = recall_draws_batch(r_pool[have], rel_ret[have], counts[have],
-                                        _stream(seed, "recall", str(tag), str(k)), draws, prior)
-            recall = rdraws.mean(axis=1)
-            low, high = percentile_interval(rdraws)
-            chosen = np.flatnonzero(have)
+            in_pool = top & run.pooled
+            np.add.at(rel_ret, run.topic[in_pool], run.relevant[in_pool])
+            framed = top & (run.stratum >= 0)
+            cell = (run.topic[framed], run.stratum[framed])
+            np.add.at(counts[..., 3], cell, 1)
+            np.add.at(counts[..., 4], cell, run.sampled[framed])
+            np.add.at(counts[..., 5], cell, run.relevant[framed])
+            recall, low, high, mean_recall = model.recall(
+                r_pool[have], rel_ret[have], counts[have], have, (str(tag), str(k)))
             for pos, i in enumerate(chosen):
                 rows.append((tag, topics[i], k, int(sampled[i]), r_est[i], r_low[i], r_high[i],
                              r_ht[i], recall[pos], low[pos], high[pos]))
             if len(chosen):
-                mean_r = percentile_interval(r_draws[have].mean(axis=0))
-                mean_recall = percentile_interval(rdraws.mean(axis=0))
                 summary.append((tag, k, len(chosen), int(sampled[have].sum()),
                                 r_est[have].mean(), *mean_r, r_ht[have].mean(),
                                 recall.mean(), *mean_recall))
@@ -272,8 +289,100 @@ def estimate_recall(runs: pd.DataFrame, qrels: pd.DataFrame, design: Design,
     for frame in (per_topic, summary_frame):
         for column in ESTIMATE_COLUMNS:
             frame[column] = frame[column].astype(float)
-    method = BETA_METHOD if prior_replicates else FIXED_PRIOR_METHOD
-    return Estimates(per_topic, summary_frame, method, per_r)
+    return Estimates(per_topic, summary_frame, model.method, per_r)
+
+
+Interval = tuple[np.ndarray, np.ndarray, np.ndarray]
+
+
+class _BetaModel:
+    """The ``beta`` interval: stratified Beta-binomial posterior draws (module docstring)."""
+
+    def __init__(self, base: np.ndarray, seed: int, draws: int, prior_replicates: int) -> None:
+        self.base, self.seed, self.draws = base, seed, draws
+        self.prior = (bootstrap_priors(base, _stream(seed, "prior"), draws, prior_replicates)
+                      if prior_replicates else fit_priors(base))
+        self.method = BETA_METHOD if prior_replicates else FIXED_PRIOR_METHOD
+        self.r_draws = np.empty((0, draws))
+        self.stratum_draws = np.empty((0, 0, draws))
+
+    def total(self, r_pool: np.ndarray) -> tuple[np.ndarray, ...]:
+        """Per topic: est_R (the draws' mean), its interval, and est_R_ht."""
+        self.stratum_draws = stratum_draws_batch(self.base, _stream(self.seed, "R"),
+                                                 self.draws, self.prior)
+        self.r_draws = (r_pool + self.base[..., 2].sum(axis=1))[:, None] + \
+            self.stratum_draws.sum(axis=1)
+        low, high = percentile_interval(self.r_draws)
+        return self.r_draws.mean(axis=1), low, high, r_pool + _weighted(self.base, 2)
+
+    def mean_total(self, have: np.ndarray) -> tuple[float, float]:
+        """The interval of mean R over the topics ``have``."""
+        low, high = percentile_interval(self.r_draws[have].mean(axis=0))
+        return float(low), float(high)
+
+    def recall(self, r_pool: np.ndarray, rel_ret: np.ndarray, counts: np.ndarray,
+               have: np.ndarray, labels: tuple[str, str]
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[float, float]]:
+        """Per topic est_recall and its interval, and the interval of their mean (for
+        the topics ``have``; a stratum that the run's first k leave whole or take whole
+        reuses R's draws of it)."""
+        draws = recall_draws_batch(r_pool, rel_ret, counts,
+                                   _stream(self.seed, "recall", *labels), self.draws,
+                                   self.prior, self.stratum_draws[have])
+        low, high = percentile_interval(draws)
+        mean_low, mean_high = percentile_interval(draws.mean(axis=0))
+        return draws.mean(axis=1), low, high, (float(mean_low), float(mean_high))
+
+
+class _MoverModel:
+    """The ``mover-wilson`` interval around the Horvitz-Thompson estimate
+    (:func:`~pooltool.analysis.estimate.mover_total`)."""
+
+    method = MOVER_METHOD
+
+    def __init__(self, base: np.ndarray) -> None:
+        self.base = base
+        self.r = (np.empty(0),) * 3
+
+    def total(self, r_pool: np.ndarray) -> tuple[np.ndarray, ...]:
+        """Per topic: est_R (Horvitz-Thompson), its interval, and est_R_ht (the same)."""
+        self.r = mover_total(r_pool, Cells.of(*_fields(self.base, 0, 1, 2)))
+        return (*self.r, self.r[0])
+
+    def mean_total(self, have: np.ndarray) -> tuple[float, float]:
+        """The interval of mean R over the topics ``have`` (every stratum of them combined)."""
+        return mover_mean(*(v[have] for v in self.r))[1:]
+
+    def recall(self, r_pool: np.ndarray, rel_ret: np.ndarray, counts: np.ndarray,
+               have: np.ndarray, labels: tuple[str, str]
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[float, float]]:
+        """Per topic est_recall (post-stratified ratio) and its interval, and their mean's."""
+        del have, labels  # closed form: nothing drawn
+        pop, n, r, pop_in, n_in, r_in = _fields(counts, 0, 1, 2, 3, 4, 5)
+        stratum_share = np.divide(r, n, out=np.zeros(r.shape), where=n > 0)
+        inside = mover_total(rel_ret, Cells.of(pop_in, n_in, r_in, stratum_share))
+        outside = mover_total(r_pool - rel_ret, Cells.of(pop - pop_in, n - n_in, r - r_in,
+                                                         stratum_share))
+        recall, low, high = mover_ratio(inside, outside)
+        return recall, low, high, mover_mean(recall, low, high)[1:]
+
+
+def _fields(counts: np.ndarray, *fields: int) -> list[np.ndarray]:
+    return [counts[..., f] for f in fields]
+
+
+def _interval_model(interval: str, base: np.ndarray, seed: int, draws: int,
+                    prior_replicates: int) -> _BetaModel | _MoverModel:
+    """The model of ``interval`` (:data:`~pooltool.analysis.estimate.INTERVAL_METHODS`).
+
+    :raises InvalidArgument: an unknown interval method.
+    """
+    if interval == "beta":
+        return _BetaModel(base, seed, draws, prior_replicates)
+    if interval == "mover-wilson":
+        return _MoverModel(base)
+    raise InvalidArgument(f"unknown interval method {interval!r}: choose "
+                          f"{' or '.join(INTERVAL_METHODS)}")
 
 
 def _stream(seed: int, *labels: str) -> np.random.Generator:
@@ -290,10 +399,40 @@ def _weighted(counts: np.ndarray, field: int) -> np.ndarray:
     return (weight * counts[..., field]).sum(axis=1)
 
 
+@dataclass(frozen=True)
+class _Placed:
+    """Run lines placed in the design, as arrays of one length (one row a line).
+
+    :ivar tag: the run's code (its position in ``tags``).
+    :ivar topic: the topic's position in the design's topics.
+    :ivar rank: the line's trec_eval rank.
+    :ivar stratum: the stratum's position in the design, -1 for a pooled line or one
+        outside the frame.
+    :ivar pooled, sampled, relevant: pooled; in the judged sample; relevant (pooled or
+        judged sampled documents only: the design's evidence).
+    """
+
+    tags: pd.Index
+    tag: np.ndarray
+    topic: np.ndarray
+    rank: np.ndarray
+    stratum: np.ndarray
+    pooled: np.ndarray
+    sampled: np.ndarray
+    relevant: np.ndarray
+
+    def of(self, tag: object) -> _Placed:
+        """The lines of one run."""
+        rows = self.tag == self.tags.get_loc(tag)
+        return _Placed(self.tags, self.tag[rows], self.topic[rows], self.rank[rows],
+                       self.stratum[rows], self.pooled[rows], self.sampled[rows],
+                       self.relevant[rows])
+
+
 def _place(runs: pd.DataFrame, design: Design, depth: int, grades: pd.DataFrame, level: int,
-           sample: pd.DataFrame) -> pd.DataFrame:
-    """Each run's first ``depth`` documents with ``pooled``, ``stratum`` (None: outside
-    the frame or pooled), ``sampled`` (in the judged sample) and ``relevant``.
+           sample: pd.DataFrame, topics: list[str]) -> _Placed:
+    """Each run's first ``depth`` documents, placed: pooled, in a stratum (by best rank)
+    or outside the frame, sampled, relevant (see :class:`_Placed`).
 
     Every (topic, docno) is looked up once in a table of the pairs the design knows
     (best ranks over the sample's runs, the pool, the judged sample), by integer
@@ -317,21 +456,34 @@ def _place(runs: pd.DataFrame, design: Design, depth: int, grades: pd.DataFrame,
         return known & flags[column].to_numpy(dtype=bool)[np.maximum(at_flag, 0)]
 
     pooled = flag("pooled")
-    stratum = np.full(len(top), None, dtype=object)
-    for s in design.strata:
-        stratum[s.holds(best) & (stratum == None) & ~pooled] = s.name  # noqa: E711
-    return top.assign(pooled=pooled, stratum=stratum, sampled=flag("sampled"),
-                      relevant=flag("relevant"))
+    stratum = np.full(len(top), -1, dtype=np.int64)
+    for j, s in enumerate(design.strata):
+        stratum[s.holds(best) & (stratum < 0) & ~pooled] = j
+    tag, tags = pd.factorize(top["run_tag"])
+    return _Placed(tags, tag, pd.Index(topics).get_indexer(top["topic"]),
+                   top["trec_rank"].to_numpy(dtype=np.int64), stratum, pooled,
+                   flag("sampled"), flag("relevant").astype(np.int64))
 
 
 def _pair_keys(*frames: pd.DataFrame) -> list[np.ndarray]:
     """One int64 key per (topic, docno) row of each frame, equal for equal pairs across
-    all of them (codes from one factorization of their topics and docnos)."""
-    topics, _ = pd.factorize(pd.concat([f["topic"] for f in frames], ignore_index=True))
-    docnos, names = pd.factorize(pd.concat([f["docno"] for f in frames], ignore_index=True))
-    keys = topics.astype(np.int64) * max(len(names), 1) + docnos
+    all of them (codes from one dictionary encoding of their topics and docnos)."""
+    topics, _ = _codes([f["topic"] for f in frames])
+    docnos, count = _codes([f["docno"] for f in frames])
+    keys = topics * max(count, 1) + docnos
     bounds = np.cumsum([0] + [len(f) for f in frames])
     return [keys[a:b] for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
+
+
+def _codes(columns: list[pd.Series]) -> tuple[np.ndarray, int]:
+    """Codes of the strings of ``columns`` taken as one column (equal strings, equal
+    codes), and how many distinct strings: Arrow's hash dictionary encoding (faster than
+    pandas' factorize on millions of Python strings)."""
+    values = pa.concat_arrays([pa.array(c.to_numpy(dtype=object), type=pa.large_string())
+                               for c in columns])
+    encoded = pc.dictionary_encode(values)
+    return (encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64),
+            len(encoded.dictionary))
 
 
 def _first(items: object, limit: int = 10) -> str:
