@@ -14,7 +14,7 @@ from test_picker import rows_of
 from textual.pilot import Pilot
 
 from pooltool.store import JudgmentStore
-from pooltool.store.changes import watch
+from pooltool.store.changes import Changes, NotificationWatcher, watch
 from pooltool.tui.app import JudgeApp, make_app
 from pooltool.tui.screens.judge import JudgeScreen
 
@@ -91,3 +91,19 @@ async def test_the_judging_screen_counts_others_judgments(address: str) -> None:
                                       "to the next document nobody has judged.")
             await pilot.press("j")
             assert screen.session.docno not in {on_screen, elsewhere}
+
+
+def test_a_lost_listener_reports_one_change_then_none(postgresql_store_url: str) -> None:
+    with JudgmentStore.open(postgresql_store_url) as store:
+        watcher = watch(store)
+        assert isinstance(watcher, NotificationWatcher) and watcher.conn is not None
+        pid = watcher.conn.raw.info.backend_pid
+        store.conn.execute("SELECT pg_terminate_backend(?)", [pid])
+        changes = watcher.poll()
+        for _ in range(PAUSES):  # the server may take a moment to end it
+            if changes:
+                break
+            time.sleep(0.05)
+            changes = watcher.poll()
+        assert changes == Changes(any_topic=True)
+        assert not watcher.poll() and watcher.conn is None
