@@ -127,6 +127,44 @@ def test_the_administrator_imports_and_pools(logins: Logins, tmp_path: Path) -> 
     assert invoke(logins.admin, "add-topics", str(tmp_path / "topics.tsv"))[0] == 0
 
 
+ADMIN_WORK = [
+    ["assign", "alice", "bob"],
+    ["guidelines", "--grade-definition", "1:on topic"],
+    ["judge-settings", "--show-runs"],
+    ["assessors", "--set-kind", "bot", "machine"],
+    ["qrels", "tag", "start"],
+    ["sample", "--name", "s1", "--budget", "2", "--seed", "1"],
+    ["pool", "--name", "live", "--strategy", "mtf", "--budget", "3"],
+    ["remove-run", "runB", "--force"],
+]
+
+
+def test_the_administrator_does_the_rest_of_a_campaign(logins: Logins) -> None:
+    for command in ADMIN_WORK:
+        code, _, err = invoke(logins.admin, *command)
+        assert (command, code) == (command, 0), err
+
+
+@pytest.mark.parametrize("command", ADMIN_WORK[:4], ids=lambda c: c[0])
+def test_an_assessor_may_not_assign_or_set(logins: Logins, command: list[str]) -> None:
+    code, _, err = invoke(logins.assessor, *command)
+    assert code == 1 and "this role may not do this (permission denied for table " in err
+
+
+def test_apply_again_and_a_missing_login(logins: Logins) -> None:
+    code, _, err = invoke(logins.store, "init", "--roles", "apply", "--admin-role",
+                          logins.admin_group, "--assessor-role", logins.assessor_group)
+    assert code == 0
+    code, _, err = invoke(logins.store, "init", "--roles", "apply", "--admin-role",
+                          logins.admin_group, "--assessor-role", logins.assessor_group,
+                          "--assessor", "nobody_at_all")
+    assert (code, err) == (1, f"Error: {logins.store}: the roles could not be set (role "
+                              '"nobody_at_all" does not exist); nothing was granted\n')
+    code, _, err = invoke(logins.assessor, "init", "--roles", "apply")
+    assert code == 1 and err.startswith(f"Error: {logins.assessor}: this role may not do this")
+    assert err.endswith("; nothing was granted\n")
+
+
 @pytest.mark.parametrize(("command", "what"), [
     (["add-runs", "c.run"], "imported"),
     (["import-qrels", "qrels.txt", "--version", "v1"], "imported"),
