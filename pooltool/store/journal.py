@@ -218,8 +218,8 @@ class WriteQueue:
 
         A write the store rejects for good (a :class:`PooltoolError`, such as
         an undo of a judgment already retracted, or a write the login's role may
-        not make) is dropped and kept in
-        :attr:`failed`, so that it cannot hold up the writes behind it.
+        not make) is dropped and kept in :attr:`failed`, so that it cannot hold
+        up the writes behind it.
 
         :returns: whether the queue is now empty.
         :raises sqlite3.OperationalError: an error other than a busy store.
