@@ -64,16 +64,49 @@ def _non_blank(_ctx: click.Context, param: click.Parameter, value: str) -> str:
 
 
 @cli.command()
+@click.option("--roles", type=click.Choice(["print", "apply"]),
+              help="PostgreSQL store: print, or apply, the SQL that creates the "
+                   "administrators' and assessors' group roles and their grants.")
+@click.option("--admin-role", default="pooltool_admin", show_default=True, metavar="NAME",
+              help="The administrators' group role (with --roles).")
+@click.option("--assessor-role", default="pooltool_assessor", show_default=True,
+              metavar="NAME", help="The assessors' group role (with --roles).")
+@click.option("--admin", "admins", multiple=True, metavar="LOGIN",
+              help="Make this existing login role an administrator (with --roles; repeat it).")
+@click.option("--assessor", "assessors", multiple=True, metavar="LOGIN",
+              help="Make this existing login role an assessor (with --roles; repeat it).")
 @click.pass_context
-def init(ctx: click.Context) -> None:
+def init(ctx: click.Context, roles: str | None, admin_role: str, assessor_role: str,
+         admins: tuple[str, ...], assessors: tuple[str, ...]) -> None:
     """Create an empty judgment store (or bring an old one's schema up to date).
+
+    On a PostgreSQL store, --roles print shows, and --roles apply runs (as the
+    store's owner, a role that may create roles), the SQL of two group roles:
+    administrators import runs, qrels, topics and documents, pool and change
+    settings; assessors only judge (judgments, claims, notes) and read. Login
+    roles named by --admin and --assessor become members.
 
     \b
     Example:
       pooltool --db covid.db init
+      pooltool --db postgresql://owner@db.example:5432/covid init --roles apply \\
+          --admin carol --assessor alice --assessor bob
     """
+    from pooltool.store.roles import NO_ROLES, apply_roles, roles_sql
+
     path = db_path(ctx)
-    JudgmentStore.open(path, create=True).close()
+    if roles is not None and not isinstance(path, str):
+        raise StoreError(NO_ROLES.format(path))
+    if (admins or assessors) and roles is None:
+        raise click.UsageError("--admin and --assessor go with --roles print or --roles apply")
+    if roles == "print":
+        click.echo(roles_sql(admin_role, assessor_role, admins, assessors), nl=False)
+        return
+    with JudgmentStore.open(path, create=True) as store:
+        if roles == "apply":
+            apply_roles(store, admin_role, assessor_role, admins, assessors)
+            warn(f"roles {admin_role} (administrators) and {assessor_role} (assessors) "
+                 f"granted on {store.address}")
     warn(f"store ready: {path}")
 
 

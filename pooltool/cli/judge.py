@@ -48,7 +48,8 @@ def judge(ctx: click.Context, assessor: str | None, topics: tuple[str, ...], ord
     saves a judgment at once (0-3 by default); u undoes, n adds a note, s
     skips, left/right revisit, j jumps to the next unjudged document, ? lists
     every key, q quits. Reopen to continue where you stopped. Several
-    assessors can judge one store at once.
+    assessors can judge one store at once; the others' judgments show
+    within a second (the topic list's counts, "N by others").
 
     Your queue on a topic assigned to you (either role) holds the pooled
     documents you have not judged yet, so overlap topics get a second

@@ -44,6 +44,7 @@ from typing import Any, NamedTuple
 
 from pooltool.errors import InvalidArgument, PooltoolError
 from pooltool.store import JudgmentStore, workspace
+from pooltool.store.postgresql import RoleRefused
 
 BUSY_WAIT_MS = 200
 """How long, in milliseconds, one write attempt waits for another writer."""
@@ -216,8 +217,9 @@ class WriteQueue:
         """Commit queued writes in order, stopping at the first one the lock refuses.
 
         A write the store rejects for good (a :class:`PooltoolError`, such as
-        an undo of a judgment already retracted) is dropped and kept in
-        :attr:`failed`, so that it cannot hold up the writes behind it.
+        an undo of a judgment already retracted, or a write the login's role may
+        not make) is dropped and kept in :attr:`failed`, so that it cannot hold
+        up the writes behind it.
 
         :returns: whether the queue is now empty.
         :raises sqlite3.OperationalError: an error other than a busy store.
@@ -226,6 +228,8 @@ class WriteQueue:
             write = self._queue[0]
             try:
                 write.result = self._commit(write)
+            except RoleRefused as exc:  # this login may never write it (store roles)
+                self.failed.append((write, exc))
             except sqlite3.OperationalError as exc:  # rolled back by store.writing()
                 if not is_busy(exc):
                     raise

@@ -135,6 +135,25 @@ def journal_base(url: str) -> Path:
     return folder / ("postgresql-" + re.sub(r"[^A-Za-z0-9_.-]", "_", name))
 
 
+class RoleRefused(StoreWriteFailed):
+    """The server refused the login role a privilege it needs for this (see
+    :mod:`pooltool.store.roles`); the transaction was rolled back.
+
+    :param address: the store's URL (no password).
+    :param reason: the server's message (``permission denied for table runs``).
+    :param what: the past participle for "nothing was ..." (see :meth:`saying`).
+    """
+
+    def __init__(self, address: str, reason: str, what: str = "changed") -> None:
+        self.address, self.reason = address, reason
+        super().__init__(f"{address}: this role may not do this ({reason}); "
+                         f"nothing was {what}")
+
+    def saying(self, what: str) -> RoleRefused:
+        """The same refusal, saying "nothing was ``what``"."""
+        return RoleRefused(self.address, self.reason, what)
+
+
 # -- SQL ------------------------------------------------------------------------------
 
 _TOKENS = re.compile(r"""
@@ -352,8 +371,7 @@ def _sqlite_errors(url: str) -> Iterator[None]:
         if isinstance(exc, errors.LockNotAvailable):
             raise sqlite3.OperationalError(f"database is locked ({message})") from exc
         if isinstance(exc, errors.InsufficientPrivilege):
-            raise StoreWriteFailed(f"{shown_url(url)}: this role may not do that "
-                                   f"({message}); nothing was changed") from exc
+            raise RoleRefused(shown_url(url), message) from exc
         if isinstance(exc, psycopg.IntegrityError):
             raise sqlite3.IntegrityError(message) from exc
         if isinstance(exc, psycopg.OperationalError):
@@ -361,5 +379,5 @@ def _sqlite_errors(url: str) -> Iterator[None]:
         raise sqlite3.DatabaseError(message) from exc
 
 
-__all__ = ["PostgresConnection", "is_postgresql_url", "open_store_database", "postgresql_sql",
+__all__ = ["PostgresConnection", "RoleRefused", "is_postgresql_url", "open_store_database", "postgresql_sql",
            "shown_url"]

@@ -63,6 +63,7 @@ from pooltool.store.judgments import JudgmentLog
 from pooltool.store.pools import PoolTables
 from pooltool.store.postgresql import (
     PostgresConnection,
+    RoleRefused,
     is_postgresql_url,
     journal_base,
     open_store_database,
@@ -277,6 +278,8 @@ class JudgmentStore(JudgmentLog, JudgedRules, PoolTables, ClaimTable, SampleTabl
                 if self.conn.in_transaction:
                     self.conn.rollback()
                 raise
+        except RoleRefused as exc:
+            raise exc.saying(what) from exc.__cause__
         except sqlite3.OperationalError as exc:
             failure = _write_failure(exc, self.path, what)
             if failure is None:

@@ -2,10 +2,11 @@
 
 The app owns the store connection (on the UI thread) and one
 :class:`~pooltool.store.journal.WriteQueue`; screens read the store directly and
-write through the queue. A timer retries writes the store refused while
-another process held its lock; until they are committed they are also kept
-in a journal file next to the store, which the assessor's next app replays
-if this one is killed (see :mod:`pooltool.store.journal`).
+write through the queue. A timer looks for other assessors' judgments and
+claims (:mod:`pooltool.store.changes`) and refreshes the screen shown. A timer
+retries writes the store refused while another process held its lock; until
+they are committed they are also kept in a journal file next to the store,
+which the assessor's next app replays if this one is killed (see :mod:`pooltool.store.journal`).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from pooltool.errors import InvalidArgument, StoreError, StoreWriteFailed, Unkno
 from pooltool.judging.queue import ORDERS
 from pooltool.records import topic_key
 from pooltool.store import DEFAULT_POOL, JudgmentStore
+from pooltool.store.changes import watch
 from pooltool.store.journal import BUSY_WAIT_MS, WriteQueue, journal_path, journals
 from pooltool.tui.activity import DEFAULT_IDLE_S
 from pooltool.tui.keys import check_grade_scale
@@ -36,6 +38,8 @@ from pooltool.tui.screens.topic_picker import TopicPickerScreen
 from pooltool.tui.session import JudgingSession
 
 RETRY_EVERY_S = 0.5
+WATCH_EVERY_S = 1.0
+"""How often the app looks for other assessors' writes (:mod:`pooltool.store.changes`)."""
 JUDGE_SCREEN = "judge"
 SETTLE_S = 1.0
 QUIT_WAIT_S = 30.0
@@ -72,6 +76,7 @@ class JudgeApp(App[None]):
         self.require_end = bool(store.setting("require_end", False))
         self.idle_s = float(store.setting("idle_seconds", DEFAULT_IDLE_S))
         self.sub_title = f"assessor {assessor}"
+        self.watcher = watch(store)
 
     def on_mount(self) -> None:
         if self.recovered:
@@ -86,6 +91,7 @@ class JudgeApp(App[None]):
         if self.open_topic is not None:
             self.open(self.open_topic)
         self.set_interval(RETRY_EVERY_S, self.retry_writes)
+        self.set_interval(WATCH_EVERY_S, self.show_changes)
         self.set_timer(SETTLE_S, self.settle)
 
     def listed_topics(self) -> list[str]:
@@ -176,6 +182,19 @@ class JudgeApp(App[None]):
                 self.screen.draw_state()
             self.report_failed()
 
+    def show_changes(self) -> None:
+        """Show other assessors' judgments and claims (a timer calls this): the topic
+        picker's counts, the judging screen's progress. Under a help or prompt screen
+        nothing is read; the changes wait for the next tick after it closes."""
+        screen = self.screen if self.is_running else None
+        if not isinstance(screen, (TopicPickerScreen, JudgeScreen)):
+            return
+        changes = self.watcher.poll()
+        if isinstance(screen, TopicPickerScreen) and changes:
+            screen.action_reload()
+        elif isinstance(screen, JudgeScreen) and changes.touches(screen.session.topic):
+            screen.others_changed()
+
     async def action_quit(self) -> None:
         """Commit anything still queued (waiting for the lock if needed), then exit."""
         if not self.writes.drain(QUIT_WAIT_S):
@@ -187,6 +206,7 @@ class JudgeApp(App[None]):
 
     def on_unmount(self) -> None:
         self.writes.drain(QUIT_WAIT_S)
+        self.watcher.close()
         self.store.close()
         gc.unfreeze()  # what on_mount froze may now be collected (another app may follow)
 

@@ -39,6 +39,10 @@ Rules, in the order an assessor meets them:
   assessors on one topic are shown different documents; ← → pass over them
   too. On an assigned topic (``assign``, ``--overlap`` for deliberate double
   judging) claims do not apply.
+* **Others' judgments** (shared topics): when another assessor's judgment reaches
+  the store (the app watches it: :mod:`pooltool.store.changes`),
+  :meth:`JudgingSession.others_judged` re-reads which documents of the queue
+  others have judged; they no longer count as left to judge.
 * **Adaptive pools** (``pool --strategy``): the queue is the documents the
   assessor judged plus the one the strategy chooses for them next
   (:class:`~pooltool.judging.adaptive.AdaptivePicker`: from the store's log,
@@ -109,6 +113,7 @@ class JudgingSession:
             self.queue = [docno for docno in self.queue if self.is_judged(docno)]
         self.shared = self.picker is not None or topic not in self.store.assigned_topics(assessor)
         self.claim_minutes = float(self.store.setting("claim_minutes", DEFAULT_CLAIM_MINUTES))
+        self.judged_by_others = self._judged_by_others()
         self._position = 0
         self.position = self._resume()
 
@@ -141,6 +146,22 @@ class JudgingSession:
             self.topic, self.assessor)
         return {d for d in taken if d not in self.marks}
 
+    def _judged_by_others(self) -> set[str]:
+        """On a shared topic, the queue's documents others have judged and the assessor
+        has not (read from the store now); empty on an assigned topic."""
+        if not self.shared:
+            return set()
+        return (self.store.judged_docnos(self.topic) & set(self.queue)) - {
+            docno for docno in self.marks if self.is_judged(docno)}
+
+    def others_judged(self) -> set[str]:
+        """Re-read what others have judged (another assessor's judgment reached the
+        store: :mod:`pooltool.store.changes`); returns the documents they judged since
+        the last reading, and keeps the whole set in :attr:`judged_by_others`."""
+        now = self._judged_by_others()
+        new, self.judged_by_others = now - self.judged_by_others, now
+        return new
+
     def _claim(self, docno: str) -> bool:
         """Claim the document on screen of a shared topic (best effort: a busy or
         read-only store leaves it unclaimed); returns whether the assessor may keep it."""
@@ -172,8 +193,14 @@ class JudgingSession:
 
     @property
     def remaining(self) -> int:
-        """Documents of the queue the assessor has still to judge."""
-        return len(self.queue) - self.judged
+        """Documents of the queue the assessor has still to judge (on a shared topic,
+        not those others have judged meanwhile)."""
+        return len(self.queue) - self.judged - self.judged_by_others_only
+
+    @property
+    def judged_by_others_only(self) -> int:
+        """Documents of the queue others have judged and the assessor has not."""
+        return sum(not self.is_judged(docno) for docno in self.judged_by_others)
 
     @property
     def done(self) -> bool:

@@ -166,7 +166,8 @@ class JudgeScreen(Screen[None]):
                                   ": ", note))
 
     def status_text(self) -> Text:
-        """``Topic 7 · 37 / 120 · doc184 · judged 36/120 · 142/h · 12.3 s/doc · ETA 41 min``.
+        """``Topic 7 · 37 / 120 · doc184 · judged 36/120 · 5 by others · 142/h · 12.3 s/doc ·
+        ETA 41 min`` ("by others": on a shared topic, what other assessors judged).
 
         The position comes before the docno, and a docno longer than
         :data:`DOCNO_WIDTH` is cut with an ellipsis, so the position always
@@ -178,6 +179,8 @@ class JudgeScreen(Screen[None]):
                  Text(f"{s.position + 1} / {len(s.queue)}", style="bold"),
                  Text(shorten(s.docno, DOCNO_WIDTH), style="bold"),
                  Text(f"judged {s.judged}/{len(s.queue)}")]
+        if s.judged_by_others_only:
+            parts.append(Text(f"{s.judged_by_others_only} by others"))
         if not math.isnan(speed.per_hour):
             eta = eta_hours(s.remaining, speed.per_hour)
             parts += [Text(f"{speed.per_hour:.0f}/h"), Text(f"{speed.median_seconds:.1f} s/doc"),
@@ -191,6 +194,16 @@ class JudgeScreen(Screen[None]):
         if pending:
             parts.append(Text(f"{pending} write(s) waiting: store busy", style="bold red"))
         return Text(" · ").join(parts)
+
+    def others_changed(self) -> None:
+        """Another writer changed this topic (:mod:`pooltool.store.changes`): count what
+        others have judged anew, and say so when it is the document on screen."""
+        judged = self.session.others_judged()
+        if self.session.docno in judged and not self.session.is_judged(self.session.docno):
+            self.notify(f"{self.session.docno} was just judged by another assessor: "
+                        "j goes to the next document nobody has judged.",
+                        title="Judged meanwhile", severity="warning", markup=False)
+        self.draw_state()
 
     def watch_show_query(self) -> None:
         if self.is_mounted:

@@ -1,0 +1,109 @@
+"""An open judging app shows other assessors' judgments without a restart, on both
+engines: another connection to the store records a judgment, and within a few
+ticks of the app's watch timer the topic picker's counts and the judging
+screen's progress show it (:mod:`pooltool.store.changes`)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+import pytest
+from judge_fixtures import build_store
+from test_picker import rows_of
+from textual.pilot import Pilot
+
+from pooltool.store import JudgmentStore
+from pooltool.store.changes import Changes, NotificationWatcher, watch
+from pooltool.tui.app import JudgeApp, make_app
+from pooltool.tui.screens.judge import JudgeScreen
+
+SIZE = (110, 30)
+PAUSES = 200  # of 0.05 s: the watch timer ticks every second
+
+
+@pytest.fixture
+def address(store_address: str) -> str:
+    """The judging fixture store (topic 1 pools d1-d5, topic 2 d1 d2 d6), once on SQLite
+    and once on PostgreSQL."""
+    build_store(store_address)  # a URL opens as a path does
+    return store_address
+
+
+async def wait_until(pilot: Pilot[None], condition: Callable[[], bool]) -> bool:
+    """Let the app run until ``condition`` holds (at most :data:`PAUSES` pauses)."""
+    for _ in range(PAUSES):
+        if condition():
+            return True
+        await pilot.pause(0.05)
+    return condition()
+
+
+def status_line(app: JudgeApp) -> str:
+    return str(app.screen.query_one("#status").render())
+
+
+def test_a_watcher_sees_another_connections_judgment(address: str) -> None:
+    with JudgmentStore.open(address) as store, JudgmentStore.open(address) as other:
+        watcher = watch(store)
+        assert not watcher.poll()
+        other.record_judgment("2", "d6", 1, "bob")
+        changes = watcher.poll()
+        for _ in range(PAUSES):  # a notification may take a moment to arrive
+            if changes:
+                break
+            time.sleep(0.05)
+            changes = watcher.poll()
+        assert changes.touches("2")
+        assert changes.topics == (frozenset({"2"}) if store.engine == "postgresql"
+                                  else frozenset())
+        assert not watcher.poll()
+        watcher.close()
+
+
+async def test_the_topic_picker_counts_others_judgments(address: str) -> None:
+    app = make_app(address, "alice", ["1", "2"])
+    with JudgmentStore.open(address) as other:
+        async with app.run_test(size=SIZE) as pilot:
+            assert rows_of(app)["2"]["By all"] == "0"
+            other.record_judgment("2", "d6", 1, "bob")
+            assert await wait_until(pilot, lambda: rows_of(app)["2"]["By all"] == "1")
+            assert rows_of(app)["2"]["Left"] == "2" and rows_of(app)["2"]["By me"] == "0"
+
+
+async def test_the_judging_screen_counts_others_judgments(address: str) -> None:
+    app = make_app(address, "alice", ["1"])
+    with JudgmentStore.open(address) as other:
+        async with app.run_test(size=SIZE) as pilot:
+            screen = app.screen
+            assert isinstance(screen, JudgeScreen)
+            on_screen = screen.session.docno
+            elsewhere = next(d for d in screen.session.queue if d != on_screen)
+            assert "by others" not in status_line(app)
+            other.record_judgment("1", elsewhere, 0, "bob")
+            assert await wait_until(pilot, lambda: "1 by others" in status_line(app))
+            assert screen.session.remaining == len(screen.session.queue) - 1
+            assert not list(app._notifications)
+            other.record_judgment("1", on_screen, 1, "bob")
+            assert await wait_until(pilot, lambda: "2 by others" in status_line(app))
+            [notice] = list(app._notifications)
+            assert notice.message == (f"{on_screen} was just judged by another assessor: j goes "
+                                      "to the next document nobody has judged.")
+            await pilot.press("j")
+            assert screen.session.docno not in {on_screen, elsewhere}
+
+
+def test_a_lost_listener_reports_one_change_then_none(postgresql_store_url: str) -> None:
+    with JudgmentStore.open(postgresql_store_url) as store:
+        watcher = watch(store)
+        assert isinstance(watcher, NotificationWatcher) and watcher.conn is not None
+        pid = watcher.conn.raw.info.backend_pid
+        store.conn.execute("SELECT pg_terminate_backend(?)", [pid])
+        changes = watcher.poll()
+        for _ in range(PAUSES):  # the server may take a moment to end it
+            if changes:
+                break
+            time.sleep(0.05)
+            changes = watcher.poll()
+        assert changes == Changes(any_topic=True)
+        assert not watcher.poll() and watcher.conn is None

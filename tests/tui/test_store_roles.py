@@ -1,0 +1,258 @@
+"""Roles on a PostgreSQL store (``pooltool init --roles``): an assessor's login judges
+and reads, an administrator's imports and pools; both are refused what their group
+lacks, with a clean ``Error:`` line. Real login roles on the test server."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import psycopg
+import pytest
+from click.testing import CliRunner
+from judge_fixtures import RUN, build_store
+from postgresql_server import Server
+
+from pooltool.cli import cli
+from pooltool.errors import StoreWriteFailed
+from pooltool.store import JudgmentStore, workspace
+from pooltool.store.journal import WriteQueue
+from pooltool.store.roles import ADMIN_CHANGES, ASSESSOR_WRITES, roles_sql, store_tables
+from pooltool.tui.app import make_app
+from pooltool.tui.screens.judge import JudgeScreen
+
+QRELS = "1 0 d1 1\n"
+TOPICS = "3\tanother topic\n"
+
+
+@dataclass
+class Logins:
+    """A store with the group roles applied, and one login role in each group."""
+
+    store: str  # the URL as the server's superuser (the store's owner)
+    admin: str  # the URL as a login role in the administrators' group
+    assessor: str  # the URL as a login role in the assessors' group
+    admin_group: str
+    assessor_group: str
+
+
+def login_url(url: str, user: str) -> str:
+    """``url`` with another user name."""
+    scheme, rest = url.split("://", 1)
+    return f"{scheme}://{user}@{rest.split('@', 1)[1]}"
+
+
+def records(frame: pd.DataFrame, columns: list[str]) -> list[dict[str, object]]:
+    """Rows of ``frame``'s ``columns``, a missing value as ``None``."""
+    part = frame[columns].astype(object)
+    return list(part.where(part.notna(), None).to_dict("records"))
+
+
+def invoke(db: str, *args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(cli, ["--db", db, *args])
+    return result.exit_code, result.stdout, result.stderr
+
+
+@pytest.fixture
+def logins(postgresql_server: Server, postgresql_empty_url: str,
+           tmp_path: Path) -> Iterator[Logins]:
+    """The judging fixture store (two pooled topics) on PostgreSQL, with the roles
+    applied by ``init --roles apply`` under names of this test's own (roles are the
+    whole server's), and a login role in each group; all dropped afterwards."""
+    suffix = uuid.uuid4().hex[:8]
+    names = [f"pt_admins_{suffix}", f"pt_assessors_{suffix}",
+             f"carol_{suffix}", f"alice_{suffix}"]
+    with psycopg.connect(postgresql_server.admin_url, autocommit=True) as conn:
+        for login in names[2:]:
+            conn.execute(f"CREATE ROLE {login} LOGIN")
+    build_store(postgresql_empty_url)  # a URL opens as a path does
+    code, _, err = invoke(postgresql_empty_url, "init", "--roles", "apply",
+                          "--admin-role", names[0], "--assessor-role", names[1],
+                          "--admin", names[2], "--assessor", names[3])
+    assert (code, err.splitlines()[0]) == (0, f"roles {names[0]} (administrators) and "
+                                              f"{names[1]} (assessors) granted on "
+                                              f"{postgresql_empty_url}")
+    yield Logins(postgresql_empty_url, login_url(postgresql_empty_url, names[2]),
+                 login_url(postgresql_empty_url, names[3]), names[0], names[1])
+    with psycopg.connect(postgresql_empty_url, autocommit=True) as conn:
+        conn.execute(f"DROP OWNED BY {', '.join(names)}")
+    with psycopg.connect(postgresql_server.admin_url, autocommit=True) as conn:
+        database = postgresql_empty_url.rsplit("/", 1)[1]
+        conn.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                     "WHERE datname = %s AND pid <> pg_backend_pid()", [database])
+        conn.execute(f"DROP ROLE {', '.join(names)}")
+
+
+def test_every_table_is_read_by_both_and_written_by_name() -> None:
+    sql = roles_sql()
+    select = next(line for line in sql.splitlines() if line.startswith("GRANT SELECT"))
+    assert all(f" {table}," in select or f" {table} TO" in select for table in store_tables())
+    assert "live_runs" in select
+    assert set(ASSESSOR_WRITES) <= set(store_tables())
+    assert set(ADMIN_CHANGES) <= set(store_tables())
+    assert "TRUNCATE" not in sql and "GRANT DELETE ON judgments" not in sql
+    assert 'GRANT "pooltool_assessor" TO "alice";' in roles_sql(assessors=("alice",))
+
+
+def test_roles_are_refused_on_a_sqlite_store(tmp_path: Path) -> None:
+    db = str(tmp_path / "s.db")
+    code, _, err = invoke(db, "init", "--roles", "print")
+    assert code == 1
+    assert err == (f"Error: {db} is a SQLite store: it has no roles (the file's permissions "
+                   "decide who may write it); roles are for a PostgreSQL store "
+                   "(--db postgresql://...)\n")
+    assert not Path(db).exists()
+
+
+def test_print_shows_the_sql_without_connecting() -> None:
+    code, out, _ = invoke("postgresql://owner@127.0.0.1:1/nowhere", "init", "--roles", "print",
+                          "--assessor", "alice")
+    assert code == 0 and out == roles_sql(assessors=("alice",))
+
+
+def test_the_administrator_imports_and_pools(logins: Logins, tmp_path: Path) -> None:
+    (tmp_path / "c.run").write_text("1 Q0 d9 1 9 C\n")
+    (tmp_path / "topics.tsv").write_text(TOPICS)
+    (tmp_path / "qrels.txt").write_text(QRELS)
+    assert invoke(logins.admin, "add-runs", str(tmp_path / "c.run"))[0] == 0
+    code, _, err = invoke(logins.admin, "pool", "--depth", "10")
+    assert code == 0 and err == "1 documents added; the pool now holds 9\n"
+    assert invoke(logins.admin, "import-qrels", str(tmp_path / "qrels.txt"),
+                  "--version", "v1")[0] == 0
+    assert invoke(logins.admin, "grades", "set", "0:x:no", "1:r:yes")[0] == 0
+    assert invoke(logins.admin, "add-topics", str(tmp_path / "topics.tsv"))[0] == 0
+
+
+ADMIN_WORK = [
+    ["assign", "alice", "bob"],
+    ["guidelines", "--grade-definition", "1:on topic"],
+    ["judge-settings", "--show-runs"],
+    ["assessors", "--set-kind", "bot", "machine"],
+    ["qrels", "tag", "start"],
+    ["sample", "--name", "s1", "--budget", "2", "--seed", "1"],
+    ["pool", "--name", "live", "--strategy", "mtf", "--budget", "3"],
+    ["remove-run", "runB", "--force"],
+]
+
+
+def test_the_administrator_does_the_rest_of_a_campaign(logins: Logins) -> None:
+    for command in ADMIN_WORK:
+        code, _, err = invoke(logins.admin, *command)
+        assert (command, code) == (command, 0), err
+
+
+@pytest.mark.parametrize("command", ADMIN_WORK[:4], ids=lambda c: c[0])
+def test_an_assessor_may_not_assign_or_set(logins: Logins, command: list[str]) -> None:
+    code, _, err = invoke(logins.assessor, *command)
+    assert code == 1 and "this role may not do this (permission denied for table " in err
+
+
+def test_apply_again_and_a_missing_login(logins: Logins) -> None:
+    code, _, err = invoke(logins.store, "init", "--roles", "apply", "--admin-role",
+                          logins.admin_group, "--assessor-role", logins.assessor_group)
+    assert code == 0
+    code, _, err = invoke(logins.store, "init", "--roles", "apply", "--admin-role",
+                          logins.admin_group, "--assessor-role", logins.assessor_group,
+                          "--assessor", "nobody_at_all")
+    assert (code, err) == (1, f"Error: {logins.store}: the roles could not be set (role "
+                              '"nobody_at_all" does not exist); nothing was granted\n')
+    code, _, err = invoke(logins.assessor, "init", "--roles", "apply")
+    assert code == 1 and err.startswith(f"Error: {logins.assessor}: this role may not do this")
+    assert err.endswith("; nothing was granted\n")
+
+
+@pytest.mark.parametrize(("command", "what"), [
+    (["add-runs", "c.run"], "imported"),
+    (["import-qrels", "qrels.txt", "--version", "v1"], "imported"),
+    (["add-topics", "topics.tsv"], "imported"),
+    (["grades", "set", "0:x:no", "1:r:yes"], "changed"),
+    (["pool", "--depth", "10"], "changed"),
+])
+def test_an_assessor_may_not_import_pool_or_set(logins: Logins, tmp_path: Path,
+                                                command: list[str], what: str) -> None:
+    (tmp_path / "c.run").write_text("1 Q0 d9 1 9 C\n")
+    (tmp_path / "qrels.txt").write_text(QRELS)
+    (tmp_path / "topics.tsv").write_text("3\tanother topic\n")
+    args = [str(tmp_path / a) if a.endswith((".run", ".txt", ".tsv")) else a for a in command]
+    code, _, err = invoke(logins.assessor, *args)
+    assert code == 1 and "Traceback" not in err
+    assert err.startswith(f"Error: {logins.assessor}: this role may not do this (permission "
+                          "denied for table ")
+    assert err.endswith(f"); nothing was {what}\n")
+    with JudgmentStore.open(logins.store) as store:
+        assert store.run_tags() == sorted(set(RUN["run_tag"]))
+        assert store.judgment_log().empty
+
+
+def test_an_assessor_judges_through_the_store(logins: Logins) -> None:
+    with JudgmentStore.open(logins.assessor) as store:
+        writes = WriteQueue(store, None)
+        graded = writes.submit("judgment", topic="1", docno="d1", grade=1, assessor="alice",
+                               note="measured")
+        writes.submit("retract", assessor="alice", judgment_id=graded.result)
+        steps: list[tuple[str, dict[str, Any]]] = [
+            ("skip", {"docno": "d3"}), ("position", {"docno": "d4"}),
+            ("note_draft", {"docno": "d4", "note": "maybe"}),
+            ("note_draft", {"docno": "d4", "note": None}),
+            ("scan_terms", {"terms": ["plate"]}), ("scan_terms", {"terms": ["layer"]})]
+        for kind, args in steps:
+            writes.submit(kind, assessor="alice", topic="1", **args)
+        assert writes.failed == [] and writes.pending == 0
+        assert store.claim("1", "d2", "alice", 5.0)
+        assert store.claim("1", "d2", "alice", 5.0)  # renewed: an update
+        store.release_claims("1", "alice")
+        assert workspace.scan_terms(store, "alice", "1") == ["layer"]
+        assert workspace.last_position(store, "alice", "1") == "d4"
+    with JudgmentStore.open(logins.store) as store:
+        log = store.judgment_log()
+        assert records(log, ["docno", "grade", "note"]) == [
+            {"docno": "d1", "grade": 1, "note": "measured"},
+            {"docno": "d1", "grade": None, "note": None}]
+
+
+@pytest.mark.parametrize("who", ["admin", "assessor"])
+def test_nobody_updates_or_deletes_judgments(logins: Logins, who: str) -> None:
+    with JudgmentStore.open(logins.admin) as store:
+        store.record_judgment("1", "d1", 1, "carol")
+    with JudgmentStore.open(getattr(logins, who)) as store:
+        for sql in ("UPDATE judgments SET grade = 0", "DELETE FROM judgments"):
+            with pytest.raises(StoreWriteFailed, match="permission denied for table judgments"), \
+                    store.writing():
+                store.conn.execute(sql)
+        assert store.judgment_log()["grade"].tolist() == [1]
+
+
+def test_an_assessor_runs_the_commands_of_judging(logins: Logins) -> None:
+    with JudgmentStore.open(logins.assessor) as store:
+        store.record_judgment("1", "d1", 1, "alice")
+    code, out, _ = invoke(logins.assessor, "status", "--format", "csv")
+    assert code == 0 and out.splitlines()[1] == "1,5,1,4,1,0,0.2"
+    code, out, _ = invoke(logins.assessor, "export-qrels")
+    assert (code, out) == (0, "1 0 d1 1\n")
+
+
+async def test_an_assessor_judges_in_the_app(logins: Logins) -> None:
+    app = make_app(logins.assessor, "alice", ["1"])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, JudgeScreen)
+        first = app.screen.session.docno
+        await pilot.press("1")  # relevant (the default scale's key)
+        await pilot.press("n", *"kept", "enter")  # a draft on the next document
+        await pilot.press("u")  # undo the grade
+        await pilot.pause()
+        assert app.writes.failed == [] and app.writes.pending == 0
+        session = app.screen.session
+        second = session.queue[session.next_unjudged() or 0]
+    with JudgmentStore.open(logins.store) as store:
+        assert second != first
+        assert workspace.note_drafts(store, "alice", "1") == {second: "kept"}
+        log = store.judgment_log()
+        assert records(log, ["docno", "grade", "assessor"]) == [
+            {"docno": first, "grade": 1, "assessor": "alice"},
+            {"docno": first, "grade": None, "assessor": "alice"}]
+        assert store.judgment_log()["retracts"].tolist()[1] == log["judgment_id"][0]
