@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import shutil
@@ -176,6 +177,12 @@ def test_the_demo_store_copies_sqlite_to_sqlite(demo_store: Path, tmp_path: Path
     result = _run("store", "copy", str(demo_store), str(copy))
     assert result.stdout.startswith("checked, equal in SRC and DST")
     assert re.search(r"judgment log\s+132\s", result.stdout)
+    qrels = re.search(r"qrels demo-partial latest\s+([0-9,]+)\s+([0-9a-f]{64})$", result.stdout,
+                      re.MULTILINE)
+    assert qrels is not None
+    exported = _run("--db", str(demo_store), "export-qrels", "--version", "demo-partial")
+    assert int(qrels[1]) == len(exported.stdout.splitlines())  # the digest is the file's
+    assert qrels[2] == hashlib.sha256(exported.stdout_bytes).hexdigest()
     for args in (["export-qrels"], ["export-qrels", "--version", "demo-partial"],
                  ["export-pool"], ["runs", "--all", "--format", "csv"]):
         assert _run("--db", str(copy), *args).stdout == _run("--db", str(demo_store),

@@ -22,7 +22,8 @@ Two details of the schema:
 :func:`compare_stores` then checks the copy against the source's snapshot: per
 table the row count and a sha256 over its rows in primary-key order (values
 normalised: integers, floats by ``repr``, text, bytes); the qrels of every version
-(and of the log now) under every export policy (:data:`~pooltool.store.judgments.POLICIES`:
+(and of the log now) under every export policy (its sha256 is that of the file
+``export-qrels`` writes) (:data:`~pooltool.store.judgments.POLICIES`:
 ``assessor:NAME`` for each assessor, ``prefer:`` over all of them); and the
 judgment log as :meth:`~pooltool.store.judgments.JudgmentLog.judgment_log` reads
 it. The first difference raises :class:`CopyMismatch` naming what differs and
@@ -37,7 +38,7 @@ from __future__ import annotations
 import hashlib
 import math
 import sqlite3
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from graphlib import CycleError, TopologicalSorter
@@ -324,12 +325,31 @@ def _compare_qrels(src: JudgmentStore, dst: JudgmentStore) -> list[Digest]:
         live = src.live_judgments(until), dst.live_judgments(until)
         machines = src.machines(), dst.machines()
         for policy in export_policies(live[0]):
-            picked = [apply_policy(rows, policy, kinds)[QRELS_COLUMNS]
-                      for rows, kinds in zip(live, machines, strict=True)]
-            checks.append(_compare(
-                f"qrels {version or '(log now)'} {policy}", _frame_rows(picked[0]),
-                _frame_rows(picked[1]), lambda row: f"topic {row[0]!r} docno {row[2]!r}"))
+            ours, theirs = (_qrels_lines(apply_policy(rows, policy, kinds))
+                            for rows, kinds in zip(live, machines, strict=True))
+            what = f"qrels {version or '(log now)'} {policy}"
+            if ours != theirs:
+                raise CopyMismatch(f"{what}: SRC and DST differ at {_first_difference(ours, theirs)}")
+            checks.append(Digest(what, len(ours), hashlib.sha256(
+                "".join(ours).encode("utf-8")).hexdigest()))
     return checks
+
+
+def _qrels_lines(qrels: pd.DataFrame) -> list[str]:
+    """The qrels as ``export-qrels`` writes them (so a qrels digest is the sha256 of
+    that file)."""
+    columns = (qrels[c].tolist() for c in QRELS_COLUMNS)
+    return [f"{topic} {iteration} {docno} {grade}\n"
+            for topic, iteration, docno, grade in zip(*columns, strict=True)]
+
+
+def _first_difference(ours: list[str], theirs: list[str]) -> str:
+    for a, b in zip_longest(ours, theirs):
+        if a != b:
+            topic, _, docno, *_ = (a or b or "").split()
+            side = " (in DST only)" if a is None else " (in SRC only)" if b is None else ""
+            return f"topic {topic!r} docno {docno!r}{side}"
+    return "nowhere"
 
 
 def export_policies(live: pd.DataFrame) -> list[str]:
@@ -360,39 +380,24 @@ def _compare(what: str, ours: Iterator[tuple[Any, ...]], theirs: Iterator[tuple[
     return Digest(what, count, digest.hexdigest())
 
 
-def _encoded_row(row: Iterable[Any]) -> bytes:
-    return b"".join(_encoded(value) for value in row) + b"\n"
-
-
-def _encoded(value: Any) -> bytes:
-    """A value as typed, self-delimiting bytes: integers as integers, floats by
-    ``repr``, text as UTF-8, bytes as they are, NULL apart from all of them."""
-    if value is None:
-        return b"N"
-    if isinstance(value, int):
-        return b"i%d;" % value
-    if isinstance(value, float):
-        return b"f" + repr(value).encode() + b";"
-    if isinstance(value, str):
-        value = value.encode("utf-8")
-        return b"s%d:" % len(value) + value
-    if isinstance(value, bytes | bytearray | memoryview):
-        value = bytes(value)
-        return b"b%d:" % len(value) + value
-    raise StoreError(f"a stored value of an unexpected type: {type(value).__name__}")
+def _encoded_row(row: tuple[Any, ...]) -> bytes:
+    """A row as typed bytes: its Python literal (``repr``: integers as integers, floats
+    by ``repr``, text quoted, bytes as a bytes literal, NULL as ``None``), one line.
+    Unlike ``==``, it tells ``1`` from ``1.0`` and ``'1'``."""
+    return repr(row).encode("utf-8") + b"\n"
 
 
 def _frame_rows(frame: pd.DataFrame) -> Iterator[tuple[Any, ...]]:
     """A frame's rows as plain Python values. pandas reads a column of integers that
-    holds a NULL as floats on one engine and objects on the other: missing values
-    become ``None`` and whole floats integers, so the two compare equal."""
-    for row in frame.itertuples(index=False, name=None):
-        yield tuple(_plain(value) for value in row)
+    holds a NULL as floats on one engine and objects on the other, and a NULL in a
+    text column as NaN: missing values become ``None`` and whole floats integers, so
+    the two compare equal."""
+    columns = [frame[c].tolist() if frame[c].dtype.kind in "iu" else
+               [_plain(value) for value in frame[c].tolist()] for c in frame.columns]
+    yield from zip(*columns, strict=True)
 
 
 def _plain(value: Any) -> Any:
-    if hasattr(value, "item"):  # a numpy scalar
-        value = value.item()
     if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
         return None
     if isinstance(value, float) and value.is_integer():
