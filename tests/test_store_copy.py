@@ -7,15 +7,18 @@ import json
 import re
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
 
 from pooltool.cli import cli
 from pooltool.store import JudgmentStore, workspace
+from pooltool.store import copy as copy_module
 from pooltool.store.copy import (
     BOOKKEEPING_TABLES,
     CopyMismatch,
+    Table,
     compare_stores,
     copy_store,
     schema_tables,
@@ -238,3 +241,19 @@ def test_the_source_must_be_a_store(tmp_path: Path) -> None:
     same = CliRunner().invoke(cli, ["store", "copy", "a.db", "./a.db"])
     assert same.exit_code == 2
     assert "SRC and DST are the same store" in same.output
+
+
+def test_a_copy_that_differs_is_an_error(demo_store: Path, tmp_path: Path,
+                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    copy_table = copy_module._copy_table
+
+    def skip_settings(src: JudgmentStore, dst: JudgmentStore, conn: Any, table: Table) -> None:
+        if table.name != "settings":
+            copy_table(src, dst, conn, table)
+
+    monkeypatch.setattr(copy_module, "_copy_table", skip_settings)
+    result = CliRunner().invoke(cli, ["store", "copy", str(demo_store), str(tmp_path / "c.db")])
+    assert result.exit_code == 1
+    assert result.stderr.splitlines()[-1] == (
+        f"Error: the copy in {tmp_path / 'c.db'} differs from {demo_store}, do not use it: "
+        "table settings: the row key='demo' is in SRC only (after 0 equal rows)")

@@ -58,6 +58,7 @@ def store_copy(source: str | Path, target: str | Path) -> None:
         raise click.BadParameter("SRC and DST are the same store", param_hint="DST")
     say_if_store_busy(target)
     with open_store_at(source) as src, JudgmentStore.open(target, create=True) as dst:
+        warn(f"copying {src.address} to {dst.address}, then checking the copy ...")
         check = copy_store(src, dst)
         shown = f"{src.address} ({src.engine}) -> {dst.address} ({dst.engine})"
     copied = sum(digest.rows for digest in check.tables)

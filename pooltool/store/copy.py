@@ -20,14 +20,15 @@ Two details of the schema:
   SQLite does this by itself (``max(rowid) + 1``, ``sqlite_sequence``).
 
 :func:`compare_stores` then checks the copy against the source's snapshot: per
-table the row count and a sha256 over its rows in primary-key order (values
-normalised: integers, floats by ``repr``, text, bytes); the qrels of every version
-(and of the log now) under every export policy (its sha256 is that of the file
-``export-qrels`` writes) (:data:`~pooltool.store.judgments.POLICIES`:
-``assessor:NAME`` for each assessor, ``prefer:`` over all of them); and the
-judgment log as :meth:`~pooltool.store.judgments.JudgmentLog.judgment_log` reads
-it. The first difference raises :class:`CopyMismatch` naming what differs and
-the first differing key.
+table the row count and a sha256 over its rows in primary-key order (each row as
+its Python literal: integers as integers, floats by ``repr``, text, bytes, so
+``1``, ``1.0`` and ``'1'`` differ); the qrels of every version (and of the log
+now) under every export policy (:data:`~pooltool.store.judgments.POLICIES`:
+``assessor:NAME`` for each assessor, ``prefer:`` over all of them), whose sha256
+is that of the file ``export-qrels`` writes; and the judgment log as
+:meth:`~pooltool.store.judgments.JudgmentLog.judgment_log` reads it. The first
+difference raises :class:`CopyMismatch` naming what differs and the first
+differing key.
 
 The schema's bookkeeping (``_sqlite_migrations``, ``pooltool_migrations``) is not
 copied: the destination records its own when it is created.
@@ -136,7 +137,11 @@ def copy_store(src: JudgmentStore, dst: JudgmentStore) -> CopyCheck:
                 _copy_table(src, dst, conn, table)
             if isinstance(dst.conn, PostgresConnection):
                 _continue_identities(dst, schema_tables(dst))
-        return compare_stores(src, dst)
+        try:
+            return compare_stores(src, dst)
+        except CopyMismatch as exc:
+            raise CopyMismatch(f"the copy in {dst.address} differs from {src.address}, "
+                               f"do not use it: {exc}") from exc
 
 
 def compare_stores(src: JudgmentStore, dst: JudgmentStore) -> CopyCheck:
