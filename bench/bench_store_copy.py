@@ -5,7 +5,8 @@ Builds a SQLite store from generated runs (as ``bench_pool.py``: ``--runs`` file
 share (``--judged``) of the pool judged by one assessor (qrels version ``v1``)
 and a tenth of those again by a machine assessor (version ``v2``). Then times
 three copies, each in its own subprocess (wall and CPU seconds, peak memory of
-that process; the PostgreSQL server's own CPU is not counted):
+that process (CPU: this process's, all threads); the PostgreSQL server's own CPU is
+not counted):
 
 * SQLite -> PostgreSQL (a new database),
 * PostgreSQL -> SQLite (a new file),
@@ -81,16 +82,17 @@ def child(src: str, dst: str) -> None:
     from pooltool.store import JudgmentStore
     from pooltool.store.copy import compare_stores, copy_store
 
-    start = time.perf_counter()
+    start, start_cpu = time.perf_counter(), time.process_time()
     with JudgmentStore.open(src) as a, JudgmentStore.open(dst, create=True) as b:
         check = copy_store(a, b)
-        copied = time.perf_counter()
+        copied, copied_cpu = time.perf_counter(), time.process_time()
         compare_stores(a, b)
-        checked = time.perf_counter()
+        checked, checked_cpu = time.perf_counter(), time.process_time()
     usage = resource.getrusage(resource.RUSAGE_SELF)
     print(json.dumps({
         "copy_and_check_s": copied - start, "check_s": checked - copied,
-        "cpu_s": usage.ru_utime + usage.ru_stime, "peak_mb": usage.ru_maxrss / 1024,
+        "copy_and_check_cpu_s": copied_cpu - start_cpu, "check_cpu_s": checked_cpu - copied_cpu,
+        "peak_mb": usage.ru_maxrss / 1024,
         "rows": {d.what.removeprefix("table "): d.rows for d in check.tables},
         "qrels_checked": len(check.qrels)}))
 
@@ -154,11 +156,11 @@ def main() -> int:
     print(f"rows: {sum(rows.values()):,} in {len(rows)} tables (pool_hits "
           f"{rows['pool_hits']:,}, pool_docs {rows['pool_docs']:,}, judgments "
           f"{rows['judgments']:,}); qrels checked: {results[0][1]['qrels_checked']}")
-    print("| copy | copy + check s | check alone s | CPU s (all) | peak MB |")
-    print("|---|---|---|---|---|")
+    print("| copy | copy + check s | CPU s | check alone s | CPU s | peak MB |")
+    print("|---|---|---|---|---|---|")
     for name, r in results:
-        print(f"| {name} | {r['copy_and_check_s']:.1f} | {r['check_s']:.1f} | "
-              f"{r['cpu_s']:.1f} | {r['peak_mb']:.0f} |")
+        print(f"| {name} | {r['copy_and_check_s']:.1f} | {r['copy_and_check_cpu_s']:.1f} | "
+              f"{r['check_s']:.1f} | {r['check_cpu_s']:.1f} | {r['peak_mb']:.0f} |")
     for path in (back, twin):
         path.unlink(missing_ok=True)
     return 0
