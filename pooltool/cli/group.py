@@ -235,10 +235,15 @@ def open_store(ctx: click.Context) -> JudgmentStore:
 
     :raises StoreError: no store there, or not a pooltool store.
     """
+    return open_store_at(db_path(ctx))
+
+
+def open_store_at(address: str | Path) -> JudgmentStore:
+    """:func:`open_store` for the store at ``address`` (a path or PostgreSQL URL)."""
     from pooltool.store import JudgmentStore
     from pooltool.store.journal import replay_abandoned
 
-    store = JudgmentStore.open(db_path(ctx))
+    store = JudgmentStore.open(address)
     try:
         replay = replay_abandoned(store)
     except sqlite3.OperationalError as exc:

@@ -20,7 +20,7 @@ import click
 
 #: The modules of :mod:`pooltool.cli` that register commands on the group.
 COMMAND_MODULES = ("analysis", "collection", "explain", "judge", "recall", "sample",
-                   "settings", "simulate")
+                   "settings", "simulate", "store_admin")
 _SUFFIXES = ("command", "cmd", "group", "grp")
 
 

@@ -283,6 +283,7 @@ class PostgresConnection:
         self.url = url
         self.total_changes = 0
         self.lock_timeout_ms = 30_000
+        self._streams = 0
         try:
             self.raw = psycopg.connect(url, autocommit=True)
         except psycopg.Error as exc:
@@ -329,6 +330,38 @@ class PostgresConnection:
             self.raw.execute("BEGIN")
             self.raw.execute(f"SET LOCAL lock_timeout = {int(self.lock_timeout_ms)}")
             self.raw.execute(f"SELECT pg_advisory_xact_lock({WRITE_LOCK_KEY})")
+
+    def begin_read(self) -> None:
+        """Open a read-only transaction that sees one snapshot of the store throughout
+        (``REPEATABLE READ``), as a SQLite read transaction in WAL mode does."""
+        with self._errors():
+            self.raw.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+
+    def stream(self, sql: str, size: int) -> Iterator[tuple[Any, ...]]:
+        """The rows of a query (SQLite dialect, no parameters), fetched from the server
+        ``size`` at a time through a server-side cursor: a table of millions of rows
+        never sits in memory whole. Must run inside a transaction."""
+        self._streams += 1
+        with self._errors(), self.raw.cursor(name=f"pooltool_stream_{self._streams}") as cursor:
+            cursor.itersize = size
+            cursor.execute(postgresql_sql(sql))
+            yield from cursor
+
+    def copy_rows(self, table: str, columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> int:
+        """Append ``rows`` (values in the order of ``columns``) to ``table`` with
+        PostgreSQL's ``COPY ... FROM STDIN`` (row triggers fire as on ``INSERT``).
+
+        :returns: the rows written.
+        """
+        names = ", ".join(f'"{column}"' for column in columns)
+        written = 0
+        with self._errors(), self.raw.cursor() as cursor, \
+                cursor.copy(f'COPY "{table}" ({names}) FROM STDIN') as copy:
+            for row in rows:
+                copy.write_row(row)
+                written += 1
+        self.total_changes += written
+        return written
 
     def commit(self) -> None:
         with self._errors():
