@@ -20,12 +20,15 @@ from pooltool.store.provenance import utc_now
 
 DEFAULT_CLAIM_MINUTES = 5.0
 
-CLAIM_WAIT_MS = 5_000
+CLAIM_WAIT_MS = 2_000
 """How long, in milliseconds, a judging app waits for the store's write lock to claim
-the document it is about to show. Longer than a write's wait
-(:data:`~pooltool.store.journal.BUSY_WAIT_MS`): a write that must wait is journalled
-and retried, but a claim decides which of two apps shows a document, so a busy
-store makes it wait rather than show the document unclaimed."""
+the document it is about to show (a store still busy then leaves it shown unclaimed).
+Longer than a write's wait (:data:`~pooltool.store.journal.BUSY_WAIT_MS`): a write
+that must wait is journalled and retried, but a claim decides which of two apps shows
+a document. Short enough that the screen does not freeze for long while another
+process holds the lock (an import). PostgreSQL's advisory lock serves waiters in turn;
+SQLite's waiters poll, so with many writers a claim can time out
+(``bench/bench_store_load.py``, bench/README.md)."""
 
 
 def _stamp(moment: datetime) -> str:

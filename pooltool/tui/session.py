@@ -162,7 +162,11 @@ class JudgingSession:
             return True
 
     def release_claims(self) -> None:
-        """Give up the assessor's claims on this topic (they leave it); best effort."""
+        """Give up the assessor's claims on this topic (they leave it); best effort.
+        While writes of theirs still wait for a busy store the claims are kept (they
+        lapse), so nobody takes a document whose judgment is not in the store yet."""
+        if self.writes.pending:
+            return
         try:
             self.store.release_claims(self.topic, self.assessor)
         except sqlite3.OperationalError:

@@ -210,3 +210,22 @@ def test_a_shared_topic_whose_documents_left_are_all_taken_offers_nothing(
         assert (alice.docno, alice.judged, alice.next_unjudged()) == ("d1", 1, None)
     finally:
         other.close()
+
+
+def test_claims_are_kept_while_a_judgment_waits_for_the_store(
+        writes: WriteQueue, store_path: Path) -> None:
+    """alice grades d1 while another process holds the write lock, then leaves the
+    topic: her claims stay until her judgment is in the store (else bob could take
+    d1 before it is, and judge it twice), and go once it is."""
+    alice = JudgingSession(writes, "1", "alice")
+    blocker = sqlite3.connect(store_path, isolation_level=None)
+    blocker.execute("BEGIN IMMEDIATE")
+    alice.grade(2, 100)
+    blocker.execute("COMMIT")
+    blocker.close()
+    assert writes.pending == 1
+    alice.release_claims()
+    assert writes.store.claimed_by_others("1", "bob") == {"d1"}  # d2: shown unclaimed (busy)
+    assert writes.flush()
+    alice.release_claims()
+    assert writes.store.claimed_by_others("1", "bob") == set()
