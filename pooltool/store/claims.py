@@ -15,9 +15,20 @@ import sqlite3
 from contextlib import AbstractContextManager
 from datetime import UTC, datetime, timedelta
 
+from pooltool.store.judged import _LIVE
 from pooltool.store.provenance import utc_now
 
 DEFAULT_CLAIM_MINUTES = 5.0
+
+CLAIM_WAIT_MS = 2_000
+"""How long, in milliseconds, a judging app waits for the store's write lock to claim
+the document it is about to show (a store still busy then leaves it shown unclaimed).
+Longer than a write's wait (:data:`~pooltool.store.journal.BUSY_WAIT_MS`): a write
+that must wait is journalled and retried, but a claim decides which of two apps shows
+a document. Short enough that the screen does not freeze for long while another
+process holds the lock (an import). PostgreSQL's advisory lock serves waiters in turn;
+SQLite's waiters poll, so with many writers a claim can time out
+(``bench/bench_store_load.py``, bench/README.md)."""
 
 
 def _stamp(moment: datetime) -> str:
@@ -36,14 +47,24 @@ class ClaimTable:
     def claim(self, topic: str, docno: str, assessor: str, minutes: float) -> bool:
         """Claim a document for ``minutes`` from now (renewing the assessor's own claim).
 
+        Read and decided under the store's write lock, so of two apps claiming one
+        document at once exactly one gets it.
+
         :returns: whether the assessor holds the claim now (``False``: another
-            assessor's claim has not lapsed).
+            assessor's claim has not lapsed, or another assessor has judged the
+            document: its latest live judgment is theirs, with a grade >= 0, as
+            :meth:`~pooltool.store.JudgmentStore.judged_docnos` counts it).
         """
         now = datetime.now(UTC)
         with self.writing() as conn:
             row = conn.execute("SELECT assessor, expires_at FROM claims WHERE topic = ? "
                                "AND docno = ?", [topic, docno]).fetchone()
             if row is not None and row[0] != assessor and row[1] > _stamp(now):
+                return False
+            latest = conn.execute(
+                f"SELECT assessor, grade FROM judgments j WHERE topic = ? AND docno = ? "
+                f"AND {_LIVE} ORDER BY judgment_id DESC LIMIT 1", [topic, docno]).fetchone()
+            if latest is not None and latest[0] != assessor and latest[1] >= 0:
                 return False
             conn.execute(
                 "INSERT INTO claims(topic, docno, assessor, claimed_at, expires_at) "

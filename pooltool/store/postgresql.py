@@ -325,11 +325,18 @@ class PostgresConnection:
 
     def begin_write(self) -> None:
         """Open a write transaction and wait (at most :attr:`lock_timeout_ms`) for the
-        store's write lock (:data:`WRITE_LOCK_KEY`)."""
+        store's write lock (:data:`WRITE_LOCK_KEY`). When the wait times out the
+        transaction is rolled back before the error is raised (as a failed
+        ``BEGIN IMMEDIATE`` leaves SQLite outside any transaction), so the connection
+        stays usable: the caller may retry."""
         with self._errors():
             self.raw.execute("BEGIN")
-            self.raw.execute(f"SET LOCAL lock_timeout = {int(self.lock_timeout_ms)}")
-            self.raw.execute(f"SELECT pg_advisory_xact_lock({WRITE_LOCK_KEY})")
+            try:
+                self.raw.execute(f"SET LOCAL lock_timeout = {int(self.lock_timeout_ms)}")
+                self.raw.execute(f"SELECT pg_advisory_xact_lock({WRITE_LOCK_KEY})")
+            except BaseException:
+                self.raw.execute("ROLLBACK")
+                raise
 
     def begin_read(self) -> None:
         """Open a read-only transaction that sees one snapshot of the store throughout

@@ -301,6 +301,20 @@ class JudgmentStore(JudgmentLog, JudgedRules, PoolTables, ClaimTable, SampleTabl
         else:
             self.conn.execute(f"PRAGMA busy_timeout = {int(ms)}")
 
+    @contextmanager
+    def waiting(self, ms: int) -> Iterator[None]:
+        """Within the block, wait at most ``ms`` milliseconds for another writer's lock;
+        the connection's own wait (:meth:`set_busy_timeout`) again after it."""
+        if isinstance(self.conn, PostgresConnection):
+            before = self.conn.lock_timeout_ms
+        else:
+            before = int(self.conn.execute("PRAGMA busy_timeout").fetchone()[0])
+        self.set_busy_timeout(ms)
+        try:
+            yield
+        finally:
+            self.set_busy_timeout(before)
+
     def query(self, sql: str, params: Iterable[Any] | dict[str, Any] = ()) -> pd.DataFrame:
         """Run a read-only SQL query and return the rows as a DataFrame (for the store's
         own modules: SQL against the store's tables lives in :mod:`pooltool.store`)."""

@@ -14,7 +14,10 @@ Rules, in the order an assessor meets them:
 * **Resume**: the session opens on the document the assessor last had on
   screen if they have not judged it yet; otherwise on the first document
   of the queue they have neither judged nor skipped; otherwise the first
-  skipped one; otherwise (all judged) on the last document they viewed.
+  skipped one; otherwise (all judged) on the last document they viewed, else
+  on the first one they judged. On a shared topic where every document left
+  is taken by others and the assessor has judged none, the queue is empty
+  (nothing to judge now: the app does not open the topic).
 * **Grade**: appends a judgment (with the time of the key press, the
   milliseconds the document was on screen until then, and the note drafted
   for it, whose draft is cleared in the same transaction) and moves to the
@@ -37,8 +40,12 @@ Rules, in the order an assessor meets them:
   re-reads the store first, passing over documents another assessor has
   judged meanwhile or has on screen (a claim that has not lapsed), so two
   assessors on one topic are shown different documents; ← → pass over them
-  too. On an assigned topic (``assign``, ``--overlap`` for deliberate double
-  judging) claims do not apply.
+  too. The claim is the arbiter: when another app claimed the chosen document
+  between that read and this claim, the claim is refused and the next
+  document is taken instead (read and claim are two steps, so two apps can
+  choose one document at once; only one of them shows it). On an assigned
+  topic (``assign``, ``--overlap`` for deliberate double judging) claims do
+  not apply.
 * **Others' judgments** (shared topics): when another assessor's judgment reaches
   the store (the app watches it: :mod:`pooltool.store.changes`),
   :meth:`JudgingSession.others_judged` re-reads which documents of the queue
@@ -64,7 +71,7 @@ from pooltool.judging.pace import Pace, pace
 from pooltool.judging.queue import topic_queue
 from pooltool.records import Document, Topic, is_judged
 from pooltool.store import DEFAULT_POOL, JudgmentStore, workspace
-from pooltool.store.claims import DEFAULT_CLAIM_MINUTES
+from pooltool.store.claims import CLAIM_WAIT_MS, DEFAULT_CLAIM_MINUTES
 from pooltool.store.journal import PendingWrite, WriteQueue
 from pooltool.store.provenance import utc_now
 
@@ -115,7 +122,7 @@ class JudgingSession:
         self.claim_minutes = float(self.store.setting("claim_minutes", DEFAULT_CLAIM_MINUTES))
         self.judged_by_others = self._judged_by_others()
         self._position = 0
-        self.position = self._resume()
+        self._resume()
 
     # -- reading ------------------------------------------------------------
 
@@ -163,17 +170,24 @@ class JudgingSession:
         return new
 
     def _claim(self, docno: str) -> bool:
-        """Claim the document on screen of a shared topic (best effort: a busy or
-        read-only store leaves it unclaimed); returns whether the assessor may keep it."""
+        """Claim the document on screen of a shared topic, waiting up to
+        :data:`~pooltool.store.claims.CLAIM_WAIT_MS` for a busy store (best effort: a
+        store still busy then, or read-only, leaves it unclaimed); returns whether the
+        assessor may keep it."""
         if not self.shared or self.is_judged(docno):
             return True
         try:
-            return self.store.claim(self.topic, docno, self.assessor, self.claim_minutes)
+            with self.store.waiting(CLAIM_WAIT_MS):
+                return self.store.claim(self.topic, docno, self.assessor, self.claim_minutes)
         except sqlite3.OperationalError:
             return True
 
     def release_claims(self) -> None:
-        """Give up the assessor's claims on this topic (they leave it); best effort."""
+        """Give up the assessor's claims on this topic (they leave it); best effort.
+        While writes of theirs still wait for a busy store the claims are kept (they
+        lapse), so nobody takes a document whose judgment is not in the store yet."""
+        if self.writes.pending:
+            return
         try:
             self.store.release_claims(self.topic, self.assessor)
         except sqlite3.OperationalError:
@@ -258,7 +272,8 @@ class JudgingSession:
     def move(self, step: int) -> None:
         """Go ``step`` documents forward (or back), stopping at either end. On a
         shared topic the documents others have judged or have on screen
-        (:meth:`taken_by_others`) are passed over, so that ← after a grade goes back
+        (:meth:`taken_by_others`) are passed over, and so is one another app claims
+        first (between this read and the claim), so that ← after a grade goes back
         to the document just graded, never to one another assessor is judging."""
         taken = self.taken_by_others()
         direction = 1 if step > 0 else -1
@@ -267,13 +282,24 @@ class JudgingSession:
         for _ in range(abs(step)):
             index = next((i for i in range(index + direction, end, direction)
                           if self.queue[i] not in taken), index)
-        self.position = index
+        while index != self.position and not self._claim(self.queue[index]):
+            taken.add(self.queue[index])
+            index = next((i for i in range(index + direction, end, direction)
+                          if self.queue[i] not in taken), self.position)
+        self._position = index
 
     def next_unjudged(self, start: int | None = None) -> int | None:
         """The next unjudged document after ``start`` (default: the one on screen),
         wrapping round; not skipped ones first. ``None`` when all are judged."""
         if self.picker is not None:
             return self._adaptive_next()
+        candidates = self._unjudged_after(start)
+        return candidates[0] if candidates else None
+
+    def _unjudged_after(self, start: int | None) -> list[int]:
+        """Queue positions to judge after ``start``, wrapping round, in the order
+        :meth:`next_unjudged` prefers them; on a shared topic without those
+        :meth:`taken_by_others`."""
         start = self.position if start is None else start
         n = len(self.queue)
         order = [(start + 1 + i) % n for i in range(n)]
@@ -281,8 +307,22 @@ class JudgingSession:
         fresh = [i for i in order
                  if not self.is_judged(self.queue[i]) and self.queue[i] not in taken]
         unskipped = [i for i in fresh if self.queue[i] not in self.skipped]
-        candidates = unskipped or fresh
-        return candidates[0] if candidates else None
+        return unskipped + [i for i in fresh if self.queue[i] in self.skipped]
+
+    def _take_unjudged(self, start: int | None = None) -> int | None:
+        """:meth:`next_unjudged`, claimed and put on screen: on a shared topic, a
+        document another app claims first (after the store was read, before this
+        claim) is passed over for the next one. ``None``: none left (nothing moves)."""
+        if self.picker is not None:
+            target = self._adaptive_next()
+            if target is not None:
+                self.position = target
+            return target
+        for index in self._unjudged_after(start):
+            if self._claim(self.queue[index]):
+                self._position = index
+                return index
+        return None
 
     def _adaptive_next(self) -> int | None:
         """The strategy's choice for the assessor, added to the queue (``None``: none)."""
@@ -311,25 +351,33 @@ class JudgingSession:
         return None if self.picker is None else topic_stopping(self.picker, self.topic)
 
     def jump_unjudged(self) -> bool:
-        """Go to :meth:`next_unjudged`; returns whether there was one."""
-        target = self.next_unjudged()
-        if target is not None:
-            self.position = target
-        return target is not None
+        """Go to :meth:`next_unjudged` (claimed, see :meth:`_take_unjudged`); returns
+        whether there was one."""
+        return self._take_unjudged() is not None
 
-    def _resume(self) -> int:
+    def _resume(self) -> None:
+        """Put the document the session opens on on screen (module docstring); on a
+        shared topic where every document left is taken by others and the assessor
+        has judged none, the queue is emptied (nothing to judge now)."""
         last = workspace.last_position(self.store, self.assessor, self.topic)
         if self.picker is not None:
             chosen = self._adaptive_next()
-            return chosen if chosen is not None else max(0, len(self.queue) - 1)
+            self.position = chosen if chosen is not None else max(0, len(self.queue) - 1)
+            return
         index = {d: i for i, d in enumerate(self.queue)}
         if last in index and not self.is_judged(last or "") \
-                and last not in self.taken_by_others():
-            return index[last]
-        first = self.next_unjudged(start=len(self.queue) - 1)
-        if first is not None:
-            return first
-        return index.get(last or "", 0)
+                and last not in self.taken_by_others() and self._claim(last or ""):
+            self._position = index[last or ""]
+            return
+        if self._take_unjudged(start=len(self.queue) - 1) is not None:
+            return
+        own = [i for i, d in enumerate(self.queue) if self.is_judged(d)]
+        if last in index and self.is_judged(last or ""):
+            self._position = index[last or ""]
+        elif own:
+            self._position = own[0]
+        else:  # a shared topic whose documents left are all taken by others
+            self.queue = []
 
     # -- writing ------------------------------------------------------------
 

@@ -175,3 +175,57 @@ def test_claims_lapse_and_do_not_apply_to_assigned_topics(
         assert alice.docno == bob.docno == "d1"  # both judge every document
     finally:
         other.close()
+
+
+def test_a_document_claimed_after_the_read_is_passed_over(
+        writes: WriteQueue, store_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """bob's app chooses d2 from a read of the store made before carol's app claimed it
+    (two apps choosing at once): his claim is refused and he is shown d3 instead."""
+    other = JudgmentStore.open(store_path)
+    try:
+        bob = JudgingSession(WriteQueue(other), "1", "bob")
+        assert bob.docno == "d1"
+        monkeypatch.setattr(bob, "taken_by_others", set)  # his read: nothing taken yet
+        assert writes.store.claim("1", "d2", "carol", 5)  # carol's app claims d2 meanwhile
+        bob.grade(1, 100)
+        assert bob.docno == "d3"
+        claims = other.query("SELECT docno, assessor FROM claims ORDER BY docno")
+        assert claims.values.tolist() == [["d1", "bob"], ["d2", "carol"], ["d3", "bob"]]
+    finally:
+        other.close()
+
+
+def test_a_shared_topic_whose_documents_left_are_all_taken_offers_nothing(
+        writes: WriteQueue, store_path: Path) -> None:
+    """Every document of topic 1 nobody has judged is on carol's screen: bob, who has
+    judged none, has nothing to judge (an empty queue: the app does not open the
+    topic); alice, who judged d1, opens on it."""
+    writes.store.record_judgment("1", "d1", 2, "alice")
+    for docno in ("d2", "d3", "d4", "d5"):
+        assert writes.store.claim("1", docno, "carol", 5)
+    other = JudgmentStore.open(store_path)
+    try:
+        assert JudgingSession(WriteQueue(other), "1", "bob").queue == []
+        alice = JudgingSession(writes, "1", "alice")
+        assert (alice.docno, alice.judged, alice.next_unjudged()) == ("d1", 1, None)
+    finally:
+        other.close()
+
+
+def test_claims_are_kept_while_a_judgment_waits_for_the_store(
+        writes: WriteQueue, store_path: Path) -> None:
+    """alice grades d1 while another process holds the write lock, then leaves the
+    topic: her claims stay until her judgment is in the store (else bob could take
+    d1 before it is, and judge it twice), and go once it is."""
+    alice = JudgingSession(writes, "1", "alice")
+    blocker = sqlite3.connect(store_path, isolation_level=None)
+    blocker.execute("BEGIN IMMEDIATE")
+    alice.grade(2, 100)
+    blocker.execute("COMMIT")
+    blocker.close()
+    assert writes.pending == 1
+    alice.release_claims()
+    assert writes.store.claimed_by_others("1", "bob") == {"d1"}  # d2: shown unclaimed (busy)
+    assert writes.flush()
+    alice.release_claims()
+    assert writes.store.claimed_by_others("1", "bob") == set()

@@ -1,0 +1,407 @@
+"""Benchmark: many assessors judging shared topics on one store at once (issue 15).
+
+Builds a store (deterministic, ``--seed``): ``--topics`` topics of
+``--per-topic`` pooled documents each (three synthetic runs, pooled to full
+depth; short documents), no assignments, so every topic is shared and every
+document shown is claimed (:mod:`pooltool.store.claims`). Then starts
+``--assessors`` processes (``multiprocessing`` spawn), which wait at one
+barrier and then each record ``--judgments`` judgments the way the judging app
+does: the same :class:`~pooltool.tui.session.JudgingSession` over a
+:class:`~pooltool.store.journal.WriteQueue` with a journal, the connection's
+busy timeout set to :data:`~pooltool.store.journal.BUSY_WAIT_MS`, the topic
+picker's numbers (:func:`~pooltool.judging.queue.topic_progress`) to choose the
+first topic with documents left, the document's text read as the screen draws
+it, a grade key (``session.grade``: commit, then the next unjudged document,
+claimed), waiting writes retried as the app's timer does, claims given up on
+leaving a topic, and the queue drained on quit. Nothing of the claim or queue
+logic is written here. An assessor leaves a topic when the session offers no
+document it has not judged, and does not return to it.
+
+Each process logs, per judgment, the key press and the moment its write was
+committed (``WriteQueue._commit`` returned: the transaction is committed), and
+per document the interval it was on screen (from the moment the session moved
+to it until the grade call returned). Checked afterwards:
+
+* **lost**: every committed write's ``judgment_id`` is in the store with its
+  topic, docno and assessor, nothing is left waiting after the drain, and the
+  store holds exactly the judgments made;
+* **double**: no (topic, docno) judged twice (claims keep assessors on
+  different documents of a shared topic);
+* **overlap**: no document on two assessors' screens at the same time
+  (intervals on the machine's monotonic clock, shared by its processes);
+* **errors**: exceptions an assessor's session raised, writes the store
+  rejected for good, journal failures (all must be 0: a busy store waits).
+
+Prints judgments per second (all judgments / from the barrier to the last
+assessor's last commit) and the write latency, key press to commit: median,
+95th percentile and maximum; and how many writes had to wait (busy store). The
+PostgreSQL server is a throwaway one (``tests/postgresql_server.py``) unless
+``--url`` names a server (an admin URL whose role may create databases); a new
+database per run, dropped afterwards. ``--engine sqlite`` runs the same on a
+store file. With ``--repeat N`` each engine runs N times and the medians are
+printed too.
+
+Example::
+
+    python bench/bench_store_load.py --engine both --repeat 3
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing
+import os
+import random
+import statistics
+import sys
+import tempfile
+import time
+import traceback
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))
+
+from pooltool.store.journal import (  # noqa: E402
+    BUSY_WAIT_MS,
+    PendingWrite,
+    WriteQueue,
+    journal_path,
+    journals,
+)
+
+RETRY_EVERY_S = 0.5  # pooltool.tui.app.RETRY_EVERY_S: the app's timer for waiting writes
+QUIT_WAIT_S = 30.0  # pooltool.tui.app.QUIT_WAIT_S
+GRADES = (0, 1, 2)
+
+
+# -- the store ------------------------------------------------------------------------
+
+
+def build(address: str, topics: int, per_topic: int, seed: int) -> int:
+    """Create the store at ``address``: topics ``t1..``, per topic three runs over
+    ``per_topic`` documents pooled to full depth; returns the pooled pairs."""
+    import pandas as pd
+
+    from pooltool.pooling import pool_runs
+    from pooltool.records import Document, Topic
+    from pooltool.store import JudgmentStore
+
+    rng = random.Random(seed)
+    rows, docs = [], []
+    for t in range(1, topics + 1):
+        names = [f"t{t}-d{n:04d}" for n in range(per_topic)]
+        docs += [Document(d, f"title of {d}", f"text of {d} " * rng.randint(20, 80))
+                 for d in names]
+        for tag in ("A", "B", "C"):
+            order = rng.sample(names, len(names))
+            rows += [(tag, f"t{t}", d, r + 1, float(len(order) - r))
+                     for r, d in enumerate(order)]
+    frame = pd.DataFrame(rows, columns=["run_tag", "topic", "docno", "rank", "score"])
+    with JudgmentStore.open(address, create=True) as store:
+        store.add_topics([Topic(f"t{t}", f"topic {t}", f"description of topic {t}")
+                          for t in range(1, topics + 1)], "bench")
+        store.add_documents(docs, "bench")
+        store.add_run_frame(frame)
+        return int(pool_runs(store, depth=per_topic).pool_size)
+
+
+# -- one assessor -----------------------------------------------------------------------
+
+
+class TimedWriteQueue(WriteQueue):
+    """The app's write queue, noting when each write's transaction was committed."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.committed_at: dict[int, float] = {}
+
+    def _commit(self, write: PendingWrite) -> int | None:
+        result = super()._commit(write)
+        self.committed_at[id(write)] = time.monotonic()
+        return result
+
+
+def timed_session(writes: WriteQueue, topic: str, name: str) -> Any:
+    """The app's judging session on ``topic``, noting when each document went on screen
+    (the session moved to it; that is when it is claimed) and whether the claim held."""
+    from pooltool.tui.session import JudgingSession
+
+    class TimedSession(JudgingSession):
+        def _claim(self, docno: str) -> bool:
+            self.shown_at = time.monotonic()
+            held = super()._claim(docno)
+            self.claim_held = held
+            return held
+
+    return TimedSession(writes, topic, name)
+
+
+def assessor(address: str, name: str, count: int, seed: int, barrier: Any,
+             out: str) -> None:
+    """One assessor's process: judge ``count`` documents, write the log to ``out``."""
+    from pooltool.store import JudgmentStore
+
+    log: dict[str, Any] = {"name": name, "judgments": [], "shown": [], "errors": [],
+                           "failed": [], "journal_errors": [], "topics": []}
+    store = JudgmentStore.open(address)
+    store.set_busy_timeout(BUSY_WAIT_MS)
+    base = store.journal_base
+    assert base is not None
+    writes = TimedWriteQueue(store, journal_path(base, name))
+    writes.recover(journals(base, name))
+    barrier.wait()
+    log["started"] = time.monotonic()
+    try:
+        judge(writes, name, count, random.Random(f"{seed}-{name}"), log)
+    finally:
+        log["drained"] = writes.drain(QUIT_WAIT_S)
+        log["pending"] = writes.pending
+        log["failed"] += [str(error) for _, error in writes.failed]
+        for entry in log["judgments"]:
+            write = entry.pop("write")
+            entry["committed"] = writes.committed_at.get(id(write))
+            entry["result"] = write.result
+        log["ended"] = time.monotonic()
+        store.close()
+        Path(out).write_text(json.dumps(log))
+
+
+def judge(writes: TimedWriteQueue, name: str, count: int, rng: random.Random,
+          log: dict[str, Any]) -> None:
+    """Pick topics as the picker lists them and judge until ``count`` judgments."""
+    from pooltool.judging.queue import topic_progress
+
+    left: set[str] = set()
+    last_retry = time.monotonic()
+    while len(log["judgments"]) < count:
+        try:
+            progress = topic_progress(writes.store, name)
+        except Exception as exc:  # an error the app would show
+            _error(log, exc)
+            continue
+        open_topics = [t for t, r in zip(progress["topic"], progress["remaining"], strict=True)
+                       if r > 0 and t not in left]
+        if not open_topics:
+            log["ran_out"] = True
+            return
+        topic = open_topics[0]
+        left.add(topic)
+        log["topics"].append(topic)
+        last_retry = judge_topic(writes, topic, name, count, rng, log, last_retry)
+
+
+def judge_topic(writes: TimedWriteQueue, topic: str, name: str, count: int,
+                rng: random.Random, log: dict[str, Any], last_retry: float) -> float:
+    """Open ``topic`` and grade what the session shows until it offers nothing new
+    (or ``count`` is reached); returns when the waiting writes were last retried."""
+    from pooltool.store.provenance import utc_now
+
+    try:
+        session = timed_session(writes, topic, name)
+    except Exception as exc:
+        _error(log, exc)
+        return last_retry
+    if not session.queue:
+        return last_retry
+    while len(log["judgments"]) < count:
+        docno = session.docno
+        if session.is_judged(docno):  # the session offers nothing left to judge
+            break
+        shown, held = session.shown_at, session.claim_held
+        try:
+            session.document()  # the screen reads the text
+            key = time.monotonic()
+            session.grade(rng.choice(GRADES), int((key - shown) * 1000), utc_now())
+        except Exception as exc:
+            _error(log, exc)
+            break
+        write = session.history[-1].write
+        log["judgments"].append({"topic": topic, "docno": docno, "key": key,
+                                 "write": write, "busy": not write.done})
+        log["shown"].append([topic, docno, shown, time.monotonic(), held])
+        if writes.pending and time.monotonic() - last_retry >= RETRY_EVERY_S:
+            writes.flush()  # the app's timer
+            last_retry = time.monotonic()
+        if writes.journal_error:
+            log["journal_errors"].append(writes.journal_error)
+            writes.journal_error = None
+    session.release_claims()
+    return last_retry
+
+
+def _error(log: dict[str, Any], exc: Exception) -> None:
+    log["errors"].append("".join(traceback.format_exception_only(exc)).strip())
+    if len(log["errors"]) > 50:
+        raise RuntimeError(f"{log['name']}: too many errors") from exc
+
+
+# -- one run -------------------------------------------------------------------------------
+
+
+def run_once(address: str, args: argparse.Namespace, folder: Path) -> dict[str, Any]:
+    """Build the store, run the assessors, check the store; returns the figures."""
+    started = time.perf_counter()
+    pooled = build(address, args.topics, args.per_topic, args.seed)
+    print(f"  store: {pooled:,} pooled pairs, built in {time.perf_counter() - started:.1f} s",
+          flush=True)
+    context = multiprocessing.get_context("spawn")
+    barrier = context.Barrier(args.assessors)
+    names = [f"a{n:02d}" for n in range(args.assessors)]
+    outs = [folder / f"{name}.json" for name in names]
+    processes = [context.Process(target=assessor, args=(
+        address, name, args.judgments, args.seed, barrier, str(out)))
+        for name, out in zip(names, outs, strict=True)]
+    for process in processes:
+        process.start()
+    for process in processes:
+        process.join()
+    logs = [json.loads(out.read_text()) for out in outs if out.exists()]
+    crashed = [p.exitcode for p in processes if p.exitcode != 0]
+    return check(address, logs, crashed)
+
+
+def check(address: str, logs: list[dict[str, Any]], crashed: list[int | None]) -> dict[str, Any]:
+    """The figures and the checks of the module docstring."""
+    from pooltool.store import JudgmentStore
+
+    with JudgmentStore.open(address) as store:
+        rows = store.query("SELECT judgment_id, topic, docno, assessor FROM judgments")
+    stored = {int(r.judgment_id): (r.topic, r.docno, r.assessor) for r in rows.itertuples()}
+    made = [(log["name"], j) for log in logs for j in log["judgments"]]
+    lost = [j for name, j in made if j["committed"] is None
+            or stored.get(_result(j)) != (j["topic"], j["docno"], name)]
+    per_pair = rows.groupby(["topic", "docno"]).size()
+    latencies = sorted((j["committed"] - j["key"]) * 1000 for _, j in made
+                       if j["committed"] is not None)
+    start = min(log["started"] for log in logs)
+    end = max(log["ended"] for log in logs)
+    last_commit = max((j["committed"] for _, j in made if j["committed"] is not None),
+                      default=end)
+    return {
+        "judgments": len(made),
+        "stored": len(stored),
+        "lost": len(lost) + sum(log["pending"] for log in logs),
+        "double": int((per_pair > 1).sum()),
+        "overlaps": overlaps(logs),
+        "errors": sum(len(log["errors"]) + len(log["failed"]) + len(log["journal_errors"])
+                      for log in logs) + len(crashed),
+        "error_texts": sorted({e for log in logs for e in log["errors"] + log["failed"]})[:5],
+        "busy": sum(j["busy"] for _, j in made),
+        "claims_refused": sum(not held for log in logs for *_, held in log["shown"]),
+        "ran_out": sum(bool(log.get("ran_out")) for log in logs),
+        "seconds": last_commit - start,
+        "per_second": len(made) / (last_commit - start),
+        "p50_ms": statistics.median(latencies),
+        "p95_ms": statistics.quantiles(latencies, n=20)[-1],
+        "max_ms": latencies[-1],
+    }
+
+
+def _result(judgment: dict[str, Any]) -> int:
+    return int(judgment["result"]) if judgment["result"] is not None else -1
+
+
+def overlaps(logs: list[dict[str, Any]]) -> int:
+    """Documents that were on two assessors' screens at one time."""
+    by_doc: dict[tuple[str, str], list[tuple[float, float, str]]] = defaultdict(list)
+    for log in logs:
+        for topic, docno, shown, left, _ in log["shown"]:
+            by_doc[(topic, docno)].append((shown, left, log["name"]))
+    found = 0
+    for intervals in by_doc.values():
+        intervals.sort()
+        found += any(b[0] < a[1] and b[2] != a[2]
+                     for i, a in enumerate(intervals) for b in intervals[i + 1:])
+    return found
+
+
+# -- engines and runs ----------------------------------------------------------------------
+
+
+def engine_runs(engine: str, args: argparse.Namespace, folder: Path) -> list[dict[str, Any]]:
+    """``args.repeat`` runs on ``engine``, each on a new store."""
+    results = []
+    server = postgresql_server(args) if engine == "postgresql" else None
+    try:
+        for n in range(args.repeat):
+            run_folder = folder / f"{engine}-{n}"
+            run_folder.mkdir()
+            address = server.create_database() if server is not None \
+                else str(run_folder / "store.db")
+            print(f"{engine} run {n + 1}/{args.repeat}", flush=True)
+            try:
+                result = run_once(address, args, run_folder)
+            finally:
+                if server is not None:
+                    server.drop_database(address)
+            print("  " + line(result), flush=True)
+            results.append(result)
+    finally:
+        if server is not None and args.url is None:
+            server.stop()
+    return results
+
+
+def postgresql_server(args: argparse.Namespace) -> Any:
+    """The server of ``--url``, else a throwaway one (``tests/postgresql_server.py``)."""
+    import postgresql_server as servers
+
+    if args.url is not None:
+        return servers.Server(admin_url=args.url)
+    return servers.start()
+
+
+FIGURES = ("per_second", "p50_ms", "p95_ms", "max_ms", "seconds")
+
+
+def line(result: dict[str, Any]) -> str:
+    """One run's figures and checks on one line."""
+    return (f"{result['judgments']:,} judgments ({result['stored']:,} stored) in "
+            f"{result['seconds']:.1f} s: {result['per_second']:.1f}/s; write latency p50 "
+            f"{result['p50_ms']:.1f} ms, p95 {result['p95_ms']:.1f} ms, max "
+            f"{result['max_ms']:.0f} ms; waited (busy) {result['busy']}; lost "
+            f"{result['lost']}, double {result['double']}, overlaps {result['overlaps']}, "
+            f"errors {result['errors']}, claims refused but shown {result['claims_refused']}, "
+            f"ran out {result['ran_out']}"
+            + (f" {result['error_texts']}" if result["error_texts"] else ""))
+
+
+def passed(result: dict[str, Any]) -> bool:
+    """Whether a run kept every judgment once, on one screen at a time, without errors."""
+    return not (result["lost"] or result["double"] or result["overlaps"] or result["errors"]
+                or result["ran_out"])
+
+
+def main() -> int:
+    """Run, print; exit status 1 when a check fails."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--engine", choices=("postgresql", "sqlite", "both"), default="both")
+    parser.add_argument("--url", help="admin URL of a PostgreSQL server (default: start one)")
+    parser.add_argument("--assessors", type=int, default=20)
+    parser.add_argument("--judgments", type=int, default=500, help="per assessor")
+    parser.add_argument("--topics", type=int, default=25)
+    parser.add_argument("--per-topic", type=int, default=500)
+    parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+    engines = ["postgresql", "sqlite"] if args.engine == "both" else [args.engine]
+    ok = True
+    with tempfile.TemporaryDirectory(prefix="pooltool-load-") as folder:
+        os.environ["XDG_STATE_HOME"] = folder  # journals of a PostgreSQL store go here
+        for engine in engines:
+            results = engine_runs(engine, args, Path(folder))
+            ok = ok and all(passed(r) for r in results)
+            medians = {k: statistics.median(r[k] for r in results) for k in FIGURES}
+            print(f"{engine}, median of {len(results)}: {medians['per_second']:.1f} "
+                  f"judgments/s; write latency p50 {medians['p50_ms']:.1f} ms, p95 "
+                  f"{medians['p95_ms']:.1f} ms, max {medians['max_ms']:.0f} ms", flush=True)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
