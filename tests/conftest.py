@@ -10,6 +10,10 @@ from typing import Any
 import postgresql_server as postgresql_server_module
 import pytest
 
+from pooltool import demo
+from pooltool.formats.documents import iter_documents
+from pooltool.formats.topics import read_topics
+from pooltool.pooling import pool_runs
 from pooltool.store import JudgmentStore
 
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
@@ -170,7 +174,19 @@ def postgresql_databases(postgresql_server: postgresql_server_module.Server) -> 
 
 
 @pytest.fixture
-def postgresql_store_url(postgresql_databases: PostgresqlDatabases) -> Iterator[str]:
+def postgresql_journals(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The folder of this test's judging journals for PostgreSQL stores
+    (``$XDG_STATE_HOME``, see :func:`pooltool.store.postgresql.journal_base`): the
+    test's own, so that no journal is replayed into a later test's database of the
+    same name (databases are reused) nor left in the user's home."""
+    state = tmp_path / "xdg-state"
+    monkeypatch.setenv("XDG_STATE_HOME", str(state))
+    return state / "pooltool"
+
+
+@pytest.fixture
+def postgresql_store_url(postgresql_databases: PostgresqlDatabases,
+                         postgresql_journals: Path) -> Iterator[str]:
     """The URL of a PostgreSQL database holding an empty store, for this test alone."""
     url = postgresql_databases.store()
     yield url
@@ -178,7 +194,8 @@ def postgresql_store_url(postgresql_databases: PostgresqlDatabases) -> Iterator[
 
 
 @pytest.fixture
-def postgresql_empty_url(postgresql_databases: PostgresqlDatabases) -> Iterator[str]:
+def postgresql_empty_url(postgresql_databases: PostgresqlDatabases,
+                         postgresql_journals: Path) -> Iterator[str]:
     """The URL of a new, empty PostgreSQL database (no store yet), for this test alone."""
     url = postgresql_databases.empty()
     yield url
@@ -217,6 +234,21 @@ def new_store(engine: str, request: pytest.FixtureRequest, tmp_path: Path) -> st
         JudgmentStore.open(path, create=True).close()
         return str(path)
     return str(request.getfixturevalue("postgresql_store_url"))
+
+
+@pytest.fixture
+def demo_store(new_store: str) -> str:
+    """The demo store (``pooltool demo``'s content, pooled at its depth), once on each
+    engine: :func:`pooltool.demo.build_demo`'s steps on :func:`new_store`."""
+    files = demo.demo_files()
+    with JudgmentStore.open(new_store) as store:
+        store.set_setting("demo", True)
+        store.add_topics(read_topics(files / "topics.xml"), str(files / "topics.xml"))
+        store.add_documents(iter_documents(files / "docs.jsonl"), str(files / "docs.jsonl"))
+        store.add_runs(sorted((files / "runs").glob("*.run")))
+        store.import_qrels(files / "qrels.txt", demo.DEMO_VERSION, assessor="demo")
+        pool_runs(store, demo.DEMO_DEPTH)
+    return new_store
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:

@@ -311,11 +311,17 @@ class PostgresConnection:
 
     def begin_write(self) -> None:
         """Open a write transaction and wait (at most :attr:`lock_timeout_ms`) for the
-        store's write lock (:data:`WRITE_LOCK_KEY`)."""
+        store's write lock (:data:`WRITE_LOCK_KEY`). A wait that times out leaves no
+        transaction open (as SQLite's ``BEGIN IMMEDIATE``): the next write can try again."""
         with self._errors():
             self.raw.execute("BEGIN")
-            self.raw.execute(f"SET LOCAL lock_timeout = {int(self.lock_timeout_ms)}")
-            self.raw.execute(f"SELECT pg_advisory_xact_lock({WRITE_LOCK_KEY})")
+            try:
+                self.raw.execute(f"SET LOCAL lock_timeout = {int(self.lock_timeout_ms)}")
+                self.raw.execute(f"SELECT pg_advisory_xact_lock({WRITE_LOCK_KEY})")
+            except BaseException:
+                if self.in_transaction:
+                    self.raw.execute("ROLLBACK")
+                raise
 
     def commit(self) -> None:
         with self._errors():
