@@ -174,7 +174,9 @@ class JudgmentStore(JudgmentLog, JudgedRules, PoolTables, ClaimTable, SampleTabl
         ``create``, an empty database gets the schema).
         """
         if is_postgresql_url(path):
-            return cls(open_store_database(str(path), create, utc_now()))
+            store = cls(open_store_database(str(path), create, utc_now()))
+            store.set_busy_timeout(int(BUSY_TIMEOUT_S * 1000))
+            return store
         path = Path(path)
         if not create and not path.exists():
             raise StoreError(
