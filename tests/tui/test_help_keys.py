@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 from textual.binding import Binding
 
 from pooltool.tui.screens.help import COMMAND_KEYS as HELP_KEYS
