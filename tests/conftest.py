@@ -236,6 +236,22 @@ def new_store(engine: str, request: pytest.FixtureRequest, tmp_path: Path) -> st
     return str(request.getfixturevalue("postgresql_store_url"))
 
 
+@pytest.fixture(scope="module", params=ENGINES)
+def module_store(request: pytest.FixtureRequest,
+                 tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The address of an empty store that a module's tests share, once on each engine
+    (as :func:`new_store`, for costly real-data stores a module builds once)."""
+    if request.param == "sqlite":
+        path = tmp_path_factory.mktemp("store") / "store.db"
+        JudgmentStore.open(path, create=True).close()
+        yield str(path)
+        return
+    databases: PostgresqlDatabases = request.getfixturevalue("postgresql_databases")
+    url = databases.store()
+    yield url
+    databases.give_back(url)
+
+
 @pytest.fixture
 def demo_store(new_store: str) -> str:
     """The demo store (``pooltool demo``'s content, pooled at its depth), once on each
