@@ -103,14 +103,20 @@ def test_append_only_tables_refuse_changes_on_postgresql(filled: str, table: str
                                                          statement: str) -> None:
     """Even a superuser's own SQL, outside pooltool, cannot change or delete a row."""
     with psycopg.connect(filled, autocommit=True) as conn:
-        column = conn.execute(
-            "SELECT column_name FROM information_schema.columns WHERE table_name = %s "
-            "ORDER BY ordinal_position LIMIT 1", [table]).fetchone()[0]
-        rows = conn.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0]
+        column = value(conn, "SELECT column_name FROM information_schema.columns "
+                             "WHERE table_name = %s ORDER BY ordinal_position LIMIT 1", [table])
+        rows = value(conn, f"SELECT COUNT(*) FROM {table}")
         with pytest.raises(psycopg.errors.IntegrityConstraintViolation,
                            match="append-only|kept as imported|kept as|never"):
             conn.execute(statement.format(t=table, c=column))
-        assert conn.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0] == rows
+        assert value(conn, f"SELECT COUNT(*) FROM {table}") == rows
+
+
+def value(conn: psycopg.Connection[Any], sql: str, params: list[Any] | None = None) -> Any:
+    """The first column of the first row ``sql`` gives."""
+    row = conn.execute(sql, params).fetchone()
+    assert row is not None
+    return row[0]
 
 
 # -- 3. refusals ------------------------------------------------------------------------
