@@ -54,6 +54,7 @@ async def page_to_end(pilot: Pilot[None], key: str) -> int:
     return presses
 
 
+@pytest.mark.sqlite_only  # scrolling the screen: the store's part is read once, as below
 @pytest.mark.parametrize("key", ["space", "pagedown", "down"])
 async def test_longest_cranfield_document_scrolls_to_its_last_line(
         longest: tuple[str, Document], key: str) -> None:
