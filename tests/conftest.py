@@ -5,10 +5,15 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import postgresql_server as postgresql_server_module
 import pytest
 
+from pooltool import demo
+from pooltool.formats.documents import iter_documents
+from pooltool.formats.topics import read_topics
+from pooltool.pooling import pool_runs
 from pooltool.store import JudgmentStore
 
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
@@ -27,11 +32,107 @@ def shared_data() -> Path:
 
 
 ENGINES = ["sqlite", "postgresql"]
-"""The engines a store can live on; tests using :func:`memory_store` or
-:func:`store_address` run once on each."""
+"""The engines a store can live on; tests using :func:`engine` (through
+:func:`memory_store`, :func:`store_address` or the judging UI's ``store_path``) run
+once on each, but for those marked ``sqlite_only``."""
 
 _TEMPLATE = "pooltool_template"
 _POSTGRESQL_NOTE: list[str] = []
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "sqlite_only: the test is about SQLite itself (WAL, files, locks, old "
+        "SQLite stores): it runs on the SQLite engine only")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """Tests marked ``sqlite_only`` get the ``engine`` fixture's SQLite value only."""
+    if "engine" in metafunc.fixturenames and metafunc.definition.get_closest_marker("sqlite_only"):
+        metafunc.parametrize("engine", ["sqlite"])
+
+
+@pytest.fixture(params=ENGINES)
+def engine(request: pytest.FixtureRequest) -> str:
+    """The engine of the test's store: ``"sqlite"`` and ``"postgresql"`` in turn."""
+    return str(request.param)
+
+
+class PostgresqlDatabases:
+    """The test server's databases, handed out fast: a store database is a copy of the
+    template (an empty store) made once and, after a test, emptied back to the template's
+    rows (its tables truncated with triggers off) for the next test, instead of being
+    dropped and copied again. A database that is not a plain store after its test (its
+    tables or schema changed) is dropped."""
+
+    def __init__(self, server: postgresql_server_module.Server) -> None:
+        self.server = server
+        self.free: list[str] = []
+        with _connect(server.url(_TEMPLATE)) as conn:
+            self.tables = _table_names(conn)
+            self.seed = {table: _rows(conn, table) for table in self.tables}
+            self.identities = conn.execute(
+                "SELECT table_name, column_name FROM information_schema.columns "
+                "WHERE table_schema = 'public' AND is_identity = 'YES'").fetchall()
+
+    def store(self) -> str:
+        """The URL of a database holding an empty store."""
+        return self.free.pop() if self.free else self.server.create_database(template=_TEMPLATE)
+
+    def empty(self) -> str:
+        """The URL of a new database with no tables."""
+        return self.server.create_database()
+
+    def give_back(self, url: str) -> None:
+        """Empty ``url``'s store for the next test, or drop the database."""
+        try:
+            with _connect(url) as conn:
+                conn.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                             "WHERE datname = current_database() AND pid <> pg_backend_pid()")
+                if _table_names(conn) != self.tables:
+                    raise LookupError("not a plain store")
+                with conn.transaction():
+                    conn.execute("SET LOCAL session_replication_role = replica")
+                    conn.execute(f"TRUNCATE {', '.join(self.tables)} RESTART IDENTITY")
+                    self._seed(conn)
+        except Exception:  # anything amiss: a new database next time
+            self.server.drop_database(url)
+            return
+        self.free.append(url)
+
+    def _seed(self, conn: Any) -> None:
+        for table, (columns, rows) in self.seed.items():
+            if rows:
+                marks = ", ".join(["%s"] * len(columns))
+                conn.cursor().executemany(
+                    f"INSERT INTO {table} ({', '.join(columns)}) OVERRIDING SYSTEM VALUE "
+                    f"VALUES ({marks})", rows)
+        for table, column in self.identities:
+            if self.seed[table][1]:
+                conn.execute(f"SELECT setval(pg_get_serial_sequence('{table}', '{column}'), "
+                             f"(SELECT MAX({column}) FROM {table}))")
+
+    def drop_all(self) -> None:
+        for url in self.free:
+            self.server.drop_database(url)
+
+
+def _connect(url: str) -> Any:
+    import psycopg
+
+    return psycopg.connect(url, autocommit=True)
+
+
+def _table_names(conn: Any) -> list[str]:
+    return [r[0] for r in conn.execute(
+        "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' "
+        "AND table_type = 'BASE TABLE' ORDER BY table_name")]
+
+
+def _rows(conn: Any, table: str) -> tuple[list[str], list[tuple[Any, ...]]]:
+    cursor = conn.execute(f"SELECT * FROM {table}")
+    return [c.name for c in cursor.description], cursor.fetchall()
 
 
 @pytest.fixture(scope="session")
@@ -55,9 +156,7 @@ def postgresql_server() -> Iterator[postgresql_server_module.Server]:
     template = server.url(_TEMPLATE)
     try:
         server.drop_database(template)
-        import psycopg
-
-        with psycopg.connect(server.admin_url, autocommit=True) as conn:
+        with _connect(server.admin_url) as conn:
             conn.execute(f"CREATE DATABASE {_TEMPLATE}")
         JudgmentStore.open(template, create=True).close()
         _POSTGRESQL_NOTE.append(f"PostgreSQL tests ran on {server.admin_url.rsplit('/', 1)[0]}")
@@ -66,27 +165,48 @@ def postgresql_server() -> Iterator[postgresql_server_module.Server]:
         server.stop()
 
 
-@pytest.fixture
-def postgresql_store_url(postgresql_server: postgresql_server_module.Server) -> Iterator[str]:
-    """The URL of a new PostgreSQL database holding an empty store, dropped after the test."""
-    url = postgresql_server.create_database(template=_TEMPLATE)
-    yield url
-    postgresql_server.drop_database(url)
+@pytest.fixture(scope="session")
+def postgresql_databases(postgresql_server: postgresql_server_module.Server) -> Iterator[PostgresqlDatabases]:
+    """The test server's databases (:class:`PostgresqlDatabases`)."""
+    databases = PostgresqlDatabases(postgresql_server)
+    yield databases
+    databases.drop_all()
 
 
 @pytest.fixture
-def postgresql_empty_url(postgresql_server: postgresql_server_module.Server) -> Iterator[str]:
-    """The URL of a new, empty PostgreSQL database (no store yet), dropped after the test."""
-    url = postgresql_server.create_database()
+def postgresql_journals(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The folder of this test's judging journals for PostgreSQL stores
+    (``$XDG_STATE_HOME``, see :func:`pooltool.store.postgresql.journal_base`): the
+    test's own, so that no journal is replayed into a later test's database of the
+    same name (databases are reused) nor left in the user's home."""
+    state = tmp_path / "xdg-state"
+    monkeypatch.setenv("XDG_STATE_HOME", str(state))
+    return state / "pooltool"
+
+
+@pytest.fixture
+def postgresql_store_url(postgresql_databases: PostgresqlDatabases,
+                         postgresql_journals: Path) -> Iterator[str]:
+    """The URL of a PostgreSQL database holding an empty store, for this test alone."""
+    url = postgresql_databases.store()
     yield url
-    postgresql_server.drop_database(url)
+    postgresql_databases.give_back(url)
 
 
-@pytest.fixture(params=ENGINES)
-def memory_store(request: pytest.FixtureRequest) -> Iterator[JudgmentStore]:
-    """A new, empty store, once on each engine: SQLite in memory, and a new
-    PostgreSQL database; closed after the test."""
-    if request.param == "sqlite":
+@pytest.fixture
+def postgresql_empty_url(postgresql_databases: PostgresqlDatabases,
+                         postgresql_journals: Path) -> Iterator[str]:
+    """The URL of a new, empty PostgreSQL database (no store yet), for this test alone."""
+    url = postgresql_databases.empty()
+    yield url
+    postgresql_databases.give_back(url)
+
+
+@pytest.fixture
+def memory_store(engine: str, request: pytest.FixtureRequest) -> Iterator[JudgmentStore]:
+    """A new, empty store, once on each engine: SQLite in memory, and a PostgreSQL
+    database; closed after the test."""
+    if engine == "sqlite":
         store = JudgmentStore.memory()
     else:
         store = JudgmentStore.open(request.getfixturevalue("postgresql_store_url"))
@@ -94,14 +214,57 @@ def memory_store(request: pytest.FixtureRequest) -> Iterator[JudgmentStore]:
     store.close()
 
 
-@pytest.fixture(params=ENGINES)
-def store_address(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+@pytest.fixture
+def store_address(engine: str, request: pytest.FixtureRequest, tmp_path: Path) -> str:
     """Where a new store goes, once on each engine: a SQLite file path that does not
     exist yet, and the URL of an empty PostgreSQL database (give it to ``--db`` or
     :meth:`JudgmentStore.open`; ``init`` or ``create=True`` makes the store)."""
-    if request.param == "sqlite":
+    if engine == "sqlite":
         return str(tmp_path / "store.db")
     return str(request.getfixturevalue("postgresql_empty_url"))
+
+
+@pytest.fixture
+def new_store(engine: str, request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """The address of an empty store, once on each engine: a SQLite file, and a
+    PostgreSQL database's URL (open it with :meth:`JudgmentStore.open`, or give it to
+    ``--db``: it needs no ``init``)."""
+    if engine == "sqlite":
+        path = tmp_path / "store.db"
+        JudgmentStore.open(path, create=True).close()
+        return str(path)
+    return str(request.getfixturevalue("postgresql_store_url"))
+
+
+@pytest.fixture(scope="module", params=ENGINES)
+def module_store(request: pytest.FixtureRequest,
+                 tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The address of an empty store that a module's tests share, once on each engine
+    (as :func:`new_store`, for costly real-data stores a module builds once)."""
+    if request.param == "sqlite":
+        path = tmp_path_factory.mktemp("store") / "store.db"
+        JudgmentStore.open(path, create=True).close()
+        yield str(path)
+        return
+    databases: PostgresqlDatabases = request.getfixturevalue("postgresql_databases")
+    url = databases.store()
+    yield url
+    databases.give_back(url)
+
+
+@pytest.fixture
+def demo_store(new_store: str) -> str:
+    """The demo store (``pooltool demo``'s content, pooled at its depth), once on each
+    engine: :func:`pooltool.demo.build_demo`'s steps on :func:`new_store`."""
+    files = demo.demo_files()
+    with JudgmentStore.open(new_store) as store:
+        store.set_setting("demo", True)
+        store.add_topics(read_topics(files / "topics.xml"), str(files / "topics.xml"))
+        store.add_documents(iter_documents(files / "docs.jsonl"), str(files / "docs.jsonl"))
+        store.add_runs(sorted((files / "runs").glob("*.run")))
+        store.import_qrels(files / "qrels.txt", demo.DEMO_VERSION, assessor="demo")
+        pool_runs(store, demo.DEMO_DEPTH)
+    return new_store
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:

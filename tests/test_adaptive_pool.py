@@ -164,11 +164,11 @@ SCRIPT = textwrap.dedent("""
 """)
 
 
-def test_a_killed_session_restarts_on_what_the_log_implies(tmp_path: Path) -> None:
-    db = tmp_path / "live.db"
+def test_a_killed_session_restarts_on_what_the_log_implies(new_store: str) -> None:
+    db = new_store
     runs = tuple(("R" + tag, [f"{tag}{i}" for i in range(40)]) for tag in "abcd")
     relevant = {f"c{i}" for i in range(0, 40, 2)} | {"a0", "b3"}
-    with JudgmentStore.open(db, create=True) as store:
+    with JudgmentStore.open(db) as store:
         frame = pd.DataFrame([(tag, "1", d, 40.0 - i, "Q0", i + 1) for tag, docs in runs
                               for i, d in enumerate(docs)],
                              columns=["run_tag", "topic", "docno", "score", "iteration", "rank"])
@@ -193,13 +193,13 @@ def test_a_killed_session_restarts_on_what_the_log_implies(tmp_path: Path) -> No
         assert picker.next_for("1", "bot") == next_document(chooser, log) == whole[len(log)]
 
 
-def test_trec_covid_live_pool_equals_simulate(shared_data: Path, tmp_path: Path) -> None:
+def test_trec_covid_live_pool_equals_simulate(shared_data: Path, new_store: str) -> None:
     folder = shared_data / "trec_covid_r1"
     files = sorted((folder / "runs").iterdir())
     qrels = read_qrels(folder / "qrels-rnd1.txt")
     grades = {(str(t), str(d)): int(g) for t, d, g in
               zip(qrels["topic"], qrels["docno"], qrels["grade"], strict=True)}
-    with JudgmentStore.open(tmp_path / "covid.db", create=True) as store:
+    with JudgmentStore.open(new_store) as store:
         store.add_runs(files)
         create_adaptive_pool(store, "live", "mtf", budget=5)
         picker = AdaptivePicker(store, "live")
@@ -233,12 +233,12 @@ def write_runs(folder: Path, lines: list[tuple[str, str, float]]) -> list[Path]:
 
 
 @pytest.fixture
-def live_cli(tmp_path: Path) -> tuple[Path, Path]:
+def live_cli(tmp_path: Path, store_address: str) -> tuple[str, Path]:
     """A store (via the CLI) with runs A, B, C and the mtf pool 'live' built from them,
     alice having judged its first choice d1 (not relevant): MTF's next is B's d2."""
     runs = tmp_path / "runs"
     runs.mkdir()
-    db = tmp_path / "live.db"
+    db = store_address
     assert cli_call(db, "init").exit_code == 0
     assert cli_call(db, "add-runs", *map(str, write_runs(runs, RUN_LINES))).exit_code == 0
     assert cli_call(db, "pool", "--name", "live", "--strategy", "mtf").exit_code == 0
@@ -248,7 +248,7 @@ def live_cli(tmp_path: Path) -> tuple[Path, Path]:
     return db, runs
 
 
-def cli_call(db: Path, *args: str):  # type: ignore[no-untyped-def]
+def cli_call(db: str, *args: str):  # type: ignore[no-untyped-def]
     from click.testing import CliRunner
 
     from pooltool.cli import cli
@@ -256,7 +256,7 @@ def cli_call(db: Path, *args: str):  # type: ignore[no-untyped-def]
     return CliRunner().invoke(cli, ["--db", str(db), *args])
 
 
-def live_status(db: Path) -> str:
+def live_status(db: str) -> str:
     result = cli_call(db, "status", "--pool", "live", "--format", "csv")
     assert result.exit_code == 0, result.output
     return result.stdout
@@ -264,7 +264,7 @@ def live_status(db: Path) -> str:
 
 @pytest.mark.parametrize("change", ["replace", "remove"])
 def test_the_pool_keeps_drawing_on_the_runs_it_was_built_from(
-        live_cli: tuple[Path, Path], change: str) -> None:
+        live_cli: tuple[str, Path], change: str) -> None:
     db, runs = live_cli
     status = live_status(db)
     assert status.splitlines()[1] == "1,1,1,0,0,0,1.0,,1,0,0.0,0.0"
@@ -292,7 +292,7 @@ def test_the_pool_keeps_drawing_on_the_runs_it_was_built_from(
     assert export.exit_code == 0 and export.stdout.split() == ["1", "d1", "1", "d2"]
 
 
-def test_the_judging_session_draws_on_a_removed_run(live_cli: tuple[Path, Path]) -> None:
+def test_the_judging_session_draws_on_a_removed_run(live_cli: tuple[str, Path]) -> None:
     from pooltool.store.journal import WriteQueue
     from pooltool.tui.session import JudgingSession
 
@@ -329,7 +329,7 @@ def test_depth_pooling_refuses_pools_made_otherwise(memory_store: JudgmentStore)
 
 
 def test_the_cli_refuses_depth_pooling_into_an_adaptive_pool(
-        live_cli: tuple[Path, Path]) -> None:
+        live_cli: tuple[str, Path]) -> None:
     db, _ = live_cli
     result = cli_call(db, "pool", "--depth", "3", "--name", "live")
     assert result.exit_code == 1

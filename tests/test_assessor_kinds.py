@@ -18,9 +18,9 @@ def _write(path: Path, lines: list[str]) -> Path:
 
 
 @pytest.fixture
-def two_kinds(tmp_path: Path) -> JudgmentStore:
+def two_kinds(memory_store: JudgmentStore, tmp_path: Path) -> JudgmentStore:
     """alice (person) judged d1 2, d2 0, d3 -1; gpt-judge (machine) judged d1 0, d2 1, d3 1, d4 2."""
-    store = JudgmentStore.memory()
+    store = memory_store
     people = _write(tmp_path / "alice.qrels", ["1 0 d1 2", "1 0 d2 0", "1 0 d3 -1"])
     machine = _write(tmp_path / "llm.qrels", ["1 0 d1 0", "1 0 d2 1", "1 0 d3 1", "1 0 d4 2"])
     store.import_qrels(people, "people", "alice")
@@ -47,8 +47,9 @@ def test_policies_by_kind(two_kinds: JudgmentStore, policy: str, expected: dict[
     assert _grades(two_kinds, policy) == expected
 
 
-def test_prefer_falls_back_to_a_negative_grade_only_when_nobody_judged(tmp_path: Path) -> None:
-    store = JudgmentStore.memory()
+def test_prefer_falls_back_to_a_negative_grade_only_when_nobody_judged(
+        memory_store: JudgmentStore, tmp_path: Path) -> None:
+    store = memory_store
     store.import_qrels(_write(tmp_path / "a", ["1 0 d1 -1", "1 0 d2 -1"]), "a", "alice")
     store.import_qrels(_write(tmp_path / "b", ["1 0 d1 0"]), "b", "bob")
     assert _grades(store, "prefer:alice,bob") == {"d1": 0, "d2": -1}

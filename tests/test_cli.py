@@ -22,15 +22,19 @@ QRELS = "1 0 a 1\n1 0 b 0\n"
 
 
 @pytest.fixture
-def work(tmp_path: Path) -> Path:
+def work(tmp_path: Path, store_address: str, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A folder with the input files; the test's store (once on each engine, not made
+    yet) is ``POOLTOOL_DB``, which :func:`run` and subprocesses use."""
     for name, text in {"a.run": RUN_A, "b.run": RUN_B, "topics.tsv": TOPICS,
                        "qrels.txt": QRELS}.items():
         (tmp_path / name).write_text(text)
+    monkeypatch.setenv("POOLTOOL_DB", store_address)
     return tmp_path
 
 
 def run(work: Path, *args: str) -> tuple[int, str, str]:
-    result = CliRunner().invoke(cli, ["--db", str(work / "s.db"), *args])
+    """``pooltool --db $POOLTOOL_DB ARGS`` (the store of :func:`work`)."""
+    result = CliRunner().invoke(cli, ["--db", os.environ["POOLTOOL_DB"], *args])
     return result.exit_code, result.stdout, result.stderr
 
 
@@ -62,16 +66,12 @@ def test_export_to_file(work: Path) -> None:
     assert (work / "out.txt").read_text() == QRELS
 
 
-@pytest.mark.parametrize(
-    ("args", "message"),
-    [
-        (["status"], "Error: no store at {db}: create one with 'pooltool --db {db} init'\n"),
-    ],
-)
-def test_missing_store(work: Path, args: list[str], message: str) -> None:
-    code, _, err = run(work, *args)
-    db = work / "s.db"
-    assert (code, err) == (1, message.format(db=db))
+def test_missing_store(work: Path, engine: str) -> None:
+    code, _, err = run(work, "status")
+    db = os.environ["POOLTOOL_DB"]
+    missing = {"sqlite": f"no store at {db}", "postgresql": f"{db} is an empty database, not a "
+               "pooltool store"}[engine]
+    assert (code, err) == (1, f"Error: {missing}: create one with 'pooltool --db {db} init'\n")
 
 
 def test_bad_run_is_a_clean_error_and_imports_nothing(work: Path) -> None:
@@ -116,24 +116,22 @@ def test_unwritable_output_is_a_clean_error(work: Path) -> None:
     assert (code, err) == (1, f"Error: {work / 'missing' / 'q.txt'}: No such file or directory\n")
 
 
-def test_a_locked_store_is_a_clean_error(work: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import sqlite3
-
+def test_a_locked_store_is_a_clean_error(work: Path, engine: str,
+                                         monkeypatch: pytest.MonkeyPatch) -> None:
     import pooltool.store.store as store_module
+    from pooltool.store import JudgmentStore
 
     run(work, "init")
     monkeypatch.setattr(store_module, "BUSY_TIMEOUT_S", 0.05)
-    holder = sqlite3.connect(work / "s.db", isolation_level=None)
-    holder.execute("BEGIN IMMEDIATE")
-    try:
+    with JudgmentStore.open(os.environ["POOLTOOL_DB"]) as holder, holder.writing():
         code, _, err = run(work, "import-qrels", str(work / "qrels.txt"), "--version", "v1")
-    finally:
-        holder.execute("ROLLBACK")
-    assert err.startswith("another process is writing to")  # said before waiting
+    # said before waiting (a SQLite file; PostgreSQL's writers wait without notice)
+    assert err.startswith("another process is writing to") == (engine == "sqlite")
     assert code == 1 and err.splitlines()[-1].startswith("Error: the store is busy")
     assert run(work, "qrels", "versions", "--format", "csv")[1].count("\n") == 1
 
 
+@pytest.mark.sqlite_only  # the demo is a SQLite file
 def test_demo_never_overwrites_a_real_store(work: Path) -> None:
     assert CliRunner().invoke(cli, ["--db", str(work / "pooltool.db"), "init"]).exit_code == 0
     result = CliRunner().invoke(cli, ["demo", str(work)])
@@ -182,7 +180,7 @@ def test_broken_pipe_is_quiet(work: Path) -> None:
     run(work, "init")
     (work / "big.txt").write_text("".join(f"1 0 d{i} 1\n" for i in range(20000)))
     run(work, "import-qrels", str(work / "big.txt"), "--version", "v")
-    shell = (f"{sys.executable} -m pooltool --db {work / 's.db'} export-qrels | head -1")
+    shell = f"{sys.executable} -m pooltool export-qrels | head -1"  # --db: $POOLTOOL_DB
     done = subprocess.run(shell, shell=True, capture_output=True, text=True, check=False)
     assert done.stdout == "1 0 d0 1\n" and done.stderr == ""
 

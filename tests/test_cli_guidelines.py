@@ -18,27 +18,28 @@ GUIDE = "Judge the abstract.\nA mere mention\nis not relevant.\n\nWhen unsure [b
 
 
 @pytest.fixture
-def db(tmp_path: Path) -> Path:
-    path = tmp_path / "s.db"
-    with JudgmentStore.open(path, create=True) as store:
+def db(new_store: str) -> str:
+    """A store (once on each engine) with topics 1 and 2."""
+    path = new_store
+    with JudgmentStore.open(path) as store:
         store.add_topics([Topic("1", "boundary layer", "", "Measured layers only."),
                           Topic("2", "slabs", "", "")], "<t>")
     return path
 
 
-def run(db: Path, *args: str, stdin: str | None = None) -> tuple[int, str, str]:
+def run(db: str, *args: str, stdin: str | None = None) -> tuple[int, str, str]:
     result = CliRunner().invoke(cli, ["--db", str(db), *args], input=stdin)
     return result.exit_code, result.stdout, result.stderr
 
 
-def stored(db: Path) -> tuple[Guidelines, list[tuple[str, str, str, str]]]:
+def stored(db: str) -> tuple[Guidelines, list[tuple[str, str, str, str]]]:
     with JudgmentStore.open(db) as store:
         rows = store.conn.execute(
             "SELECT scope, target, text, source FROM guidelines ORDER BY guideline_id").fetchall()
         return current_guidelines(store), rows
 
 
-def test_set_show_and_supersede(db: Path, tmp_path: Path) -> None:
+def test_set_show_and_supersede(db: str, tmp_path: Path) -> None:
     guide = tmp_path / "guide.txt"
     guide.write_text(GUIDE, encoding="utf-8")
     code, _, err = run(db, "guidelines", "--text", str(guide),
@@ -65,7 +66,7 @@ def test_set_show_and_supersede(db: Path, tmp_path: Path) -> None:
         "Topic instructions\n  topic 2:\n    Slabs of [/] any kind\n")
 
 
-def test_clear_withdraws_and_history_keeps_everything(db: Path) -> None:
+def test_clear_withdraws_and_history_keeps_everything(db: str) -> None:
     run(db, "guidelines", "--topic", "1", "--text", "-", stdin="First.\n")
     run(db, "guidelines", "--topic", "1", "--clear")
     run(db, "guidelines", "--grade-definition", "2:very", "--grade-definition", "2:")
@@ -92,14 +93,14 @@ def test_clear_withdraws_and_history_keeps_everything(db: Path) -> None:
     (["--grade-definition", "7:x"], None, "the grade scale has no grade '7' (it has 0, 1, 2, 3"),
     (["--grade-definition", "no colon"], None, "write GRADE:TEXT"),
 ])
-def test_bad_arguments_change_nothing(db: Path, args: list[str], stdin: str | None,
+def test_bad_arguments_change_nothing(db: str, args: list[str], stdin: str | None,
                                       message: str) -> None:
     code, _, err = run(db, "guidelines", *args, stdin=stdin)
     assert code != 0 and message in err
     assert stored(db)[1] == []
 
 
-def test_a_file_not_in_utf8_is_named(db: Path, tmp_path: Path) -> None:
+def test_a_file_not_in_utf8_is_named(db: str, tmp_path: Path) -> None:
     latin = tmp_path / "latin.txt"
     latin.write_bytes("caf\xe9\n".encode("latin-1"))
     code, _, err = run(db, "guidelines", "--text", str(latin))

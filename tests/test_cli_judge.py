@@ -18,9 +18,10 @@ from pooltool.tui import serve as serve_module
 
 
 @pytest.fixture
-def db(tmp_path: Path) -> Path:
-    path = tmp_path / "s.db"
-    with JudgmentStore.open(path, create=True) as store:
+def db(new_store: str) -> str:
+    """A store (once on each engine) pooling topic 1 (d0-d3, judged by ann and ben) and 2."""
+    path = new_store
+    with JudgmentStore.open(path) as store:
         run = pd.DataFrame([("A", t, f"d{i}", i + 1, 9.0 - i) for t, n in (("1", 4), ("2", 2))
                             for i in range(n)], columns=["run_tag", "topic", "docno", "rank",
                                                          "score"])
@@ -32,7 +33,7 @@ def db(tmp_path: Path) -> Path:
     return path
 
 
-def run(db: Path, *args: str) -> tuple[int, str, str]:
+def run(db: str | Path, *args: str) -> tuple[int, str, str]:
     result = CliRunner().invoke(cli, ["--db", str(db), *args])
     return result.exit_code, result.stdout, result.stderr
 
@@ -44,7 +45,7 @@ def test_help(command: str) -> None:
     assert result.exit_code == 0 and "Example:" in result.output
 
 
-def test_assign(db: Path) -> None:
+def test_assign(db: str) -> None:
     code, out, err = run(db, "assign", "ann", "ben", "--overlap", "0.5", "--format", "csv")
     assert code == 0 and err == ("assigned 2 topics to 2 assessors\n1 topic(s) stay with the "
                                  "assessor who judged most of them (--rebalance deals them "
@@ -55,14 +56,14 @@ def test_assign(db: Path) -> None:
                    "2,ann,overlap,2,0\n")
 
 
-def test_assign_errors(db: Path) -> None:
+def test_assign_errors(db: str) -> None:
     assert run(db, "assign", "ann", "--overlap", "0.5")[2] == (
         "Error: an overlap needs at least two assessors\n")
     assert run(db, "assign", "ann", "--overlap", "2")[0] == 2
 
 
 @pytest.mark.parametrize("blank", ["", "  "])
-def test_assign_refuses_blank_names(db: Path, blank: str) -> None:
+def test_assign_refuses_blank_names(db: str, blank: str) -> None:
     assert run(db, "assign", "ann", "ben")[0] == 0
     code, _, err = run(db, "assign", blank)
     assert code == 2 and "an assessor name must not be blank" in err
@@ -73,7 +74,7 @@ def test_assign_refuses_blank_names(db: Path, blank: str) -> None:
     assert rows.values.tolist() == [["1", "ann"], ["2", "ben"]]
 
 
-def test_agreement(db: Path) -> None:
+def test_agreement(db: str) -> None:
     code, out, _ = run(db, "agreement", "--format", "json")
     rows = json.loads(out)
     assert code == 0 and [r["topic"] for r in rows] == ["1", "all"]
@@ -88,9 +89,8 @@ def test_agreement(db: Path) -> None:
     assert row["binary_agreement"] == 0.75 and row["kappa"] == 0.5
 
 
-def test_agreement_without_overlap(tmp_path: Path) -> None:
-    db = tmp_path / "e.db"
-    JudgmentStore.open(db, create=True).close()
+def test_agreement_without_overlap(new_store: str) -> None:
+    db = new_store
     code, out, err = run(db, "agreement", "--format", "csv")
     assert code == 0 and err == "no document was judged by two assessors\n"
 
@@ -101,7 +101,7 @@ def test_agreement_without_overlap(tmp_path: Path) -> None:
                           "--depth K'\n"),
     (["--assessor", " "], "Error: name the assessor with --assessor\n"),
 ])
-def test_judge_errors_before_the_app_starts(db: Path, args: list[str], message: str) -> None:
+def test_judge_errors_before_the_app_starts(db: str, args: list[str], message: str) -> None:
     options = ["--assessor", "ann"] if "--assessor" not in args else []
     assert run(db, "judge", *options, *args)[2] == message
 
@@ -111,7 +111,7 @@ def test_judge_missing_store(tmp_path: Path) -> None:
     assert code == 1 and err.startswith("Error: no store at")
 
 
-def test_judge_serve_binds_localhost(db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_judge_serve_binds_localhost(db: str, monkeypatch: pytest.MonkeyPatch) -> None:
     calls = []
     monkeypatch.setattr(serve_module, "serve", lambda *a: calls.append(a))
     code, _, err = run(db, "judge", "--topic", "1", "--serve")
@@ -122,7 +122,7 @@ def test_judge_serve_binds_localhost(db: Path, monkeypatch: pytest.MonkeyPatch) 
     assert "-m pooltool.tui" in command and "--topic 1" in command and "--assessor=ann" in command
 
 
-def test_judge_serve_elsewhere_warns(db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_judge_serve_elsewhere_warns(db: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(serve_module, "serve", lambda *a: None)
     code, _, err = run(db, "judge", "--serve", "--host", "0.0.0.0")
     assert code == 0 and "0.0.0.0 is not loopback: anyone who reaches this port can judge" in err
@@ -133,14 +133,14 @@ def test_judge_serve_elsewhere_warns(db: Path, monkeypatch: pytest.MonkeyPatch) 
                     "asks, or open /?assessor=NAME): drop --assessor\n"),
     (["--topic", "9"], "Error: no pooled documents for topic(s) 9\n"),
 ])
-def test_judge_serve_errors_before_serving(db: Path, monkeypatch: pytest.MonkeyPatch,
+def test_judge_serve_errors_before_serving(db: str, monkeypatch: pytest.MonkeyPatch,
                                            args: list[str], message: str) -> None:
     calls: list[object] = []
     monkeypatch.setattr(serve_module, "serve", lambda *a: calls.append(a))
     assert run(db, "judge", "--serve", *args)[1:] == ("", message) and calls == []
 
 
-def test_with_sample_needs_one_named_assessor(db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_with_sample_needs_one_named_assessor(db: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """The mixed queue is shuffled by the assessor's name: not with --serve's many tabs."""
     monkeypatch.setattr(serve_module, "serve", lambda *a: None)
     for args in (["--serve", "--with-sample", "s1"], ["--with-sample", "s1"]):
@@ -150,18 +150,19 @@ def test_with_sample_needs_one_named_assessor(db: Path, monkeypatch: pytest.Monk
                                           "--serve)\n"), args
 
 
-def test_judge_without_assessor(db: Path) -> None:
+def test_judge_without_assessor(db: str) -> None:
     assert run(db, "judge", "--topic", "1")[2] == "Error: name the assessor with --assessor\n"
 
 
-def test_judge_serve_without_textual_serve(db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_judge_serve_without_textual_serve(db: str, tmp_path: Path,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
     """The check comes first: no "serving on" line, no store opened, one clean error."""
     monkeypatch.setitem(sys.modules, "textual_serve", None)  # import fails as if missing
     monkeypatch.setitem(sys.modules, "textual_serve.server", None)
     code, out, err = run(db, "judge", "--serve")
     assert (code, out) == (1, "")
     assert err == "Error: --serve needs textual-serve: pip install 'pooltool[serve]'\n"
-    code, _, err = run(db.with_name("none.db"), "judge", "--serve")
+    code, _, err = run(tmp_path / "none.db", "judge", "--serve")
     assert err.startswith("Error: --serve needs textual-serve")
 
 
@@ -171,7 +172,7 @@ def test_judge_help_tells_where_waiting_writes_are_kept() -> None:
     assert "when you next run judge if the app is killed first" in text
 
 
-def test_grades_show_and_set(db: Path) -> None:
+def test_grades_show_and_set(db: str) -> None:
     code, out, _ = run(db, "grades", "--format", "csv")
     assert code == 0 and out.splitlines()[1:] == [
         "0,0,not relevant", "1,1,related", "2,2,highly relevant", "3,3,perfectly relevant"]
@@ -197,13 +198,13 @@ def test_grades_show_and_set(db: Path) -> None:
     (["0:k"], "GRADE:KEY:NAME"),
     (["0:k: "], "name must not be blank"),
 ])
-def test_grades_set_refuses_bad_scales(db: Path, levels: list[str], message: str) -> None:
+def test_grades_set_refuses_bad_scales(db: str, levels: list[str], message: str) -> None:
     code, _, err = run(db, "grades", "set", *levels)
     assert code != 0 and message in err
     assert run(db, "grades", "--format", "csv")[1].splitlines()[1] == "0,0,not relevant"
 
 
-def test_judge_settings_show_runs(db: Path) -> None:
+def test_judge_settings_show_runs(db: str) -> None:
     assert run(db, "judge-settings")[1] == ("show runs: no\nrequire end: no\nidle after: 60 s\n"
                                             "claims last: 5 min\n")
     assert run(db, "judge-settings", "--show-runs")[1].startswith("show runs: yes\n")
@@ -212,7 +213,7 @@ def test_judge_settings_show_runs(db: Path) -> None:
     assert run(db, "judge-settings", "--hide-runs")[1].startswith("show runs: no\n")
 
 
-def test_judge_settings_require_end(db: Path) -> None:
+def test_judge_settings_require_end(db: str) -> None:
     assert run(db, "judge-settings", "--require-end")[1].startswith(
         "show runs: no\nrequire end: yes\n")
     with JudgmentStore.open(db) as store:
@@ -222,7 +223,7 @@ def test_judge_settings_require_end(db: Path) -> None:
         assert store.setting("require_end") is False
 
 
-def test_judge_settings_idle_and_claims(db: Path) -> None:
+def test_judge_settings_idle_and_claims(db: str) -> None:
     out = run(db, "judge-settings", "--idle-seconds", "90", "--claim-minutes", "2.5")[1]
     assert out.endswith("idle after: 90 s\nclaims last: 2.5 min\n")
     with JudgmentStore.open(db) as store:
@@ -231,7 +232,7 @@ def test_judge_settings_idle_and_claims(db: Path) -> None:
 
 
 @pytest.mark.parametrize("key", ["", "ab", "n"])
-def test_judge_refuses_a_stored_scale_it_cannot_bind(db: Path, key: str) -> None:
+def test_judge_refuses_a_stored_scale_it_cannot_bind(db: str, key: str) -> None:
     """A scale written past the checks (older store, raw setting) stops judge with an
     error and exit 1, never a Textual InvalidBinding crash with exit 0."""
     with JudgmentStore.open(db) as store:
@@ -240,7 +241,7 @@ def test_judge_refuses_a_stored_scale_it_cannot_bind(db: Path, key: str) -> None
     assert code == 1 and err.startswith("Error: grade key")
 
 
-def test_set_grade_scale_validates_as_the_cli_does(db: Path) -> None:
+def test_set_grade_scale_validates_as_the_cli_does(db: str) -> None:
     from pooltool.errors import InvalidArgument
     from pooltool.store import GradeLevel
 
@@ -251,7 +252,7 @@ def test_set_grade_scale_validates_as_the_cli_does(db: Path) -> None:
                 store.set_grade_scale(scale)
 
 
-def test_judge_without_a_terminal_says_so(db: Path) -> None:
+def test_judge_without_a_terminal_says_so(db: str) -> None:
     """With input or output not a terminal (a pipe, a file), judge refused to hang."""
     code, _, err = run(db, "judge", "-a", "ann")
     assert code == 1
@@ -260,7 +261,7 @@ def test_judge_without_a_terminal_says_so(db: Path) -> None:
 
 
 
-def test_judge_serve_refuses_a_port_it_cannot_listen_on(db: Path,
+def test_judge_serve_refuses_a_port_it_cannot_listen_on(db: str,
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     """Said before "serving on ...": a port out of range, or one already taken."""
     calls: list[object] = []

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 from pathlib import Path
 
 import pandas as pd
@@ -14,23 +15,25 @@ from pooltool.cli import cli
 
 
 @pytest.fixture
-def work(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def work(tmp_path: Path, store_address: str, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The current folder, with v1.txt imported as version v1 into the store at
+    ``POOLTOOL_DB`` (once on each engine), which :func:`run` uses."""
     monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("POOLTOOL_DB", store_address)
     (tmp_path / "v1.txt").write_text("1 0 a 1\n1 0 b 0\n")
-    assert CliRunner().invoke(cli, ["--db", "s.db", "init"]).exit_code == 0
-    assert CliRunner().invoke(cli, ["--db", "s.db", "import-qrels", "v1.txt", "--version",
-                                    "v1"]).exit_code == 0
+    assert run("init").exit_code == 0
+    assert run("import-qrels", "v1.txt", "--version", "v1").exit_code == 0
     return tmp_path
 
 
 def run(*args: str):  # type: ignore[no-untyped-def]
-    return CliRunner().invoke(cli, ["--db", "s.db", *args])
+    return CliRunner().invoke(cli, ["--db", os.environ["POOLTOOL_DB"], *args])
 
 
 def test_tag_names_the_log_now(work: Path) -> None:
     from pooltool.store import JudgmentStore
 
-    with JudgmentStore.open(work / "s.db") as store:
+    with JudgmentStore.open(os.environ["POOLTOOL_DB"]) as store:
         store.record_judgment("1", "b", 2, "ann")
     result = run("qrels", "tag", "v2", "--note", "ann regraded b")
     assert result.exit_code == 0, result.output
@@ -44,10 +47,9 @@ def test_tag_names_the_log_now(work: Path) -> None:
     assert versions[["name", "note"]].values.tolist() == [["v1", ""], ["v2", "ann regraded b"]]
 
 
-def test_versions_csv_has_every_column_even_when_empty(tmp_path: Path) -> None:
-    db = tmp_path / "empty.db"
-    CliRunner().invoke(cli, ["--db", str(db), "init"])
-    result = CliRunner().invoke(cli, ["--db", str(db), "qrels", "versions", "--format", "csv"])
+def test_versions_csv_has_every_column_even_when_empty(store_address: str) -> None:
+    CliRunner().invoke(cli, ["--db", store_address, "init"])
+    result = CliRunner().invoke(cli, ["--db", store_address, "qrels", "versions", "--format", "csv"])
     assert result.stdout == ("name,created_at,source_path,note,topics,judged,judged_nonneg,"
                              "relevant\n")
 
@@ -67,12 +69,12 @@ def test_a_name_that_is_neither_says_so(work: Path) -> None:
                                     "stored version")
 
 
-def test_a_second_assessors_agreeing_grades_are_theirs(tmp_path: Path) -> None:
+def test_a_second_assessors_agreeing_grades_are_theirs(tmp_path: Path, store_address: str) -> None:
     """bob agrees with alice on 3 of 4 pooled documents: all 4 are bob's judgments."""
     (tmp_path / "a.run").write_text("1 Q0 a 1 4 A\n1 Q0 b 2 3 A\n1 Q0 c 3 2 A\n1 Q0 d 4 1 A\n")
     (tmp_path / "alice.txt").write_text("1 0 a 1\n1 0 b 0\n1 0 c 1\n1 0 d 0\n")
     (tmp_path / "bob.txt").write_text("1 0 a 1\n1 0 b 0\n1 0 c 1\n1 0 d 1\n")
-    db = str(tmp_path / "s.db")
+    db = store_address
 
     def call(*args: str):  # type: ignore[no-untyped-def]
         return CliRunner().invoke(cli, ["--db", db, *args])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import click
@@ -15,24 +16,31 @@ from pooltool.records import RUN_COLUMNS
 
 
 @pytest.fixture
-def folder(tmp_path: Path) -> Path:
-    """A store holding run ``r1`` and qrels version ``v1``, beside files r1.txt, r2.txt, qrels.txt."""
+def folder(tmp_path: Path, store_address: str, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A store holding run ``r1`` and qrels version ``v1`` (``POOLTOOL_DB``, once on each
+    engine: see :func:`stored`), beside files r1.txt, r2.txt, qrels.txt."""
     (tmp_path / "r1.txt").write_text("1 Q0 a 1 2 r1\n1 Q0 b 2 1 r1\n")
     (tmp_path / "r2.txt").write_text("1 Q0 b 1 2 r2\n2 Q0 c 1 1 r2\n")
     (tmp_path / "qrels.txt").write_text("1 0 a 1\n1 0 b 0\n")
-    db = str(tmp_path / "s.db")
+    db = store_address
+    monkeypatch.setenv("POOLTOOL_DB", db)
     for args in (["init"], ["add-runs", str(tmp_path / "r1.txt")],
                  ["import-qrels", str(tmp_path / "qrels.txt"), "--version", "v1"]):
         assert CliRunner().invoke(cli, ["--db", db, *args]).exit_code == 0
     return tmp_path
 
 
-def context(db: Path) -> click.Context:
+def context(db: str | Path) -> click.Context:
     return click.Context(cli, obj=db)
 
 
+def stored() -> click.Context:
+    """The context of a command on :func:`folder`'s store."""
+    return context(os.environ["POOLTOOL_DB"])
+
+
 def test_runs_from_files_and_the_store_in_the_order_given(folder: Path) -> None:
-    runs = load_runs(context(folder / "s.db"), [str(folder / "r2.txt"), "r1"])
+    runs = load_runs(stored(), [str(folder / "r2.txt"), "r1"])
     assert list(runs.columns) == RUN_COLUMNS
     assert runs["run_tag"].tolist() == ["r2", "r2", "r1", "r1"]
     assert runs["docno"].tolist() == ["b", "c", "a", "b"]
@@ -51,10 +59,10 @@ def test_no_spec_gives_an_empty_frame(folder: Path) -> None:
 
 def test_a_tag_held_twice_is_refused(folder: Path) -> None:
     with pytest.raises(DuplicateRunTag) as caught:
-        load_runs(context(folder / "s.db"), ["r1", str(folder / "r1.txt")])
+        load_runs(stored(), ["r1", str(folder / "r1.txt")])
     assert str(caught.value) == f"run tag 'r1' is in both the store (r1) and {folder / 'r1.txt'}"
     with pytest.raises(DuplicateRunTag) as caught:
-        load_runs(context(folder / "s.db"), [str(folder / "r2.txt"), str(folder / "r2.txt")])
+        load_runs(stored(), [str(folder / "r2.txt"), str(folder / "r2.txt")])
     assert str(caught.value) == f"run tag 'r2' is in both {folder / 'r2.txt'} and {folder / 'r2.txt'}"
 
 
@@ -65,12 +73,12 @@ def test_unknown_names_say_what_was_tried(folder: Path) -> None:
     assert str(caught.value) == (
         f"'bm25' is not a file, and there is no store at {absent} (set --db or POOLTOOL_DB)")
     with pytest.raises(UnknownRun) as caught:
-        load_runs(context(folder / "s.db"), ["bm25"])
+        load_runs(stored(), ["bm25"])
     assert str(caught.value) == "'bm25' is neither a file nor a run in the store"
 
 
 def test_qrels_from_a_file_or_a_version(folder: Path) -> None:
-    ctx = context(folder / "s.db")
+    ctx = stored()
     from_file = load_qrels(ctx, str(folder / "qrels.txt"))
     from_store = load_qrels(ctx, "v1")
     assert from_file[["topic", "docno", "grade"]].values.tolist() == [["1", "a", 1], ["1", "b", 0]]

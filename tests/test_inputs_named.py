@@ -5,6 +5,7 @@ judging pace printed for people."""
 from __future__ import annotations
 
 import gzip
+import os
 from pathlib import Path
 
 import pandas as pd
@@ -54,12 +55,15 @@ def test_nul_bytes_are_refused_with_file_and_line(tmp_path: Path, compress: bool
 
 
 @pytest.fixture
-def store_with_t5r1(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def store_with_t5r1(tmp_path: Path, store_address: str, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The current folder, beside a store (``POOLTOOL_DB``, once on each engine) holding
+    run T5R1."""
     monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("POOLTOOL_DB", store_address)
     (tmp_path / "stored.run").write_text(RUN + "3 Q0 c 1 1 T5R1\n")
     (tmp_path / "qrels.txt").write_text(QRELS)
     for args in (["init"], ["add-runs", "stored.run"]):
-        assert invoke("--db", "s.db", *args).exit_code == 0
+        assert invoke("--db", os.environ["POOLTOOL_DB"], *args).exit_code == 0
     (tmp_path / "T5R1").write_text(RUN.replace("T5R1", "mine"))
     return tmp_path
 
@@ -69,17 +73,17 @@ def store_with_t5r1(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
                                       "T5R1"]])
 def test_a_file_named_like_a_stored_run_is_refused(store_with_t5r1: Path,
                                                     command: list[str]) -> None:
-    result = invoke("--db", "s.db", *command)
+    result = invoke("--db", os.environ["POOLTOOL_DB"], *command)
     assert result.exit_code == 1
     assert result.stderr == ("Error: 'T5R1' is both a file and a run in the store: "
                              "write ./T5R1 for the file\n")
-    as_file = invoke("--db", "s.db", *[("./T5R1" if a == "T5R1" else a) for a in command],
+    as_file = invoke("--db", os.environ["POOLTOOL_DB"], *[("./T5R1" if a == "T5R1" else a) for a in command],
                      "--format", "csv")
     assert as_file.exit_code == 0, as_file.output
     assert "mine" in as_file.stdout and "T5R1" not in as_file.stdout
 
 
-def test_several_runs_in_a_file_are_named(tmp_path: Path) -> None:
+def test_several_runs_in_a_file_are_named(tmp_path: Path, store_address: str) -> None:
     run = tmp_path / "two.run"
     run.write_text(RUN + RUN.replace("T5R1", "other"))
     (tmp_path / "qrels.txt").write_text(QRELS)
@@ -88,7 +92,7 @@ def test_several_runs_in_a_file_are_named(tmp_path: Path) -> None:
     result = invoke("recall", str(run), "--qrels", str(tmp_path / "qrels.txt"), "-k", "1",
                     "--format", "csv")
     assert result.exit_code == 0 and result.stderr == note
-    db = str(tmp_path / "s.db")
+    db = store_address
     assert invoke("--db", db, "init").exit_code == 0
     added = invoke("--db", db, "add-runs", str(run), "--format", "csv")
     assert added.exit_code == 0 and added.stderr == note
@@ -107,15 +111,15 @@ def test_qrels_diff_changes_prints_a_dash_for_an_absent_grade(tmp_path: Path) ->
                     ["1", "c", "-", "1", "added", "gained"]]
 
 
-def test_status_rounds_the_pace(tmp_path: Path) -> None:
-    db = tmp_path / "s.db"
-    store = JudgmentStore.open(db, create=True)
+def test_status_rounds_the_pace(new_store: str) -> None:
+    db = new_store
+    store = JudgmentStore.open(db)
     store.add_run_frame(pd.DataFrame([("r", "1", f"d{i}", i + 1, 9.0 - i) for i in range(5)],
                                      columns=["run_tag", "topic", "docno", "rank", "score"]))
     pool_runs(store, depth=5)
     for docno, ms in (("d0", 1700), ("d1", 1857)):
         store.record_judgment("1", docno, 1, "ann", ms_spent=ms)
     store.close()
-    result = invoke("--db", str(db), "status")
+    result = invoke("--db", db, "status")
     pace = next(line for line in result.stdout.splitlines() if line.startswith(" ann"))
     assert [c.strip() for c in pace.split("│")] == ["ann", "2", "2,024", "1.8", "3", "0.0"]

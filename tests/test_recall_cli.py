@@ -154,25 +154,26 @@ def test_unknown_run_without_store(tmp_path: Path, files: tuple[str, str]) -> No
     assert "'bm25' is not a file, and there is no store at" in result.stderr
 
 
-def test_runs_and_qrels_from_the_store(tmp_path: Path, files: tuple[str, str]) -> None:
+def test_runs_and_qrels_from_the_store(tmp_path: Path, files: tuple[str, str],
+                                       new_store: str) -> None:
     run, qrels = files
-    db = tmp_path / "p.db"
+    db = new_store
     bm25 = tmp_path / "bm25.run"
     bm25.write_text(RUN.replace(" t\n", " bm25\n"))
-    with JudgmentStore.open(db, create=True) as store:
+    with JudgmentStore.open(db) as store:
         store.add_runs([bm25])
         store.import_qrels(qrels, "round1")
-    result = CliRunner().invoke(cli, ["--db", str(db), "recall", run, "bm25", "--version",
+    result = CliRunner().invoke(cli, ["--db", db, "recall", run, "bm25", "--version",
                                       "round1", "--format", "csv", "-k", "10"])
     assert result.exit_code == 0, result.output
     frame = pd.read_csv(pd.io.common.StringIO(result.stdout))
     assert frame["run_tag"].tolist() == ["t", "bm25"]
     assert frame["recall"].tolist() == [0.25, 0.25]
-    unknown = CliRunner().invoke(cli, ["--db", str(db), "recall", "nope", "--version", "round1"])
+    unknown = CliRunner().invoke(cli, ["--db", db, "recall", "nope", "--version", "round1"])
     assert unknown.exit_code == 1 and "'nope' is neither a file nor a run in the store" in unknown.stderr
     twice = tmp_path / "bm25.txt"
     twice.write_text(RUN.replace(" t\n", " bm25\n"))
-    clash = CliRunner().invoke(cli, ["--db", str(db), "recall", "bm25", str(twice), "--version",
+    clash = CliRunner().invoke(cli, ["--db", db, "recall", "bm25", str(twice), "--version",
                                      "round1"])
     assert clash.exit_code == 1
     assert clash.stderr == f"Error: run tag 'bm25' is in both the store (bm25) and {twice}\n"

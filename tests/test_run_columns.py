@@ -40,8 +40,9 @@ def expected_entries(path: Path) -> pd.DataFrame:
     return ordered.sort_values(["topic", "trec_rank"], kind="stable").reset_index(drop=True)
 
 
-def test_stored_runs_read_back_in_trec_eval_order(shared_data: Path, tmp_path: Path) -> None:
-    store = JudgmentStore.open(tmp_path / "s.db", create=True)
+def test_stored_runs_read_back_in_trec_eval_order(shared_data: Path,
+                                                  memory_store: JudgmentStore) -> None:
+    store = memory_store
     paths = [covid_run(shared_data, name) for name in COVID_RUNS]
     added = store.add_runs(paths)
     for path, tag in zip(paths, added["run_tag"], strict=True):
@@ -57,8 +58,9 @@ def test_stored_runs_read_back_in_trec_eval_order(shared_data: Path, tmp_path: P
 
 
 
-def test_pooling_stored_runs_is_pooling_the_files(shared_data: Path) -> None:
-    store = JudgmentStore.memory()
+def test_pooling_stored_runs_is_pooling_the_files(shared_data: Path,
+                                                   memory_store: JudgmentStore) -> None:
+    store = memory_store
     paths = [covid_run(shared_data, name) for name in COVID_RUNS]
     store.add_runs(paths)
     result = pool_runs(store, 20)
@@ -74,15 +76,15 @@ def test_pooling_stored_runs_is_pooling_the_files(shared_data: Path) -> None:
     assert docs.set_index(["topic", "docno"])["best_rank"].equals(best.rename("best_rank"))
 
 
-def test_recall_on_stored_tags_is_recall_on_the_files(shared_data: Path, tmp_path: Path) -> None:
-    db = tmp_path / "s.db"
+def test_recall_on_stored_tags_is_recall_on_the_files(shared_data: Path, new_store: str) -> None:
+    db = new_store
     paths = [covid_run(shared_data, name) for name in COVID_RUNS]
-    with JudgmentStore.open(db, create=True) as store:
+    with JudgmentStore.open(db) as store:
         store.add_runs(paths)
     qrels = str(shared_data / "trec_covid_r1" / "qrels-rnd1.txt")
     args = ["--qrels", qrels, "-k", "10,100,1000", "-c", "--format", "trec", "-q"]
-    from_files = CliRunner().invoke(cli, ["--db", str(db), "recall", *map(str, paths), *args])
-    stored = CliRunner().invoke(cli, ["--db", str(db), "recall", *COVID_RUNS, *args])
+    from_files = CliRunner().invoke(cli, ["--db", db, "recall", *map(str, paths), *args])
+    stored = CliRunner().invoke(cli, ["--db", db, "recall", *COVID_RUNS, *args])
     assert from_files.exit_code == 0 and stored.exit_code == 0, stored.output
     assert stored.stdout == from_files.stdout and "recall_1000" in stored.stdout
 

@@ -29,9 +29,9 @@ def files(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def pooled(files: Path) -> JudgmentStore:
+def pooled(files: Path, memory_store: JudgmentStore) -> JudgmentStore:
     """Runs A (a1.run) and B pooled at depth 2: a, b, d; one judgment of b."""
-    store = JudgmentStore.memory()
+    store = memory_store
     store.add_runs([files / "a1.run", files / "b.run"])
     assert pooling.pool_runs(store, 2).docs_added == 3
     store.record_judgment("1", "b", 1, "ann")
@@ -94,18 +94,20 @@ def test_removing_a_run(pooled: JudgmentStore, files: Path) -> None:
     assert pooled.run_tags() == ["A", "B"]
 
 
-def test_a_run_never_pooled_is_removed_without_force(files: Path) -> None:
-    store = JudgmentStore.memory()
+def test_a_run_never_pooled_is_removed_without_force(files: Path,
+                                                     memory_store: JudgmentStore) -> None:
+    store = memory_store
     store.add_runs([files / "b.run"])
     store.remove_run("B")
     assert store.run_tags() == [] and history(store) == [("B", "b.run", "removed", "")]
 
 
 def test_runs_and_their_entries_are_never_changed(pooled: JudgmentStore) -> None:
-    for sql in ("UPDATE runs SET sha256 = ''", "DELETE FROM runs",
-                "DELETE FROM run_columns", "UPDATE run_columns SET entries = x''"):
+    for sql, params in (("UPDATE runs SET sha256 = ''", []), ("DELETE FROM runs", []),
+                        ("DELETE FROM run_columns", []),
+                        ("UPDATE run_columns SET entries = ?", [b""])):
         with pytest.raises(sqlite3.DatabaseError, match="runs are kept as imported"):
-            pooled.conn.execute(sql)
+            pooled.conn.execute(sql, params)
 
 
 def test_the_migration_keeps_runs_and_names_each_rounds_runs(tmp_path: Path) -> None:

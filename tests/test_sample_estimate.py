@@ -76,29 +76,30 @@ def test_the_draw_is_a_simple_random_sample() -> None:
 
 
 @pytest.fixture
-def demo(tmp_path: Path) -> Path:
-    assert CliRunner().invoke(cli, ["demo", str(tmp_path)]).exit_code == 0
-    return tmp_path / "pooltool.db"
+def demo(demo_store: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    """The demo store, once on each engine; the current folder is the test's own."""
+    monkeypatch.chdir(tmp_path)
+    return demo_store
 
 
-def _run(db: Path, *args: str) -> tuple[int, str, str]:
+def _run(db: str | Path, *args: str) -> tuple[int, str, str]:
     result = CliRunner().invoke(cli, ["--db", str(db), *args])
     return result.exit_code, result.stdout, result.stderr
 
 
-def _judge_from_truth(db: Path, version: str, *pools: str) -> None:
+def _judge_from_truth(db: str, version: str, *pools: str) -> None:
     """Judge every document of the pools as the demo's full qrels say (0 when absent)."""
     truth = read_qrels(ROOT / "demo" / "qrels.txt")[["topic", "docno", "grade"]]
     with JudgmentStore.open(db) as store:
         pairs = pd.concat([store.pool_docs(p)[["topic", "docno"]] for p in pools])
         qrels = pairs.merge(truth, how="left").fillna({"grade": 0})
         lines = [f"{t} 0 {d} {int(g)}\n" for t, d, g in qrels.itertuples(index=False)]
-    path = db.parent / "judged.txt"
+    path = Path("judged.txt").resolve()  # in the test's folder (see demo)
     path.write_text("".join(lines))
     assert _run(db, "import-qrels", str(path), "--version", version)[0] == 0
 
 
-def test_sample_then_estimate_end_to_end(demo: Path) -> None:
+def test_sample_then_estimate_end_to_end(demo: str) -> None:
     code, out, err = _run(demo, "sample", "--name", "s1", "--budget", "8", "--seed", "1",
                           "--format", "csv")
     assert code == 0, err
@@ -166,7 +167,7 @@ def _assert_inside(rows: pd.DataFrame, *estimates: str) -> None:
         assert ((low <= value + 1e-9) & (value <= high + 1e-9)).all(), name
 
 
-def test_a_pool_grown_after_the_draw_is_taken_as_drawn(demo: Path) -> None:
+def test_a_pool_grown_after_the_draw_is_taken_as_drawn(demo: str) -> None:
     # the base pool deepens after the sample is judged: its new documents lie in the
     # sample's strata (some are sampled); the estimate keeps the pool as drawn and says so
     assert _run(demo, "sample", "--name", "s1", "--budget", "8", "--seed", "1")[0] == 0
@@ -201,7 +202,7 @@ def test_a_pool_grown_after_the_draw_is_taken_as_drawn(demo: Path) -> None:
     pd.testing.assert_frame_equal(*read)
 
 
-def _check_reproducible(demo: Path) -> None:
+def _check_reproducible(demo: str) -> None:
     """The same store and sample give the same intervals, run after run; a run's rows do not
     depend on the other runs asked for; the mean R interval is one for every run."""
     args = ["--version", "judged", "-k", "10", "--estimate", "s1", "-q", "--format", "csv"]
@@ -216,7 +217,7 @@ def _check_reproducible(demo: Path) -> None:
     assert summary["est_R_low"].nunique() == 1 and summary["est_R_high"].nunique() == 1
 
 
-def test_sample_refusals(demo: Path) -> None:
+def test_sample_refusals(demo: str) -> None:
     assert _run(demo, "sample", "--name", "s1", "--budget", "8")[0] == 0
     code, _, err = _run(demo, "sample", "--name", "s1", "--budget", "8")
     assert code == 1 and "exists already" in err
@@ -236,14 +237,14 @@ def test_sample_refusals(demo: Path) -> None:
     assert code == 2 and "no trec_eval layout" in err
 
 
-def test_a_design_without_unretrieved_says_its_frame(demo: Path) -> None:
+def test_a_design_without_unretrieved_says_its_frame(demo: str) -> None:
     code, out, err = _run(demo, "sample", "--name", "s3", "--budget", "4", "--strata", "11-20,21+")
     assert code == 0, err
     assert "runs)" in out and "within the runs' lists" in err
 
 
-def test_unretrieved_needs_the_documents(tmp_path: Path) -> None:
-    db = tmp_path / "s.db"
+def test_unretrieved_needs_the_documents(tmp_path: Path, store_address: str) -> None:
+    db = store_address
     run = tmp_path / "a.run"
     run.write_text("".join(f"1 Q0 d{i} {i} {100 - i} a\n" for i in range(1, 30)))
     for args in (["init"], ["add-runs", str(run)], ["pool", "--depth", "5"]):
@@ -253,7 +254,7 @@ def test_unretrieved_needs_the_documents(tmp_path: Path) -> None:
     assert _run(db, "sample", "--name", "s", "--budget", "4", "--strata", "6-10,11+")[0] == 0
 
 
-def test_grow_keeps_every_earlier_draw(demo: Path) -> None:
+def test_grow_keeps_every_earlier_draw(demo: str) -> None:
     assert _run(demo, "sample", "--name", "s1", "--budget", "8", "--seed", "2")[0] == 0
     with JudgmentStore.open(demo) as store:
         before = store.sample_docs("s1")

@@ -47,7 +47,10 @@ class Campaign:
 
 
 @pytest.fixture(scope="module")
-def campaign(shared_data: Path, tmp_path_factory: pytest.TempPathFactory) -> Campaign:
+def campaign(shared_data: Path, tmp_path_factory: pytest.TempPathFactory,
+             module_store: str) -> Campaign:
+    """alice (people) and gpt-judge (a machine) judged TREC-COVID round 1 apart, in a
+    store on each engine."""
     folder = tmp_path_factory.mktemp("second")
     official = read_qrels(shared_data / "trec_covid_r1" / "qrels-rnd1.txt")
     machine, flip = _perturbed(official, seed=14)
@@ -56,10 +59,9 @@ def campaign(shared_data: Path, tmp_path_factory: pytest.TempPathFactory) -> Cam
     for name, frame in (("alice", alice), ("machine", machine)):
         with open(folder / f"{name}.qrels", "w", encoding="utf-8") as out:
             write_qrels(frame, out)
-    db = str(folder / "s.db")
+    db = module_store
     runner = CliRunner()
-    for args in (["init"],
-                 ["import-qrels", str(folder / "alice.qrels"), "--version", "people",
+    for args in (["import-qrels", str(folder / "alice.qrels"), "--version", "people",
                   "--assessor", "alice"],
                  ["import-qrels", str(folder / "machine.qrels"), "--version", "llm",
                   "--assessor", "gpt-judge", "--machine"]):

@@ -18,8 +18,8 @@ QRELS = "7 0 a 1\n999 0 c 0\n"
 
 
 @pytest.fixture
-def store() -> JudgmentStore:
-    store = JudgmentStore.memory()
+def store(memory_store: JudgmentStore) -> JudgmentStore:
+    store = memory_store
     store.add_topics([Topic(str(t), f"topic {t}") for t in range(1, 11)], "topics.tsv")
     return store
 
@@ -50,11 +50,12 @@ def test_strict_topics_refuse_the_whole_import(store: JudgmentStore, tmp_path: P
     assert store.judgment_log().empty and store.versions().empty
 
 
-def test_a_store_without_topics_checks_nothing(tmp_path: Path) -> None:
+def test_a_store_without_topics_checks_nothing(memory_store: JudgmentStore,
+                                               tmp_path: Path) -> None:
     run = tmp_path / "a.run"
     run.write_text(RUN)
     found: list[UnknownTopics] = []
-    store = JudgmentStore.memory()
+    store = memory_store
     store.add_runs([run], strict_topics=True, on_unknown_topics=found.append)
     assert found == [] and store.run_tags() == ["A"]
 

@@ -335,7 +335,8 @@ class PostgresConnection:
                 self.raw.execute(f"SET LOCAL lock_timeout = {int(self.lock_timeout_ms)}")
                 self.raw.execute(f"SELECT pg_advisory_xact_lock({WRITE_LOCK_KEY})")
             except BaseException:
-                self.raw.execute("ROLLBACK")
+                if self.in_transaction:
+                    self.raw.execute("ROLLBACK")
                 raise
 
     def begin_read(self) -> None:

@@ -175,7 +175,9 @@ class JudgmentStore(JudgmentLog, JudgedRules, PoolTables, ClaimTable, SampleTabl
         ``create``, an empty database gets the schema).
         """
         if is_postgresql_url(path):
-            return cls(open_store_database(str(path), create, utc_now()))
+            store = cls(open_store_database(str(path), create, utc_now()))
+            store.set_busy_timeout(int(BUSY_TIMEOUT_S * 1000))
+            return store
         path = Path(path)
         if not create and not path.exists():
             raise StoreError(
@@ -609,7 +611,7 @@ class JudgmentStore(JudgmentLog, JudgedRules, PoolTables, ClaimTable, SampleTabl
             "COALESCE(t.retired_at, '') AS retired_at, "
             "COALESCE((SELECT group_concat(used, ' ') FROM (SELECT p.name || ':' || x.round_id "
             "AS used FROM pool_round_runs x JOIN pool_rounds o USING (round_id) JOIN pools p "
-            "USING (pool_id) WHERE x.run_id = r.run_id ORDER BY x.round_id)), '') AS pooled_in "
+            "USING (pool_id) WHERE x.run_id = r.run_id ORDER BY x.round_id) AS uses), '') AS pooled_in "
             "FROM runs r LEFT JOIN run_retirements t USING (run_id) ORDER BY r.run_id")
 
     def run_tags(self) -> list[str]:

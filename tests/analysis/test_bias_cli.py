@@ -22,24 +22,25 @@ QRELS = "1 0 a1 1\n1 0 b1 1\n1 0 c1 0\n1 0 s 1\n1 0 o 1\n"
 
 
 @pytest.fixture
-def db(tmp_path: Path) -> Path:
+def db(tmp_path: Path, store_address: str) -> str:
+    """Runs a, b, c pooled to depth 2 and qrels version v1, in a store on each engine."""
     for name, text in RUNS.items():
         (tmp_path / name).write_text(text)
     (tmp_path / "qrels.txt").write_text(QRELS)
-    db = tmp_path / "s.db"
+    db = store_address
     for args in (["init"], ["add-runs", *(str(tmp_path / n) for n in ["a.run", "b.run", "c.run"])],
                  ["pool", "--depth", "2"], ["import-qrels", str(tmp_path / "qrels.txt"),
                                                 "--version", "v1"]):
-        assert CliRunner().invoke(cli, ["--db", str(db), *args]).exit_code == 0
+        assert CliRunner().invoke(cli, ["--db", db, *args]).exit_code == 0
     return db
 
 
-def invoke(db: Path, *args: str):  # type: ignore[no-untyped-def]
-    return CliRunner().invoke(cli, ["--db", str(db), "bias", *args])
+def invoke(db: str, *args: str):  # type: ignore[no-untyped-def]
+    return CliRunner().invoke(cli, ["--db", db, "bias", *args])
 
 
-def test_json_validates_and_holds_the_new_run(db: Path) -> None:
-    result = invoke(db, "-k", "3", "--version", "v1", "--new", str(db.parent / "new.run"),
+def test_json_validates_and_holds_the_new_run(db: str, tmp_path: Path) -> None:
+    result = invoke(db, "-k", "3", "--version", "v1", "--new", str(tmp_path / "new.run"),
                     "--format", "json")
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)
@@ -52,8 +53,8 @@ def test_json_validates_and_holds_the_new_run(db: Path) -> None:
     assert report["new_runs"][0]["unjudged@10"] == pytest.approx(2 / 10)
 
 
-def test_groups_by_regex_and_plot(db: Path) -> None:
-    plot = db.parent / "bias.png"
+def test_groups_by_regex_and_plot(db: str, tmp_path: Path) -> None:
+    plot = tmp_path / "bias.png"
     result = invoke(db, "-k", "3", "--group", "^(team[0-9])_", "--plot", str(plot),
                     "--format", "json")
     assert result.exit_code == 0, result.output
@@ -65,33 +66,33 @@ def test_groups_by_regex_and_plot(db: Path) -> None:
     assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
-def test_table_names_the_summary(db: Path) -> None:
+def test_table_names_the_summary(db: str) -> None:
     result = invoke(db, "-k", "3")
     assert result.exit_code == 0
     assert "MAE" in result.stdout and "tau_ap" in result.stdout
 
 
-def test_bad_groups_file_names_the_line(db: Path) -> None:
-    groups = db.parent / "groups.tsv"
+def test_bad_groups_file_names_the_line(db: str, tmp_path: Path) -> None:
+    groups = tmp_path / "groups.tsv"
     groups.write_text("team1_a\tteam1\nteam1_b team1\n")
     result = invoke(db, "--groups", str(groups))
     assert result.exit_code == 1
     assert result.stderr == f"Error: {groups}:2: expected 'run_tag<TAB>group'\n"
 
 
-def test_conflicting_options(db: Path) -> None:
-    result = invoke(db, "--group", "x", "--groups", str(db))
+def test_conflicting_options(db: str, tmp_path: Path) -> None:
+    result = invoke(db, "--group", "x", "--groups", str(tmp_path / "qrels.txt"))
     assert result.exit_code == 2 and "use just one of --group and --groups" in result.stderr
 
 
-def test_depth_beyond_the_pool_is_refused(db: Path) -> None:
+def test_depth_beyond_the_pool_is_refused(db: str) -> None:
     result = invoke(db, "--depth", "3")
     assert result.exit_code == 2
     assert "pool 'main' was built to depth 2: leave-one-out at depth 3" in result.stderr
 
 
-def test_corrected_json_validates(db: Path) -> None:
-    result = invoke(db, "-k", "2", "--version", "v1", "--new", str(db.parent / "new.run"),
+def test_corrected_json_validates(db: str, tmp_path: Path) -> None:
+    result = invoke(db, "-k", "2", "--version", "v1", "--new", str(tmp_path / "new.run"),
                     "--correct", "webber-park", "--format", "json")
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)
@@ -101,10 +102,10 @@ def test_corrected_json_validates(db: Path) -> None:
     assert report["overall"]["runs"] == 3
 
 
-def test_runs_pooled_to_different_depths_are_said(db: Path) -> None:
+def test_runs_pooled_to_different_depths_are_said(db: str) -> None:
     """One run pooled deeper later: leave-one-out takes the largest depth for every run
     unless --depth is given, and says so."""
-    deeper = CliRunner().invoke(cli, ["--db", str(db), "pool", "--depth", "3", "--runs",
+    deeper = CliRunner().invoke(cli, ["--db", db, "pool", "--depth", "3", "--runs",
                                       "team2_c"])
     assert deeper.exit_code == 0, deeper.output
     note = ("note: the pool's runs were pooled to different depths (2 of 3 to less than 3, "
@@ -116,10 +117,10 @@ def test_runs_pooled_to_different_depths_are_said(db: Path) -> None:
     assert chosen.exit_code == 0 and "different depths" not in chosen.stderr
 
 
-def test_a_pool_not_made_to_depth_k_is_refused_by_name(db: Path) -> None:
+def test_a_pool_not_made_to_depth_k_is_refused_by_name(db: str) -> None:
     for args in (["pool", "--name", "live", "--strategy", "mtf", "--budget", "2"],
                  ["sample", "--name", "s1", "--budget", "1", "--seed", "1", "--strata", "3-10"]):
-        made = CliRunner().invoke(cli, ["--db", str(db), *args])
+        made = CliRunner().invoke(cli, ["--db", db, *args])
         assert made.exit_code == 0, made.output
     live = invoke(db, "-k", "3", "--version", "v1", "--pool", "live")
     assert (live.exit_code, live.stderr) == (1, (

@@ -282,11 +282,13 @@ def regraded_sample(covid: Path) -> dict[tuple[str, str], tuple[int, int]]:
 
 
 @pytest.fixture(scope="module")
-def covid_store(covid: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+def covid_store(covid: Path, module_store: str) -> str:
+    """TREC-COVID round 1's qrels (version official) and a regrader's sample (version
+    regraded), once on each engine."""
     from pooltool.store import JudgmentStore
 
-    path = tmp_path_factory.mktemp("covid") / "store.db"
-    with JudgmentStore.open(path, create=True) as store:
+    path = module_store
+    with JudgmentStore.open(path) as store:
         store.import_qrels(covid / "qrels-rnd1.txt", "official")
         for (topic, docno), (_, new) in regraded_sample(covid).items():
             store.record_judgment(topic, docno, new, "regrader")
@@ -294,7 +296,7 @@ def covid_store(covid: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-def test_real_diff_finds_exactly_the_regraded_judgments(covid: Path, covid_store: Path) -> None:
+def test_real_diff_finds_exactly_the_regraded_judgments(covid: Path, covid_store: str) -> None:
     sample = regraded_sample(covid)
     assert len(sample) == 174  # 8691 lines, every 50th
     result = invoke("qrels", "diff", "official", "regraded", "--format", "json", db=covid_store)
@@ -353,7 +355,7 @@ def real_runs(covid: Path, tmp_path: Path) -> dict[str, Path]:
 
 
 @pytest.mark.parametrize("k", [10, 100])
-def test_real_impact_matches_an_independent_computation(covid: Path, covid_store: Path,
+def test_real_impact_matches_an_independent_computation(covid: Path, covid_store: str,
                                                        real_runs: dict[str, Path], k: int) -> None:
     official = {(t, d): g for t, d, g in qrels_lines(covid)}
     regraded = {**official, **{pair: new for pair, (_, new) in regraded_sample(covid).items()}}
@@ -387,7 +389,7 @@ def test_real_impact_matches_an_independent_computation(covid: Path, covid_store
         assert len(listed) == 3 and abs(listed[0]["change"]) == pytest.approx(largest, abs=1e-12)
 
 
-def test_real_impact_table_and_plot(covid: Path, covid_store: Path, tmp_path: Path) -> None:
+def test_real_impact_table_and_plot(covid: Path, covid_store: str, tmp_path: Path) -> None:
     image = tmp_path / "covid.png"
     runs = [str(covid / "runs" / name) for name in REAL_RUNS]
     result = invoke("impact", "--from", "official", "--to", "regraded", *runs,

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 
 import pytest
 from judge_fixtures import build_store
@@ -13,13 +12,14 @@ from pooltool.tui.app import JudgeApp, make_app
 
 
 @pytest.fixture
-def store_path(tmp_path: Path) -> Path:
-    """A store file: topic 1 pools d1 d2 d3 d4 d5 (d5 without text), topic 2 pools d1 d2 d6."""
-    return build_store(tmp_path / "judge.db")
+def store_path(new_store: str) -> str:
+    """The fixture store, once on each engine (a SQLite file's path, a PostgreSQL URL):
+    topic 1 pools d1 d2 d3 d4 d5 (d5 without text), topic 2 pools d1 d2 d6."""
+    return build_store(new_store)
 
 
 @pytest.fixture
-def app_factory(store_path: Path) -> Callable[..., JudgeApp]:
+def app_factory(store_path: str) -> Callable[..., JudgeApp]:
     """Build judging apps on the fixture store (``make_app`` with the store path bound)."""
     def factory(assessor: str = "alice", topics: tuple[str, ...] = ("1",),
                 **options: object) -> JudgeApp:

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 import pandas as pd
 
@@ -16,6 +17,9 @@ if TYPE_CHECKING:
     from textual.app import App
 
     from pooltool.tui.app import JudgeApp
+
+StoreAddress = TypeVar("StoreAddress", str, Path)
+"""Where a store is: a SQLite file's path, or a PostgreSQL URL."""
 
 AppFactory = Callable[..., "JudgeApp"]
 """Builds a judging app on the fixture store: ``factory(assessor, topics, **make_app options)``."""
@@ -43,8 +47,8 @@ RUN = pd.DataFrame(
     columns=["run_tag", "topic", "docno", "rank", "score"])
 
 
-def build_store(path: Path) -> Path:
-    """Write the fixture store to ``path`` and return it."""
+def build_store(path: StoreAddress) -> StoreAddress:
+    """Write the fixture store to ``path`` (a SQLite file or a PostgreSQL URL) and return it."""
     with JudgmentStore.open(path, create=True) as store:
         store.add_topics(TOPICS, "<fixture>")
         store.add_documents(DOCUMENTS, "<fixture>")
@@ -53,7 +57,7 @@ def build_store(path: Path) -> Path:
     return path
 
 
-def pool_documents(path: Path, documents: list[Document]) -> Path:
+def pool_documents(path: StoreAddress, documents: list[Document]) -> StoreAddress:
     """Write a store to ``path`` whose topic 1 ("flow") pools ``documents``, ranked in
     the order given (open the app with ``order="rank"`` to judge them so); return it."""
     run = pd.DataFrame([("one", "1", d.docno, i + 1, float(len(documents) - i))
@@ -67,10 +71,28 @@ def pool_documents(path: Path, documents: list[Document]) -> Path:
     return path
 
 
-def log_rows(path: Path) -> pd.DataFrame:
+def log_rows(path: StoreAddress) -> pd.DataFrame:
     """The judgment log of the store at ``path`` (read through a fresh connection)."""
     with JudgmentStore.open(path) as store:
         return store.judgment_log()
+
+
+def journal_base_of(address: str | Path) -> Path:
+    """Where judging apps keep the journals of the store at ``address`` (next to a
+    SQLite file; under ``$XDG_STATE_HOME`` for PostgreSQL): give it to
+    :func:`~pooltool.store.journal.journal_path` and ``journals``."""
+    with JudgmentStore.open(address) as store:
+        base = store.journal_base
+    assert base is not None
+    return base
+
+
+@contextmanager
+def write_lock_held(address: str | Path) -> Iterator[None]:
+    """Another connection holds the store's write lock while the block runs (SQLite's
+    ``BEGIN IMMEDIATE``, PostgreSQL's write lock): the store is busy for every writer."""
+    with JudgmentStore.open(address) as blocker, blocker.writing():
+        yield
 
 
 def screen_text(app: App[None]) -> str:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from judge_fixtures import AppFactory, log_rows
 
 from pooltool.judging.pace import judging_stats
@@ -35,7 +33,7 @@ def test_gaps_count_up_to_the_idle_limit() -> None:
 
 
 async def test_a_grade_stores_active_time_beside_wall_time(app_factory: AppFactory,
-                                                           store_path: Path) -> None:
+                                                           store_path: str) -> None:
     with JudgmentStore.open(store_path) as store:
         store.set_setting("idle_seconds", 30)
     app = app_factory()

@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from judge_fixtures import write_lock_held
 
 from pooltool.judging.adaptive import AdaptivePicker, create_adaptive_pool
 from pooltool.store import JudgmentStore
@@ -18,14 +19,13 @@ from test_adaptive_pool import small_store  # noqa: E402
 
 
 @pytest.fixture
-def live(tmp_path: Path) -> Path:
-    path = tmp_path / "live.db"
-    with JudgmentStore.open(path, create=True) as store:
+def live(new_store: str) -> str:
+    with JudgmentStore.open(new_store) as store:
         create_adaptive_pool(small_store(store), "live", "mtf", budget=4)
-    return path
+    return new_store
 
 
-def test_the_queue_grows_with_the_strategys_choices(live: Path) -> None:
+def test_the_queue_grows_with_the_strategys_choices(live: str) -> None:
     with JudgmentStore.open(live) as store:
         session = JudgingSession(WriteQueue(store), "1", "alice", pool="live")
         assert session.queue == ["d1"]
@@ -39,7 +39,7 @@ def test_the_queue_grows_with_the_strategys_choices(live: Path) -> None:
         assert stopping_text(stopping) == "budget 2/4 · 1 relevant · est. 1.5 not found"
 
 
-def test_a_second_assessor_and_a_restart_follow_the_log(live: Path) -> None:
+def test_a_second_assessor_and_a_restart_follow_the_log(live: str) -> None:
     with JudgmentStore.open(live) as store, JudgmentStore.open(live) as other:
         alice = JudgingSession(WriteQueue(store), "1", "alice", pool="live")
         bob = JudgingSession(WriteQueue(other), "1", "bob", pool="live")
@@ -55,22 +55,17 @@ def test_a_second_assessor_and_a_restart_follow_the_log(live: Path) -> None:
         assert AdaptivePicker(store, "live").next_for("1", "carol") is None
 
 
-def test_a_busy_store_delays_the_grade_but_not_the_next_choice(live: Path) -> None:
+def test_a_busy_store_delays_the_grade_but_not_the_next_choice(live: str) -> None:
     """While another process holds the write lock, the grade waits in the journal and
     the strategy's next choice counts it (the session's pending judgments join the log)."""
-    import sqlite3
-
     with JudgmentStore.open(live) as store:
-        store.conn.execute("PRAGMA busy_timeout = 50")
+        store.set_busy_timeout(50)
         writes = WriteQueue(store)
         session = JudgingSession(writes, "1", "alice", pool="live")
-        blocker = sqlite3.connect(live, isolation_level=None)
-        blocker.execute("BEGIN IMMEDIATE")
-        session.grade(0, 100)  # d1 not relevant, not in the store yet
-        assert writes.pending == 1
-        assert session.docno == "d2"  # as if d1 were in the log: A falls behind, B's d2
-        blocker.execute("COMMIT")
-        blocker.close()
+        with write_lock_held(live):
+            session.grade(0, 100)  # d1 not relevant, not in the store yet
+            assert writes.pending == 1
+            assert session.docno == "d2"  # as if d1 were in the log: A falls behind, B's d2
         assert writes.flush()
         assert store.topic_log("1")[0][1:] == ("d1", "alice", 0)
         session.grade(1, 100)  # d2, shown while the store was busy, joins the pool now

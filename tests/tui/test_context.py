@@ -35,12 +35,12 @@ GUIDE = ("Judge each abstract against the whole query,\nnot its title alone. A d
 
 
 @pytest.fixture
-def cran_store(shared_data: Path, tmp_path: Path) -> Path:
+def cran_store(shared_data: Path, new_store: str) -> str:
     """Cranfield's 225 queries and the documents of :data:`POOLED`, pooled per topic."""
     folder = shared_data / "cranfield"
     wanted = {d for docs in POOLED.values() for d in docs}
-    path = tmp_path / "cran.db"
-    with JudgmentStore.open(path, create=True) as store:
+    path = new_store
+    with JudgmentStore.open(path) as store:
         store.add_documents([d for d in iter_documents(folder / "cran.all.1400", "cranfield")
                              if d.docno in wanted], "cran")
         store.add_topics(read_topics(folder / "cran.qry", "cranfield"), "cran.qry")
@@ -51,13 +51,13 @@ def cran_store(shared_data: Path, tmp_path: Path) -> Path:
     return path
 
 
-def pooltool(db: Path, *args: str) -> None:
+def pooltool(db: str, *args: str) -> None:
     result = CliRunner().invoke(cli, ["--db", str(db), *args])
     assert result.exit_code == 0, result.output
 
 
 @pytest.mark.parametrize("size", SIZES)
-async def test_a_judged_document_shows_its_note_when_revisited(cran_store: Path,
+async def test_a_judged_document_shows_its_note_when_revisited(cran_store: str,
                                                                size: tuple[int, int]) -> None:
     note = "only [b]wind tunnel[/] data"
     app = make_app(cran_store, "ann", ["1"])
@@ -82,7 +82,7 @@ async def test_a_judged_document_shows_its_note_when_revisited(cran_store: Path,
 
 @pytest.mark.parametrize("size", SIZES)
 async def test_guidelines_screen_shows_definitions_guidelines_and_instructions(
-        cran_store: Path, tmp_path: Path, size: tuple[int, int]) -> None:
+        cran_store: str, tmp_path: Path, size: tuple[int, int]) -> None:
     guide = tmp_path / "guide.txt"
     guide.write_text(GUIDE, encoding="utf-8")
     instructions = tmp_path / "topic1.txt"
@@ -127,7 +127,7 @@ async def test_the_narrative_stands_in_for_instructions(app_factory: AppFactory)
 
 @pytest.mark.parametrize("size", SIZES)
 async def test_picker_shows_the_whole_statement_of_the_highlighted_topic(
-        cran_store: Path, size: tuple[int, int]) -> None:
+        cran_store: str, size: tuple[int, int]) -> None:
     app = make_app(cran_store, "ann")
     async with app.run_test(size=size) as pilot:
         assert isinstance(app.screen, TopicPickerScreen)
@@ -143,7 +143,7 @@ async def test_picker_shows_the_whole_statement_of_the_highlighted_topic(
         assert "Judged % all·me" in screen_text(app)
 
 
-async def test_hard_wrapped_cranfield_text_is_reflowed(cran_store: Path) -> None:
+async def test_hard_wrapped_cranfield_text_is_reflowed(cran_store: str) -> None:
     """Cranfield document 1 breaks its lines at about 70 characters ("...slipstream was" /
     "made in order..."); at 200 columns a paragraph fills the pane's width."""
     async with make_app(cran_store, "ann", ["1"]).run_test(size=(200, 50)) as pilot:

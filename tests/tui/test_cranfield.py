@@ -24,7 +24,7 @@ EXTRA_DOCS = ["1", "2", "3"]
 
 
 @pytest.fixture
-def cranfield_store(shared_data: Path, tmp_path: Path) -> tuple[Path, dict[str, int]]:
+def cranfield_store(shared_data: Path, new_store: str) -> tuple[str, dict[str, int]]:
     """A store with Cranfield's 1400 documents and 225 queries, and a one-topic run
     made from topic 1's qrels (plus three other documents), pooled to depth 100.
 
@@ -38,8 +38,8 @@ def cranfield_store(shared_data: Path, tmp_path: Path) -> tuple[Path, dict[str, 
     grades.update(dict.fromkeys(EXTRA_DOCS, 0))
     run = pd.DataFrame([("fromqrels", "1", d, i + 1, 100.0 - i) for i, d in enumerate(grades)],
                        columns=["run_tag", "topic", "docno", "rank", "score"])
-    path = tmp_path / "cran.db"
-    with JudgmentStore.open(path, create=True) as store:
+    path = new_store
+    with JudgmentStore.open(path) as store:
         store.add_documents(iter_documents(folder / "cran.all.1400", "cranfield"), "cran")
         store.add_topics(read_topics(folder / "cran.qry", "cranfield"), "cran.qry")
         store.add_run_frame(run)
@@ -47,7 +47,7 @@ def cranfield_store(shared_data: Path, tmp_path: Path) -> tuple[Path, dict[str, 
     return path, grades
 
 
-async def judge_some(path: Path, grades: dict[str, int], count: int | None) -> int:
+async def judge_some(path: str, grades: dict[str, int], count: int | None) -> int:
     """Open the app on topic 1, give the planned grade to ``count`` documents (all
     when ``None``) as an assessor would, one key each, then press q."""
     app = make_app(path, "cleverdon", ["1"])
@@ -66,7 +66,7 @@ async def judge_some(path: Path, grades: dict[str, int], count: int | None) -> i
 
 
 async def test_judge_a_whole_cranfield_topic(
-        cranfield_store: tuple[Path, dict[str, int]]) -> None:
+        cranfield_store: tuple[str, dict[str, int]]) -> None:
     path, grades = cranfield_store
     first = await judge_some(path, grades, count=12)
     rest = await judge_some(path, grades, count=None)

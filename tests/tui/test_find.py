@@ -61,7 +61,7 @@ async def test_find_covers_the_title_and_says_no_match(app_factory: AppFactory) 
 
 
 async def test_esc_gives_the_keys_back_then_closes(app_factory: AppFactory,
-                                                   store_path: Path) -> None:
+                                                   store_path: str) -> None:
     """Esc in the find bar: grade keys work and the next document is searched too;
     Esc again closes the find; Esc a third time goes back to the topics."""
     app = app_factory()
@@ -87,14 +87,14 @@ def cranfield_documents(shared_data: Path) -> list[Document]:
 
 
 @pytest.fixture
-def long_document(cranfield_documents: list[Document], tmp_path: Path) -> tuple[Path, Document]:
+def long_document(cranfield_documents: list[Document], new_store: str) -> tuple[str, Document]:
     """A store whose topic 1 pools only Cranfield's longest document."""
     document = cranfield_documents[-1]
-    return pool_documents(tmp_path / "find.db", [document]), document
+    return pool_documents(new_store, [document]), document
 
 
 async def test_find_scrolls_a_match_far_below_into_view(
-        long_document: tuple[Path, Document]) -> None:
+        long_document: tuple[str, Document]) -> None:
     path, document = long_document
     last = ending(document.text)
     query = " ".join(last.split()[:3])
@@ -110,11 +110,11 @@ async def test_find_scrolls_a_match_far_below_into_view(
 
 
 async def test_an_open_find_searches_the_next_document_and_scrolls_to_it(
-        cranfield_documents: list[Document], tmp_path: Path) -> None:
+        cranfield_documents: list[Document], new_store: str) -> None:
     """Find open, Esc, a grade: the next (the longest) document opens on its match."""
     short, long = cranfield_documents[0], cranfield_documents[-1]
     last = ending(long.text)
-    path = pool_documents(tmp_path / "next.db", [short, long])
+    path = pool_documents(new_store, [short, long])
     async with make_app(path, "reader", ["1"], order="rank").run_test(size=(80, 24)) as pilot:
         await pilot.press("ctrl+f", *last, "escape", "0")
         await pilot.pause()

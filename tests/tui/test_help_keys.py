@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from textual.binding import Binding
 
 from pooltool.tui.screens.help import COMMAND_KEYS as HELP_KEYS
@@ -34,20 +32,20 @@ def test_the_key_data_matches_the_screen_and_textual() -> None:
     assert keys.command_characters() == ["u", "n", "s", "j", "h", "/", "g", "?", "q"]
 
 
-def test_grades_set_loads_no_textual(tmp_path: Path) -> None:
+def test_grades_set_loads_no_textual(store_address: str) -> None:
     """``pooltool grades set`` checks keys against the judging screen's without Textual."""
     import subprocess
     import sys
 
-    db = tmp_path / "s.db"
+    db = store_address
     code = ("import sys; from pooltool.cli import cli; "
-            f"cli(['--db', {str(db)!r}, 'init'], standalone_mode=False); "
-            f"cli(['--db', {str(db)!r}, 'grades', 'set', '0:x:no', '1:r:yes'], "
+            f"cli(['--db', {db!r}, 'init'], standalone_mode=False); "
+            f"cli(['--db', {db!r}, 'grades', 'set', '0:x:no', '1:r:yes'], "
             "standalone_mode=False); print('textual' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip().splitlines()[-1] == "False"
     refused = subprocess.run(
-        [sys.executable, "-m", "pooltool", "--db", str(db), "grades", "set", "0:u:no"],
+        [sys.executable, "-m", "pooltool", "--db", db, "grades", "set", "0:u:no"],
         capture_output=True, text=True)
     assert refused.returncode == 1 and "grade key(s) u clash with judging commands" in refused.stderr
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import math
-import sqlite3
 import subprocess
 import sys
 import time
+from contextlib import ExitStack
 from pathlib import Path
 
 from judge_fixtures import AppFactory, log_rows
@@ -39,7 +39,7 @@ async def test_opens_on_first_document_in_docno_order(app_factory: AppFactory) -
         assert "1 / 5" in screen.status_text().plain
 
 
-async def test_grade_key_commits_at_once_and_moves_on(app_factory: AppFactory, store_path: Path) -> None:
+async def test_grade_key_commits_at_once_and_moves_on(app_factory: AppFactory, store_path: str) -> None:
     app = app_factory()
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("2")
@@ -56,7 +56,7 @@ async def test_grade_key_commits_at_once_and_moves_on(app_factory: AppFactory, s
     assert all(str(t).endswith("+00:00") for t in rows["judged_at"])
 
 
-async def test_undo_appends_a_retraction_and_goes_back(app_factory: AppFactory, store_path: Path) -> None:
+async def test_undo_appends_a_retraction_and_goes_back(app_factory: AppFactory, store_path: str) -> None:
     app = app_factory()
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("2", "3", "u")
@@ -73,7 +73,7 @@ async def test_undo_appends_a_retraction_and_goes_back(app_factory: AppFactory, 
 
 
 async def test_regrade_then_undo_falls_back_to_previous_grade(app_factory: AppFactory,
-                                                                store_path: Path) -> None:
+                                                                store_path: str) -> None:
     app = app_factory()
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("1", "left")
@@ -97,7 +97,7 @@ async def test_left_right_stop_at_the_ends(app_factory: AppFactory) -> None:
 
 
 async def test_note_waits_for_grade_or_joins_the_existing_one(app_factory: AppFactory,
-                                                              store_path: Path) -> None:
+                                                              store_path: str) -> None:
     app = app_factory()
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("n", *"see fig", "enter")
@@ -111,7 +111,7 @@ async def test_note_waits_for_grade_or_joins_the_existing_one(app_factory: AppFa
     assert math.isnan(rows["ms_spent"].iloc[1])  # a note is not a timed judgment
 
 
-async def test_skip_marks_and_comes_back_last(app_factory: AppFactory, store_path: Path) -> None:
+async def test_skip_marks_and_comes_back_last(app_factory: AppFactory, store_path: str) -> None:
     app = app_factory()
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("s")
@@ -131,7 +131,7 @@ async def test_j_jumps_to_next_unjudged(app_factory: AppFactory) -> None:
         assert screen_of(app).session.docno == "d4"
 
 
-async def test_resume_after_close_mid_topic(app_factory: AppFactory, store_path: Path) -> None:
+async def test_resume_after_close_mid_topic(app_factory: AppFactory, store_path: str) -> None:
     async with app_factory().run_test(size=SIZE) as pilot:
         await pilot.press("2", "1", "q")
     async with app_factory().run_test(size=SIZE) as pilot:
@@ -154,7 +154,7 @@ async def test_resume_skips_skipped_documents(app_factory: AppFactory) -> None:
         assert screen_of(pilot.app).session.docno == "d2"
 
 
-async def test_two_apps_on_one_store_lose_no_row(app_factory: AppFactory, store_path: Path) -> None:
+async def test_two_apps_on_one_store_lose_no_row(app_factory: AppFactory, store_path: str) -> None:
     """Two assessors judge every document of topic 1 (an overlap assignment: on a
     shared topic they would be shown different documents) at the same time."""
     with JudgmentStore.open(store_path) as store:
@@ -175,17 +175,17 @@ async def test_two_apps_on_one_store_lose_no_row(app_factory: AppFactory, store_
         assert len(store.qrels(policy="assessor:alice")) == 4
 
 
-async def test_busy_store_queues_writes_without_freezing(app_factory: AppFactory, store_path: Path) -> None:
+async def test_busy_store_queues_writes_without_freezing(app_factory: AppFactory, store_path: str) -> None:
     app = app_factory()
-    blocker = sqlite3.connect(store_path, isolation_level=None)
+    blocker, held = JudgmentStore.open(store_path), ExitStack()
     async with app.run_test(size=SIZE) as pilot:
-        blocker.execute("BEGIN IMMEDIATE")
+        held.enter_context(blocker.writing())  # another writer holds the store's write lock
         # the lock is held throughout: an app that waited for it would never return
         # (wait_for turns that hang into a failure; it is no speed target)
         await asyncio.wait_for(pilot.press("2", "1"), timeout=HANG_GUARD_S)
         assert app.writes.pending == 2
         assert "waiting: store busy" in screen_of(app).status_text().plain
-        blocker.execute("COMMIT")
+        held.close()
         await pilot.pause(1.2)  # the retry timer runs every 0.5 s
         assert app.writes.pending == 0
     blocker.close()
@@ -193,7 +193,7 @@ async def test_busy_store_queues_writes_without_freezing(app_factory: AppFactory
     assert list(zip(rows["docno"], rows["grade"], strict=True)) == [("d1", 2), ("d2", 1)]
 
 
-async def test_missing_text_shows_notice_and_is_judgeable(app_factory: AppFactory, store_path: Path) -> None:
+async def test_missing_text_shows_notice_and_is_judgeable(app_factory: AppFactory, store_path: str) -> None:
     app = app_factory()
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press(*["right"] * 4)
@@ -215,7 +215,7 @@ async def test_h_toggles_query_highlighting(app_factory: AppFactory) -> None:
         assert screen_of(app).show_query
 
 
-async def test_scan_terms_kept_per_assessor_and_topic(app_factory: AppFactory, store_path: Path) -> None:
+async def test_scan_terms_kept_per_assessor_and_topic(app_factory: AppFactory, store_path: str) -> None:
     async with app_factory().run_test(size=SIZE) as pilot:
         await pilot.press("slash", *'plate "trailing edge"', "enter")
         assert screen_of(pilot.app).session.scan_terms == ["plate", "trailing edge"]
@@ -226,7 +226,7 @@ async def test_scan_terms_kept_per_assessor_and_topic(app_factory: AppFactory, s
         assert workspace.scan_terms(store, "alice", "2") == []
 
 
-async def test_runs_hidden_unless_store_setting(app_factory: AppFactory, store_path: Path) -> None:
+async def test_runs_hidden_unless_store_setting(app_factory: AppFactory, store_path: str) -> None:
     app = app_factory()
     async with app.run_test(size=SIZE):
         assert "run" not in screen_of(app).status_text().plain
@@ -269,6 +269,7 @@ async def test_random_order_is_reproducible(app_factory: AppFactory) -> None:
 WRITER = """
 import sys
 import time
+from contextlib import ExitStack
 from pathlib import Path
 from pooltool.store import JudgmentStore
 store, stop, n = JudgmentStore.open(sys.argv[1]), Path(sys.argv[2]), 0
@@ -280,8 +281,9 @@ print(n)
 """
 
 
-async def test_app_and_another_process_write_at_once(app_factory: AppFactory, store_path: Path) -> None:
-    stop = store_path.with_suffix(".stop")
+async def test_app_and_another_process_write_at_once(app_factory: AppFactory, store_path: str,
+                                                    tmp_path: Path) -> None:
+    stop = tmp_path / "writer.stop"
     with JudgmentStore.open(store_path) as store:  # bob judges the topic too: alice's
         assign_topics(store, ["alice"], ["1"])     # queue keeps it only as hers
     writer = subprocess.Popen([sys.executable, "-c", WRITER, str(store_path), str(stop)],
@@ -301,7 +303,7 @@ async def test_app_and_another_process_write_at_once(app_factory: AppFactory, st
 
 
 async def test_punctuation_and_letter_grade_keys_work(app_factory: AppFactory,
-                                                      store_path: Path) -> None:
+                                                      store_path: str) -> None:
     """A grade key like ``-`` is bound by its Textual name (``minus``) and records."""
     from pooltool.store import GradeLevel
 
@@ -315,7 +317,7 @@ async def test_punctuation_and_letter_grade_keys_work(app_factory: AppFactory,
 
 
 async def test_left_right_pass_over_what_others_judge_on_a_shared_topic(
-        app_factory: AppFactory, store_path: Path) -> None:
+        app_factory: AppFactory, store_path: str) -> None:
     """alice grades d1 and goes on to d3 (d2 is on bob's screen): ← takes her back to
     d1, which she regrades, never to bob's d2; → from d1 passes over d2 too."""
     alice, bob = app_factory("alice"), app_factory("bob")

@@ -4,8 +4,6 @@ screen character for character (a markup reader would crash, or eat the brackets
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pandas as pd
 import pytest
 from judge_fixtures import screen_text
@@ -33,10 +31,10 @@ def fields(m: str) -> dict[str, str]:
             "instructions": f"instruct {m} topic"}
 
 
-def literal_store(path: Path, f: dict[str, str]) -> Path:
+def literal_store(path: str, f: dict[str, str]) -> str:
     """One topic, one pooled document, run names shown, a two-grade scale, the
     assessor's scan term: every string from ``f``."""
-    with JudgmentStore.open(path, create=True) as store:
+    with JudgmentStore.open(path) as store:
         store.add_topics([Topic(f["topic"], f["title"], f["description"], f["narrative"])], "<t>")
         store.add_documents([Document(f["docno"], f["doc_title"], f["text"])], "<t>")
         store.add_run_frame(pd.DataFrame([(f["run"], f["topic"], f["docno"], 1, 1.0)],
@@ -52,9 +50,9 @@ def literal_store(path: Path, f: dict[str, str]) -> Path:
 
 
 @pytest.mark.parametrize("markup", MARKUP)
-async def test_every_field_shows_as_written(tmp_path: Path, markup: str) -> None:
+async def test_every_field_shows_as_written(new_store: str, markup: str) -> None:
     f = fields(markup)
-    path = literal_store(tmp_path / "literal.db", f)
+    path = literal_store(new_store, f)
     app = make_app(path, f["assessor"])
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         await pilot.pause()
@@ -101,10 +99,10 @@ async def test_every_field_shows_as_written(tmp_path: Path, markup: str) -> None
 
 @pytest.mark.parametrize("markup", MARKUP)
 async def test_notices_and_find_show_file_names_and_queries_as_written(
-        tmp_path: Path, markup: str) -> None:
+        new_store: str, markup: str) -> None:
     """A journal that could not be written names its file; a find query is typed text."""
     f = fields(markup)
-    path = literal_store(tmp_path / "literal.db", f)
+    path = literal_store(new_store, f)
     app = make_app(path, f["assessor"], [f["topic"]])
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         await pilot.press("ctrl+f", *markup)

@@ -3,8 +3,6 @@ runs line of a sample's documents."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from click.testing import CliRunner
 
@@ -18,22 +16,19 @@ SIZE = (110, 30)
 
 
 @pytest.fixture
-def demo(tmp_path: Path) -> Path:
+def demo(demo_store: str) -> str:
     """The demo store (pool 'main') with sample 's1' of 8 documents per topic beyond it."""
-    runner = CliRunner()
-    assert runner.invoke(cli, ["demo", str(tmp_path)]).exit_code == 0
-    db = tmp_path / "pooltool.db"
-    result = runner.invoke(cli, ["--db", str(db), "sample", "--name", "s1", "--budget", "8"])
+    result = CliRunner().invoke(cli, ["--db", demo_store, "sample", "--name", "s1", "--budget", "8"])
     assert result.exit_code == 0, result.stderr
-    return db
+    return demo_store
 
 
-def _judge_cli(db: Path, *args: str) -> tuple[int, str]:
+def _judge_cli(db: str, *args: str) -> tuple[int, str]:
     result = CliRunner().invoke(cli, ["--db", str(db), "judge", *args])
     return result.exit_code, result.stderr
 
 
-def test_the_mixed_pool_holds_both_and_grows(demo: Path) -> None:
+def test_the_mixed_pool_holds_both_and_grows(demo: str) -> None:
     code, err = _judge_cli(demo, "-a", "alice", "--with-sample", "s1")
     assert code == 1 and "needs a terminal" in err  # the pool is made before that check
     assert "pool 'main+s1'" in err
@@ -50,7 +45,7 @@ def test_the_mixed_pool_holds_both_and_grows(demo: Path) -> None:
     assert code == 1 and "no sample 'nosuch'" in err
 
 
-async def test_one_shuffled_queue_per_assessor(demo: Path) -> None:
+async def test_one_shuffled_queue_per_assessor(demo: str) -> None:
     with JudgmentStore.open(demo) as store:
         store.mix_sample("main", "s1")
         store.set_setting("show_runs", True)
@@ -83,7 +78,7 @@ async def test_one_shuffled_queue_per_assessor(demo: Path) -> None:
         assert qrels[(qrels["topic"] == "1") & (qrels["docno"] == first)]["grade"].tolist() == [1]
 
 
-async def test_a_samples_runs_line_names_its_stratum(demo: Path) -> None:
+async def test_a_samples_runs_line_names_its_stratum(demo: str) -> None:
     with JudgmentStore.open(demo) as store:
         store.set_setting("show_runs", True)
     app = make_app(demo, "alice", ["1"], "docno", 0, "s1")

@@ -8,14 +8,14 @@ import math
 import os
 import shutil
 import signal
-import sqlite3
 import subprocess
 import sys
 import time
+from contextlib import ExitStack
 from pathlib import Path
 
 import pytest
-from judge_fixtures import AppFactory, log_rows
+from judge_fixtures import AppFactory, journal_base_of, log_rows, write_lock_held
 from textual.widgets import Input
 
 from pooltool.store import JudgmentStore, workspace
@@ -29,7 +29,7 @@ from pooltool.tui.widgets.grade_bar import GradeBar
 SIZE = (110, 30)
 
 
-def drafts(store_path: Path, assessor: str = "alice", topic: str = "1") -> dict[str, str]:
+def drafts(store_path: str, assessor: str = "alice", topic: str = "1") -> dict[str, str]:
     with JudgmentStore.open(store_path) as store:
         return workspace.note_drafts(store, assessor, topic)
 
@@ -42,7 +42,7 @@ def journal_lines(path: Path) -> list[dict[str, object]]:
 
 
 async def test_note_on_unjudged_document_survives_quit(app_factory: AppFactory,
-                                                       store_path: Path) -> None:
+                                                       store_path: str) -> None:
     async with app_factory().run_test(size=SIZE) as pilot:
         await pilot.press("n", *"see fig", "enter")
         assert drafts(store_path) == {"d1": "see fig"}  # saved at once
@@ -61,7 +61,7 @@ async def test_note_on_unjudged_document_survives_quit(app_factory: AppFactory,
 
 
 async def test_note_on_skipped_document_survives_leaving(app_factory: AppFactory,
-                                                         store_path: Path) -> None:
+                                                         store_path: str) -> None:
     async with app_factory().run_test(size=SIZE) as pilot:
         await pilot.press("s", "left", "n", *"later", "enter", "escape")  # back to the picker
     assert drafts(store_path) == {"d1": "later"}
@@ -77,7 +77,7 @@ async def test_note_on_skipped_document_survives_leaving(app_factory: AppFactory
 
 
 async def test_note_window_shows_the_saved_note_for_editing(app_factory: AppFactory,
-                                                            store_path: Path) -> None:
+                                                            store_path: str) -> None:
     async with app_factory().run_test(size=SIZE) as pilot:
         await pilot.press("n", *"fig 3", "enter", "2")  # d1 graded with the note
     async with app_factory().run_test(size=SIZE) as pilot:
@@ -98,7 +98,7 @@ async def test_note_window_shows_the_saved_note_for_editing(app_factory: AppFact
 
 
 async def test_empty_note_removes_the_draft_and_undo_restores_it(app_factory: AppFactory,
-                                                                 store_path: Path) -> None:
+                                                                 store_path: str) -> None:
     async with app_factory().run_test(size=SIZE) as pilot:
         await pilot.press("n", *"x", "enter")
         await pilot.press("n", "backspace", "enter")
@@ -116,13 +116,13 @@ async def test_empty_note_removes_the_draft_and_undo_restores_it(app_factory: Ap
 
 
 async def test_busy_store_keeps_the_key_press_time(app_factory: AppFactory,
-                                                   store_path: Path) -> None:
+                                                   store_path: str) -> None:
     app = app_factory()
-    blocker = sqlite3.connect(store_path, isolation_level=None)
+    blocker, held = JudgmentStore.open(store_path), ExitStack()
     opened = time.monotonic()  # before the document is on screen
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause(0.3)
-        blocker.execute("BEGIN IMMEDIATE")
+        held.enter_context(blocker.writing())  # another writer holds the write lock
         before = utc_now()
         await pilot.press("2")
         pressed = utc_now()
@@ -130,7 +130,7 @@ async def test_busy_store_keeps_the_key_press_time(app_factory: AppFactory,
         await pilot.pause(1.5)  # the store stays busy well after the key press
         assert app.writes.pending == 1
         released = utc_now()
-        blocker.execute("COMMIT")
+        held.close()
         await pilot.pause(0.8)
         assert app.writes.pending == 0
     blocker.close()
@@ -144,21 +144,21 @@ async def test_busy_store_keeps_the_key_press_time(app_factory: AppFactory,
 
 
 async def test_writes_waiting_when_the_app_stops_are_replayed(app_factory: AppFactory,
-                                                              store_path: Path,
+                                                              store_path: str,
                                                               monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(app_module, "QUIT_WAIT_S", 0.2)  # the app ends with writes queued
-    blocker = sqlite3.connect(store_path, isolation_level=None)
+    blocker, held = JudgmentStore.open(store_path), ExitStack()
     app = app_factory()
     async with app.run_test(size=SIZE) as pilot:
-        blocker.execute("BEGIN IMMEDIATE")
+        held.enter_context(blocker.writing())  # another writer holds the write lock
         before = utc_now()
         await pilot.press("2", "1", "u", "0", "n", *"late", "enter", "s")
         assert app.writes.pending == 6
         journal = app.writes.journal
-        assert journal is not None and journal == journal_path(store_path, "alice")
+        assert journal is not None and journal == journal_path(journal_base_of(store_path), "alice")
         kinds = [line["kind"] for line in journal_lines(journal)]
         assert kinds == ["judgment", "judgment", "retract", "judgment", "note_draft", "skip"]
-    blocker.execute("COMMIT")
+    held.close()
     blocker.close()
     assert log_rows(store_path).empty and journal.exists()
     saved = journal.with_suffix(".copy")
@@ -169,14 +169,14 @@ async def test_writes_waiting_when_the_app_stops_are_replayed(app_factory: AppFa
         assert app.recovered == 6 and app.writes.pending == 0
         assert app.screen.session.judged == 2  # the replayed grades are on screen
         assert app.screen.session.docno == "d4"  # d3 is skipped (and has the note draft)
-    assert journals(store_path, "alice") == []
+    assert journals(journal_base_of(store_path), "alice") == []
     rows = log_rows(store_path)
     assert list(zip(rows["docno"], rows["grade"].fillna(-9), rows["retracts"].fillna(0),
                     strict=True)) == [("d1", 2, 0), ("d2", 1, 0), ("d2", -9, 2), ("d2", 0, 0)]
     assert all(before <= t < utc_now() for t in rows["judged_at"])
     assert drafts(store_path) == {"d3": "late"}
 
-    shutil.move(saved, journal_path(store_path, "alice", pid=1))  # the same journal again
+    shutil.move(saved, journal_path(journal_base_of(store_path), "alice", pid=1))  # the same journal again
     async with app_factory().run_test(size=SIZE):
         pass
     assert len(log_rows(store_path)) == 4  # nothing applied twice
@@ -196,26 +196,21 @@ os.kill(os.getpid(), signal.SIGKILL)
 """
 
 
-def run_killed_app(store_path: Path) -> subprocess.CompletedProcess[str]:
+def run_killed_app(store_path: str) -> subprocess.CompletedProcess[str]:
     """Run :data:`KILLED` (carol grades twice and undoes once) while another connection
     holds the write lock, so its three writes are left in its journal."""
-    blocker = sqlite3.connect(store_path, isolation_level=None)
-    blocker.execute("BEGIN IMMEDIATE")
-    try:
+    with write_lock_held(store_path):
         return subprocess.run([sys.executable, "-c", KILLED, str(store_path)],
                               capture_output=True, text=True, timeout=60,
                               env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
-    finally:
-        blocker.execute("COMMIT")
-        blocker.close()
 
 
 async def test_writes_of_a_killed_process_are_replayed(app_factory: AppFactory,
-                                                       store_path: Path) -> None:
+                                                       store_path: str) -> None:
     child = run_killed_app(store_path)
     assert child.returncode == -signal.SIGKILL and child.stdout.strip() == "3"
     assert log_rows(store_path).empty
-    assert len(journals(store_path, "carol")) == 1
+    assert len(journals(journal_base_of(store_path), "carol")) == 1
     app = app_factory("carol")
     async with app.run_test(size=SIZE):
         assert app.recovered == 3
@@ -223,10 +218,10 @@ async def test_writes_of_a_killed_process_are_replayed(app_factory: AppFactory,
     assert list(zip(rows["docno"], rows["grade"].fillna(-9), rows["ms_spent"].fillna(0),
                     strict=True)) == [("d1", 3, 1200), ("d2", 1, 800), ("d2", -9, 0)]
     assert rows["retracts"].iloc[2] == rows["judgment_id"].iloc[1]
-    assert journals(store_path, "carol") == []
+    assert journals(journal_base_of(store_path), "carol") == []
 
 
-def test_a_killed_apps_journal_shows_up_in_export_and_status(store_path: Path) -> None:
+def test_a_killed_apps_journal_shows_up_in_export_and_status(store_path: str) -> None:
     """No judgment waits unseen: the next command that reads judgments commits the
     writes a killed judging app left in its journal (it was short before)."""
     from click.testing import CliRunner
@@ -234,19 +229,19 @@ def test_a_killed_apps_journal_shows_up_in_export_and_status(store_path: Path) -
     from pooltool.cli import cli
 
     child = run_killed_app(store_path)
-    assert child.returncode == -signal.SIGKILL and len(journals(store_path, "carol")) == 1
+    assert child.returncode == -signal.SIGKILL and len(journals(journal_base_of(store_path), "carol")) == 1
     exported = CliRunner().invoke(cli, ["--db", str(store_path), "export-qrels"])
     assert exported.exit_code == 0, exported.output
     assert exported.stdout == "1 0 d1 3\n"  # d2's grade was undone before the kill
     assert exported.stderr == ("committed 3 judging write(s) left by judging apps that "
                                "ended\n")
-    assert journals(store_path) == []
+    assert journals(journal_base_of(store_path)) == []
     again = CliRunner().invoke(cli, ["--db", str(store_path), "export-qrels"])
     assert again.stdout == "1 0 d1 3\n" and again.stderr == ""
     assert len(log_rows(store_path)) == 3  # nothing applied twice
 
 
-def test_status_shows_writes_waiting_in_a_running_apps_journal(store_path: Path) -> None:
+def test_status_shows_writes_waiting_in_a_running_apps_journal(store_path: str) -> None:
     """A journal of a live process (this one) is left to it, and status names it."""
     import json
 
@@ -254,7 +249,7 @@ def test_status_shows_writes_waiting_in_a_running_apps_journal(store_path: Path)
 
     from pooltool.cli import cli
 
-    journal = journal_path(store_path, "dora")  # named after this process: alive
+    journal = journal_path(journal_base_of(store_path), "dora")  # named after this process: alive
     journal.write_text(json.dumps({"token": "t1", "kind": "judgment", "args": {
         "topic": "1", "docno": "d2", "grade": 1, "assessor": "dora"}}) + "\n")
     status = CliRunner().invoke(cli, ["--db", str(store_path), "status"])

@@ -23,9 +23,9 @@ SHARE = "Judged % all·me"
 
 
 @pytest.fixture
-def three_topics(tmp_path: Path) -> Path:
+def three_topics(new_store: str) -> str:
     """The fixture store plus topic 10 (d1 d2 d3 pooled), so string order would be 1, 10, 2."""
-    path = build_store(tmp_path / "three.db")
+    path = build_store(new_store)
     with JudgmentStore.open(path) as store:
         store.add_run_frame(pd.DataFrame(
             [("runC", "10", d, i + 1, 3.0 - i) for i, d in enumerate(["d1", "d2", "d3"])],
@@ -48,7 +48,7 @@ def cursor_topic(app: App[None]) -> str:
     return str(table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value)
 
 
-async def test_topics_in_numeric_order(three_topics: Path) -> None:
+async def test_topics_in_numeric_order(three_topics: str) -> None:
     app = make_app(three_topics, "alice")
     async with app.run_test(size=SIZE):
         assert list(rows_of(app)) == ["1", "2", "10"]
@@ -56,7 +56,7 @@ async def test_topics_in_numeric_order(three_topics: Path) -> None:
     assert make_app(three_topics, "alice", ["10", "2"]).listed_topics() == ["2", "10"]
 
 
-async def test_reopening_highlights_the_topic_used_last(three_topics: Path) -> None:
+async def test_reopening_highlights_the_topic_used_last(three_topics: str) -> None:
     async with make_app(three_topics, "alice").run_test(size=SIZE) as pilot:
         await pilot.press("enter", "1", "escape")  # topic 1
         await pilot.press("down", "down", "enter", "2")  # topic 10 ...
@@ -76,7 +76,7 @@ async def test_reopening_highlights_the_topic_used_last(three_topics: Path) -> N
         assert cursor_topic(pilot.app) == "1"  # alice's use is hers
 
 
-async def test_remaining_counts_what_nobody_judged(three_topics: Path, tmp_path: Path) -> None:
+async def test_remaining_counts_what_nobody_judged(three_topics: str, tmp_path: Path) -> None:
     qrels = tmp_path / "qrels.txt"
     qrels.write_text("1 0 d1 1\n1 0 d2 0\n1 0 d3 2\n1 0 d4 0\n10 0 d1 -1\n")
     with JudgmentStore.open(three_topics) as store:
@@ -99,7 +99,7 @@ async def test_remaining_counts_what_nobody_judged(three_topics: Path, tmp_path:
         assert "you judged 1 of 11" in str(app.screen.query_one("#picker-title").render())
 
 
-async def test_a_topic_with_an_empty_queue_does_not_open(three_topics: Path) -> None:
+async def test_a_topic_with_an_empty_queue_does_not_open(three_topics: str) -> None:
     """Topic 10, not assigned to carol and judged by others, leaves her nothing to judge:
     the picker says so (Remaining 0, 100%) and stays; assigned to her, it opens."""
     with JudgmentStore.open(three_topics) as store:
@@ -122,7 +122,7 @@ async def test_a_topic_with_an_empty_queue_does_not_open(three_topics: Path) -> 
         assert app.screen.session.remaining == 3
 
 
-async def test_refresh_picks_up_a_changed_assignment(three_topics: Path) -> None:
+async def test_refresh_picks_up_a_changed_assignment(three_topics: str) -> None:
     """An open picker lists dan's assigned topics after 'r', without a restart."""
     app = make_app(three_topics, "dan")
     async with app.run_test(size=SIZE) as pilot:
@@ -134,7 +134,7 @@ async def test_refresh_picks_up_a_changed_assignment(three_topics: Path) -> None
         assert list(rows_of(app)) == ["2"]
 
 
-async def test_question_mark_on_the_topic_list_shows_every_key(three_topics: Path) -> None:
+async def test_question_mark_on_the_topic_list_shows_every_key(three_topics: str) -> None:
     """At 80x24 the picker's footer names ? Help; the help lists the judging keys,
     then the topic list's (r refreshes) and the dialogs'; Esc goes back to the list."""
     app = make_app(three_topics, "alice")

@@ -23,14 +23,14 @@ SMALL = (80, 24)
 
 
 @pytest.fixture
-def longest(shared_data: Path, tmp_path: Path) -> tuple[Path, Document]:
+def longest(shared_data: Path, new_store: str) -> tuple[str, Document]:
     """A store with Cranfield's documents and queries, topic 1 pooling only the
     longest document. :returns: the store path and that document."""
     folder = shared_data / "cranfield"
     documents = list(iter_documents(folder / "cran.all.1400", "cranfield"))
     document = max(documents, key=lambda d: len(d.text))
-    path = tmp_path / "long.db"
-    with JudgmentStore.open(path, create=True) as store:
+    path = new_store
+    with JudgmentStore.open(path) as store:
         store.add_documents(documents, "cran")
         store.add_topics(read_topics(folder / "cran.qry", "cranfield"), "cran.qry")
         store.add_run_frame(pd.DataFrame([("one", "1", document.docno, 1, 1.0)],
@@ -54,9 +54,10 @@ async def page_to_end(pilot: Pilot[None], key: str) -> int:
     return presses
 
 
+@pytest.mark.sqlite_only  # scrolling the screen: the store's part is read once, as below
 @pytest.mark.parametrize("key", ["space", "pagedown", "down"])
 async def test_longest_cranfield_document_scrolls_to_its_last_line(
-        longest: tuple[Path, Document], key: str) -> None:
+        longest: tuple[str, Document], key: str) -> None:
     path, document = longest
     async with make_app(path, "reader", ["1"]).run_test(size=SMALL) as pilot:
         await pilot.pause()
@@ -73,7 +74,7 @@ async def test_longest_cranfield_document_scrolls_to_its_last_line(
         assert MORE_BELOW in screen_text(pilot.app)
 
 
-async def test_keys_scroll_the_document_after_tab(longest: tuple[Path, Document]) -> None:
+async def test_keys_scroll_the_document_after_tab(longest: tuple[str, Document]) -> None:
     """Space pages the document wherever the focus is; a new document takes the keys back."""
     path, document = longest
     async with make_app(path, "reader", ["1"]).run_test(size=SMALL) as pilot:
@@ -83,7 +84,7 @@ async def test_keys_scroll_the_document_after_tab(longest: tuple[Path, Document]
 
 
 async def test_require_end_refuses_a_grade_until_the_end_was_shown(
-        longest: tuple[Path, Document]) -> None:
+        longest: tuple[str, Document]) -> None:
     path, document = longest
     with JudgmentStore.open(path) as store:
         store.set_setting("require_end", True)
@@ -99,7 +100,7 @@ async def test_require_end_refuses_a_grade_until_the_end_was_shown(
 
 
 async def test_require_end_takes_a_short_document_at_once(app_factory: AppFactory,
-                                                           store_path: Path) -> None:
+                                                           store_path: str) -> None:
     with JudgmentStore.open(store_path) as store:
         store.set_setting("require_end", True)
     async with app_factory().run_test(size=(200, 50)) as pilot:
@@ -113,11 +114,11 @@ async def test_require_end_takes_a_short_document_at_once(app_factory: AppFactor
 
 
 async def test_require_end_holds_for_a_long_document_after_a_short_one(
-        shared_data: Path, tmp_path: Path) -> None:
+        shared_data: Path, new_store: str) -> None:
     """The end of the short document was on screen; that says nothing of the next one."""
     documents = iter_documents(shared_data / "cranfield" / "cran.all.1400", "cranfield")
     by_length = sorted((d for d in documents if d.text.strip()), key=lambda d: len(d.text))
-    path = pool_documents(tmp_path / "two.db", [by_length[0], by_length[-1]])
+    path = pool_documents(new_store, [by_length[0], by_length[-1]])
     with JudgmentStore.open(path) as store:
         store.set_setting("require_end", True)
     async with make_app(path, "reader", ["1"], order="rank").run_test(size=SMALL) as pilot:

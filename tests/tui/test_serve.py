@@ -66,7 +66,7 @@ def _free_port() -> int:
 
 
 @pytest.fixture
-def server(store_path: Path) -> Iterator[str]:
+def server(store_path: str) -> Iterator[str]:
     """``pooltool judge --serve`` on a free loopback port; yields its base URL."""
     port = _free_port()
     process = subprocess.Popen([sys.executable, "-m", "pooltool", "--db", str(store_path),

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from judge_fixtures import log_rows
+from judge_fixtures import log_rows, write_lock_held
 
 from pooltool.store import JudgmentStore
 from pooltool.store.journal import OPERATIONS, WriteQueue, is_busy, journal_path, journals
@@ -16,14 +16,14 @@ from pooltool.tui.session import JudgingSession
 
 
 @pytest.fixture
-def writes(store_path: Path) -> Iterator[WriteQueue]:
+def writes(store_path: str) -> Iterator[WriteQueue]:
     store = JudgmentStore.open(store_path)
-    store.conn.execute("PRAGMA busy_timeout = 50")
+    store.set_busy_timeout(50)
     yield WriteQueue(store)
     store.close()
 
 
-def test_undo_walks_back_through_earlier_sessions(writes: WriteQueue, store_path: Path) -> None:
+def test_undo_walks_back_through_earlier_sessions(writes: WriteQueue, store_path: str) -> None:
     first = JudgingSession(writes, "1", "alice")
     first.grade(1, 100)
     first.grade(2, 100)
@@ -43,18 +43,15 @@ def test_grading_the_last_document_stays_there(writes: WriteQueue) -> None:
     assert session.next_unjudged() is None
 
 
-def test_undo_of_a_queued_grade_waits_for_its_id(writes: WriteQueue, store_path: Path) -> None:
+def test_undo_of_a_queued_grade_waits_for_its_id(writes: WriteQueue, store_path: str) -> None:
     session = JudgingSession(writes, "1", "alice")
-    blocker = sqlite3.connect(store_path, isolation_level=None)
-    blocker.execute("BEGIN IMMEDIATE")
-    session.grade(3, 10)
-    session.undo()
-    assert writes.pending == 2 and not writes.flush()
-    blocker.execute("COMMIT")
+    with write_lock_held(store_path):
+        session.grade(3, 10)
+        session.undo()
+        assert writes.pending == 2 and not writes.flush()
     assert writes.flush()
     rows = log_rows(store_path)
     assert list(rows["retracts"].fillna(0)) == [0, 1]
-    blocker.close()
 
 
 def test_other_errors_are_raised(writes: WriteQueue, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -63,14 +60,14 @@ def test_other_errors_are_raised(writes: WriteQueue, monkeypatch: pytest.MonkeyP
         return 0
 
     monkeypatch.setitem(OPERATIONS, "broken", broken)
-    with pytest.raises(sqlite3.OperationalError, match="no such table"):
+    with pytest.raises(sqlite3.DatabaseError, match="no such table|does not exist"):
         writes.submit("broken")
     with pytest.raises(ValueError, match="unknown write operation"):
         writes.submit("nothing")
 
 
 def test_a_write_the_store_rejects_is_dropped_not_blocking(writes: WriteQueue,
-                                                           store_path: Path) -> None:
+                                                           store_path: str) -> None:
     session = JudgingSession(writes, "1", "alice")
     session.grade(1, 10)
     writes.store.retract(1, "alice")  # e.g. another app of alice's undid it first
@@ -92,17 +89,14 @@ def test_judgments_outside_the_pool_are_ignored(writes: WriteQueue) -> None:
     assert session.judged == 0 and session.undo() is None
 
 
-def test_an_unwritable_journal_keeps_writes_in_memory(store_path: Path, tmp_path: Path) -> None:
+def test_an_unwritable_journal_keeps_writes_in_memory(store_path: str, tmp_path: Path) -> None:
     store = JudgmentStore.open(store_path)
-    store.conn.execute("PRAGMA busy_timeout = 50")
+    store.set_busy_timeout(50)
     writes = WriteQueue(store, tmp_path / "no such folder" / "journal.jsonl")
-    blocker = sqlite3.connect(store_path, isolation_level=None)
-    blocker.execute("BEGIN IMMEDIATE")
-    JudgingSession(writes, "1", "alice").grade(2, 10)
-    assert writes.pending == 1 and writes.journal_error is not None
-    assert "no such folder" in writes.journal_error
-    blocker.execute("COMMIT")
-    blocker.close()
+    with write_lock_held(store_path):
+        JudgingSession(writes, "1", "alice").grade(2, 10)
+        assert writes.pending == 1 and writes.journal_error is not None
+        assert "no such folder" in writes.journal_error
     assert writes.flush()
     assert list(log_rows(store_path)["grade"]) == [2]
     store.close()
@@ -135,7 +129,7 @@ def test_own_negative_grade_is_still_to_judge_as_the_picker_counts(
 
 
 def test_two_assessors_on_one_shared_topic_see_different_documents(
-        writes: WriteQueue, store_path: Path) -> None:
+        writes: WriteQueue, store_path: str) -> None:
     """alice and bob open topic 1 (assigned to neither) on two connections: bob is not
     shown the document alice has on screen, nor the ones she judged meanwhile."""
     other = JudgmentStore.open(store_path)
@@ -159,7 +153,7 @@ def test_two_assessors_on_one_shared_topic_see_different_documents(
 
 
 def test_claims_lapse_and_do_not_apply_to_assigned_topics(
-        writes: WriteQueue, store_path: Path) -> None:
+        writes: WriteQueue, store_path: str) -> None:
     from pooltool.judging.assignment import assign_topics
 
     writes.store.set_setting("claim_minutes", 0)  # every claim has lapsed at once
