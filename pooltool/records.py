@@ -91,6 +91,15 @@ def is_postgresql_url(address: object) -> bool:
     return isinstance(address, str) and address.startswith(POSTGRESQL_URL_SCHEMES)
 
 
+def url_holds_password(url: str) -> bool:
+    """Whether a PostgreSQL URL carries a password, as ``USER:PASSWORD@`` or as a
+    ``password=`` parameter (libpq takes both)."""
+    from urllib.parse import parse_qs, urlsplit
+
+    parts = urlsplit(url)
+    return parts.password is not None or "password" in parse_qs(parts.query)
+
+
 # -- what a grade means (the one place; trec_eval's m_unjudged.c, m_recall.c) ----------
 
 JUDGED_MIN_GRADE = 0

@@ -19,7 +19,7 @@ from pooltool.errors import StoreError
 from pooltool.judging.adaptive import create_adaptive_pool
 from pooltool.store import JudgmentStore, migrations
 from pooltool.store.guidelines import GuidelineText, add_guidelines
-from pooltool.store.postgresql import SCHEMA_MIGRATIONS, postgresql_sql
+from pooltool.store.postgresql import SCHEMA_MIGRATIONS, postgresql_sql, shown_url
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from test_adaptive_pool import small_store  # noqa: E402
@@ -146,10 +146,19 @@ def test_an_empty_database_is_a_store_only_when_created(postgresql_empty_url: st
 
 def test_a_password_in_the_url_is_refused_naming_pgpassword(
         postgresql_store_url: str) -> None:
-    with_password = postgresql_store_url.replace("://pooltool@", "://pooltool:secret@")
-    result = CliRunner().invoke(cli, ["--db", with_password, "status"])
-    assert result.exit_code != 0 and "Traceback" not in result.output
-    assert "PGPASSWORD" in result.stderr and "secret" not in result.stderr
+    for with_password in (postgresql_store_url.replace("://pooltool@", "://pooltool:secret@"),
+                          f"{postgresql_store_url}?password=secret",
+                          f"{postgresql_store_url}?sslmode=prefer&password=secret"):
+        result = CliRunner().invoke(cli, ["--db", with_password, "status"])
+        assert result.exit_code != 0 and "Traceback" not in result.output
+        assert "PGPASSWORD" in result.stderr and "secret" not in result.stderr
+
+
+def test_messages_never_show_a_password() -> None:
+    assert shown_url("postgresql://u:pw@h:1/db") == "postgresql://u:***@h:1/db"
+    assert shown_url("postgresql://u@h/db?sslmode=require&password=pw") == \
+        "postgresql://u@h/db?sslmode=require&password=***"
+    assert shown_url("postgresql://u@h/db") == "postgresql://u@h/db"
 
 
 def test_an_unreachable_server_is_a_clean_error(unused_port: int) -> None:

@@ -197,12 +197,10 @@ def store_address(db: str) -> str | Path:
         process list and shell history; libpq reads it from ``PGPASSWORD`` or
         ``~/.pgpass``), or an empty value.
     """
-    from pooltool.records import is_postgresql_url
+    from pooltool.records import is_postgresql_url, url_holds_password
 
     if is_postgresql_url(db):
-        from urllib.parse import urlsplit
-
-        if urlsplit(db).password is not None:
+        if url_holds_password(db):
             raise click.BadParameter(
                 "the URL holds a password: leave it out and put it in PGPASSWORD or "
                 "~/.pgpass (libpq reads them), so it never shows on the command line",

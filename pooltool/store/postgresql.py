@@ -53,10 +53,10 @@ _IDENTITY_COLUMNS = {
 def shown_url(url: str) -> str:
     """``url`` with any password replaced by ``***`` (for messages and logs)."""
     parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    netloc = parts.netloc.replace(f":{parts.password}@", ":***@", 1)
-    return urlunsplit(parts._replace(netloc=netloc))
+    if parts.password is not None:
+        parts = parts._replace(netloc=parts.netloc.replace(f":{parts.password}@", ":***@", 1))
+    query = re.sub(r"(^|&)password=[^&]*", r"\1password=***", parts.query)
+    return urlunsplit(parts._replace(query=query))
 
 
 SCHEMA_MIGRATIONS = (

@@ -212,11 +212,8 @@ def test_claims_are_kept_while_a_judgment_waits_for_the_store(
     topic: her claims stay until her judgment is in the store (else bob could take
     d1 before it is, and judge it twice), and go once it is."""
     alice = JudgingSession(writes, "1", "alice")
-    blocker = sqlite3.connect(store_path, isolation_level=None)
-    blocker.execute("BEGIN IMMEDIATE")
-    alice.grade(2, 100)
-    blocker.execute("COMMIT")
-    blocker.close()
+    with write_lock_held(store_path):
+        alice.grade(2, 100)
     assert writes.pending == 1
     alice.release_claims()
     assert writes.store.claimed_by_others("1", "bob") == {"d1"}  # d2: shown unclaimed (busy)
