@@ -8,7 +8,9 @@ roles, made members of one group (``GRANT pooltool_assessor TO alice``).
   judgments, claims, assignments, settings, guidelines), and writes only what
   judging writes (:data:`ASSESSOR_WRITES`): judgments (appended), claims, note
   drafts, scan terms, skip marks, positions and write tokens, and an adaptive
-  pool's next choice. Importing runs, qrels, topics or documents, pooling,
+  pool's next choice; judgments only under their own login's name and pool
+  documents only into an adaptive pool (row-level security, :data:`ASSESSOR_ROWS`).
+  Importing runs, qrels, topics or documents, pooling,
   assigning and changing settings are refused by the server.
 * **administrator**: reads every table and appends to every table but the
   migrations; updates and deletes only the working-state tables the store
@@ -135,11 +137,38 @@ def roles_sql(admin: str = ADMIN_ROLE, assessor: str = ASSESSOR_ROLE,
     lines += [f"GRANT {', '.join(privileges)} ON {table} TO {s};"
               for table, privileges in ASSESSOR_WRITES.items()]
     lines.append(f"GRANT USAGE ON SEQUENCE {sequences['judgments']} TO {s};")
+    lines += _row_policies(a, s)
     if admins or assessors:
         lines.append("-- login roles")
     lines += [f"GRANT {a} TO {_ident(user)};" for user in admins]
     lines += [f"GRANT {s} TO {_ident(user)};" for user in assessors]
     return "\n".join(lines) + "\n"
+
+
+ASSESSOR_ROWS: dict[str, str] = {
+    "judgments": "assessor = current_user",
+    "pool_docs": "pool_id IN (SELECT pool_id FROM adaptive_pools)",
+    "pool_hits": "pool_id IN (SELECT pool_id FROM adaptive_pools)",
+}
+"""Table -> which rows an assessor may insert (row-level security): judgments only
+under their own login's name (the name given to ``judge -a`` must be the login
+role's), pool documents only into an adaptive pool (the strategy's next choice);
+administrators and the owner are not limited."""
+
+
+def _row_policies(admin: str, assessor: str) -> list[str]:
+    """Row-level security for :data:`ASSESSOR_ROWS`: both groups read every row,
+    administrators insert any row, assessors only the rows the condition allows."""
+    lines = ["-- assessors: only their own judgments, only an adaptive pool's choices"]
+    for table, condition in ASSESSOR_ROWS.items():
+        policies = {"read": f"FOR SELECT TO {admin}, {assessor} USING (true)",
+                    "admin_insert": f"FOR INSERT TO {admin} WITH CHECK (true)",
+                    "assessor_insert": f"FOR INSERT TO {assessor} WITH CHECK ({condition})"}
+        lines.append(f"ALTER TABLE {table} ENABLE ROW LEVEL SECURITY;")
+        for name, rule in policies.items():
+            lines += [f"DROP POLICY IF EXISTS pooltool_{name} ON {table};",
+                      f"CREATE POLICY pooltool_{name} ON {table} {rule};"]
+    return lines
 
 
 def apply_roles(store: JudgmentStore, admin: str = ADMIN_ROLE, assessor: str = ASSESSOR_ROLE,

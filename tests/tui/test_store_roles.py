@@ -38,6 +38,7 @@ class Logins:
     assessor: str  # the URL as a login role in the assessors' group
     admin_group: str
     assessor_group: str
+    assessor_login: str  # the assessor's login role: the only name they may judge under
 
 
 def login_url(url: str, user: str) -> str:
@@ -77,7 +78,7 @@ def logins(postgresql_server: Server, postgresql_empty_url: str,
                                               f"{names[1]} (assessors) granted on "
                                               f"{postgresql_empty_url}")
     yield Logins(postgresql_empty_url, login_url(postgresql_empty_url, names[2]),
-                 login_url(postgresql_empty_url, names[3]), names[0], names[1])
+                 login_url(postgresql_empty_url, names[3]), names[0], names[1], names[3])
     with psycopg.connect(postgresql_empty_url, autocommit=True) as conn:
         conn.execute(f"DROP OWNED BY {', '.join(names)}")
     with psycopg.connect(postgresql_server.admin_url, autocommit=True) as conn:
@@ -180,8 +181,9 @@ def test_an_assessor_may_not_import_pool_or_set(logins: Logins, tmp_path: Path,
     args = [str(tmp_path / a) if a.endswith((".run", ".txt", ".tsv")) else a for a in command]
     code, _, err = invoke(logins.assessor, *args)
     assert code == 1 and "Traceback" not in err
-    assert err.startswith(f"Error: {logins.assessor}: this role may not do this (permission "
-                          "denied for table ")
+    assert err.startswith(f"Error: {logins.assessor}: this role may not do this (")
+    assert ("permission denied for table " in err  # no grant
+            or 'row-level security policy for table "judgments"' in err)  # qrels' assessor
     assert err.endswith(f"); nothing was {what}\n")
     with JudgmentStore.open(logins.store) as store:
         assert store.run_tags() == sorted(set(RUN["run_tag"]))
@@ -189,24 +191,25 @@ def test_an_assessor_may_not_import_pool_or_set(logins: Logins, tmp_path: Path,
 
 
 def test_an_assessor_judges_through_the_store(logins: Logins) -> None:
+    alice = logins.assessor_login
     with JudgmentStore.open(logins.assessor) as store:
         writes = WriteQueue(store, None)
-        graded = writes.submit("judgment", topic="1", docno="d1", grade=1, assessor="alice",
+        graded = writes.submit("judgment", topic="1", docno="d1", grade=1, assessor=alice,
                                note="measured")
-        writes.submit("retract", assessor="alice", judgment_id=graded.result)
+        writes.submit("retract", assessor=alice, judgment_id=graded.result)
         steps: list[tuple[str, dict[str, Any]]] = [
             ("skip", {"docno": "d3"}), ("position", {"docno": "d4"}),
             ("note_draft", {"docno": "d4", "note": "maybe"}),
             ("note_draft", {"docno": "d4", "note": None}),
             ("scan_terms", {"terms": ["plate"]}), ("scan_terms", {"terms": ["layer"]})]
         for kind, args in steps:
-            writes.submit(kind, assessor="alice", topic="1", **args)
+            writes.submit(kind, assessor=alice, topic="1", **args)
         assert writes.failed == [] and writes.pending == 0
-        assert store.claim("1", "d2", "alice", 5.0)
-        assert store.claim("1", "d2", "alice", 5.0)  # renewed: an update
-        store.release_claims("1", "alice")
-        assert workspace.scan_terms(store, "alice", "1") == ["layer"]
-        assert workspace.last_position(store, "alice", "1") == "d4"
+        assert store.claim("1", "d2", alice, 5.0)
+        assert store.claim("1", "d2", alice, 5.0)  # renewed: an update
+        store.release_claims("1", alice)
+        assert workspace.scan_terms(store, alice, "1") == ["layer"]
+        assert workspace.last_position(store, alice, "1") == "d4"
     with JudgmentStore.open(logins.store) as store:
         log = store.judgment_log()
         assert records(log, ["docno", "grade", "note"]) == [
@@ -228,7 +231,7 @@ def test_nobody_updates_or_deletes_judgments(logins: Logins, who: str) -> None:
 
 def test_an_assessor_runs_the_commands_of_judging(logins: Logins) -> None:
     with JudgmentStore.open(logins.assessor) as store:
-        store.record_judgment("1", "d1", 1, "alice")
+        store.record_judgment("1", "d1", 1, logins.assessor_login)
     code, out, _ = invoke(logins.assessor, "status", "--format", "csv")
     assert code == 0 and out.splitlines()[1] == "1,5,1,4,1,0,0.2"
     code, out, _ = invoke(logins.assessor, "export-qrels")
@@ -236,7 +239,7 @@ def test_an_assessor_runs_the_commands_of_judging(logins: Logins) -> None:
 
 
 async def test_an_assessor_judges_in_the_app(logins: Logins) -> None:
-    app = make_app(logins.assessor, "alice", ["1"])
+    app = make_app(logins.assessor, logins.assessor_login, ["1"])
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.pause()
         assert isinstance(app.screen, JudgeScreen)
@@ -250,9 +253,26 @@ async def test_an_assessor_judges_in_the_app(logins: Logins) -> None:
         second = session.queue[session.next_unjudged() or 0]
     with JudgmentStore.open(logins.store) as store:
         assert second != first
-        assert workspace.note_drafts(store, "alice", "1") == {second: "kept"}
+        assert workspace.note_drafts(store, logins.assessor_login, "1") == {second: "kept"}
         log = store.judgment_log()
         assert records(log, ["docno", "grade", "assessor"]) == [
-            {"docno": first, "grade": 1, "assessor": "alice"},
-            {"docno": first, "grade": None, "assessor": "alice"}]
+            {"docno": first, "grade": 1, "assessor": logins.assessor_login},
+            {"docno": first, "grade": None, "assessor": logins.assessor_login}]
         assert store.judgment_log()["retracts"].tolist()[1] == log["judgment_id"][0]
+
+
+def test_an_assessor_judges_only_under_their_own_name(logins: Logins) -> None:
+    """Row-level security: an assessor's login may not append another's judgment, nor
+    add documents to a pool that is not adaptive (found by a fresh tester: both were
+    possible with the table grants alone)."""
+    with JudgmentStore.open(logins.assessor) as store:
+        with pytest.raises(StoreWriteFailed, match="row-level security policy for table "
+                                                   '"judgments"'):
+            store.record_judgment("1", "d1", 1, "bob")
+        with pytest.raises(StoreWriteFailed, match="row-level security policy for table "
+                                                   '"pool_docs"'), store.writing() as conn:
+            conn.execute("INSERT INTO pool_docs(pool_id, topic, docno, round_id) "
+                         "SELECT pool_id, '1', 'fake', 1 FROM pools WHERE name = 'main'")
+    with JudgmentStore.open(logins.store) as store:
+        assert store.judgment_log().empty
+        assert "fake" not in set(store.pool_docs()["docno"])
