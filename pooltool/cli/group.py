@@ -280,19 +280,27 @@ def progress(items: Iterable[T], description: str, total: int | None = None) -> 
             bar.advance(task)
 
 
-def say_if_store_busy(path: str | Path) -> None:
+def say_if_store_busy(path: str | Path, store: JudgmentStore | None = None) -> None:
     """Say on stderr, at once, when another process holds the store's write lock:
-    the command then waits for it up to ``BUSY_TIMEOUT_S`` seconds (a SQLite store;
-    on PostgreSQL writers take turns within a transaction, without notice)."""
+    the command then waits for it up to ``BUSY_TIMEOUT_S`` seconds. A SQLite file is
+    tried before it is opened; a PostgreSQL store is asked through ``store``'s
+    connection (``pg_locks``)."""
     from pooltool.store.store import BUSY_TIMEOUT_S, write_lock_held
 
-    if isinstance(path, Path) and write_lock_held(path):
-        warn(f"another process is writing to {path}: waiting for it up to "
+    busy = (write_lock_held(path) if isinstance(path, Path)
+            else store is not None and store.write_lock_held_elsewhere())
+    if busy:
+        shown = path if store is None else store.address
+        warn(f"another process is writing to {shown}: waiting for it up to "
              f"{BUSY_TIMEOUT_S:.0f} s ...")
 
 
 def open_store_to_write(ctx: click.Context) -> JudgmentStore:
     """:func:`open_store`, first saying whether another process's write will make
     this command wait (:func:`say_if_store_busy`)."""
-    say_if_store_busy(db_path(ctx))
-    return open_store(ctx)
+    path = db_path(ctx)
+    say_if_store_busy(path)
+    store = open_store(ctx)
+    if not isinstance(path, Path):
+        say_if_store_busy(path, store)
+    return store

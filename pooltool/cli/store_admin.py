@@ -67,6 +67,9 @@ def store_copy(source: str | Path, target: str | Path) -> None:
     width = max(len(d.what) for d in [*check.tables, *check.qrels, check.log])
     for digest in [*check.tables, *check.qrels, check.log]:
         click.echo(f"  {digest.what:<{width}}  {digest.rows:>10,}  {digest.sha256}")
+    if not isinstance(target, Path):
+        warn(f"roles are not copied: grant them on DST with 'pooltool --db {dst.address} "
+             "init --roles apply --assessor LOGIN ...' (see README, Shared store)")
 
 
 def _same_store(source: str | Path, target: str | Path) -> bool:

@@ -339,6 +339,17 @@ class PostgresConnection:
                     self.raw.execute("ROLLBACK")
                 raise
 
+    def write_lock_held_elsewhere(self) -> bool:
+        """Whether another connection holds the store's write lock now
+        (:data:`WRITE_LOCK_KEY` in ``pg_locks``: a bigint advisory key is stored as
+        its high and low 32 bits, ``classid`` and ``objid``, with ``objsubid`` 1)."""
+        row = self.execute(
+            "SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted "
+            "AND classid = ? AND objid = ? AND objsubid = 1 AND pid <> pg_backend_pid() "
+            "AND database = (SELECT oid FROM pg_database WHERE datname = current_database())",
+            [WRITE_LOCK_KEY >> 32, WRITE_LOCK_KEY & 0xFFFFFFFF]).fetchone()
+        return row is not None
+
     def begin_read(self) -> None:
         """Open a read-only transaction that sees one snapshot of the store throughout
         (``REPEATABLE READ``), as a SQLite read transaction in WAL mode does."""

@@ -233,6 +233,14 @@ class JudgmentStore(JudgmentLog, JudgedRules, PoolTables, ClaimTable, SampleTabl
         """A new store in memory (for tests and one-off analyses)."""
         return cls(sqlite3.connect(":memory:"))
 
+    def write_lock_held_elsewhere(self) -> bool:
+        """Whether another connection holds this store's write lock now (PostgreSQL:
+        :meth:`~pooltool.store.postgresql.PostgresConnection.write_lock_held_elsewhere`;
+        SQLite: :func:`write_lock_held` on the file, ``False`` in memory)."""
+        if isinstance(self.conn, PostgresConnection):
+            return self.conn.write_lock_held_elsewhere()
+        return self.path is not None and write_lock_held(self.path)
+
     @property
     def journal_base(self) -> Path | None:
         """The name judging apps' journals of waiting writes go beside
