@@ -14,7 +14,8 @@ store's error handling is one for both engines:
 * waiting longer than the lock timeout for another writer is
   :class:`sqlite3.OperationalError` ``"database is locked ..."`` (as SQLite's busy
   store);
-* a role that may not write a table is :class:`~pooltool.errors.StoreWriteFailed`;
+* a role that may not write a table is :class:`RoleRefused` (a
+  :class:`~pooltool.errors.StoreWriteFailed`);
 * a lost or refused connection is :class:`~pooltool.errors.StoreError`.
 
 Connection details come from the URL and libpq's usual sources (``PGPASSWORD``,
@@ -36,7 +37,6 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from pooltool.errors import StoreError, StoreWriteFailed
-from pooltool.records import is_postgresql_url
 
 WRITE_LOCK_KEY = 7_001_002_003
 """The advisory lock every write transaction takes first: writers take turns, as on
@@ -431,5 +431,5 @@ def _sqlite_errors(url: str) -> Iterator[None]:
         raise sqlite3.DatabaseError(message) from exc
 
 
-__all__ = ["PostgresConnection", "RoleRefused", "is_postgresql_url", "open_store_database", "postgresql_sql",
+__all__ = ["PostgresConnection", "RoleRefused", "open_store_database", "postgresql_sql",
            "shown_url"]

@@ -54,7 +54,7 @@ from pooltool.errors import (
 from pooltool.formats.frames import check_run_frame
 from pooltool.formats.run import read_run, read_run_table
 from pooltool.ranking import order_table
-from pooltool.records import RUN_COLUMNS, Document, Topic
+from pooltool.records import RUN_COLUMNS, Document, Topic, is_postgresql_url
 from pooltool.store import migrations, run_columns
 from pooltool.store.adaptive import AdaptiveTables
 from pooltool.store.claims import ClaimTable
@@ -64,7 +64,6 @@ from pooltool.store.pools import PoolTables
 from pooltool.store.postgresql import (
     PostgresConnection,
     RoleRefused,
-    is_postgresql_url,
     journal_base,
     open_store_database,
     shown_url,
