@@ -22,7 +22,9 @@ Rules, in the order an assessor meets them:
   milliseconds the document was on screen until then, and the note drafted
   for it, whose draft is cleared in the same transaction) and moves to the
   next unjudged document after it (wrapping round), or stays when the topic
-  is done.
+  is done. The grade the assessor already gave the document, pressed again
+  with no note drafted, writes nothing (the log holds each change of grade
+  once, not a key pressed twice) and moves on the same way.
 * **Undo**: retracts the assessor's most recent live judgment of a document
   in the queue (this session's or an earlier one's) and returns to that document; the
   document falls back to their previous grade, if any. Repeated undos walk
@@ -382,18 +384,23 @@ class JudgingSession:
     # -- writing ------------------------------------------------------------
 
     def grade(self, grade: int, ms_spent: int | None, judged_at: str | None = None,
-              ms_active: int | None = None) -> None:
+              ms_active: int | None = None) -> bool:
         """Judge the document on screen and move on (see the module docstring).
 
         :param ms_spent: milliseconds the document was on screen before the key press.
         :param ms_active: of those, the active milliseconds (:mod:`pooltool.tui.activity`).
         :param judged_at: the time of the key press (UTC, ISO 8601); default now.
+        :returns: whether a judgment was written (``False``: the assessor's grade
+            of the document already was ``grade`` and no note was drafted).
         """
         docno = self.docno
-        note = self.notes.pop(docno, None)
-        self._record(docno, grade, ms_spent, note, judged_at or utc_now(),
-                     clear_draft=note is not None, ms_active=ms_active)
+        unchanged = self.grade_of(docno) == grade and docno not in self.notes
+        if not unchanged:
+            note = self.notes.pop(docno, None)
+            self._record(docno, grade, ms_spent, note, judged_at or utc_now(),
+                         clear_draft=note is not None, ms_active=ms_active)
         self.jump_unjudged()
+        return not unchanged
 
     def _record(self, docno: str, grade: int, ms_spent: int | None, note: str | None,
                 judged_at: str, clear_draft: bool = False, ms_active: int | None = None) -> None:

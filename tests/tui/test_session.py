@@ -43,6 +43,23 @@ def test_grading_the_last_document_stays_there(writes: WriteQueue) -> None:
     assert session.next_unjudged() is None
 
 
+def test_the_same_grade_pressed_again_writes_nothing(writes: WriteQueue,
+                                                     store_path: str) -> None:
+    """A tester pressed a grade key again on the last document: each press appended
+    an identical judgment. Only a change of grade is a new judgment."""
+    session = JudgingSession(writes, "2", "alice")
+    for _ in range(3):
+        assert session.grade(0, 5)
+    assert session.docno == "d6"
+    assert not session.grade(0, 7)
+    assert session.grade(2, 9)
+    assert not session.grade(2, 9)
+    rows = log_rows(store_path).query("topic == '2' and assessor == 'alice'")
+    assert rows[["docno", "grade"]].values.tolist() == [
+        ["d1", 0], ["d2", 0], ["d6", 0], ["d6", 2]]
+    assert session.undo() == "d6" and session.grade_of("d6") == 0
+
+
 def test_undo_of_a_queued_grade_waits_for_its_id(writes: WriteQueue, store_path: str) -> None:
     session = JudgingSession(writes, "1", "alice")
     with write_lock_held(store_path):

@@ -242,11 +242,14 @@ class JudgeScreen(Screen[None]):
         judged_at = utc_now()
         ms_spent = int((time.monotonic() - self.shown_at) * 1000)
         docno = self.session.docno
-        self.session.grade(grade, ms_spent, judged_at, self.activity.active_ms())
-        self.post_message(GradeRecorded(self.session.topic, docno, grade))
-        if self.session.done and self.session.docno == docno:
-            self.notify(f"All {len(self.session.queue)} documents of topic "
-                        f"{self.session.topic} are judged.", title="Topic done", markup=False)
+        if not self.session.grade(grade, ms_spent, judged_at, self.activity.active_ms()):
+            self.notify(f"Already graded {grade}: nothing new recorded.", markup=False)
+        else:
+            self.post_message(GradeRecorded(self.session.topic, docno, grade))
+            if self.session.done and self.session.docno == docno:
+                self.notify(f"All {len(self.session.queue)} documents of topic "
+                            f"{self.session.topic} are judged.", title="Topic done",
+                            markup=False)
         self.show_document()
 
     def action_read(self, move: ReadMove) -> None:
