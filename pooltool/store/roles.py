@@ -71,6 +71,12 @@ ADMIN_CHANGES: dict[str, tuple[str, ...]] = {
 NO_ROLES = ("{} is a SQLite store: it has no roles (the file's permissions decide who "
             "may write it); roles are for a PostgreSQL store (--db postgresql://...)")
 """The refusal of roles on a SQLite store (``{}``: its path)."""
+#: The printed script's first statement: on a database without a store, its grants
+#: would fail table by table; this fails first, saying what to do.
+NO_STORE_GUARD = ("DO $$ BEGIN IF to_regclass('judgments') IS NULL THEN RAISE EXCEPTION "
+                  "'database % holds no pooltool store: make it first (pooltool --db "
+                  "postgresql://... init), then run this script', current_database(); "
+                  "END IF; END $$;")
 
 READ_ONLY = ("pooltool_migrations",)
 """Tables nobody but the owner writes (the owner runs migrations)."""
@@ -120,7 +126,8 @@ def roles_sql(admin: str = ADMIN_ROLE, assessor: str = ASSESSOR_ROLE,
     a, s = _ident(admin), _ident(assessor)
     tables = store_tables()
     lines = [f"-- pooltool store roles: {admin} (administrators), {assessor} (assessors)",
-             _create_role(admin), _create_role(assessor),
+             "-- for a store made by pooltool init; psql: psql -v ON_ERROR_STOP=1 -f FILE",
+             NO_STORE_GUARD, _create_role(admin), _create_role(assessor),
              "DO $$ BEGIN EXECUTE format('GRANT CONNECT ON DATABASE %I TO %I, %I', "
              f"current_database(), {_literal(admin)}, {_literal(assessor)}); "
              "EXECUTE format('GRANT USAGE ON SCHEMA %I TO %I, %I', current_schema(), "

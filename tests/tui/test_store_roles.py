@@ -115,6 +115,17 @@ def test_print_shows_the_sql_without_connecting() -> None:
     assert code == 0 and out == roles_sql(assessors=("alice",))
 
 
+def test_the_printed_sql_on_a_database_without_a_store_says_to_init_first(
+        postgresql_empty_url: str) -> None:
+    """A tester ran the printed script before ``init``: each grant failed on a missing
+    table. The script's first statement now fails first, saying what to do."""
+    with psycopg.connect(postgresql_empty_url, autocommit=True) as conn:
+        with pytest.raises(psycopg.errors.RaiseException,
+                           match=r"holds no pooltool store: make it first \(pooltool --db "
+                                 r"postgresql://\.\.\. init\)"):
+            conn.execute(roles_sql())
+
+
 def test_the_administrator_imports_and_pools(logins: Logins, tmp_path: Path) -> None:
     (tmp_path / "c.run").write_text("1 Q0 d9 1 9 C\n")
     (tmp_path / "topics.tsv").write_text(TOPICS)
