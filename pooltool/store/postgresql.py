@@ -85,9 +85,10 @@ def open_store_database(url: str, create: bool, now: str) -> PostgresConnection:
     """
     conn = PostgresConnection(url)
     try:
+        # pg_class, not information_schema, which hides tables the login may not read
         tables = [r[0] for r in conn.execute(
-            "SELECT table_name FROM information_schema.tables "
-            "WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'")]
+            "SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+            "WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'p')")]
         if not tables and not create:
             raise StoreError(f"{shown_url(url)} is an empty database, not a pooltool store: "
                              f"create one with 'pooltool --db {shown_url(url)} init'")
@@ -112,7 +113,13 @@ def open_store_database(url: str, create: bool, now: str) -> PostgresConnection:
 
 
 def _check_schema_version(conn: PostgresConnection, url: str) -> None:
-    applied = {r[0] for r in conn.execute("SELECT name FROM pooltool_migrations")}
+    try:
+        applied = {r[0] for r in conn.execute("SELECT name FROM pooltool_migrations")}
+    except RoleRefused as exc:
+        raise StoreError(f"{shown_url(url)} is a pooltool store this login may not read "
+                         f"({exc.reason}): its owner grants a role with 'pooltool --db "
+                         f"{shown_url(url)} init --roles apply --assessor LOGIN' (or "
+                         "--admin LOGIN)") from exc
     if applied != set(SCHEMA_MIGRATIONS):
         newer = sorted(applied - set(SCHEMA_MIGRATIONS))
         raise StoreError(

@@ -287,3 +287,27 @@ def test_an_assessor_judges_only_under_their_own_name(logins: Logins) -> None:
     with JudgmentStore.open(logins.store) as store:
         assert store.judgment_log().empty
         assert "fake" not in set(store.pool_docs()["docno"])
+
+
+def test_a_login_without_grants_is_told_to_ask_for_them(postgresql_server: Server,
+                                                        postgresql_empty_url: str) -> None:
+    """A tester's login with no grants was told the store "is an empty database"
+    (information_schema hides tables a login may not read)."""
+    login = f"dave_{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(postgresql_server.admin_url, autocommit=True) as conn:
+        conn.execute(f"CREATE ROLE {login} LOGIN")
+    try:
+        build_store(postgresql_empty_url)
+        url = login_url(postgresql_empty_url, login)
+        code, _, err = invoke(url, "status")
+        assert code == 1
+        assert err == (f"Error: {url} is a pooltool store this login may not read "
+                       "(permission denied for table pooltool_migrations): its owner grants "
+                       f"a role with 'pooltool --db {url} init --roles apply --assessor LOGIN' "
+                       "(or --admin LOGIN)\n")
+    finally:
+        with psycopg.connect(postgresql_server.admin_url, autocommit=True) as conn:
+            database = postgresql_empty_url.rsplit("/", 1)[1]
+            conn.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                         "WHERE datname = %s AND usename = %s", [database, login])
+            conn.execute(f"DROP ROLE {login}")
