@@ -24,7 +24,7 @@ DEMO_VERSION = "demo-partial"
 class DemoResult:
     """Where the demo store is and what the demo pool looks like."""
 
-    store_path: Path
+    store_path: Path | str
     files: Path
     pool: pooling.PoolRound
 
@@ -75,16 +75,41 @@ def build_demo(folder: Path) -> DemoResult:
     :returns: the store path, the demo files folder and the pooling round.
     :raises StoreError: ``folder/pooltool.db`` exists and is not a demo store.
     """
-    files = demo_files()
     folder.mkdir(parents=True, exist_ok=True)
-    path = folder / "pooltool.db"
-    if path.exists():
-        _remove_old_demo(path)
-    with JudgmentStore.open(path, create=True) as store:
-        store.set_setting("demo", True)
-        store.add_topics(read_topics(files / "topics.xml"), str(files / "topics.xml"))
-        store.add_documents(iter_documents(files / "docs.jsonl"), str(files / "docs.jsonl"))
-        store.add_runs(sorted((files / "runs").glob("*.run")))
-        store.import_qrels(files / "qrels.txt", DEMO_VERSION, assessor="demo")
-        round_ = pooling.pool_runs(store, DEMO_DEPTH)
-    return DemoResult(path, files, round_)
+    return build_demo_at(folder / "pooltool.db")
+
+
+def build_demo_at(address: Path | str) -> DemoResult:
+    """Build the demo store at ``address`` (``pooltool --db ADDRESS demo``) and pool it.
+
+    :param address: a SQLite file (its folder must exist; an earlier demo store
+        there is replaced, any other file refused) or a PostgreSQL URL of a
+        database without a pooltool store (a PostgreSQL store is append-only, so
+        an earlier demo there is not replaced).
+    :returns: the store's address, the demo files folder and the pooling round.
+    :raises StoreError: the file is not a demo store; the database holds a store.
+    """
+    if isinstance(address, Path) and address.exists():
+        _remove_old_demo(address)
+    with JudgmentStore.open(address, create=True) as store:
+        if store.engine == "postgresql" and (store.setting("demo") is not None
+                                             or store.run_tags() or len(store.topics())):
+            raise StoreError(f"{store.address} already holds a pooltool store: the demo "
+                             "builds into a database without one (give another database)")
+        round_ = fill_demo(store)
+    return DemoResult(address, demo_files(), round_)
+
+
+def fill_demo(store: JudgmentStore) -> pooling.PoolRound:
+    """Import the demo collection into an empty ``store`` (topics, documents, runs,
+    the partial qrels as version ``demo-partial``) and pool it at depth 10.
+
+    :returns: the pooling round.
+    """
+    files = demo_files()
+    store.set_setting("demo", True)
+    store.add_topics(read_topics(files / "topics.xml"), str(files / "topics.xml"))
+    store.add_documents(iter_documents(files / "docs.jsonl"), str(files / "docs.jsonl"))
+    store.add_runs(sorted((files / "runs").glob("*.run")))
+    store.import_qrels(files / "qrels.txt", DEMO_VERSION, assessor="demo")
+    return pooling.pool_runs(store, DEMO_DEPTH)

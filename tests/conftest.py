@@ -11,9 +11,6 @@ import postgresql_server as postgresql_server_module
 import pytest
 
 from pooltool import demo
-from pooltool.formats.documents import iter_documents
-from pooltool.formats.topics import read_topics
-from pooltool.pooling import pool_runs
 from pooltool.store import JudgmentStore
 
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
@@ -256,14 +253,8 @@ def module_store(request: pytest.FixtureRequest,
 def demo_store(new_store: str) -> str:
     """The demo store (``pooltool demo``'s content, pooled at its depth), once on each
     engine: :func:`pooltool.demo.build_demo`'s steps on :func:`new_store`."""
-    files = demo.demo_files()
     with JudgmentStore.open(new_store) as store:
-        store.set_setting("demo", True)
-        store.add_topics(read_topics(files / "topics.xml"), str(files / "topics.xml"))
-        store.add_documents(iter_documents(files / "docs.jsonl"), str(files / "docs.jsonl"))
-        store.add_runs(sorted((files / "runs").glob("*.run")))
-        store.import_qrels(files / "qrels.txt", demo.DEMO_VERSION, assessor="demo")
-        pool_runs(store, demo.DEMO_DEPTH)
+        demo.fill_demo(store)
     return new_store
 
 

@@ -110,6 +110,27 @@ def test_demo_builds_a_store(tmp_path: Path) -> None:
     assert "Next:" in result.stdout and "judge --assessor" in result.stdout
 
 
+DEMO_TOPICS = 10  # demo/topics.xml
+
+
+def test_demo_builds_where_db_says(store_address: str, tmp_path: Path) -> None:
+    """A tester's ``pooltool --db URL demo`` built a temporary SQLite store instead."""
+    result = CliRunner().invoke(cli, ["--db", store_address, "demo"])
+    assert result.exit_code == 0, result.output
+    assert f"Demo store: {store_address}\n" in result.stdout
+    assert f"--db {store_address} judge --assessor you" in result.stdout
+    status = CliRunner().invoke(cli, ["--db", store_address, "status", "--format", "csv"])
+    assert status.exit_code == 0 and status.stdout.count("\n") == 1 + DEMO_TOPICS
+    again = CliRunner().invoke(cli, ["--db", store_address, "demo"])
+    if store_address.startswith("postgresql://"):  # append-only: never replaced
+        assert again.exit_code == 1
+        assert "already holds a pooltool store: the demo builds into a database" in again.stderr
+    else:  # an untouched demo file is rebuilt, as in a FOLDER
+        assert again.exit_code == 0, again.output
+    both = CliRunner().invoke(cli, ["--db", store_address, "demo", str(tmp_path / "d")])
+    assert both.exit_code == 2 and "give FOLDER or --db, not both" in both.stderr
+
+
 def test_unwritable_output_is_a_clean_error(work: Path) -> None:
     run(work, "init")
     code, _, err = run(work, "export-qrels", "-o", str(work / "missing" / "q.txt"))

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import click
 import pandas as pd
+from click.core import ParameterSource
 
 from pooltool import pooling
 from pooltool.cli.group import (
@@ -541,16 +542,25 @@ class _output:
 def demo(ctx: click.Context, folder: Path | None) -> None:
     """Build a demo store from the bundled collection, pool it, and show what to do next.
 
-    FOLDER receives pooltool.db (default: a new temporary folder). Works offline.
+    FOLDER receives pooltool.db (default: a new temporary folder). With --db on
+    the command line the demo is built there instead: a SQLite file (an earlier
+    demo store is replaced, any other file refused) or a PostgreSQL database
+    without a store (POOLTOOL_DB is not used: the demo never builds into your
+    campaign's store). Works offline.
 
     \b
     Example:
       pooltool demo ./demo-store
+      pooltool --db postgresql://me@localhost/demo demo
     """
-    from pooltool.demo import DEMO_DEPTH, DEMO_VERSION, build_demo
+    from pooltool.demo import DEMO_DEPTH, DEMO_VERSION, build_demo, build_demo_at
 
-    target = folder if folder is not None else Path(tempfile.mkdtemp(prefix="pooltool-demo-"))
-    result = build_demo(target)
+    if ctx.find_root().get_parameter_source("db") is not ParameterSource.COMMANDLINE:
+        result = build_demo(folder or Path(tempfile.mkdtemp(prefix="pooltool-demo-")))
+    elif folder is not None:
+        raise click.UsageError("give FOLDER or --db, not both: the demo builds one store")
+    else:
+        result = build_demo_at(db_path(ctx))
     with JudgmentStore.open(result.store_path) as store:
         emit(pool_status(store), "table",
              title=f"demo pool (depth {DEMO_DEPTH}) against qrels {DEMO_VERSION!r}")
