@@ -30,7 +30,8 @@ _CORRECTION = ("Webber and Park 2009, 'Score adjustment for correction of poolin
 _ESTIMATE = "An estimate from a judged sample beyond the pool (recall --estimate): "
 _BETA = ("Ericson 1969 (Beta-binomial posterior of a finite population); Kleinman 1973 and "
          "Casella 1985 (prior fitted across topics); Laird and Louis 1987 (the prior refitted on "
-         "resampled topics); Brown, Cai and DasGupta 2001 (Jeffreys)")
+         "resampled topics); Chen and Shao 1999 (the shortest interval from draws); under 10 "
+         "topics: Wilson 1927, Zou and Donner 2008 (MOVER-Wilson)")
 
 GLOSSARY: dict[str, Term] = {
     # identifiers
@@ -241,7 +242,9 @@ GLOSSARY: dict[str, Term] = {
                     "Cochran 1977, ch. 5"),
     "est_R": Term(_ESTIMATE + "the relevant documents in the sample's frame: the posterior "
                   "mean of the stratified Beta-binomial draws that give its interval "
-                  "(documents; mean over topics in summaries).", _BETA),
+                  "(documents; mean over topics in summaries); where a stratum was sampled "
+                  "in fewer than 10 topics, est_R_ht with a MOVER-Wilson interval (the "
+                  "interval method is named on stderr and in JSON).", _BETA),
     "est_R_ht": Term(_ESTIMATE + "the Horvitz-Thompson estimate of the relevant documents "
                      "in the sample's frame: pooled relevant + sum over strata of sampled "
                      "relevant / inclusion probability (documents; mean over topics in "
@@ -250,10 +253,10 @@ GLOSSARY: dict[str, Term] = {
                      "Horvitz and Thompson 1952; as in Yilmaz and Aslam 2006 (infAP) and "
                      "Aslam, Pavlu and Yilmaz 2006 (statAP)"),
     "est_R_low": Term(_ESTIMATE + "the lower end of the 95% interval of est_R (of the mean "
-                      "in summaries): the 2.5th percentile of stratified Beta-binomial "
-                      "posterior draws.", _BETA),
-    "est_R_high": Term(_ESTIMATE + "the upper end of the 95% interval of est_R (97.5th "
-                       "percentile of the draws).", _BETA),
+                      "in summaries): the lower end of the shortest interval holding 95% "
+                      "of stratified Beta-binomial posterior draws.", _BETA),
+    "est_R_high": Term(_ESTIMATE + "the upper end of the 95% interval of est_R (the "
+                       "shortest interval holding 95% of the draws).", _BETA),
     "est_missed": Term(_ESTIMATE.replace("recall --estimate", "status --estimate") +
                        "est_R minus the relevant documents of the pool the sample was drawn "
                        "beyond, as it was then (a pool grown since is named on stderr, and "
@@ -270,9 +273,9 @@ GLOSSARY: dict[str, Term] = {
                        "stratified Beta-binomial draws, 0..1 (mean over topics in summaries).",
                        _BETA),
     "est_recall_low": Term(_ESTIMATE + "the lower end of the 95% interval of est_recall "
-                           "(2.5th percentile of the draws).", _BETA),
+                           "(the shortest interval holding 95% of the draws).", _BETA),
     "est_recall_high": Term(_ESTIMATE + "the upper end of the 95% interval of est_recall "
-                            "(97.5th percentile of the draws).", _BETA),
+                            "(the shortest interval holding 95% of the draws).", _BETA),
 }
 
 #: Spellings in tables and messages that mean a glossary entry.

@@ -34,7 +34,7 @@ from pooltool.analysis.estimate import (
     ratio_recall,
     ratio_variance,
 )
-from pooltool.analysis.sample_estimates import Design, estimate_recall
+from pooltool.analysis.sample_estimates import Design, Estimates, estimate_recall
 from pooltool.analysis.sampling import build_frame, draw_sample, parse_strata
 from pooltool.formats.documents import iter_documents
 from pooltool.formats.qrels import read_qrels
@@ -196,13 +196,25 @@ class Experiment:
         self.true_r = truth["num_rel"].to_numpy(dtype=float)
         self.true_recall = truth[f"recall@{k}"].to_numpy(dtype=float)
 
+    def design(self, seed: int, budget: int, allocation: str = "equal") -> Design:
+        """One seeded stratified sample of ``budget`` documents per topic beyond the pool."""
+        docs, sizes = draw_sample(self.frame, budget, seed, allocation)
+        return Design("trial", self.strata, "collection", self.pooled, docs, sizes, self.best)
+
+    def reported(self, seed: int, budget: int) -> Estimates:
+        """What ``recall --estimate`` reports for the run on one seeded sample."""
+        return estimate_recall(self.runs[self.runs["run_tag"] == self.run], self.judged,
+                               self.design(seed, budget), [self.k], seed=seed)
+
     def trial(self, seed: int, budget: int, allocation: str = "equal",
               draws: int = 2000) -> Trial:
-        docs, sizes = draw_sample(self.frame, budget, seed, allocation)
-        design = Design("trial", self.strata, "collection", self.pooled, docs, sizes, self.best)
+        design = self.design(seed, budget, allocation)
+        docs, sizes = design.docs, design.sizes
         run = self.runs[self.runs["run_tag"] == self.run]
-        estimates = estimate_recall(run, self.judged, design, [self.k], seed=seed, draws=draws)
+        estimates = estimate_recall(run, self.judged, design, [self.k], seed=seed, draws=draws,
+                                    interval="beta")
         fixed = estimate_recall(run, self.judged, design, [self.k], seed=seed, draws=draws,
+                                interval="beta",
                                 prior_replicates=0).summary.iloc[0]
         mover = estimate_recall(run, self.judged, design, [self.k], interval="mover-wilson")
         mover_rows = mover.per_topic.set_index("topic").reindex(self.topics)

@@ -78,3 +78,24 @@ def test_the_mover_wilson_interval_holds_its_estimate_but_is_not_better(
     # true 0.68 here), so the interval of the mean misses it (0 of 8 here)
     assert figures["mean_recall_mover_estimate_mean"] > figures["mean_recall_true"] + 0.1
     assert figures["mean_recall_mover_coverage"] <= 2 / 8
+
+
+def test_a_campaign_of_few_topics_gets_the_mover_wilson_interval(shared_data: Path) -> None:
+    """With 8 topics no stratum's prior can be fitted across topics; Jeffreys' prior
+    put about 112 relevant documents too many into each topic (200 repetitions,
+    bench/README.md), so pooltool reports the MOVER-Wilson interval around the
+    Horvitz-Thompson estimate there, and says why."""
+    collection = load(shared_data / "cranfield")
+    experiment = Experiment(collection, pool_depth=10, strata=DEFAULT_STRATA,
+                            topics=collection.topics[::28][:8])
+    covered = 0
+    for seed in range(10):
+        estimates = experiment.reported(seed, budget=20)
+        assert estimates.method.startswith("mover-wilson")
+        assert ("fewer than 10 topics (1-20 in 8, 21-100 in 8, 101-1000 in 8, unretrieved in "
+                "8), too few to fit") in estimates.method
+        rows = estimates.per_topic.set_index("topic").reindex(experiment.topics)
+        assert (rows["est_R"] == rows["est_R_ht"]).all()
+        covered += int(((rows["est_R_low"] <= experiment.true_r)
+                        & (experiment.true_r <= rows["est_R_high"])).sum())
+    assert covered / 80 >= 0.85  # 95.5% over 200 repetitions

@@ -30,6 +30,10 @@ topics resampled with replacement
 interval of a mean over many topics was far too narrow (on Cranfield it covered
 the true mean about half the time; measured in the README).
 
+Where a stratum was sampled in fewer than
+:data:`~pooltool.analysis.estimate.MIN_TOPICS_TO_FIT` topics there is no prior
+to fit (:func:`~pooltool.analysis.estimate.thin_strata`), and pooltool reports
+the MOVER-Wilson interval below instead (``interval="auto"``, the default).
 ``estimate_recall(..., interval="mover-wilson")`` gives, for comparison, the
 Horvitz-Thompson estimate of R with a MOVER-Wilson interval around it
 (:func:`~pooltool.analysis.estimate.mover_total`) and Recall@k as the
@@ -41,8 +45,8 @@ relevant retrieved pooled documents plus each inside part's ``N r / n``,
 ``X`` the same outside, a part with no sampled document standing in with its
 stratum's share ``r / n`` (interval [0, its size]); the interval by MOVER for
 a ratio (:func:`~pooltool.analysis.estimate.mover_ratio`). It is closed form
-(no draws) and always holds its estimate, but does not cover as the Beta
-interval does (README, "Estimating what the pool missed").
+(no draws) and always holds its estimate, but over many topics does not cover
+as the Beta interval does (README, "Estimating what the pool missed").
 
 The simulated draws are reproducible: they come from random streams seeded by
 the sample's stored seed and a label (the prior's refits, R, and each run tag
@@ -78,6 +82,7 @@ from pooltool.analysis.estimate import (
     DRAWS,
     FIXED_PRIOR_METHOD,
     INTERVAL_METHODS,
+    MIN_TOPICS_TO_FIT,
     MOVER_METHOD,
     PRIOR_REPLICATES,
     Cells,
@@ -86,9 +91,10 @@ from pooltool.analysis.estimate import (
     mover_mean,
     mover_ratio,
     mover_total,
-    percentile_interval,
     recall_draws_batch,
+    shortest_interval,
     stratum_draws_batch,
+    thin_strata,
 )
 from pooltool.analysis.sampling import Stratum, build_frame, draw_sample, parse_strata
 from pooltool.errors import InvalidArgument, StoreError
@@ -187,8 +193,8 @@ ESTIMATE_COLUMNS = ["est_R", "est_R_low", "est_R_high", "est_R_ht",
 def estimate_recall(runs: pd.DataFrame, qrels: pd.DataFrame, design: Design,
                     ks: Sequence[int], level: int = 1, seed: int = 0,
                     draws: int = DRAWS, prior_replicates: int = PRIOR_REPLICATES,
-                    interval: str = "beta") -> Estimates:
-    """Estimate R and each run's Recall@k per topic, with 95% Beta intervals.
+                    interval: str = "auto") -> Estimates:
+    """Estimate R and each run's Recall@k per topic, with 95% intervals.
 
     :param runs: ``run_tag, topic, docno, score`` (any order; trec_eval order is used).
     :param qrels: ``topic, docno, grade`` (the current qrels: pool and sample judgments).
@@ -201,8 +207,11 @@ def estimate_recall(runs: pd.DataFrame, qrels: pd.DataFrame, design: Design,
     :param prior_replicates: bootstrap refits of the prior (module docstring); 0 takes
         the fitted prior as known (the earlier, too narrow method, for comparison).
     :param interval: ``beta`` (the Beta-binomial posterior; est_R and est_recall its
-        means) or ``mover-wilson`` (est_R the Horvitz-Thompson estimate, est_recall the
-        post-stratified ratio, intervals by MOVER from Wilson intervals; no draws).
+        means), ``mover-wilson`` (est_R the Horvitz-Thompson estimate, est_recall the
+        post-stratified ratio, intervals by MOVER from Wilson intervals; no draws), or
+        ``auto`` (pooltool's choice: ``beta``, unless a stratum was sampled in too few
+        topics to fit its prior, :func:`~pooltool.analysis.estimate.thin_strata`; then
+        ``mover-wilson``, and :attr:`Estimates.method` says why).
     :returns: see :class:`Estimates`; a run is averaged over the design's topics it
         retrieved documents for.
     :raises CannotEstimate: a pooled document unjudged, or a non-empty stratum with
@@ -247,7 +256,7 @@ def estimate_recall(runs: pd.DataFrame, qrels: pd.DataFrame, design: Design,
             f"'{design.name}' first ('pooltool judge --pool {design.name}')")
 
     sampled = base[..., 1].sum(axis=1)
-    model = _interval_model(interval, base, seed, draws, prior_replicates)
+    model = _interval_model(interval, base, names, seed, draws, prior_replicates)
     r_est, r_low, r_high, r_ht = model.total(r_pool)
     per_r = pd.DataFrame({"topic": topics, "pooled_relevant": r_pool, "sampled": sampled,
                           "est_R": r_est.astype(float), "est_R_low": r_low.astype(float),
@@ -312,12 +321,12 @@ class _BetaModel:
                                                  self.draws, self.prior)
         self.r_draws = (r_pool + self.base[..., 2].sum(axis=1))[:, None] + \
             self.stratum_draws.sum(axis=1)
-        low, high = percentile_interval(self.r_draws)
+        low, high = shortest_interval(self.r_draws)
         return self.r_draws.mean(axis=1), low, high, r_pool + _weighted(self.base, 2)
 
     def mean_total(self, have: np.ndarray) -> tuple[float, float]:
         """The interval of mean R over the topics ``have``."""
-        low, high = percentile_interval(self.r_draws[have].mean(axis=0))
+        low, high = shortest_interval(self.r_draws[have].mean(axis=0))
         return float(low), float(high)
 
     def recall(self, r_pool: np.ndarray, rel_ret: np.ndarray, counts: np.ndarray,
@@ -329,8 +338,8 @@ class _BetaModel:
         draws = recall_draws_batch(r_pool, rel_ret, counts,
                                    _stream(self.seed, "recall", *labels), self.draws,
                                    self.prior, self.stratum_draws[have])
-        low, high = percentile_interval(draws)
-        mean_low, mean_high = percentile_interval(draws.mean(axis=0))
+        low, high = shortest_interval(draws)
+        mean_low, mean_high = shortest_interval(draws.mean(axis=0))
         return draws.mean(axis=1), low, high, (float(mean_low), float(mean_high))
 
 
@@ -338,10 +347,8 @@ class _MoverModel:
     """The ``mover-wilson`` interval around the Horvitz-Thompson estimate
     (:func:`~pooltool.analysis.estimate.mover_total`)."""
 
-    method = MOVER_METHOD
-
-    def __init__(self, base: np.ndarray) -> None:
-        self.base = base
+    def __init__(self, base: np.ndarray, method: str = MOVER_METHOD) -> None:
+        self.base, self.method = base, method
         self.r = (np.empty(0),) * 3
 
     def total(self, r_pool: np.ndarray) -> tuple[np.ndarray, ...]:
@@ -371,16 +378,22 @@ def _fields(counts: np.ndarray, *fields: int) -> list[np.ndarray]:
     return [counts[..., f] for f in fields]
 
 
-def _interval_model(interval: str, base: np.ndarray, seed: int, draws: int,
-                    prior_replicates: int) -> _BetaModel | _MoverModel:
+def _interval_model(interval: str, base: np.ndarray, names: list[str], seed: int,
+                    draws: int, prior_replicates: int) -> _BetaModel | _MoverModel:
     """The model of ``interval`` (:data:`~pooltool.analysis.estimate.INTERVAL_METHODS`).
 
     :raises InvalidArgument: an unknown interval method.
     """
-    if interval == "beta":
+    thin = thin_strata(base) if interval == "auto" else []
+    if interval == "beta" or (interval == "auto" and not thin):
         return _BetaModel(base, seed, draws, prior_replicates)
     if interval == "mover-wilson":
         return _MoverModel(base)
+    if interval == "auto":
+        why = ", ".join(f"{names[h]} in {topics}" for h, topics in thin)
+        return _MoverModel(base, f"{MOVER_METHOD}; chosen because strata were sampled in "
+                                 f"fewer than {MIN_TOPICS_TO_FIT} topics ({why}), too few to "
+                                 "fit the Beta interval's prior")
     raise InvalidArgument(f"unknown interval method {interval!r}: choose "
                           f"{' or '.join(INTERVAL_METHODS)}")
 

@@ -12,16 +12,18 @@ import pytest
 from pooltool.analysis.estimate import (
     Cells,
     StratumCounts,
+    counts_array,
     ht_retrieved,
     ht_total,
     ht_variance,
     mover_ratio,
     mover_total,
     normal_interval,
-    percentile_interval,
     ratio_recall,
     ratio_variance,
     recall_draws,
+    shortest_interval,
+    thin_strata,
     total_draws,
     wilson_shares,
 )
@@ -112,29 +114,34 @@ def test_normal_interval_collapses_where_the_beta_interval_does_not() -> None:
     low, high = normal_interval(ht_total(4, strata), ht_variance(strata))
     assert (low, high) == (4.0, 4.0)
     draws = total_draws(4, strata, np.random.default_rng(1))
-    beta_low, beta_high = percentile_interval(draws)
+    beta_low, beta_high = shortest_interval(draws)
     assert beta_low == 4.0
     assert 20 < beta_high < 300  # about 0.12 of 990 unsampled documents in the worst case
     recall = recall_draws(4, 2, [StratumCounts(100, 10, 0, 50, 5, 0)], np.random.default_rng(1))
-    r_low, r_high = percentile_interval(recall)
+    r_low, r_high = shortest_interval(recall)
     assert 0 < r_low < 0.5 < r_high <= 1.0
     # all sampled: no uncertainty left, so no width
-    whole = percentile_interval(total_draws(4, [StratumCounts(5, 5, 2)],
+    whole = shortest_interval(total_draws(4, [StratumCounts(5, 5, 2)],
                                             np.random.default_rng(1)))
     assert (float(whole[0]), float(whole[1])) == (6.0, 6.0)
 
 
-def test_beta_interval_covers_by_enumeration_of_a_small_population() -> None:
-    """Over every sample of the tiny population, the 95% Beta interval of R covers the
-    true R at least 90% of the time (computed, not simulated: every sample is weighed
-    equally)."""
+def test_one_topic_is_too_few_for_the_beta_interval() -> None:
+    """Over every sample of the tiny population (one topic, so Jeffreys' prior: no
+    topics to fit one from), the 95% Beta interval of R covers the true R in 15 of the
+    18 samples (computed, not simulated: every sample weighed equally), as the
+    MOVER-Wilson interval does (the test below). Its strata are thin, so pooltool
+    reports MOVER-Wilson for such a design: on 8 Cranfield topics the Beta interval
+    with Jeffreys' prior covered R per topic 20% of the time, MOVER-Wilson 95.5%
+    (bench/README.md)."""
     samples = _every_sample(2, 2)
+    assert all(thin_strata(counts_array([strata])) == [(0, 1), (1, 1)] for strata in samples)
     rng = np.random.default_rng(7)
     covered = 0
     for strata in samples:
-        low, high = percentile_interval(total_draws(POOLED_RELEVANT, strata, rng))
+        low, high = shortest_interval(total_draws(POOLED_RELEVANT, strata, rng))
         covered += int(low <= 5 <= high)
-    assert covered / len(samples) >= 0.9
+    assert 0.75 <= covered / len(samples) < 0.9
 
 
 def _mover_r(pooled_relevant: int, strata: list[StratumCounts]) -> tuple[float, float, float]:
@@ -211,9 +218,9 @@ def test_mover_wilson_by_enumeration_of_a_small_population() -> None:
     """Over every sample of the tiny population (each equally likely): est_R is the
     Horvitz-Thompson estimate (so unbiased, exactly), every estimate lies in its interval,
     and the intervals cover the true R and the true Recall@k at the rates computed here:
-    under the nominal 95% (15 and 13 of 18), where the Beta interval covers R in at least
-    90% (the test above). Samples of 2 from strata of 3 and 4, post-strata of one sampled
-    document: the small counts where Wilson's interval is least accurate."""
+    under the nominal 95% (15 and 13 of 18; the Beta interval with Jeffreys' prior covers
+    R in 15 too, the test above). Samples of 2 from strata of 3 and 4, post-strata of one
+    sampled document: the small counts where Wilson's interval is least accurate."""
     samples = _every_sample(2, 2)
     true_r, true_recall = 5, 2 / 5
     covered_r = covered_recall = 0
@@ -229,3 +236,26 @@ def test_mover_wilson_by_enumeration_of_a_small_population() -> None:
     assert sum(estimates) / len(samples) == true_r
     assert len(samples) == 18
     assert (covered_r, covered_recall) == (15, 13)
+
+
+def test_shortest_interval_by_hand() -> None:
+    # 20 draws, 95%: 19 of them; draws piled at a floor of 4 (as R is at the judged
+    # relevant documents): the shortest window starts there, where the central one
+    # (2.5th to 97.5th percentile) would reach up to the largest draw
+    draws = np.array([4.0] * 12 + [5.0] * 4 + [6.0] * 2 + [7.0, 30.0])
+    low, high = shortest_interval(draws)
+    assert (float(low), float(high)) == (4.0, 7.0)
+    assert np.percentile(draws, 97.5) > 7.0
+    # two rows at once; equally narrow windows: the lowest
+    rows = np.array([[1.0, 2.0, 3.0, 4.0], [10.0, 0.0, 5.0, 5.0]])
+    low, high = shortest_interval(rows, mass=0.5)
+    assert low.tolist() == [1.0, 5.0] and high.tolist() == [2.0, 5.0]
+
+
+def test_thin_strata_are_those_sampled_in_under_ten_topics() -> None:
+    per_topic = [[StratumCounts(50, 4, 0), StratumCounts(600, 4, 1)] for _ in range(12)]
+    per_topic[:9] = [[StratumCounts(50, 4, 0), StratumCounts(600, 4, 1),
+                      StratumCounts(300, 2, 0)] for _ in range(9)]
+    counts = counts_array(per_topic)  # stratum 2 sampled in 9 topics, absent in 3
+    assert thin_strata(counts) == [(2, 9)]
+    assert thin_strata(counts[:, :2]) == []
