@@ -56,6 +56,22 @@ def test_assign(db: str) -> None:
                    "2,ann,overlap,2,0\n")
 
 
+def test_assign_names_topics_kept_by_someone_not_named(db: str) -> None:
+    """A tester's qrels import had judged every topic under its own assessor name:
+    'assign alice bob' said it assigned them all, and kept them with the importer."""
+    with JudgmentStore.open(db) as store:
+        store.record_judgment("2", "d0", 1, "nist")
+    code, out, err = run(db, "assign", "ann", "ben", "--format", "csv")
+    assert code == 0 and err == (
+        "assigned 2 topics to 2 assessors, of which 1 stay with nist, not named here\n"
+        "2 topic(s) stay with the assessor who judged most of them (--rebalance deals them "
+        "anew)\n")
+    assert out == "topic,assessor,role,pooled,judged\n1,ann,primary,4,4\n2,nist,primary,2,1\n"
+    code, out, err = run(db, "assign", "ann", "ben", "--rebalance", "--format", "csv")
+    assert err == "assigned 2 topics to 2 assessors\n"
+    assert "2,nist" not in out
+
+
 def test_assign_errors(db: str) -> None:
     assert run(db, "assign", "ann", "--overlap", "0.5")[2] == (
         "Error: an overlap needs at least two assessors\n")

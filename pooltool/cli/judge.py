@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 
 import click
@@ -199,11 +200,20 @@ def assign(ctx: click.Context, assessors: tuple[str, ...], topics: tuple[str, ..
         plan = assign_topics(store, list(assessors), list(topics) or None, overlap, seed,
                              pool_name, rebalance)
     emit(plan, fmt)
-    warn(f"assigned {plan['topic'].nunique()} topics to {len(assessors)} assessors")
     kept = plan[(plan["role"] == "primary") & (plan["judged"] > 0)]
+    others = kept[~kept["assessor"].isin(assessors)]
+    warn(f"assigned {plan['topic'].nunique()} topics to {len(assessors)} assessors"
+         + (f", of which {len(others)} stay with {_names(others['assessor'])}, not named "
+            "here" if len(others) else ""))
     if len(kept) and not rebalance:
         warn(f"{len(kept)} topic(s) stay with the assessor who judged most of them "
              "(--rebalance deals them anew)")
+
+
+def _names(assessors: Iterable[str]) -> str:
+    """``ann`` / ``ann and ben`` / ``ann, ben and cat``: the distinct names, sorted."""
+    names = sorted(set(assessors))
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
 @cli.command()
