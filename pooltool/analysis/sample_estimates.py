@@ -2,8 +2,8 @@
 (``pooltool recall --estimate NAME``).
 
 The estimators and the interval are those of :mod:`pooltool.analysis.estimate`
-(Horvitz & Thompson 1952; ratio estimator, Cochran 1977; Jeffreys Beta-binomial
-posterior intervals, Brown, Cai & DasGupta 2001 and Ericson 1969); the design
+(Horvitz & Thompson 1952; ratio estimator, Cochran 1977; Beta-binomial
+posterior intervals, Ericson 1969); the design
 is :mod:`pooltool.analysis.sampling`. Everything here is per topic and then
 averaged over topics as trec_eval averages Recall@k.
 

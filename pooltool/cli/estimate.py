@@ -52,8 +52,7 @@ def write_estimates(ctx: click.Context, result: RecallResult, runs: pd.DataFrame
     summary, topics = _beside(result, estimates)
     judged = int(estimates.per_topic.drop_duplicates("topic")["sampled"].sum())
     about = (f"ESTIMATES from sample {name!r} beyond pool {info['base_pool']!r} (frame: "
-             f"{design.frame}; {judged} sampled documents judged; 95% Beta-binomial "
-             "posterior intervals)")
+             f"{design.frame}; {judged} sampled documents judged; 95% intervals)")
     if design.frame == "runs":
         about += "; R is R within the runs' lists"
     warn(f"note: {about}; interval method: {estimates.method}")
