@@ -505,24 +505,35 @@ def _place(runs: pd.DataFrame, design: Design, depth: int, grades: pd.DataFrame,
     ranked, flagged = np.flatnonzero(rank_topic >= 0), np.flatnonzero(flag_topic >= 0)
     line_key, rank_key, flag_key = _pair_keys(
         [topic[lines], rank_topic[ranked], flag_topic[flagged]],
-        [runs["docno"].to_numpy(dtype=object)[lines],
-         ranks["docno"].to_numpy(dtype=object)[ranked],
-         flags["docno"].to_numpy(dtype=object)[flagged]])
-    at_rank = pd.Index(rank_key).get_indexer(line_key)
-    best_rank = ranks["best_rank"].to_numpy(dtype=float)[ranked]
-    best = np.where(at_rank >= 0, best_rank[np.maximum(at_rank, 0)], np.nan)
-    at_flag = pd.Index(flag_key).get_indexer(line_key)
-    known = at_flag >= 0
+        [runs["docno"].iloc[lines], ranks["docno"].iloc[ranked], flags["docno"].iloc[flagged]])
+    known_key, known = _known_pairs(rank_key, ranks["best_rank"].to_numpy(dtype=float)[ranked],
+                                    flag_key, flags.iloc[flagged], design.strata)
+    at = pd.Index(known_key).get_indexer(line_key)
+    at[at < 0] = len(known_key)  # the row of a pair the design does not know
+    return _Placed(list(tags), bounds, _Lines(topic[lines], rank[lines],
+                                              *(column[at] for column in known)))
 
-    def flag(column: str) -> np.ndarray:
-        return known & flags[column].to_numpy(dtype=bool)[flagged][np.maximum(at_flag, 0)]
 
-    pooled = flag("pooled")
-    stratum = np.full(len(lines), -1, dtype=np.int64)
-    for j, s in enumerate(design.strata):
+def _known_pairs(rank_key: np.ndarray, best_rank: np.ndarray, flag_key: np.ndarray,
+                 flags: pd.DataFrame, strata: list[Stratum]
+                 ) -> tuple[np.ndarray, tuple[np.ndarray, ...]]:
+    """The pairs the design knows (keys of :func:`_pair_keys`: ``rank_key`` with their
+    best ranks, ``flag_key`` with their ``flags`` rows), placed as :class:`_Lines`
+    places a line: ``stratum, pooled, sampled, relevant``, each with one more row last
+    for a pair the design does not know (no best rank, no flag)."""
+    in_ranks = pd.Index(rank_key).get_indexer(flag_key)
+    extra = np.flatnonzero(in_ranks < 0)
+    known_key = np.concatenate([rank_key, flag_key[extra]])
+    best = np.concatenate([best_rank, np.full(len(extra) + 1, np.nan)])
+    flag_row = np.full(len(known_key) + 1, len(flag_key))  # past the end: no flag
+    flag_row[in_ranks[in_ranks >= 0]] = np.flatnonzero(in_ranks >= 0)
+    flag_row[len(rank_key):len(known_key)] = extra
+    pooled, sampled, relevant = (np.append(flags[c].to_numpy(dtype=bool), False)[flag_row]
+                                 for c in ("pooled", "sampled", "relevant"))
+    stratum = np.full(len(best), -1, dtype=np.int64)
+    for j, s in enumerate(strata):
         stratum[s.holds(best) & (stratum < 0) & ~pooled] = j
-    return _Placed(list(tags), bounds, _Lines(topic[lines], rank[lines], stratum, pooled,
-                                              flag("sampled"), flag("relevant")))
+    return known_key, (stratum, pooled, sampled, relevant)
 
 
 def _flags(design: Design, grades: pd.DataFrame, level: int,
@@ -536,7 +547,7 @@ def _flags(design: Design, grades: pd.DataFrame, level: int,
     return flags.assign(relevant=is_relevant(flags["grade"], level).to_numpy(dtype=bool))
 
 
-def _pair_keys(topics: list[np.ndarray], docnos: list[np.ndarray]) -> list[np.ndarray]:
+def _pair_keys(topics: list[np.ndarray], docnos: list[pd.Series]) -> list[np.ndarray]:
     """One int64 key per (topic position, docno) of each part (``topics[i]`` and
     ``docnos[i]`` of one length), equal for equal pairs across all of them (docno codes
     from one dictionary encoding)."""
@@ -546,14 +557,25 @@ def _pair_keys(topics: list[np.ndarray], docnos: list[np.ndarray]) -> list[np.nd
             for t, a, b in zip(topics, bounds[:-1], bounds[1:], strict=True)]
 
 
-def _codes(columns: list[np.ndarray]) -> tuple[np.ndarray, int]:
+def _codes(columns: list[pd.Series]) -> tuple[np.ndarray, int]:
     """Codes of the strings of ``columns`` taken as one column (equal strings, equal
     codes), and how many distinct strings: Arrow's hash dictionary encoding (faster than
-    pandas' factorize on millions of Python strings)."""
-    values = pa.concat_arrays([pa.array(c, type=pa.large_string()) for c in columns])
+    pandas' factorize on millions of Python strings; a column pandas holds in Arrow is
+    not copied out to Python strings)."""
+    values = pa.concat_arrays([_arrow_strings(c) for c in columns])
     encoded = pc.dictionary_encode(values)
     return (encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64),
             len(encoded.dictionary))
+
+
+def _arrow_strings(column: pd.Series) -> pa.Array:
+    """A column of strings as one Arrow ``large_string`` array."""
+    if isinstance(column.dtype, pd.StringDtype) and column.dtype.storage == "pyarrow":
+        strings = pa.array(column.array)
+        if isinstance(strings, pa.ChunkedArray):
+            strings = strings.combine_chunks()
+        return strings.cast(pa.large_string())
+    return pa.array(column.to_numpy(dtype=object), type=pa.large_string())
 
 
 def _first(items: object, limit: int = 10) -> str:
