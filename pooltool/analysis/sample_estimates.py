@@ -47,7 +47,8 @@ interval does (README, "Estimating what the pool missed").
 The simulated draws are reproducible: they come from random streams seeded by
 the sample's stored seed and a label (the prior's refits, R, and each run tag
 and cutoff), so the same store and sample give the same intervals on every
-run, and a run's interval does not depend on which other runs are asked for.
+run, and a run's interval does not depend on which other runs are asked for,
+nor on how many runs and cutoffs are estimated at once in threads.
 
 What counts:
 
