@@ -325,6 +325,14 @@ def test_stored_runs_in_order_and_threads_give_the_same_estimates(demo: str) -> 
             check_exact=True)
     per_topic = given[0].per_topic
     assert len(per_topic) == 2 * 10 * len(ks)
+    # the command: stored tags (their store ranks) and the shuffled file (ranked on loading)
+    args = ["--version", "judged", "-k", "5,10,100", "--estimate", "s1", "-q", "--format", "csv"]
+    outputs = [_run(demo, "recall", *runs, *args) for runs in (["bm25", "qld"], [str(path)])]
+    assert [code for code, _, _ in outputs] == [0, 0], outputs
+    read = [pd.read_csv(pd.io.common.StringIO(out), dtype={"topic": str}).sort_values(keys)
+            .reset_index(drop=True) for _, out, _ in outputs]
+    pd.testing.assert_frame_equal(*read)
+    assert len(read[0]) == len(per_topic)
     # Recall@k grows with k and differs between the runs: the lines were placed, not lost
     mean = given[0].summary.set_index(["run_tag", "k"])["est_recall"]
     assert (mean.loc["bm25"].diff().dropna() > 0).all()
