@@ -32,20 +32,40 @@ def order_run(frame: pd.DataFrame) -> pd.DataFrame:
         ``trec_rank`` column: the 1-based position of the document within its
         run and topic in that order.
     """
-    keys = [c for c in ("run_tag", "topic") if c in frame.columns]
-    fast = _trec_order(frame, keys)
-    if fast is None:
-        ordered = frame.sort_values(
-            keys + ["score", "docno"],
-            ascending=[True] * len(keys) + [False, False],
-            kind="mergesort",
-        ).reset_index(drop=True)
-        ordered["trec_rank"] = ordered.groupby(keys, sort=False).cumcount().astype("int64") + 1
-        return ordered
-    order, trec_rank = fast
+    order, trec_rank = _order(frame)
     ordered = frame.take(order).reset_index(drop=True)
     ordered["trec_rank"] = trec_rank
     return ordered
+
+
+def trec_ranks(frame: pd.DataFrame) -> np.ndarray:
+    """The ``trec_rank`` :func:`order_run` gives each row, in the frame's own row order
+    (no reordered copy of the frame is made).
+
+    :param frame: ``n`` rows, as :func:`order_run` takes them.
+    :returns: int64 ``n``: each row's 1-based position within its run and topic in
+        trec_eval's order.
+    """
+    order, trec_rank = _order(frame)
+    ranks = np.empty(len(order), dtype=np.int64)
+    ranks[order] = trec_rank
+    return ranks
+
+
+def _order(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`order_run`'s row order (positions in ``frame``) and the ``trec_rank`` of
+    each row in that order: :func:`_trec_order`, else pandas' stable sort."""
+    keys = [c for c in ("run_tag", "topic") if c in frame.columns]
+    fast = _trec_order(frame, keys)
+    if fast is not None:
+        return fast
+    ordered = frame.reset_index(drop=True).sort_values(
+        keys + ["score", "docno"],
+        ascending=[True] * len(keys) + [False, False],
+        kind="mergesort",
+    )
+    trec_rank = ordered.groupby(keys, sort=False).cumcount().to_numpy(dtype=np.int64) + 1
+    return ordered.index.to_numpy(dtype=np.int64), trec_rank
 
 
 def _trec_order(frame: pd.DataFrame, keys: list[str]) -> tuple[np.ndarray, np.ndarray] | None:

@@ -5,12 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pooltool.formats.run import read_run
-from pooltool.ranking import _group_score_order, order_run, top_k
+from pooltool.ranking import _group_score_order, order_run, top_k, trec_ranks
 
 
 def test_ties_broken_by_docno_descending_and_rank_ignored() -> None:
@@ -70,3 +71,24 @@ def test_group_score_order_is_lexsort(rows: list[tuple[int, float]], written_in_
     scores = np.array([s for _, s in rows])
     expected = np.lexsort((-scores, group))
     assert _group_score_order(group, scores).tolist() == expected.tolist()
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["t", "u"]), st.sampled_from(["1", "2", "10"]),
+                          st.sampled_from(["a", "B", "9", "10", "b"]),
+                          st.sampled_from([0.0, 1.0, 2.5, float("nan")])),
+                min_size=1, max_size=40),
+       st.booleans())
+def test_trec_ranks_are_order_runs_in_row_order(rows: list[tuple[str, str, str, float]],
+                                                python_strings: bool) -> None:
+    """Each row's trec_rank, the frame left as it is: numpy's path (Python strings, no
+    NaN score), and pandas' where order_run falls back to it."""
+    frame = pd.DataFrame(rows, columns=["run_tag", "topic", "docno", "score"])
+    if python_strings:
+        frame = frame.astype({"run_tag": object, "topic": object, "docno": object})
+    ordered = order_run(frame.assign(row=np.arange(len(frame))))
+    expected = np.empty(len(frame), dtype=np.int64)
+    expected[ordered["row"].to_numpy()] = ordered["trec_rank"].to_numpy()
+    before = frame.copy()
+    assert trec_ranks(frame).tolist() == expected.tolist()
+    assert frame.equals(before)

@@ -10,10 +10,13 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
+from pooltool.analysis.sample_estimates import estimate_recall, load_design
 from pooltool.analysis.sampling import allocate, build_frame, draw_sample, parse_strata
 from pooltool.cli import cli
 from pooltool.formats.qrels import read_qrels
+from pooltool.formats.run import read_run
 from pooltool.glossary import lookup
+from pooltool.records import RUN_COLUMNS
 from pooltool.store import JudgmentStore
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -290,3 +293,47 @@ def test_grow_keeps_every_earlier_draw(demo: str) -> None:
     assert _run(demo, "pool", "--depth", "30")[0] == 0  # the pool deepens: the frame changes
     code, _, err = _run(demo, "sample", "--name", "s1", "--grow", "4")
     assert code == 1 and "frame of sample 's1' changed" in err
+
+
+def test_stored_runs_in_order_and_threads_give_the_same_estimates(demo: str) -> None:
+    # stored runs come in trec_eval order with their trec_rank and are not ordered again;
+    # the same lines shuffled into a file are; the estimates are the same to the digit,
+    # in one thread or several (each run x k draws from its own stream)
+    assert _run(demo, "sample", "--name", "s1", "--budget", "8", "--seed", "1")[0] == 0
+    _judge_from_truth(demo, "judged", "main", "s1")
+    with JudgmentStore.open(demo) as store:
+        design = load_design(store, "s1")
+        qrels = store.qrels("judged")
+        stored = pd.concat([store.run_frame(tag) for tag in ("bm25", "qld")], ignore_index=True)
+    shuffled = stored.sample(frac=1, random_state=3)
+    assert not shuffled.index.equals(stored.index)
+    path = Path("shuffled.run").resolve()
+    path.write_text("".join(f"{t} Q0 {d} {r} {s!r} {tag}\n" for tag, t, d, r, s in
+                            shuffled[RUN_COLUMNS].itertuples(index=False)))
+    from_file = read_run(path)
+    assert "trec_rank" not in from_file.columns
+    ks = [5, 10, 100]
+    given = [estimate_recall(stored, qrels, design, ks, seed=1, threads=n) for n in (1, 2)]
+    ordered = estimate_recall(from_file, qrels, design, ks, seed=1, threads=2)
+    keys = ["run_tag", "k", "topic"]
+    for name in ("per_topic", "summary"):
+        frames = [getattr(e, name) for e in (*given, ordered)]
+        pd.testing.assert_frame_equal(frames[0], frames[1], check_exact=True)
+        pd.testing.assert_frame_equal(
+            frames[0].sort_values(keys[:2 if name == "summary" else 3]).reset_index(drop=True),
+            frames[2].sort_values(keys[:2 if name == "summary" else 3]).reset_index(drop=True),
+            check_exact=True)
+    per_topic = given[0].per_topic
+    assert len(per_topic) == 2 * 10 * len(ks)
+    # the command: stored tags (their store ranks) and the shuffled file (ranked on loading)
+    args = ["--version", "judged", "-k", "5,10,100", "--estimate", "s1", "-q", "--format", "csv"]
+    outputs = [_run(demo, "recall", *runs, *args) for runs in (["bm25", "qld"], [str(path)])]
+    assert [code for code, _, _ in outputs] == [0, 0], outputs
+    read = [pd.read_csv(pd.io.common.StringIO(out), dtype={"topic": str}).sort_values(keys)
+            .reset_index(drop=True) for _, out, _ in outputs]
+    pd.testing.assert_frame_equal(*read)
+    assert len(read[0]) == len(per_topic)
+    # Recall@k grows with k and differs between the runs: the lines were placed, not lost
+    mean = given[0].summary.set_index(["run_tag", "k"])["est_recall"]
+    assert (mean.loc["bm25"].diff().dropna() > 0).all()
+    assert mean.loc["bm25", 10] != mean.loc["qld", 10]

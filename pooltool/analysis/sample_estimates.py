@@ -51,7 +51,8 @@ as the Beta interval does (README, "Estimating what the pool missed").
 The simulated draws are reproducible: they come from random streams seeded by
 the sample's stored seed and a label (the prior's refits, R, and each run tag
 and cutoff), so the same store and sample give the same intervals on every
-run, and a run's interval does not depend on which other runs are asked for.
+run, and a run's interval does not depend on which other runs are asked for,
+nor on how many runs and cutoffs are estimated at once in threads.
 
 What counts:
 
@@ -68,9 +69,11 @@ What counts:
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+import os
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -98,7 +101,7 @@ from pooltool.analysis.estimate import (
 )
 from pooltool.analysis.sampling import Stratum, build_frame, draw_sample, parse_strata
 from pooltool.errors import InvalidArgument, StoreError
-from pooltool.ranking import order_run
+from pooltool.ranking import trec_ranks
 from pooltool.records import is_judged, is_relevant, topic_key
 from pooltool.store import JudgmentStore
 
@@ -193,10 +196,14 @@ ESTIMATE_COLUMNS = ["est_R", "est_R_low", "est_R_high", "est_R_ht",
 def estimate_recall(runs: pd.DataFrame, qrels: pd.DataFrame, design: Design,
                     ks: Sequence[int], level: int = 1, seed: int = 0,
                     draws: int = DRAWS, prior_replicates: int = PRIOR_REPLICATES,
-                    interval: str = "auto") -> Estimates:
+                    interval: str = "auto", threads: int | None = None) -> Estimates:
     """Estimate R and each run's Recall@k per topic, with 95% intervals.
 
     :param runs: ``run_tag, topic, docno, score`` (any order; trec_eval order is used).
+        With a ``trec_rank`` column (each line's trec_eval rank, as
+        :func:`~pooltool.ranking.order_run` adds it and
+        :meth:`~pooltool.store.JudgmentStore.run_frame` gives stored runs, already in
+        that order) the lines are not ordered again.
     :param qrels: ``topic, docno, grade`` (the current qrels: pool and sample judgments).
     :param design: the sample (see :class:`Design`).
     :param ks: cutoffs (>= 1).
@@ -212,6 +219,8 @@ def estimate_recall(runs: pd.DataFrame, qrels: pd.DataFrame, design: Design,
         ``auto`` (pooltool's choice: ``beta``, unless a stratum was sampled in too few
         topics to fit its prior, :func:`~pooltool.analysis.estimate.thin_strata`; then
         ``mover-wilson``, and :attr:`Estimates.method` says why).
+    :param threads: runs x cutoffs estimated at once (``None``: :data:`THREADS`); each
+        draws from its own random stream, so the results do not depend on it.
     :returns: see :class:`Estimates`; a run is averaged over the design's topics it
         retrieved documents for.
     :raises CannotEstimate: a pooled document unjudged, or a non-empty stratum with
@@ -262,35 +271,31 @@ def estimate_recall(runs: pd.DataFrame, qrels: pd.DataFrame, design: Design,
                           "est_R": r_est.astype(float), "est_R_low": r_low.astype(float),
                           "est_R_high": r_high.astype(float),
                           "est_R_ht": r_ht.astype(float)})
-    runs = runs[runs["topic"].isin(t_index)]
     placed = _place(runs, design, max(ks), grades, level, sample, topics)
-    rows, summary = [], []
-    for tag in pd.unique(runs["run_tag"]):
-        run = placed.of(tag)
+    jobs = [(code, k) for code in range(len(placed.tags)) for k in ks]
+
+    def estimate(job: tuple[int, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray,
+                                                 np.ndarray, tuple[float, float]]:
+        code, k = job
+        run = placed.of(code)
         have = np.zeros(len(topics), dtype=bool)
         have[run.topic] = True
+        counts, rel_ret = _counts_at(base, run, k)
+        return (have, *model.recall(r_pool[have], rel_ret[have], counts[have], have,
+                                    (str(placed.tags[code]), str(k))))
+
+    rows, summary = [], []
+    for (code, k), (have, recall, low, high, mean_recall) in zip(
+            jobs, _map(estimate, jobs, THREADS if threads is None else threads), strict=True):
+        tag = placed.tags[code]
         chosen = np.flatnonzero(have)
-        mean_r = model.mean_total(have)
-        for k in ks:
-            top = run.rank <= k
-            counts = base.copy()
-            rel_ret = np.zeros(len(topics), dtype=np.int64)
-            in_pool = top & run.pooled
-            np.add.at(rel_ret, run.topic[in_pool], run.relevant[in_pool])
-            framed = top & (run.stratum >= 0)
-            cell = (run.topic[framed], run.stratum[framed])
-            np.add.at(counts[..., 3], cell, 1)
-            np.add.at(counts[..., 4], cell, run.sampled[framed])
-            np.add.at(counts[..., 5], cell, run.relevant[framed])
-            recall, low, high, mean_recall = model.recall(
-                r_pool[have], rel_ret[have], counts[have], have, (str(tag), str(k)))
-            for pos, i in enumerate(chosen):
-                rows.append((tag, topics[i], k, int(sampled[i]), r_est[i], r_low[i], r_high[i],
-                             r_ht[i], recall[pos], low[pos], high[pos]))
-            if len(chosen):
-                summary.append((tag, k, len(chosen), int(sampled[have].sum()),
-                                r_est[have].mean(), *mean_r, r_ht[have].mean(),
-                                recall.mean(), *mean_recall))
+        for pos, i in enumerate(chosen):
+            rows.append((tag, topics[i], k, int(sampled[i]), r_est[i], r_low[i], r_high[i],
+                         r_ht[i], recall[pos], low[pos], high[pos]))
+        if len(chosen):
+            summary.append((tag, k, len(chosen), int(sampled[have].sum()),
+                            r_est[have].mean(), *model.mean_total(have), r_ht[have].mean(),
+                            recall.mean(), *mean_recall))
     per_topic = pd.DataFrame(rows, columns=["run_tag", "topic", "k", "sampled",
                                             *ESTIMATE_COLUMNS])
     summary_frame = pd.DataFrame(summary, columns=["run_tag", "k", "num_q", "sampled",
@@ -412,11 +417,26 @@ def _weighted(counts: np.ndarray, field: int) -> np.ndarray:
     return (weight * counts[..., field]).sum(axis=1)
 
 
+#: Runs x cutoffs estimated at once, in threads (numpy's Beta and binomial draws, most of
+#: the time, let other threads run); about 30 MB of draws each at 250 topics.
+THREADS = min(os.cpu_count() or 1, 8)
+
+_T = TypeVar("_T")
+_R = TypeVar("_R")
+
+
+def _map(function: Callable[[_T], _R], items: list[_T], threads: int) -> list[_R]:
+    """``[function(item) for item in items]``, in ``threads`` threads when more than one."""
+    if threads <= 1 or len(items) < 2:
+        return [function(item) for item in items]
+    with ThreadPoolExecutor(max_workers=threads) as pool:
+        return list(pool.map(function, items))
+
+
 @dataclass(frozen=True)
-class _Placed:
+class _Lines:
     """Run lines placed in the design, as arrays of one length (one row a line).
 
-    :ivar tag: the run's code (its position in ``tags``).
     :ivar topic: the topic's position in the design's topics.
     :ivar rank: the line's trec_eval rank.
     :ivar stratum: the stratum's position in the design, -1 for a pooled line or one
@@ -425,8 +445,6 @@ class _Placed:
         judged sampled documents only: the design's evidence).
     """
 
-    tags: pd.Index
-    tag: np.ndarray
     topic: np.ndarray
     rank: np.ndarray
     stratum: np.ndarray
@@ -434,69 +452,144 @@ class _Placed:
     sampled: np.ndarray
     relevant: np.ndarray
 
-    def of(self, tag: object) -> _Placed:
-        """The lines of one run."""
-        rows = self.tag == self.tags.get_loc(tag)
-        return _Placed(self.tags, self.tag[rows], self.topic[rows], self.rank[rows],
-                       self.stratum[rows], self.pooled[rows], self.sampled[rows],
-                       self.relevant[rows])
+    def part(self, rows: slice) -> _Lines:
+        """The lines ``rows``."""
+        return _Lines(self.topic[rows], self.rank[rows], self.stratum[rows], self.pooled[rows],
+                      self.sampled[rows], self.relevant[rows])
+
+
+@dataclass(frozen=True)
+class _Placed:
+    """The lines of every run, run after run.
+
+    :ivar tags: the run tags, in the order they first appear in the input.
+    :ivar bounds: run ``i``'s lines are ``lines`` ``bounds[i]`` to ``bounds[i + 1]``.
+    """
+
+    tags: list[Any]
+    bounds: np.ndarray
+    lines: _Lines
+
+    def of(self, code: int) -> _Lines:
+        """The lines of run ``tags[code]``."""
+        return self.lines.part(slice(self.bounds[code], self.bounds[code + 1]))
+
+
+def _counts_at(base: np.ndarray, run: _Lines, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """The design's counts (``base``, ``(topics, strata, 6)``) with the run's first ``k``
+    in each cell filled in (fields 3-5: documents, judged sampled ones, relevant ones),
+    and the relevant pooled documents in its first ``k`` per topic."""
+    topics, strata = base.shape[:2]
+    top = run.rank <= k
+    rel_ret = np.bincount(run.topic[top & run.pooled & run.relevant], minlength=topics)
+    framed = top & (run.stratum >= 0)
+    cell = run.topic[framed] * strata + run.stratum[framed]
+    counts = base.copy()
+    for field_, rows in ((3, slice(None)), (4, run.sampled[framed]),
+                         (5, run.relevant[framed])):
+        counts[..., field_] = np.bincount(cell[rows], minlength=topics * strata).reshape(
+            topics, strata)
+    return counts, rel_ret
 
 
 def _place(runs: pd.DataFrame, design: Design, depth: int, grades: pd.DataFrame, level: int,
            sample: pd.DataFrame, topics: list[str]) -> _Placed:
-    """Each run's first ``depth`` documents, placed: pooled, in a stratum (by best rank)
-    or outside the frame, sampled, relevant (see :class:`_Placed`).
+    """Each run's first ``depth`` documents in the design's topics, placed: pooled, in a
+    stratum (by best rank) or outside the frame, sampled, relevant (see :class:`_Lines`).
 
-    Every (topic, docno) is looked up once in a table of the pairs the design knows
-    (best ranks over the sample's runs, the pool, the judged sample), by integer
+    The lines' trec_eval ranks are ``runs["trec_rank"]`` when given, else computed
+    (:func:`~pooltool.ranking.trec_ranks`); the lines are not reordered, only grouped
+    by run. Every (topic, docno) is looked up once in a table of the pairs the design
+    knows (best ranks over the sample's runs, the pool, the judged sample), by integer
     pair codes (a join of millions of run lines on two string columns is slow)."""
-    top = order_run(runs[["run_tag", "topic", "docno", "score"]])
-    top = top[top["trec_rank"] <= depth].reset_index(drop=True)
+    topic = pd.Index(topics).get_indexer(runs["topic"])
+    in_design = np.flatnonzero(topic >= 0)
+    if "trec_rank" in runs.columns:
+        rank = runs["trec_rank"].to_numpy(dtype=np.int64)
+    else:
+        rank = trec_ranks(runs[["run_tag", "topic", "docno", "score"]])
+    tag, tags = pd.factorize(runs["run_tag"].to_numpy(dtype=object)[in_design])
+    top = rank[in_design] <= depth
+    by_run = np.argsort(tag[top], kind="stable")
+    lines = in_design[top][by_run]
+    bounds = np.searchsorted(tag[top][by_run], np.arange(len(tags) + 1))
+    flags = _flags(design, grades, level, sample)
+    ranks = design.best_ranks
+    rank_topic, flag_topic = (pd.Index(topics).get_indexer(f["topic"]) for f in (ranks, flags))
+    ranked, flagged = np.flatnonzero(rank_topic >= 0), np.flatnonzero(flag_topic >= 0)
+    line_key, rank_key, flag_key = _pair_keys(
+        [topic[lines], rank_topic[ranked], flag_topic[flagged]],
+        [runs["docno"].iloc[lines], ranks["docno"].iloc[ranked], flags["docno"].iloc[flagged]])
+    known_key, known = _known_pairs(rank_key, ranks["best_rank"].to_numpy(dtype=float)[ranked],
+                                    flag_key, flags.iloc[flagged], design.strata)
+    at = pd.Index(known_key).get_indexer(line_key)
+    at[at < 0] = len(known_key)  # the row of a pair the design does not know
+    return _Placed(list(tags), bounds, _Lines(topic[lines], rank[lines],
+                                              *(column[at] for column in known)))
+
+
+def _known_pairs(rank_key: np.ndarray, best_rank: np.ndarray, flag_key: np.ndarray,
+                 flags: pd.DataFrame, strata: list[Stratum]
+                 ) -> tuple[np.ndarray, tuple[np.ndarray, ...]]:
+    """The pairs the design knows (keys of :func:`_pair_keys`: ``rank_key`` with their
+    best ranks, ``flag_key`` with their ``flags`` rows), placed as :class:`_Lines`
+    places a line: ``stratum, pooled, sampled, relevant``, each with one more row last
+    for a pair the design does not know (no best rank, no flag)."""
+    in_ranks = pd.Index(rank_key).get_indexer(flag_key)
+    extra = np.flatnonzero(in_ranks < 0)
+    known_key = np.concatenate([rank_key, flag_key[extra]])
+    best = np.concatenate([best_rank, np.full(len(extra) + 1, np.nan)])
+    flag_row = np.full(len(known_key) + 1, len(flag_key))  # past the end: no flag
+    flag_row[in_ranks[in_ranks >= 0]] = np.flatnonzero(in_ranks >= 0)
+    flag_row[len(rank_key):len(known_key)] = extra
+    pooled, sampled, relevant = (np.append(flags[c].to_numpy(dtype=bool), False)[flag_row]
+                                 for c in ("pooled", "sampled", "relevant"))
+    stratum = np.full(len(best), -1, dtype=np.int64)
+    for j, s in enumerate(strata):
+        stratum[s.holds(best) & (stratum < 0) & ~pooled] = j
+    return known_key, (stratum, pooled, sampled, relevant)
+
+
+def _flags(design: Design, grades: pd.DataFrame, level: int,
+           sample: pd.DataFrame) -> pd.DataFrame:
+    """``topic, docno, pooled, sampled, relevant``: the design's pooled and judged sampled
+    documents (only they are its evidence of relevance), one row a pair."""
     flags = pd.concat([design.pooled[["topic", "docno"]].assign(pooled=True, sampled=False),
                        sample[["topic", "docno"]].assign(pooled=False, sampled=True)])
     flags = flags.groupby(["topic", "docno"], as_index=False)[["pooled", "sampled"]].any()
     flags = flags.merge(grades, on=["topic", "docno"], how="left")
-    # only pooled and judged sampled documents are the design's evidence
-    flags["relevant"] = is_relevant(flags["grade"], level).to_numpy(dtype=bool)
-    ranks = design.best_ranks
-    top_key, rank_key, flag_key = _pair_keys(top, ranks, flags)
-    at_rank = pd.Index(rank_key).get_indexer(top_key)
-    best = np.where(at_rank >= 0, ranks["best_rank"].to_numpy(dtype=float)[at_rank], np.nan)
-    at_flag = pd.Index(flag_key).get_indexer(top_key)
-    known = at_flag >= 0
-
-    def flag(column: str) -> np.ndarray:
-        return known & flags[column].to_numpy(dtype=bool)[np.maximum(at_flag, 0)]
-
-    pooled = flag("pooled")
-    stratum = np.full(len(top), -1, dtype=np.int64)
-    for j, s in enumerate(design.strata):
-        stratum[s.holds(best) & (stratum < 0) & ~pooled] = j
-    tag, tags = pd.factorize(top["run_tag"])
-    return _Placed(tags, tag, pd.Index(topics).get_indexer(top["topic"]),
-                   top["trec_rank"].to_numpy(dtype=np.int64), stratum, pooled,
-                   flag("sampled"), flag("relevant").astype(np.int64))
+    return flags.assign(relevant=is_relevant(flags["grade"], level).to_numpy(dtype=bool))
 
 
-def _pair_keys(*frames: pd.DataFrame) -> list[np.ndarray]:
-    """One int64 key per (topic, docno) row of each frame, equal for equal pairs across
-    all of them (codes from one dictionary encoding of their topics and docnos)."""
-    topics, _ = _codes([f["topic"] for f in frames])
-    docnos, count = _codes([f["docno"] for f in frames])
-    keys = topics * max(count, 1) + docnos
-    bounds = np.cumsum([0] + [len(f) for f in frames])
-    return [keys[a:b] for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
+def _pair_keys(topics: list[np.ndarray], docnos: list[pd.Series]) -> list[np.ndarray]:
+    """One int64 key per (topic position, docno) of each part (``topics[i]`` and
+    ``docnos[i]`` of one length), equal for equal pairs across all of them (docno codes
+    from one dictionary encoding)."""
+    codes, count = _codes(docnos)
+    bounds = np.cumsum([0] + [len(d) for d in docnos])
+    return [np.asarray(t, dtype=np.int64) * max(count, 1) + codes[a:b]
+            for t, a, b in zip(topics, bounds[:-1], bounds[1:], strict=True)]
 
 
 def _codes(columns: list[pd.Series]) -> tuple[np.ndarray, int]:
     """Codes of the strings of ``columns`` taken as one column (equal strings, equal
     codes), and how many distinct strings: Arrow's hash dictionary encoding (faster than
-    pandas' factorize on millions of Python strings)."""
-    values = pa.concat_arrays([pa.array(c.to_numpy(dtype=object), type=pa.large_string())
-                               for c in columns])
+    pandas' factorize on millions of Python strings; a column pandas holds in Arrow is
+    not copied out to Python strings)."""
+    values = pa.concat_arrays([_arrow_strings(c) for c in columns])
     encoded = pc.dictionary_encode(values)
     return (encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64),
             len(encoded.dictionary))
+
+
+def _arrow_strings(column: pd.Series) -> pa.Array:
+    """A column of strings as one Arrow ``large_string`` array."""
+    if isinstance(column.dtype, pd.StringDtype) and column.dtype.storage == "pyarrow":
+        strings = pa.array(column.array)
+        if isinstance(strings, pa.ChunkedArray):
+            strings = strings.combine_chunks()
+        return strings.cast(pa.large_string())
+    return pa.array(column.to_numpy(dtype=object), type=pa.large_string())
 
 
 def _first(items: object, limit: int = 10) -> str:

@@ -137,7 +137,7 @@ def recall(ctx: click.Context, runs: tuple[str, ...], qrels_file: Path | None, v
         from pooltool.cli.estimate import check_sample
 
         check_sample(ctx, sample_name)  # before any note about the qrels
-        frame = load_runs(ctx, runs)
+        frame = load_runs(ctx, runs, ranked=True)  # stored runs: not ordered again
         qrels = _qrels_frame(ctx, qrels_file, stored)  # once: reading notes what it read
         result = evaluate_recall(frame, qrels, **options)
     else:

@@ -107,14 +107,17 @@ def stored_qrels(ctx: click.Context, version: str | None, policy: str = "latest"
         return qrels
 
 
-def load_runs(ctx: click.Context, specs: Sequence[str]) -> pd.DataFrame:
+def load_runs(ctx: click.Context, specs: Sequence[str], ranked: bool = False) -> pd.DataFrame:
     """The runs named by ``specs``, in the order given, as one frame.
 
     Each spec is a run file (which may hold several runs), else the tag of a
     run in the store.
 
+    :param ranked: add ``trec_rank``, each line's trec_eval rank: the store's for a
+        stored run (its lines are kept in trec_eval order), computed for a file
+        (:func:`~pooltool.ranking.trec_ranks`).
     :returns: columns ``run_tag, topic, docno, rank, score`` (as
-        :func:`~pooltool.formats.run.read_run`).
+        :func:`~pooltool.formats.run.read_run`), then ``trec_rank`` if ``ranked``.
     :raises FormatError: a malformed file.
     :raises UnknownRun: a spec that is neither a file nor a run in the store,
         or no store to look a tag up in.
@@ -126,12 +129,13 @@ def load_runs(ctx: click.Context, specs: Sequence[str]) -> pd.DataFrame:
     check_run_names(ctx, specs)
     tags = [spec for spec in specs if not Path(spec).is_file()]
     with _store_for(ctx, tags) as store:
-        parts = [_load_one(spec, store) for spec in specs]
+        parts = [_load_one(spec, store, ranked) for spec in specs]
     _check_distinct_tags(parts)
     say_runs_per_file((origin, str(tag)) for origin, frame in parts
                       for tag in frame["run_tag"].unique())
     if not parts:
-        return pd.DataFrame({c: pd.Series(dtype=t) for c, t in _RUN_DTYPES.items()})
+        dtypes = {**_RUN_DTYPES, **({"trec_rank": "int64"} if ranked else {})}
+        return pd.DataFrame({c: pd.Series(dtype=t) for c, t in dtypes.items()})
     return pd.concat([frame for _, frame in parts], ignore_index=True)
 
 
@@ -209,13 +213,21 @@ def _store_for(ctx: click.Context, tags: list[str]) -> ContextManager[JudgmentSt
     return JudgmentStore.open(path)
 
 
-def _load_one(spec: str, store: JudgmentStore | None) -> tuple[str, pd.DataFrame]:
-    """Where a spec's runs come from (for messages), and the runs."""
+def _load_one(spec: str, store: JudgmentStore | None,
+              ranked: bool) -> tuple[str, pd.DataFrame]:
+    """Where a spec's runs come from (for messages), and the runs (with ``trec_rank``
+    if ``ranked``)."""
     if store is None or Path(spec).is_file():
-        return str(Path(spec)), read_run(Path(spec))
+        frame = read_run(Path(spec))
+        if ranked:
+            from pooltool.ranking import trec_ranks
+
+            frame = frame.assign(trec_rank=trec_ranks(frame))
+        return str(Path(spec)), frame
     if not store.has_run(spec):
         raise UnknownRun(f"{spec!r} is neither a file nor a run in the store")
-    return f"the store ({spec})", store.run_frame(spec)[RUN_COLUMNS]
+    return f"the store ({spec})", store.run_frame(spec)[RUN_COLUMNS + (["trec_rank"] if ranked
+                                                                        else [])]
 
 
 def _check_distinct_tags(parts: list[tuple[str, pd.DataFrame]]) -> None:
