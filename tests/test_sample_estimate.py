@@ -131,6 +131,9 @@ def test_sample_then_estimate_end_to_end(demo: str) -> None:
                           "--estimate", "s1", "-q", "--format", "csv")
     assert code == 0, err
     assert "ESTIMATES from sample 's1'" in err and "80 sampled documents judged" in err
+    # 10 topics: the Beta interval, and a note that its means are rough at this size
+    assert ("note: the intervals of means over topics are validated at 225 topics; with "
+            "10, read them as rough") in err
     topics = pd.read_csv(pd.io.common.StringIO(out), dtype={"topic": str})
     assert all(lookup(c) for c in topics.columns)
     assert len(topics) == 20  # 2 runs x 10 topics
@@ -147,6 +150,7 @@ def test_sample_then_estimate_end_to_end(demo: str) -> None:
     jsonschema.validate(document, SCHEMA)
     assert document["estimate"]["sampled_judged"] == 80
     assert "Beta-binomial" in document["estimate"]["interval"]
+    assert document["estimate"]["caveat"].startswith("the intervals of means over topics")
     assert len(document["estimate"]["summary"]) == 4
     code, out, _ = _run(demo, "recall", *runs, "--version", "judged", "-k", "10",
                         "--estimate", "s1")

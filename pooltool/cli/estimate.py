@@ -56,6 +56,8 @@ def write_estimates(ctx: click.Context, result: RecallResult, runs: pd.DataFrame
     if design.frame == "runs":
         about += "; R is R within the runs' lists"
     warn(f"note: {about}; interval method: {estimates.method}")
+    if estimates.caveat:
+        warn(f"note: {estimates.caveat}")
     if fmt == "json":
         from pooltool.json_documents import recall_document
 
@@ -64,7 +66,9 @@ def write_estimates(ctx: click.Context, result: RecallResult, runs: pd.DataFrame
             "sample": name, "base_pool": info["base_pool"], "frame": design.frame,
             "strata": info["strata"], "allocation": info["allocation"],
             "budget": info["budget"], "seed": info["seed"], "sampled_judged": judged,
-            "interval": estimates.method, "summary": records(summary),
+            "interval": estimates.method,
+            **({"caveat": estimates.caveat} if estimates.caveat else {}),
+            "summary": records(summary),
             **({"per_topic": records(topics)} if per_topic else {})}
         emit_json(document)
         return
