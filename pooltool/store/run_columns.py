@@ -15,11 +15,13 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.ipc as ipc
 
 from pooltool.errors import StoreError
+from pooltool.formats.fingerprint import fingerprints, keyed, repeats
 from pooltool.ranking import table_trec_ranks
 
 FORMAT = "arrow-ipc-zstd"
@@ -66,18 +68,22 @@ def encode(ordered: pa.Table) -> bytes:
     return sink.getvalue().to_pybytes()
 
 
-def decode(blob: bytes, sha256: str, what: str) -> pa.Table:
+def decode(blob: bytes, sha256: str, what: str, columns: list[str] | None = None) -> pa.Table:
     """A run's entries from its blob (:func:`encode`), after checking the blob's sha256.
 
     :param what: names the run in the error message.
-    :returns: :data:`SCHEMA`'s columns, in trec_eval order.
+    :param columns: only these columns and ``topic`` (the others are not decompressed).
+    :returns: :data:`SCHEMA`'s columns (or those asked for), in trec_eval order.
     :raises StoreError: the blob's sha256 is not the one stored (the store was
         damaged or changed behind pooltool's back).
     """
     if blob_sha256(blob) != sha256:
         raise StoreError(f"the stored entries of {what} do not match their sha256: the store "
                          "was damaged or changed outside pooltool")
-    return ipc.open_stream(blob).read_all()
+    if columns is None:
+        return ipc.open_stream(blob).read_all()
+    wanted = sorted({SCHEMA.get_field_index(name) for name in ["topic", *columns]})
+    return ipc.open_stream(blob, options=ipc.IpcReadOptions(included_fields=wanted)).read_all()
 
 
 def blob_sha256(blob: bytes) -> str:
@@ -102,8 +108,35 @@ def topic_names(ordered: pa.Table) -> list[str]:
 
 def repeats_docno(table: pa.Table) -> bool:
     """Whether a docno occurs twice within a topic of one run of ``table`` (its
-    ``run_tag`` column, when it has one, keeps runs apart); one hash pass."""
-    keys = [name for name in ("run_tag", "topic", "docno") if name in table.column_names]
+    ``run_tag`` column, when it has one, keeps runs apart).
+
+    Distinct 64-bit fingerprints of (run tag, topic, docno)
+    (:mod:`pooltool.formats.fingerprint`) prove that none does, at a third of the
+    cost of hashing the strings; two equal ones (a repeat, or a collision) are
+    settled by Arrow's exact hashing (:func:`_repeats_exactly`).
+    """
+    labels = [name for name in ("run_tag", "topic") if name in table.column_names]
+    group = np.zeros(table.num_rows, dtype=np.int64)
+    for name in labels:
+        codes, distinct = _label_codes(table[name])
+        group = group * distinct + codes
+    if not repeats(keyed(fingerprints(table["docno"]), group)):
+        return False
+    return _repeats_exactly(table, labels + ["docno"])
+
+
+def _label_codes(column: pa.ChunkedArray) -> tuple[np.ndarray, int]:
+    """One int64 per row of a string (or dictionary) column, equal for equal strings,
+    and the number of distinct codes."""
+    encoded = column.combine_chunks()  # a dictionary column's chunks are unified
+    if not pa.types.is_dictionary(encoded.type):
+        encoded = pc.dictionary_encode(encoded)
+    codes = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    return codes, max(len(encoded.dictionary), 1)
+
+
+def _repeats_exactly(table: pa.Table, keys: list[str]) -> bool:
+    """:func:`repeats_docno` by hashing the strings (one pass of Arrow's group by)."""
     selected = table.select(keys).unify_dictionaries().combine_chunks()
     distinct = selected.group_by(keys, use_threads=False).aggregate([])
     return distinct.num_rows != table.num_rows

@@ -52,7 +52,7 @@ from pooltool.errors import (
     UnknownTopic,
 )
 from pooltool.formats.frames import check_run_frame
-from pooltool.formats.run import read_run, read_run_table
+from pooltool.formats.run import plain_run_bytes, read_run, run_table
 from pooltool.ranking import order_table
 from pooltool.records import RUN_COLUMNS, Document, Topic, is_postgresql_url
 from pooltool.store import migrations, run_columns
@@ -68,7 +68,7 @@ from pooltool.store.postgresql import (
     open_store_database,
     shown_url,
 )
-from pooltool.store.provenance import file_sha256, utc_now
+from pooltool.store.provenance import bytes_sha256, file_sha256, utc_now
 from pooltool.store.samples import SampleTables
 from pooltool.store.topic_check import OnUnknownTopics, UnknownTopics, check_topics
 
@@ -486,10 +486,13 @@ class JudgmentStore(JudgmentLog, JudgedRules, PoolTables, ClaimTable, SampleTabl
         """
         if isinstance(paths, (str, Path)):
             paths = [paths]
+        paths = list(paths)
+        threads = len(paths) == 1  # several files: one reader thread each is enough
+
         def load(path: Path) -> tuple[list[tuple[str, run_columns.RunBlob]], str]:
             """A file's runs, each packed in trec_eval order, and the file's sha256."""
-            return [(tag, run_columns.pack(run)) for tag, run in _file_runs(path)], \
-                file_sha256(path)
+            runs, sha = _file_runs(path, threads)
+            return [(tag, run_columns.pack(run)) for tag, run in runs], sha
 
         def store(path: str | Path,
                   loading: Future[tuple[list[tuple[str, run_columns.RunBlob]], str]]) -> None:
@@ -673,11 +676,13 @@ class JudgmentStore(JudgmentLog, JudgedRules, PoolTables, ClaimTable, SampleTabl
                 pa.array([tag], pa.string()))
             yield entries.drop_columns(["trec_rank"]).append_column("run_tag", run_tag)
 
-    def run_entries(self, run_ids: list[int], depth: int | None = None) -> list[pa.Table]:
+    def run_entries(self, run_ids: list[int], depth: int | None = None,
+                    columns: list[str] | None = None) -> list[pa.Table]:
         """The entries of stored runs (live or retired), in the order of ``run_ids``:
-        :func:`pooltool.store.run_columns.decode`'s columns plus ``trec_rank``
-        (int64), only the first ``depth`` per topic when ``depth`` is given. Blobs
-        are decoded (their sha256 checked, and cut to ``depth``) in threads.
+        :func:`pooltool.store.run_columns.decode`'s columns (only ``columns`` when
+        given; ``topic`` always) plus ``trec_rank`` (int64), only the first ``depth``
+        per topic when ``depth`` is given. Blobs are decoded (their sha256 checked,
+        and cut to ``depth``) in threads.
 
         :raises UnknownRun: an id of no run.
         :raises StoreError: a blob that does not match its sha256.
@@ -691,7 +696,8 @@ class JudgmentStore(JudgmentLog, JudgedRules, PoolTables, ClaimTable, SampleTabl
             stored.append((row[0], row[1], f"run {run_id}"))
 
         def read(blob: bytes, sha256: str, what: str) -> pa.Table:
-            return run_columns.with_trec_ranks(run_columns.decode(blob, sha256, what), depth)
+            return run_columns.with_trec_ranks(run_columns.decode(blob, sha256, what, columns),
+                                               depth)
 
         if len(stored) < 2:
             return [read(*args) for args in stored]
@@ -840,29 +846,32 @@ def _check_is_store(conn: sqlite3.Connection, path: Path, create: bool) -> None:
                          "not a pooltool store; pooltool will not write into it")
 
 
-def _file_runs(path: Path) -> list[tuple[str, pa.Table]]:
+def _file_runs(path: Path, threads: bool) -> tuple[list[tuple[str, pa.Table]], str]:
     """A run file's runs (one per run tag, in file order), each in trec_eval order
-    (:func:`~pooltool.ranking.order_table`).
+    (:func:`~pooltool.ranking.order_table`), and the file's sha256 (of the bytes read).
 
-    Arrow's reader (:func:`~pooltool.formats.run.read_run_table`) reads the file
-    when it can vouch for it and no docno repeats within a topic; otherwise
-    :func:`~pooltool.formats.run.read_run` does, and names the file and line of
-    any error.
+    Arrow's reader (:func:`~pooltool.formats.run.run_table`; ``threads``: its own
+    threads) reads the file when it can vouch for it and no docno repeats within a
+    topic; otherwise :func:`~pooltool.formats.run.read_run` does, and names the file
+    and line of any error.
 
     :raises FormatError: a malformed line, a repeated docno included.
     """
-    table = read_run_table(path)
+    data = plain_run_bytes(path)
+    sha = file_sha256(path) if data is None else bytes_sha256(data)
+    table = None if data is None else run_table(data, threads)
+    del data
     if table is None or run_columns.repeats_docno(table):
         frame = read_run(path)
         return [(str(tag), _ordered_table(entries))
-                for tag, entries in frame.groupby("run_tag", sort=False)]
+                for tag, entries in frame.groupby("run_tag", sort=False)], sha
     table = table.unify_dictionaries()
     tags = table["run_tag"].chunk(0).dictionary.to_pylist() if table.num_rows else []
     if len(tags) == 1:  # the usual case
-        return [(str(tags[0]), order_table(table))]
+        return [(str(tags[0]), order_table(table))], sha
     tag_of_row = pc.cast(table["run_tag"], pa.string())
     seen = pc.unique(tag_of_row).to_pylist()  # in order of first appearance
-    return [(str(tag), order_table(table.filter(pc.equal(tag_of_row, tag)))) for tag in seen]
+    return [(str(tag), order_table(table.filter(pc.equal(tag_of_row, tag)))) for tag in seen], sha
 
 
 def _ordered_table(entries: pd.DataFrame) -> pa.Table:
