@@ -20,6 +20,7 @@ import pyarrow.compute as pc
 
 from pooltool.errors import InvalidArgument, StoreError
 from pooltool.store import DEFAULT_POOL, JudgmentStore, PoolPairs
+from pooltool.store.pools import pair_starts
 
 
 @dataclass(frozen=True)
@@ -73,19 +74,26 @@ def pool_runs(store: JudgmentStore, depth: int, run_tags: list[str] | None = Non
 
 def _batch_contributions(hits: PoolPairs, before: PoolPairs, runs: int) -> np.ndarray:
     """Per run (``hits.run``: its position, ``runs`` of them) its pooled, unique and new
-    pairs among ``hits``, the hits of some topics, given the pairs of those topics pooled
-    before: int64, shape ``(3, runs)``."""
+    pairs among ``hits``, the hits of some topics sorted by pair
+    (:func:`~pooltool.store.pools.pair_starts`), given the pairs of those topics
+    pooled before: int64, shape ``(3, runs)``."""
+    first = pair_starts(hits)
+    pair_of_hit = np.cumsum(first) - 1
+    runs_per_pair = np.bincount(pair_of_hit)
+    unique = runs_per_pair[pair_of_hit] == 1
+    new = _not_in(hits, before) if len(before.run) else np.ones(len(hits.run), dtype=bool)
+    return np.stack([np.bincount(hits.run, minlength=runs),
+                     np.bincount(hits.run, weights=unique, minlength=runs).astype(np.int64),
+                     np.bincount(hits.run, weights=new, minlength=runs).astype(np.int64)])
+
+
+def _not_in(hits: PoolPairs, before: PoolPairs) -> np.ndarray:
+    """Whether each hit's (topic, docno) is not among ``before``'s pairs (bool)."""
     # one integer per distinct (topic, docno), over the hits and the pairs pooled before
     topic_codes = _codes(pa.concat_arrays([hits.topic, before.topic]))
     docno_codes = _codes(pa.concat_arrays([hits.docno, before.docno]))
     pair = topic_codes * (int(docno_codes.max(initial=0)) + 1) + docno_codes
-    hit_pair, before_pair = pair[:len(hits.run)], pair[len(hits.run):]
-    _, pair_of_hit, runs_per_pair = np.unique(hit_pair, return_inverse=True, return_counts=True)
-    unique = runs_per_pair[pair_of_hit.reshape(-1)] == 1
-    new = ~np.isin(hit_pair, before_pair)
-    return np.stack([np.bincount(hits.run, minlength=runs),
-                     np.bincount(hits.run, weights=unique, minlength=runs).astype(np.int64),
-                     np.bincount(hits.run, weights=new, minlength=runs).astype(np.int64)])
+    return ~np.isin(pair[:len(hits.run)], pair[len(hits.run):])
 
 
 def _codes(strings: pa.Array) -> np.ndarray:

@@ -109,7 +109,8 @@ class PoolTables:
 
         :param on_batch: called once per batch with its hits (each pair's run as its
             position among the distinct tags of ``run_tags``, in order of first
-            appearance, and its trec_eval rank there) and the pairs of
+            appearance, and its trec_eval rank there; sorted by topic and docno, in
+            string order, then run id: see :func:`pair_starts`) and the pairs of
             the batch's topics that were in the pool before the round; the batches
             hold every hit once.
         :returns: the number of pairs in the pool before the round, and the number
@@ -135,7 +136,8 @@ class PoolTables:
                 "VALUES (?, ?, ?, 0, ?)",
                 [pool_id, depth, json.dumps(run_tags), utc_now()]).lastrowid or 0)
             added = 0
-            for hits in topic_batches(tops, HITS_PER_BATCH):
+            for batch in topic_batches(tops, HITS_PER_BATCH):
+                hits = _sorted_hits(batch, run_ids)
                 pooled = self._pool_pairs(pool_id, hits.topic) if before else _no_pairs()
                 added += _insert_round(conn, hits, run_ids, pool_id, round_id)
                 if on_batch is not None:
@@ -348,27 +350,45 @@ def _no_pairs() -> PoolPairs:
     return PoolPairs(pa.array([], pa.string()), pa.array([], pa.string()), empty, empty)
 
 
+def _sorted_hits(hits: PoolPairs, run_ids: list[int]) -> PoolPairs:
+    """``hits`` sorted by topic, docno (string order), run id (``hits.run``: positions
+    in ``run_ids``) and trec_eval rank: the order of ``pool_hits``' primary key."""
+    run_id = np.asarray(run_ids, dtype=np.int64)[hits.run]
+    keys = pa.table({"topic": hits.topic, "docno": hits.docno, "run_id": run_id,
+                     "trec_rank": hits.trec_rank})
+    order = pc.sort_indices(keys, sort_keys=[
+        (name, "ascending") for name in ("topic", "docno", "run_id", "trec_rank")])
+    rows = order.to_numpy()
+    return PoolPairs(hits.topic.take(order), hits.docno.take(order), hits.run[rows],
+                     hits.trec_rank[rows])
+
+
+def pair_starts(hits: PoolPairs) -> np.ndarray:
+    """Of hits sorted by (topic, docno), whether each is the first of its pair (bool)."""
+    first = np.ones(len(hits.run), dtype=bool)
+    if len(first) > 1:
+        first[1:] = ~np.logical_and(
+            pc.equal(hits.topic[1:], hits.topic[:-1]).to_numpy(zero_copy_only=False),
+            pc.equal(hits.docno[1:], hits.docno[:-1]).to_numpy(zero_copy_only=False))
+    return first
+
+
 def _insert_round(conn: sqlite3.Connection, hits: PoolPairs, run_ids: list[int], pool_id: int,
                   round_id: int) -> int:
-    """Store the hits (``hits.run``: positions in ``run_ids``), and the pairs not pooled
-    yet as pool documents of this round; returns the number of pairs added.
+    """Store the hits (sorted: :func:`_sorted_hits`; ``hits.run``: positions in
+    ``run_ids``), and the pairs not pooled yet as pool documents of this round;
+    returns the number of pairs added.
 
-    Rows are sorted in the tables' primary-key order, so each table is written in
-    one sweep, a slice of :data:`_ROWS_PER_SLICE` rows at a time; a docno twice in
-    a topic of one run keeps its best rank (the first row inserted wins).
+    Rows come in the tables' primary-key order, so each table is written in one
+    sweep, a slice of :data:`_ROWS_PER_SLICE` rows at a time; a docno twice in a
+    topic of one run keeps its best rank (the first row inserted wins).
     """
     if not len(hits.run):
         return 0
     table = pa.table({"topic": hits.topic, "docno": hits.docno,
                       "run_id": np.asarray(run_ids, dtype=np.int64)[hits.run],
                       "trec_rank": hits.trec_rank})
-    table = table.take(pc.sort_indices(table, sort_keys=[
-        (name, "ascending") for name in ("topic", "docno", "run_id", "trec_rank")]))
-    topic, docno = table["topic"].combine_chunks(), table["docno"].combine_chunks()
-    new_pair = np.ones(table.num_rows, dtype=bool)
-    new_pair[1:] = ~np.logical_and(
-        pc.equal(topic[1:], topic[:-1]).to_numpy(zero_copy_only=False),
-        pc.equal(docno[1:], docno[:-1]).to_numpy(zero_copy_only=False))
+    new_pair = pair_starts(hits)
     added = 0
     for start in range(0, table.num_rows, _ROWS_PER_SLICE):
         added += _insert_slice(conn, table.slice(start, _ROWS_PER_SLICE),
