@@ -189,3 +189,17 @@ def test_topic_batches_hold_whole_topics_each_hit_once() -> None:
         (["2", "2", "3"], ["d", "e", "f"], [0, 0, 1], [1, 2, 1])]
     assert [b.topic.to_pylist() for b in pools.topic_batches([run, other], 1)] == [
         ["1", "1"], ["10", "10"], ["2", "2"], ["3"]]
+
+
+def test_pooling_leaves_references_whole_and_checked(memory_store: JudgmentStore) -> None:
+    """SQLite does not check each pooled row's foreign keys (the pool, round and runs
+    are checked once); afterwards they are enforced again and none is broken."""
+    store = memory_store
+    store.add_run_frame(read_run(BATCHED_RUNS))
+    pooling.pool_runs(store, 2)
+    if store.engine == "sqlite":
+        assert store.conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1
+        assert store.conn.execute("PRAGMA foreign_key_check").fetchall() == []
+    with pytest.raises(UnknownRun, match=r"runs \[1, 99\] are not all in the store"):
+        with store.writing() as conn:
+            pools._check_runs_stored(conn, [1, 99, 1])

@@ -21,7 +21,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from pooltool.errors import InvalidArgument, StoreError
+from pooltool.errors import InvalidArgument, StoreError, UnknownRun
 from pooltool.store.provenance import utc_now
 
 DEFAULT_POOL = "main"
@@ -44,6 +44,9 @@ class PoolTables:
     conn: sqlite3.Connection
 
     def writing(self) -> AbstractContextManager[sqlite3.Connection]:  # provided by the store
+        raise NotImplementedError
+
+    def unchecked_references(self) -> AbstractContextManager[None]:  # provided by the store
         raise NotImplementedError
 
     def query(self, sql: str, params: Any = ()) -> pd.DataFrame:  # provided by the store
@@ -121,7 +124,9 @@ class PoolTables:
         """
         run_ids = list(dict.fromkeys(self.run_id(tag) for tag in run_tags))
         tops = self.run_entries(run_ids, depth, columns=["topic", "docno"])
-        with self.writing() as conn:
+        # the rows written refer to the pool and round made or checked here, and to
+        # runs checked here: SQLite need not check each row's references again
+        with self.unchecked_references(), self.writing() as conn:
             pool_id = self._pool_id_or_none(pool)
             if pool_id is not None:
                 _check_depth_pool(conn, pool, pool_id)
@@ -129,6 +134,7 @@ class PoolTables:
                 pool_id = int(conn.execute(
                     "INSERT INTO pools(name, strategy, created_at) VALUES (?, 'depth', ?)",
                     [pool, utc_now()]).lastrowid or 0)
+            _check_runs_stored(conn, run_ids)
             before = int(conn.execute("SELECT COUNT(*) FROM pool_docs WHERE pool_id = ?",
                                       [pool_id]).fetchone()[0])
             round_id = int(conn.execute(
@@ -256,6 +262,15 @@ _NOT_DEPTH_POOLS = {
     "mixed": "is a mixed pool (a pool and a sample judged together with 'pooltool judge "
              "--with-sample'): it follows its two pools; grow the pool or the sample instead",
 }
+
+
+def _check_runs_stored(conn: sqlite3.Connection, run_ids: list[int]) -> None:
+    """:raises UnknownRun: a run id of no stored run (runs are never deleted)."""
+    distinct = sorted(set(run_ids))
+    found = conn.execute("SELECT COUNT(*) FROM runs WHERE run_id IN "
+                         "(SELECT CAST(value AS INTEGER) FROM json_each(?))", [json.dumps(distinct)])
+    if int(found.fetchone()[0]) != len(distinct):
+        raise UnknownRun(f"runs {distinct} are not all in the store")
 
 
 def _check_depth_pool(conn: sqlite3.Connection, pool: str, pool_id: int) -> None:

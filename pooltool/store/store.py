@@ -295,6 +295,22 @@ class JudgmentStore(JudgmentLog, JudgedRules, PoolTables, ClaimTable, SampleTabl
                 raise
             raise failure from exc
 
+    @contextmanager
+    def unchecked_references(self) -> Iterator[None]:
+        """SQLite: a write transaction opened within the block does not check foreign
+        keys (``PRAGMA foreign_keys=OFF``, which SQLite takes only outside a
+        transaction: within one, the block changes nothing), for bulk writes whose
+        references the caller has checked itself (the checks are a quarter of the
+        cost of writing a pool's rows). PostgreSQL always checks them."""
+        if isinstance(self.conn, PostgresConnection) or self.conn.in_transaction:
+            yield
+            return
+        self.conn.execute("PRAGMA foreign_keys=OFF")
+        try:
+            yield
+        finally:
+            self.conn.execute("PRAGMA foreign_keys=ON")
+
     def _begin_write(self) -> None:
         """Open a write transaction holding the store's write lock (waiting for it)."""
         if isinstance(self.conn, PostgresConnection):
