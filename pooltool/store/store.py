@@ -698,27 +698,36 @@ class JudgmentStore(JudgmentLog, JudgedRules, PoolTables, ClaimTable, SampleTabl
         :func:`pooltool.store.run_columns.decode`'s columns (only ``columns`` when
         given; ``topic`` always) plus ``trec_rank`` (int64), only the first ``depth``
         per topic when ``depth`` is given. Blobs are decoded (their sha256 checked,
-        and cut to ``depth``) in threads.
+        and cut to ``depth``) in threads, a few at a time: a blob is read from the
+        store only when a thread is about to be free for it, so that the blobs
+        (compressed, 11 MB for a run of a million lines) are not all held at once.
 
         :raises UnknownRun: an id of no run.
         :raises StoreError: a blob that does not match its sha256.
         """
-        stored = []
-        for run_id in run_ids:
+        def stored(run_id: int) -> tuple[bytes, str, str]:
             row = self.conn.execute("SELECT entries, sha256 FROM run_columns WHERE run_id = ?",
                                     [run_id]).fetchone()
             if row is None:
                 raise UnknownRun(f"no run with id {run_id} in the store")
-            stored.append((row[0], row[1], f"run {run_id}"))
+            return row[0], row[1], f"run {run_id}"
 
         def read(blob: bytes, sha256: str, what: str) -> pa.Table:
             return run_columns.with_trec_ranks(run_columns.decode(blob, sha256, what, columns),
                                                depth)
 
-        if len(stored) < 2:
-            return [read(*args) for args in stored]
-        with ThreadPoolExecutor(max_workers=min(len(stored), os.cpu_count() or 1)) as pool:
-            return list(pool.map(lambda args: read(*args), stored))
+        threads = min(len(run_ids), os.cpu_count() or 1)
+        if threads < 2:
+            return [read(*stored(run_id)) for run_id in run_ids]
+        tables: list[pa.Table] = []
+        with ThreadPoolExecutor(max_workers=threads) as pool:
+            waiting: deque[Future[pa.Table]] = deque()
+            for run_id in run_ids:  # only this thread uses the connection
+                waiting.append(pool.submit(read, *stored(run_id)))
+                if len(waiting) > threads:
+                    tables.append(waiting.popleft().result())
+            tables += [future.result() for future in waiting]
+        return tables
 
 
 def _check_not_pooled(conn: sqlite3.Connection, run_id: int, doing: str, what: str) -> None:
