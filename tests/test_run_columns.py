@@ -190,3 +190,23 @@ def test_decode_only_some_columns() -> None:
     assert entries.column_names == ["topic", "docno"]
     assert entries["topic"].to_pylist() == ["1", "1", "2"]
     assert entries["docno"].to_pylist() == ["c", "b", "a"]
+
+
+def test_blobs_do_not_depend_on_how_the_topics_come_encoded() -> None:
+    """A topic column of strings, or a dictionary in another order, with a value twice or
+    unused, gives the same blob (order_table hands pack the dictionary it keeps)."""
+    columns = {"docno": ["a", "b", "c", "d"], "rank": [1, 2, 1, 2], "score": [1.0, 2.0, 3.0, 3.0]}
+    topics = [pa.array(["10", "9", "10", "9"]),
+              pa.DictionaryArray.from_arrays(pa.array([1, 0, 1, 0], pa.int32()), ["9", "10"]),
+              pa.DictionaryArray.from_arrays(pa.array([0, 1, 2, 3]), ["10", "9", "10", "9"]),
+              pa.DictionaryArray.from_arrays(pa.array([0, 2, 0, 2]), ["10", "x", "9"])]
+    packed = [run_columns.pack(order_table(pa.table({"topic": topic, **columns})))
+              for topic in topics]
+    assert {p.blob for p in packed} == {packed[0].blob}
+    assert packed[0].topic_names == ["10", "9"]
+    plain = pa.table({"topic": ["10", "10", "9", "9"], "docno": ["c", "a", "d", "b"],
+                      "rank": [1, 1, 2, 2], "score": [3.0, 1.0, 3.0, 2.0]})
+    assert run_columns.encode(plain) == packed[0].blob
+    entries = run_columns.decode(packed[0].blob, packed[0].sha256, "run X")
+    assert entries["topic"].to_pylist() == ["10", "10", "9", "9"]
+    assert entries["docno"].to_pylist() == ["c", "a", "d", "b"]

@@ -64,9 +64,27 @@ def encode(ordered: pa.Table) -> bytes:
 
 
 def _topic_codes(ordered: pa.Table) -> pa.DictionaryArray:
-    """The ``topic`` column dictionary-encoded: the distinct topics in order of first
-    appearance, so in string order for a run in trec_eval order."""
-    return pc.dictionary_encode(ordered["topic"].combine_chunks())
+    """The ``topic`` column dictionary-encoded as ``pc.dictionary_encode`` does it: the
+    distinct topics in order of first appearance (string order for a run in trec_eval
+    order). A column :func:`pooltool.ranking.order_table` encoded so is kept as it is."""
+    topic = ordered["topic"].combine_chunks()
+    if not pa.types.is_dictionary(topic.type):
+        return pc.dictionary_encode(topic)
+    if _first_appearance_order(topic):
+        return topic
+    return pc.dictionary_encode(topic.cast(pa.string()))
+
+
+def _first_appearance_order(topic: pa.DictionaryArray) -> bool:
+    """Whether a dictionary column is encoded as ``pc.dictionary_encode`` encodes its
+    values: distinct values, each first used after the one before it."""
+    codes = topic.indices.to_numpy(zero_copy_only=False)
+    if topic.null_count or not len(codes) or codes[0] != 0:
+        return False
+    firsts = np.maximum.accumulate(codes)  # the codes seen so far are 0..firsts
+    return bool((np.diff(firsts) <= 1).all()
+                and firsts[-1] == len(topic.dictionary) - 1
+                and pc.count_distinct(topic.dictionary).as_py() == len(topic.dictionary))
 
 
 def _encode(ordered: pa.Table, topic: pa.DictionaryArray) -> bytes:
