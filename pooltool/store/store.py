@@ -883,13 +883,14 @@ def _file_runs(path: Path, threads: bool) -> tuple[list[tuple[str, pa.Table]], s
     :raises FormatError: a malformed line, a repeated docno included.
     """
     data = plain_run_bytes(path)
-    sha = file_sha256(path) if data is None else bytes_sha256(data)
     table = None if data is None else run_table(data, threads)
-    del data
-    if table is None or run_columns.repeats_docno(table):
-        frame = read_run(path)
+    if data is None or table is None or run_columns.repeats_docno(table):
+        frame = read_run(path)  # first: it refuses a pipe, which file_sha256 would wait on
+        sha = file_sha256(path) if data is None else bytes_sha256(data)
         return [(str(tag), _ordered_table(entries))
                 for tag, entries in frame.groupby("run_tag", sort=False)], sha
+    sha = bytes_sha256(data)
+    del data
     table = table.unify_dictionaries()
     tags = table["run_tag"].chunk(0).dictionary.to_pylist() if table.num_rows else []
     if len(tags) == 1:  # the usual case
