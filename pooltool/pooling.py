@@ -20,6 +20,7 @@ import pyarrow.compute as pc
 
 from pooltool.errors import InvalidArgument, StoreError
 from pooltool.store import DEFAULT_POOL, JudgmentStore, PoolPairs
+from pooltool.store.pools import pair_starts
 
 
 @dataclass(frozen=True)
@@ -59,29 +60,40 @@ def pool_runs(store: JudgmentStore, depth: int, run_tags: list[str] | None = Non
     if not tags:
         raise StoreError("the store has no runs to pool: add some with 'pooltool add-runs'")
     run_ids = {tag: store.run_id(tag) for tag in tags}
-    hits = store.top_k_pairs(list(run_ids.values()), depth)
-    before, added = store.add_pool_round(pool, depth, tags, hits)
-    size = len(before.topic) + added
-    return PoolRound(pool, depth, added, size, _contributions(hits, before, run_ids, tags))
+    counts = np.zeros((3, len(run_ids)), dtype=np.int64)  # pooled, unique, new; per run
+
+    def count(hits: PoolPairs, before: PoolPairs) -> None:
+        counts[:] += _batch_contributions(hits, before, len(run_ids))
+
+    before, added = store.add_pool_round(pool, depth, tags, on_batch=count)
+    table = pd.DataFrame({"pooled": counts[0], "unique": counts[1], "new": counts[2]},
+                         index=list(run_ids))
+    contributions = table.reindex(tags, fill_value=0).rename_axis("run_tag").reset_index()
+    return PoolRound(pool, depth, added, before + added, contributions)
 
 
-def _contributions(hits: PoolPairs, before: PoolPairs, run_ids: dict[str, int],
-                   tags: list[str]) -> pd.DataFrame:
+def _batch_contributions(hits: PoolPairs, before: PoolPairs, runs: int) -> np.ndarray:
+    """Per run (``hits.run``: its position, ``runs`` of them) its pooled, unique and new
+    pairs among ``hits``, the hits of some topics sorted by pair
+    (:func:`~pooltool.store.pools.pair_starts`), given the pairs of those topics
+    pooled before: int64, shape ``(3, runs)``."""
+    first = pair_starts(hits)
+    pair_of_hit = np.cumsum(first) - 1
+    runs_per_pair = np.bincount(pair_of_hit)
+    unique = runs_per_pair[pair_of_hit] == 1
+    new = _not_in(hits, before) if len(before.run) else np.ones(len(hits.run), dtype=bool)
+    return np.stack([np.bincount(hits.run, minlength=runs),
+                     np.bincount(hits.run, weights=unique, minlength=runs).astype(np.int64),
+                     np.bincount(hits.run, weights=new, minlength=runs).astype(np.int64)])
+
+
+def _not_in(hits: PoolPairs, before: PoolPairs) -> np.ndarray:
+    """Whether each hit's (topic, docno) is not among ``before``'s pairs (bool)."""
     # one integer per distinct (topic, docno), over the hits and the pairs pooled before
     topic_codes = _codes(pa.concat_arrays([hits.topic, before.topic]))
     docno_codes = _codes(pa.concat_arrays([hits.docno, before.docno]))
     pair = topic_codes * (int(docno_codes.max(initial=0)) + 1) + docno_codes
-    hit_pair, before_pair = pair[:len(hits.run)], pair[len(hits.run):]
-    _, pair_of_hit, runs_per_pair = np.unique(hit_pair, return_inverse=True, return_counts=True)
-    unique = runs_per_pair[pair_of_hit.reshape(-1)] == 1
-    new = ~np.isin(hit_pair, before_pair)
-    n = len(run_ids)
-    table = pd.DataFrame(
-        {"pooled": np.bincount(hits.run, minlength=n).astype(np.int64),
-         "unique": np.bincount(hits.run, weights=unique, minlength=n).astype(np.int64),
-         "new": np.bincount(hits.run, weights=new, minlength=n).astype(np.int64)},
-        index=list(run_ids))
-    return table.reindex(tags, fill_value=0).rename_axis("run_tag").reset_index()
+    return ~np.isin(pair[:len(hits.run)], pair[len(hits.run):])
 
 
 def _codes(strings: pa.Array) -> np.ndarray:

@@ -191,20 +191,38 @@ def order_table(table: pa.Table) -> pa.Table:
     :param table: ``n`` rows with at least ``topic`` (string, or dictionary of
         strings), ``docno`` (string) and ``score`` (float64, no NaN).
     :returns: the rows sorted by topic (ascending), score descending, docno
-        descending, ``topic`` as a plain string column; no ``trec_rank`` column
-        (see :func:`table_trec_ranks`).
+        descending; ``topic`` dictionary-encoded (int32 codes), its dictionary the
+        run's distinct topics in string order (as ``pc.dictionary_encode`` of the
+        ordered column gives it); no ``trec_rank`` column (see
+        :func:`table_trec_ranks`).
     """
     topic = table["topic"].combine_chunks()
     if not pa.types.is_dictionary(topic.type):
         topic = pc.dictionary_encode(topic.cast(pa.string()))  # an empty column may be null-typed
     # topics sorted as integers: each code's rank among the topic strings (equal strings,
     # equal rank), which sorts as the strings do and faster
-    topic_rank = pc.take(pc.rank(topic.dictionary, tiebreaker="dense"), topic.indices)
-    keys = pa.table({"topic": topic_rank, "score": table["score"], "docno": table["docno"]})
+    ranks = pc.rank(topic.dictionary, tiebreaker="dense")
+    keys = pa.table({"topic": pc.take(ranks, topic.indices), "score": table["score"],
+                     "docno": table["docno"]})
     order = pc.sort_indices(keys, sort_keys=[
         ("topic", "ascending"), ("score", "descending"), ("docno", "descending")])
     index = table.schema.get_field_index("topic")
-    return table.set_column(index, "topic", topic.cast(pa.string())).take(order)
+    return table.set_column(index, "topic", _sorted_dictionary(topic, ranks)).take(order)
+
+
+def _sorted_dictionary(topic: pa.DictionaryArray, ranks: pa.Array) -> pa.DictionaryArray:
+    """``topic`` re-encoded with int32 codes into a dictionary of the distinct values it
+    holds, in string order (``ranks``: each dictionary value's dense rank among them)."""
+    codes = topic.indices.to_numpy(zero_copy_only=False)
+    held = np.zeros(len(topic.dictionary), dtype=bool)
+    held[codes] = True
+    entries = np.flatnonzero(held)
+    entry_ranks = ranks.to_numpy(zero_copy_only=False)[entries]
+    distinct, first = np.unique(entry_ranks, return_index=True)  # string order
+    code_of = np.zeros(len(held), dtype=np.int32)
+    code_of[entries] = np.searchsorted(distinct, entry_ranks)
+    return pa.DictionaryArray.from_arrays(pa.array(code_of[codes]),
+                                          topic.dictionary.take(pa.array(entries[first])))
 
 
 def table_trec_ranks(topic: pa.Array | pa.ChunkedArray) -> np.ndarray:

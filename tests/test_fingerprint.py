@@ -1,4 +1,4 @@
-"""pooltool.measures.fingerprint and the exact path arrow_run takes when fingerprints collide."""
+"""pooltool.formats.fingerprint and the exact path arrow_run takes when fingerprints collide."""
 
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ import pyarrow as pa
 import pytest
 
 from pooltool.errors import FormatError
+from pooltool.formats.fingerprint import KeyTable, fingerprints, keyed, repeats
 from pooltool.formats.qrels import read_qrels
 from pooltool.formats.run import read_run
 from pooltool.measures import arrow_run, evaluate_recall, evaluate_recall_files
-from pooltool.measures.fingerprint import KeyTable, fingerprints, keyed, repeats
 
 TEXTS = ["", "a", "ab", "abcdefgh", "abcdefghi", "abcdefghijklmnop", "abcdefghijklmnopq",
          "x" * 100, "é", "a\u20ac"]

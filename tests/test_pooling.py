@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pyarrow as pa
 import pytest
 
 from pooltool import pooling
 from pooltool.errors import InvalidArgument, StoreError, UnknownRun
 from pooltool.formats.run import read_run
 from pooltool.judging.queue import judging_queue, pool_status
-from pooltool.store import JudgmentStore
+from pooltool.store import JudgmentStore, pools
 
 RUNS = """\
 1 Q0 a 1 3 A
@@ -123,3 +124,82 @@ def test_trec_covid_depth7_pool_is_almost_all_judged(covid_store: JudgmentStore)
     pooling.pool_runs(covid_store, 7, TREC_COVID_POOLED, pool="official7")
     queue = judging_queue(covid_store, "official7")
     assert len(queue) == 2
+
+
+# Topics "1" < "10" < "2" (string order); run C lacks topic "10"; ties at the depth-2
+# cutoff: B's topic 10 (r, s at 6: s first, docno descending) and C's topic 2 (w, z at
+# 4: z first), topic 10's tie right at a batch boundary when each topic is a batch.
+BATCHED_RUNS = """\
+1 Q0 a 1 3 A
+1 Q0 b 2 2 A
+1 Q0 c 3 1 A
+10 Q0 p 1 5 A
+10 Q0 q 2 4 A
+2 Q0 x 1 1 A
+1 Q0 b 1 9 B
+1 Q0 d 2 9 B
+1 Q0 a 3 1 B
+10 Q0 q 1 7 B
+10 Q0 r 2 6 B
+10 Q0 s 3 6 B
+2 Q0 y 1 3 B
+2 Q0 x 2 2 B
+1 Q0 e 1 1 C
+2 Q0 x 1 5 C
+2 Q0 w 2 4 C
+2 Q0 z 3 4 C
+"""
+
+
+@pytest.mark.parametrize("hits_per_batch", [1, 6, 1 << 20])
+def test_topic_batches_pool_as_one_batch(memory_store: JudgmentStore, hits_per_batch: int,
+                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pooling a batch of topics at a time (1: each topic alone; 6: topics 1 and 10, then
+    2) gives the pool, hits, rounds and contributions of one batch."""
+    monkeypatch.setattr(pools, "HITS_PER_BATCH", hits_per_batch)
+    store = memory_store
+    store.add_run_frame(read_run(BATCHED_RUNS))
+    first = pooling.pool_runs(store, 1, ["A"])
+    second = pooling.pool_runs(store, 2)
+    assert (first.docs_added, first.pool_size) == (3, 3)
+    assert (second.docs_added, second.pool_size) == (7, 10)
+    assert second.contributions.values.tolist() == [["A", 5, 2, 2], ["B", 6, 3, 5],
+                                                    ["C", 3, 2, 2]]
+    docs = store.pool_docs()
+    assert docs[["topic", "docno", "round_id", "runs", "best_rank"]].values.tolist() == [
+        ["1", "a", 1, 1, 1], ["1", "b", 2, 2, 2], ["1", "d", 2, 1, 1], ["1", "e", 2, 1, 1],
+        ["10", "p", 1, 1, 1], ["10", "q", 2, 2, 1], ["10", "s", 2, 1, 2],
+        ["2", "x", 1, 3, 1], ["2", "y", 2, 1, 1], ["2", "z", 2, 1, 2]]
+    assert store.pool_hits().values.tolist() == [
+        ["1", "a", "A", 1], ["1", "b", "A", 2], ["1", "b", "B", 2], ["1", "d", "B", 1],
+        ["1", "e", "C", 1], ["10", "p", "A", 1], ["10", "q", "A", 2], ["10", "q", "B", 1],
+        ["10", "s", "B", 2], ["2", "x", "A", 1], ["2", "x", "B", 2], ["2", "x", "C", 1],
+        ["2", "y", "B", 1], ["2", "z", "C", 2]]
+    assert store.pool_rounds()["docs_added"].tolist() == [3, 7]
+
+
+def test_topic_batches_hold_whole_topics_each_hit_once() -> None:
+    run = pa.table({"topic": ["1", "1", "10", "2", "2"], "docno": ["a", "b", "c", "d", "e"],
+                    "trec_rank": [1, 2, 1, 1, 2]})
+    other = pa.table({"topic": ["10", "3"], "docno": ["c", "f"], "trec_rank": [1, 1]})
+    batches = list(pools.topic_batches([run, other], 3))
+    assert [(b.topic.to_pylist(), b.docno.to_pylist(), b.run.tolist(), b.trec_rank.tolist())
+            for b in batches] == [
+        (["1", "1", "10", "10"], ["a", "b", "c", "c"], [0, 0, 0, 1], [1, 2, 1, 1]),
+        (["2", "2", "3"], ["d", "e", "f"], [0, 0, 1], [1, 2, 1])]
+    assert [b.topic.to_pylist() for b in pools.topic_batches([run, other], 1)] == [
+        ["1", "1"], ["10", "10"], ["2", "2"], ["3"]]
+
+
+def test_pooling_leaves_references_whole_and_checked(memory_store: JudgmentStore) -> None:
+    """SQLite does not check each pooled row's foreign keys (the pool, round and runs
+    are checked once); afterwards they are enforced again and none is broken."""
+    store = memory_store
+    store.add_run_frame(read_run(BATCHED_RUNS))
+    pooling.pool_runs(store, 2)
+    if store.engine == "sqlite":
+        assert store.conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1
+        assert store.conn.execute("PRAGMA foreign_key_check").fetchall() == []
+    with pytest.raises(UnknownRun, match=r"runs \[1, 99\] are not all in the store"):
+        with store.writing() as conn:
+            pools._check_runs_stored(conn, [1, 99, 1])

@@ -11,6 +11,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pytest
@@ -21,7 +22,7 @@ from sqlite_utils import Database
 
 import pooltool.cli.recall  # noqa: F401  registers the command on the group
 from pooltool.cli.group import cli
-from pooltool.errors import StoreError
+from pooltool.errors import FormatError, StoreError
 from pooltool.formats.run import read_run
 from pooltool.pooling import pool_runs
 from pooltool.ranking import order_run, order_table, table_trec_ranks
@@ -153,3 +154,59 @@ def test_order_table_is_order_run(rows: list[tuple[str, str, float]]) -> None:
     assert table["topic"].to_pylist() == expected["topic"].tolist()
     assert table["docno"].to_pylist() == expected["docno"].tolist()
     assert table_trec_ranks(table["topic"]).tolist() == expected["trec_rank"].tolist()
+
+
+def test_a_repeated_docno_is_named_with_its_file_and_line(tmp_path: Path,
+                                                          memory_store: JudgmentStore) -> None:
+    """Fingerprints find the repeat; the line reader names it (nothing is imported)."""
+    path = tmp_path / "dup.run"
+    path.write_text("1 Q0 a 1 3 A\n1 Q0 b 2 2 A\n2 Q0 a 1 2 A\n1 Q0 a 3 1 A\n")
+    with pytest.raises(FormatError, match=r"dup\.run:4: docno 'a' appears twice for topic '1' "
+                                          r"in run 'A' \(first on line 1\)"):
+        memory_store.add_runs([path])
+    assert memory_store.run_tags() == []
+
+
+def test_repeats_docno_by_fingerprint_and_exactly(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Runs, topics and docnos keep pairs apart; equal fingerprints (here all of them: a
+    forced collision) are settled on the strings."""
+    table = pa.table({"run_tag": ["A", "A", "B", "A"], "topic": ["1", "2", "1", "1"],
+                      "docno": ["a", "a", "a", "b"]})
+    repeated = pa.table({"topic": ["1", "2", "1"], "docno": ["a", "b", "a"]})
+    assert not run_columns.repeats_docno(table)
+    assert run_columns.repeats_docno(repeated)
+    monkeypatch.setattr(run_columns, "fingerprints",
+                        lambda strings: np.zeros(len(strings), dtype=np.uint64))
+    monkeypatch.setattr(run_columns, "keyed", lambda prints, keys: prints)
+    assert not run_columns.repeats_docno(table)
+    assert run_columns.repeats_docno(repeated)
+
+
+def test_decode_only_some_columns() -> None:
+    ordered = order_table(pa.table({"topic": ["2", "1", "1"], "docno": ["a", "b", "c"],
+                                    "rank": [1, 1, 2], "score": [1.0, 2.0, 3.0]}))
+    packed = run_columns.pack(ordered)
+    entries = run_columns.decode(packed.blob, packed.sha256, "run X", ["docno"])
+    assert entries.column_names == ["topic", "docno"]
+    assert entries["topic"].to_pylist() == ["1", "1", "2"]
+    assert entries["docno"].to_pylist() == ["c", "b", "a"]
+
+
+def test_blobs_do_not_depend_on_how_the_topics_come_encoded() -> None:
+    """A topic column of strings, or a dictionary in another order, with a value twice or
+    unused, gives the same blob (order_table hands pack the dictionary it keeps)."""
+    columns = {"docno": ["a", "b", "c", "d"], "rank": [1, 2, 1, 2], "score": [1.0, 2.0, 3.0, 3.0]}
+    topics = [pa.array(["10", "9", "10", "9"]),
+              pa.DictionaryArray.from_arrays(pa.array([1, 0, 1, 0], pa.int32()), ["9", "10"]),
+              pa.DictionaryArray.from_arrays(pa.array([0, 1, 2, 3]), ["10", "9", "10", "9"]),
+              pa.DictionaryArray.from_arrays(pa.array([0, 2, 0, 2]), ["10", "x", "9"])]
+    packed = [run_columns.pack(order_table(pa.table({"topic": topic, **columns})))
+              for topic in topics]
+    assert {p.blob for p in packed} == {packed[0].blob}
+    assert packed[0].topic_names == ["10", "9"]
+    plain = pa.table({"topic": ["10", "10", "9", "9"], "docno": ["c", "a", "d", "b"],
+                      "rank": [1, 1, 2, 2], "score": [3.0, 1.0, 3.0, 2.0]})
+    assert run_columns.encode(plain) == packed[0].blob
+    entries = run_columns.decode(packed[0].blob, packed[0].sha256, "run X")
+    assert entries["topic"].to_pylist() == ["10", "10", "9", "9"]
+    assert entries["docno"].to_pylist() == ["c", "a", "d", "b"]

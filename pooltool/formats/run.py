@@ -192,9 +192,19 @@ def read_run_table(source: Source, threads: bool = True) -> pa.Table | None:
     :param threads: see :func:`pooltool.formats.columns.read_columns`.
     :returns: see :func:`run_table`.
     """
-    refuse_byte_order_mark(source)
-    data = plain_file_bytes(source)
+    data = plain_run_bytes(source)
     return None if data is None else run_table(data, threads)
+
+
+def plain_run_bytes(source: Source) -> bytes | None:
+    """The bytes of a plain run file, as stored, for :func:`run_table` (and the file's
+    sha256, so that it is read once); ``None`` for anything else (see
+    :func:`~pooltool.formats.source.plain_file_bytes`).
+
+    :raises FormatError: the file starts with a byte order mark or holds a NUL byte.
+    """
+    refuse_byte_order_mark(source)
+    return plain_file_bytes(source)
 
 
 def run_table(data: bytes, threads: bool = True) -> pa.Table | None:

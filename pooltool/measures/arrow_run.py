@@ -10,7 +10,7 @@ already in trec_eval's order (topic, score descending, docno descending by
 same file.
 
 Repeated docnos and qrels grades are found by joining on 64-bit
-fingerprints of (topic, docno) (:mod:`pooltool.measures.fingerprint`):
+fingerprints of (topic, docno) (:mod:`pooltool.formats.fingerprint`):
 distinct fingerprints prove that no docno repeats, and every fingerprint
 match with the qrels is confirmed on the topic and docno strings. When a
 collision leaves either in doubt, the lines are encoded again with Arrow's
@@ -25,7 +25,7 @@ import pyarrow.compute as pc
 
 from pooltool.errors import DuplicateDocno
 from pooltool.formats.arrow_numbers import arrow_numbers, numbers
-from pooltool.measures.fingerprint import KeyTable, fingerprints, keyed, repeats
+from pooltool.formats.fingerprint import KeyTable, fingerprints, keyed, repeats
 from pooltool.measures.per_topic import EncodedRun
 from pooltool.measures.qrels_index import NONPOOL, QrelsIndex
 from pooltool.ranking import positions_in_groups

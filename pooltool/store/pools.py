@@ -9,10 +9,10 @@ named pool), ``pool_rounds`` (depth, run tags, documents added), ``pool_docs``
 
 from __future__ import annotations
 
-import itertools
 import json
 import sqlite3
-from collections.abc import Iterable, Sequence
+from bisect import bisect_left, bisect_right
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from typing import Any, NamedTuple
 
@@ -21,7 +21,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from pooltool.errors import InvalidArgument, StoreError
+from pooltool.errors import InvalidArgument, StoreError, UnknownRun
 from pooltool.store.provenance import utc_now
 
 DEFAULT_POOL = "main"
@@ -46,13 +46,17 @@ class PoolTables:
     def writing(self) -> AbstractContextManager[sqlite3.Connection]:  # provided by the store
         raise NotImplementedError
 
+    def unchecked_references(self) -> AbstractContextManager[None]:  # provided by the store
+        raise NotImplementedError
+
     def query(self, sql: str, params: Any = ()) -> pd.DataFrame:  # provided by the store
         raise NotImplementedError
 
     def run_id(self, tag: str) -> int:  # provided by the store
         raise NotImplementedError
 
-    def run_entries(self, run_ids: list[int], depth: int | None = None) -> list[pa.Table]:
+    def run_entries(self, run_ids: list[int], depth: int | None = None,
+                    columns: list[str] | None = None) -> list[pa.Table]:
         raise NotImplementedError  # provided by the store
 
     # -- which pools exist -------------------------------------------------------
@@ -94,38 +98,35 @@ class PoolTables:
 
     # -- writing a round ------------------------------------------------------------
 
-    def top_k_pairs(self, run_ids: list[int], depth: int) -> PoolPairs:
-        """The (topic, docno) pairs of each run's top ``depth`` (trec_eval rank), with
-        each pair's run as its position in ``run_ids`` and its trec_eval rank there."""
-        tops = self.run_entries(run_ids, depth)
-        runs = np.repeat(np.arange(len(tops), dtype=np.int64), [t.num_rows for t in tops])
-        topic = pa.chunked_array([chunk for t in tops for chunk in
-                                  pc.cast(t["topic"], pa.string()).chunks], pa.string())
-        docno = pa.chunked_array([chunk for t in tops for chunk in t["docno"].chunks],
-                                 pa.string())
-        rank = np.concatenate([t["trec_rank"].to_numpy() for t in tops] or [runs])
-        return PoolPairs(topic.combine_chunks(), docno.combine_chunks(), runs, rank)
-
     def add_pool_round(self, pool: str, depth: int, run_tags: list[str],
-                       hits: PoolPairs | None = None) -> tuple[PoolPairs, int]:
+                       on_batch: Callable[[PoolPairs, PoolPairs], None] | None = None,
+                       ) -> tuple[int, int]:
         """Record a pooling round and pool the runs' top ``depth`` (one transaction).
 
         The pool is created (strategy ``depth``) when it does not exist. Every hit
-        of the runs' top ``depth`` is stored in ``pool_hits``, and the pairs not
-        pooled yet in ``pool_docs``, both tagged with the new round.
+        of the runs' top ``depth`` (trec_eval rank) is stored in ``pool_hits``, and
+        the pairs not pooled yet in ``pool_docs``, both tagged with the new round.
+        The hits are sorted and written a batch of whole topics at a time (about
+        :data:`HITS_PER_BATCH` hits), so memory does not grow with the number of topics
+        beyond the runs' top ``depth`` themselves.
 
-        :param hits: the runs' top ``depth`` as :meth:`top_k_pairs` gives it for the
-            runs of ``run_tags`` (read here when not given).
-        :returns: the pairs that were in the pool before the round, and the number
-            of pairs the round added.
+        :param on_batch: called once per batch with its hits (each pair's run as its
+            position among the distinct tags of ``run_tags``, in order of first
+            appearance, and its trec_eval rank there; sorted by topic and docno, in
+            string order, then run id: see :func:`pair_starts`) and the pairs of
+            the batch's topics that were in the pool before the round; the batches
+            hold every hit once.
+        :returns: the number of pairs in the pool before the round, and the number
+            the round added.
         :raises UnknownRun: a tag not in the store.
         :raises InvalidArgument: the pool exists and is not a depth-k pool (an
             adaptive pool, a sample, a mixed pool): its documents are chosen otherwise.
         """
-        run_ids = [self.run_id(tag) for tag in run_tags]
-        if hits is None:
-            hits = self.top_k_pairs(run_ids, depth)
-        with self.writing() as conn:
+        run_ids = list(dict.fromkeys(self.run_id(tag) for tag in run_tags))
+        tops = self.run_entries(run_ids, depth, columns=["topic", "docno"])
+        # the rows written refer to the pool and round made or checked here, and to
+        # runs checked here: SQLite need not check each row's references again
+        with self.unchecked_references(), self.writing() as conn:
             pool_id = self._pool_id_or_none(pool)
             if pool_id is not None:
                 _check_depth_pool(conn, pool, pool_id)
@@ -133,19 +134,30 @@ class PoolTables:
                 pool_id = int(conn.execute(
                     "INSERT INTO pools(name, strategy, created_at) VALUES (?, 'depth', ?)",
                     [pool, utc_now()]).lastrowid or 0)
-            before = self._pool_pairs(pool_id)
+            _check_runs_stored(conn, run_ids)
+            before = int(conn.execute("SELECT COUNT(*) FROM pool_docs WHERE pool_id = ?",
+                                      [pool_id]).fetchone()[0])
             round_id = int(conn.execute(
                 "INSERT INTO pool_rounds(pool_id, depth, run_tags, docs_added, created_at) "
                 "VALUES (?, ?, ?, 0, ?)",
                 [pool_id, depth, json.dumps(run_tags), utc_now()]).lastrowid or 0)
-            added = _insert_round(conn, hits, run_ids, pool_id, round_id)
+            added = 0
+            for batch in topic_batches(tops, HITS_PER_BATCH):
+                hits = _sorted_hits(batch, run_ids)
+                pooled = self._pool_pairs(pool_id, hits.topic) if before else _no_pairs()
+                added += _insert_round(conn, hits, run_ids, pool_id, round_id)
+                if on_batch is not None:
+                    on_batch(hits, pooled)
             conn.execute("UPDATE pool_rounds SET docs_added = ? WHERE round_id = ?",
                          [added, round_id])
         return before, added
 
-    def _pool_pairs(self, pool_id: int) -> PoolPairs:
+    def _pool_pairs(self, pool_id: int, topics: pa.Array) -> PoolPairs:
+        """The pairs of a pool in the given topics (a string array, repeats allowed)."""
         topics, docnos = self._fetch_pairs(
-            "SELECT topic, docno FROM pool_docs WHERE pool_id = ?", [pool_id])
+            "SELECT topic, docno FROM pool_docs WHERE pool_id = ? "
+            "AND topic IN (SELECT value FROM json_each(?))",
+            [pool_id, json.dumps(pc.unique(topics).to_pylist())])
         zeros = np.zeros(len(topics), dtype=np.int64)
         return PoolPairs(pa.array(topics, pa.string()), pa.array(docnos, pa.string()), zeros, zeros)
 
@@ -252,6 +264,15 @@ _NOT_DEPTH_POOLS = {
 }
 
 
+def _check_runs_stored(conn: sqlite3.Connection, run_ids: list[int]) -> None:
+    """:raises UnknownRun: a run id of no stored run (runs are never deleted)."""
+    distinct = sorted(set(run_ids))
+    found = conn.execute("SELECT COUNT(*) FROM runs WHERE run_id IN "
+                         "(SELECT CAST(value AS INTEGER) FROM json_each(?))", [json.dumps(distinct)])
+    if int(found.fetchone()[0]) != len(distinct):
+        raise UnknownRun(f"runs {distinct} are not all in the store")
+
+
 def _check_depth_pool(conn: sqlite3.Connection, pool: str, pool_id: int) -> None:
     """Refuse a pooling round into a pool that is not a depth-k pool.
 
@@ -277,27 +298,112 @@ def _not_depth_reason(conn: sqlite3.Connection, pool_id: int) -> str | None:
     return None
 
 
+HITS_PER_BATCH = 1 << 20  # hits of whole topics sorted and written at a time
+
+
+def topic_batches(tops: list[pa.Table], hits: int) -> Iterator[PoolPairs]:
+    """The rows of runs' top k in batches of whole topics, in topic string order.
+
+    :param tops: per run, rows grouped by topic in string order (as stored:
+        :func:`pooltool.store.run_columns.decode`), with ``topic`` (string or
+        dictionary), ``docno`` and ``trec_rank``; runs may hold different topics.
+    :param hits: rows to gather before a batch is given (a batch holds at least
+        one topic, so one larger topic makes a larger batch).
+    :returns: per batch, its rows as :class:`PoolPairs` (``run``: the position
+        in ``tops``), each run's rows of the batch in their stored order.
+    """
+    spans = [_topic_spans(top) for top in tops]
+    rows: dict[str, int] = {}
+    for names, bounds in spans:
+        for name, size in zip(names, np.diff(bounds).tolist(), strict=True):
+            rows[name] = rows.get(name, 0) + size
+    batch: list[str] = []
+    gathered = 0
+    for name in sorted(rows):
+        batch.append(name)
+        gathered += rows[name]
+        if gathered >= hits:
+            yield _batch_pairs(tops, spans, batch[0], batch[-1])
+            batch, gathered = [], 0
+    if batch:
+        yield _batch_pairs(tops, spans, batch[0], batch[-1])
+
+
+def _topic_spans(top: pa.Table) -> tuple[list[str], np.ndarray]:
+    """A run's topics in the order its rows hold them, and where each topic's rows start
+    (one more bound: the number of rows)."""
+    topic = top["topic"].combine_chunks()
+    if not pa.types.is_dictionary(topic.type):
+        topic = pc.dictionary_encode(topic)
+    codes = topic.indices.to_numpy(zero_copy_only=False)
+    starts = np.flatnonzero(np.concatenate(([True], codes[1:] != codes[:-1]))) if len(codes) \
+        else np.zeros(0, dtype=np.int64)
+    names = topic.dictionary.take(pa.array(codes[starts])).to_pylist()
+    return [str(name) for name in names], np.append(starts, len(codes))
+
+
+def _batch_pairs(tops: list[pa.Table], spans: list[tuple[list[str], np.ndarray]],
+                 first: str, last: str) -> PoolPairs:
+    """The rows of the topics from ``first`` to ``last`` (string order) of every run."""
+    parts = []
+    for position, (top, (names, bounds)) in enumerate(zip(tops, spans, strict=True)):
+        start, stop = bounds[bisect_left(names, first)], bounds[bisect_right(names, last)]
+        if stop > start:
+            parts.append((position, top.slice(int(start), int(stop - start))))
+    run = np.repeat(np.array([p for p, _ in parts], dtype=np.int64),
+                    [part.num_rows for _, part in parts])
+    topic = [pc.cast(part["topic"], pa.string()).combine_chunks() for _, part in parts]
+    docno = [part["docno"].combine_chunks() for _, part in parts]
+    rank = [part["trec_rank"].to_numpy() for _, part in parts]
+    return PoolPairs(pa.concat_arrays(topic) if topic else pa.array([], pa.string()),
+                     pa.concat_arrays(docno) if docno else pa.array([], pa.string()),
+                     run, np.concatenate(rank) if rank else run)
+
+
+def _no_pairs() -> PoolPairs:
+    empty = np.zeros(0, dtype=np.int64)
+    return PoolPairs(pa.array([], pa.string()), pa.array([], pa.string()), empty, empty)
+
+
+def _sorted_hits(hits: PoolPairs, run_ids: list[int]) -> PoolPairs:
+    """``hits`` sorted by topic, docno (string order), run id (``hits.run``: positions
+    in ``run_ids``) and trec_eval rank: the order of ``pool_hits``' primary key."""
+    run_id = np.asarray(run_ids, dtype=np.int64)[hits.run]
+    keys = pa.table({"topic": hits.topic, "docno": hits.docno, "run_id": run_id,
+                     "trec_rank": hits.trec_rank})
+    order = pc.sort_indices(keys, sort_keys=[
+        (name, "ascending") for name in ("topic", "docno", "run_id", "trec_rank")])
+    rows = order.to_numpy()
+    return PoolPairs(hits.topic.take(order), hits.docno.take(order), hits.run[rows],
+                     hits.trec_rank[rows])
+
+
+def pair_starts(hits: PoolPairs) -> np.ndarray:
+    """Of hits sorted by (topic, docno), whether each is the first of its pair (bool)."""
+    first = np.ones(len(hits.run), dtype=bool)
+    if len(first) > 1:
+        first[1:] = ~np.logical_and(
+            pc.equal(hits.topic[1:], hits.topic[:-1]).to_numpy(zero_copy_only=False),
+            pc.equal(hits.docno[1:], hits.docno[:-1]).to_numpy(zero_copy_only=False))
+    return first
+
+
 def _insert_round(conn: sqlite3.Connection, hits: PoolPairs, run_ids: list[int], pool_id: int,
                   round_id: int) -> int:
-    """Store the hits (``hits.run``: positions in ``run_ids``), and the pairs not pooled
-    yet as pool documents of this round; returns the number of pairs added.
+    """Store the hits (sorted: :func:`_sorted_hits`; ``hits.run``: positions in
+    ``run_ids``), and the pairs not pooled yet as pool documents of this round;
+    returns the number of pairs added.
 
-    Rows are sorted in the tables' primary-key order, so each table is written in
-    one sweep, a slice of :data:`_ROWS_PER_SLICE` rows at a time; a docno twice in
-    a topic of one run keeps its best rank (the first row inserted wins).
+    Rows come in the tables' primary-key order, so each table is written in one
+    sweep, a slice of :data:`_ROWS_PER_SLICE` rows at a time; a docno twice in a
+    topic of one run keeps its best rank (the first row inserted wins).
     """
     if not len(hits.run):
         return 0
     table = pa.table({"topic": hits.topic, "docno": hits.docno,
                       "run_id": np.asarray(run_ids, dtype=np.int64)[hits.run],
                       "trec_rank": hits.trec_rank})
-    table = table.take(pc.sort_indices(table, sort_keys=[
-        (name, "ascending") for name in ("topic", "docno", "run_id", "trec_rank")]))
-    topic, docno = table["topic"].combine_chunks(), table["docno"].combine_chunks()
-    new_pair = np.ones(table.num_rows, dtype=bool)
-    new_pair[1:] = ~np.logical_and(
-        pc.equal(topic[1:], topic[:-1]).to_numpy(zero_copy_only=False),
-        pc.equal(docno[1:], docno[:-1]).to_numpy(zero_copy_only=False))
+    new_pair = pair_starts(hits)
     added = 0
     for start in range(0, table.num_rows, _ROWS_PER_SLICE):
         added += _insert_slice(conn, table.slice(start, _ROWS_PER_SLICE),
@@ -311,40 +417,43 @@ _ROWS_PER_SLICE = 65_536  # hits made Python objects at a time (memory stays fla
 def _insert_slice(conn: sqlite3.Connection, hits: pa.Table, new_pair: np.ndarray,
                   pool_id: int, round_id: int) -> int:
     """Insert sorted hits (``topic, docno, run_id, trec_rank``) and, where ``new_pair``,
-    their pair into ``pool_docs``; returns the number of pool documents added."""
+    their pair into ``pool_docs``; returns the number of pool documents added.
+
+    The pool and round ids (integers the store made) are written into the statements,
+    so that each row binds only the values that vary."""
     first = pa.array(np.flatnonzero(new_pair))
-    topics, docnos = hits["topic"].to_pylist(), hits["docno"].to_pylist()
     before = conn.total_changes
-    _insert_rows(conn, "pool_docs(pool_id, topic, docno, round_id)",
-                 [itertools.repeat(pool_id), hits["topic"].take(first).to_pylist(),
-                  hits["docno"].take(first).to_pylist(), itertools.repeat(round_id)],
-                 len(first))
+    _insert_rows(conn, f"pool_docs(pool_id, topic, docno, round_id) VALUES "
+                       f"({int(pool_id)}, ?, ?, {int(round_id)})",
+                 [hits["topic"].take(first).to_pylist(), hits["docno"].take(first).to_pylist()])
     added = conn.total_changes - before
-    _insert_rows(conn, "pool_hits(pool_id, topic, docno, run_id, trec_rank, round_id)",
-                 [itertools.repeat(pool_id), topics, docnos, hits["run_id"].to_pylist(),
-                  hits["trec_rank"].to_pylist(), itertools.repeat(round_id)], len(topics))
+    _insert_rows(conn, f"pool_hits(pool_id, topic, docno, run_id, trec_rank, round_id) VALUES "
+                       f"({int(pool_id)}, ?, ?, ?, ?, {int(round_id)})",
+                 [hits[name].to_pylist() for name in ("topic", "docno", "run_id", "trec_rank")])
     return added
 
 
-_ROWS_PER_STATEMENT = 100  # 600 parameters at most: SQLite before 3.32 allows 999
+_ROWS_PER_STATEMENT = 100  # 400 parameters at most: SQLite before 3.32 allows 999
 
 
-def _insert_rows(conn: sqlite3.Connection, table: str, columns: list[Iterable[Any]],
-                 rows: int) -> None:
-    """``INSERT OR IGNORE`` ``rows`` rows given column by column, :data:`_ROWS_PER_STATEMENT`
-    to a statement (fewer round trips from Python than one row to a statement).
+def _insert_rows(conn: sqlite3.Connection, into: str, columns: list[list[Any]]) -> None:
+    """``INSERT OR IGNORE`` rows given column by column (lists of equal length),
+    :data:`_ROWS_PER_STATEMENT` to a statement (fewer round trips from Python than one
+    row to a statement).
 
-    :param table: the table and its column list, as in ``INSERT INTO table(a, b)``.
+    :param into: the table, its column list and one row of values with a ``?`` for
+        each column given, as in ``INSERT INTO t(a, b, c) VALUES (1, ?, ?)``.
     """
-    width = len(columns)
-    row = "(" + ", ".join("?" * width) + ")"
-    values = itertools.chain.from_iterable(zip(*columns, strict=False))  # repeat() never ends
+    width, rows = len(columns), len(columns[0])
+    values: list[Any] = [None] * (width * rows)
+    for position, column in enumerate(columns):  # row by row: a0, b0, a1, b1, ...
+        values[position::width] = column
+    table, row = into.split(" VALUES ")
+    statement = f"INSERT OR IGNORE INTO {table} VALUES "
+    per_statement = width * _ROWS_PER_STATEMENT
     whole = rows // _ROWS_PER_STATEMENT
-    many = f"INSERT OR IGNORE INTO {table} VALUES " + ", ".join([row] * _ROWS_PER_STATEMENT)
-    conn.executemany(many, (list(itertools.islice(values, width * _ROWS_PER_STATEMENT))
-                            for _ in range(whole)))
-    rest = list(values)
+    conn.executemany(statement + ", ".join([row] * _ROWS_PER_STATEMENT),
+                     (values[i * per_statement:(i + 1) * per_statement] for i in range(whole)))
+    rest = rows - whole * _ROWS_PER_STATEMENT
     if rest:
-        conn.execute(f"INSERT OR IGNORE INTO {table} VALUES "
-                     + ", ".join([row] * (len(rest) // width)), rest)
-
+        conn.execute(statement + ", ".join([row] * rest), values[whole * per_statement:])

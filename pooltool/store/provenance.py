@@ -12,6 +12,11 @@ def utc_now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
+def bytes_sha256(data: bytes) -> str:
+    """The hex sha256 of ``data`` (a whole file's bytes: its :func:`file_sha256`)."""
+    return hashlib.sha256(data).hexdigest()
+
+
 def file_sha256(path: Path) -> str:
     """The hex sha256 of a file's bytes."""
     digest = hashlib.sha256()

@@ -52,7 +52,7 @@ from pooltool.errors import (
     UnknownTopic,
 )
 from pooltool.formats.frames import check_run_frame
-from pooltool.formats.run import read_run, read_run_table
+from pooltool.formats.run import plain_run_bytes, read_run, run_table
 from pooltool.ranking import order_table
 from pooltool.records import RUN_COLUMNS, Document, Topic, is_postgresql_url
 from pooltool.store import migrations, run_columns
@@ -68,7 +68,7 @@ from pooltool.store.postgresql import (
     open_store_database,
     shown_url,
 )
-from pooltool.store.provenance import file_sha256, utc_now
+from pooltool.store.provenance import bytes_sha256, file_sha256, utc_now
 from pooltool.store.samples import SampleTables
 from pooltool.store.topic_check import OnUnknownTopics, UnknownTopics, check_topics
 
@@ -295,6 +295,22 @@ class JudgmentStore(JudgmentLog, JudgedRules, PoolTables, ClaimTable, SampleTabl
                 raise
             raise failure from exc
 
+    @contextmanager
+    def unchecked_references(self) -> Iterator[None]:
+        """SQLite: a write transaction opened within the block does not check foreign
+        keys (``PRAGMA foreign_keys=OFF``, which SQLite takes only outside a
+        transaction: within one, the block changes nothing), for bulk writes whose
+        references the caller has checked itself (the checks are a quarter of the
+        cost of writing a pool's rows). PostgreSQL always checks them."""
+        if isinstance(self.conn, PostgresConnection) or self.conn.in_transaction:
+            yield
+            return
+        self.conn.execute("PRAGMA foreign_keys=OFF")
+        try:
+            yield
+        finally:
+            self.conn.execute("PRAGMA foreign_keys=ON")
+
     def _begin_write(self) -> None:
         """Open a write transaction holding the store's write lock (waiting for it)."""
         if isinstance(self.conn, PostgresConnection):
@@ -486,10 +502,13 @@ class JudgmentStore(JudgmentLog, JudgedRules, PoolTables, ClaimTable, SampleTabl
         """
         if isinstance(paths, (str, Path)):
             paths = [paths]
+        paths = list(paths)
+        threads = len(paths) == 1  # several files: one reader thread each is enough
+
         def load(path: Path) -> tuple[list[tuple[str, run_columns.RunBlob]], str]:
             """A file's runs, each packed in trec_eval order, and the file's sha256."""
-            return [(tag, run_columns.pack(run)) for tag, run in _file_runs(path)], \
-                file_sha256(path)
+            runs, sha = _file_runs(path, threads)
+            return [(tag, run_columns.pack(run)) for tag, run in runs], sha
 
         def store(path: str | Path,
                   loading: Future[tuple[list[tuple[str, run_columns.RunBlob]], str]]) -> None:
@@ -673,30 +692,42 @@ class JudgmentStore(JudgmentLog, JudgedRules, PoolTables, ClaimTable, SampleTabl
                 pa.array([tag], pa.string()))
             yield entries.drop_columns(["trec_rank"]).append_column("run_tag", run_tag)
 
-    def run_entries(self, run_ids: list[int], depth: int | None = None) -> list[pa.Table]:
+    def run_entries(self, run_ids: list[int], depth: int | None = None,
+                    columns: list[str] | None = None) -> list[pa.Table]:
         """The entries of stored runs (live or retired), in the order of ``run_ids``:
-        :func:`pooltool.store.run_columns.decode`'s columns plus ``trec_rank``
-        (int64), only the first ``depth`` per topic when ``depth`` is given. Blobs
-        are decoded (their sha256 checked, and cut to ``depth``) in threads.
+        :func:`pooltool.store.run_columns.decode`'s columns (only ``columns`` when
+        given; ``topic`` always) plus ``trec_rank`` (int64), only the first ``depth``
+        per topic when ``depth`` is given. Blobs are decoded (their sha256 checked,
+        and cut to ``depth``) in threads, a few at a time: a blob is read from the
+        store only when a thread is about to be free for it, so that the blobs
+        (compressed, 11 MB for a run of a million lines) are not all held at once.
 
         :raises UnknownRun: an id of no run.
         :raises StoreError: a blob that does not match its sha256.
         """
-        stored = []
-        for run_id in run_ids:
+        def stored(run_id: int) -> tuple[bytes, str, str]:
             row = self.conn.execute("SELECT entries, sha256 FROM run_columns WHERE run_id = ?",
                                     [run_id]).fetchone()
             if row is None:
                 raise UnknownRun(f"no run with id {run_id} in the store")
-            stored.append((row[0], row[1], f"run {run_id}"))
+            return row[0], row[1], f"run {run_id}"
 
         def read(blob: bytes, sha256: str, what: str) -> pa.Table:
-            return run_columns.with_trec_ranks(run_columns.decode(blob, sha256, what), depth)
+            return run_columns.with_trec_ranks(run_columns.decode(blob, sha256, what, columns),
+                                               depth)
 
-        if len(stored) < 2:
-            return [read(*args) for args in stored]
-        with ThreadPoolExecutor(max_workers=min(len(stored), os.cpu_count() or 1)) as pool:
-            return list(pool.map(lambda args: read(*args), stored))
+        threads = min(len(run_ids), os.cpu_count() or 1)
+        if threads < 2:
+            return [read(*stored(run_id)) for run_id in run_ids]
+        tables: list[pa.Table] = []
+        with ThreadPoolExecutor(max_workers=threads) as pool:
+            waiting: deque[Future[pa.Table]] = deque()
+            for run_id in run_ids:  # only this thread uses the connection
+                waiting.append(pool.submit(read, *stored(run_id)))
+                if len(waiting) > threads:
+                    tables.append(waiting.popleft().result())
+            tables += [future.result() for future in waiting]
+        return tables
 
 
 def _check_not_pooled(conn: sqlite3.Connection, run_id: int, doing: str, what: str) -> None:
@@ -840,29 +871,33 @@ def _check_is_store(conn: sqlite3.Connection, path: Path, create: bool) -> None:
                          "not a pooltool store; pooltool will not write into it")
 
 
-def _file_runs(path: Path) -> list[tuple[str, pa.Table]]:
+def _file_runs(path: Path, threads: bool) -> tuple[list[tuple[str, pa.Table]], str]:
     """A run file's runs (one per run tag, in file order), each in trec_eval order
-    (:func:`~pooltool.ranking.order_table`).
+    (:func:`~pooltool.ranking.order_table`), and the file's sha256 (of the bytes read).
 
-    Arrow's reader (:func:`~pooltool.formats.run.read_run_table`) reads the file
-    when it can vouch for it and no docno repeats within a topic; otherwise
-    :func:`~pooltool.formats.run.read_run` does, and names the file and line of
-    any error.
+    Arrow's reader (:func:`~pooltool.formats.run.run_table`; ``threads``: its own
+    threads) reads the file when it can vouch for it and no docno repeats within a
+    topic; otherwise :func:`~pooltool.formats.run.read_run` does, and names the file
+    and line of any error.
 
     :raises FormatError: a malformed line, a repeated docno included.
     """
-    table = read_run_table(path)
-    if table is None or run_columns.repeats_docno(table):
-        frame = read_run(path)
+    data = plain_run_bytes(path)
+    table = None if data is None else run_table(data, threads)
+    if data is None or table is None or run_columns.repeats_docno(table):
+        frame = read_run(path)  # first: it refuses a pipe, which file_sha256 would wait on
+        sha = file_sha256(path) if data is None else bytes_sha256(data)
         return [(str(tag), _ordered_table(entries))
-                for tag, entries in frame.groupby("run_tag", sort=False)]
+                for tag, entries in frame.groupby("run_tag", sort=False)], sha
+    sha = bytes_sha256(data)
+    del data
     table = table.unify_dictionaries()
     tags = table["run_tag"].chunk(0).dictionary.to_pylist() if table.num_rows else []
     if len(tags) == 1:  # the usual case
-        return [(str(tags[0]), order_table(table))]
+        return [(str(tags[0]), order_table(table))], sha
     tag_of_row = pc.cast(table["run_tag"], pa.string())
     seen = pc.unique(tag_of_row).to_pylist()  # in order of first appearance
-    return [(str(tag), order_table(table.filter(pc.equal(tag_of_row, tag)))) for tag in seen]
+    return [(str(tag), order_table(table.filter(pc.equal(tag_of_row, tag)))) for tag in seen], sha
 
 
 def _ordered_table(entries: pd.DataFrame) -> pa.Table:

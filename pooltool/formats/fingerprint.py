@@ -1,7 +1,8 @@
 """64-bit fingerprints of Arrow strings, computed with numpy, for hash-free joins.
 
 Scoring a run needs two questions answered per line: is its (topic, docno)
-repeated, and what grade does the qrels give it. Hashing every docno string
+repeated, and what grade does the qrels give it; importing a run needs the
+first (:func:`pooltool.store.run_columns.repeats_docno`). Hashing every docno string
 with Arrow's kernels costs more than reading the file; a fingerprint reads
 the same bytes eight at a time as integers (:func:`fingerprints`) and mixes
 them with the splitmix64 finaliser (Steele, Lea and Flood, "Fast splittable
