@@ -200,12 +200,12 @@ MEAN_VALIDATED_TOPICS = 225
 def mean_caveat(method: str, topics: int) -> str:
     """What to say of the Beta intervals of means over ``topics`` topics: ``""`` from
     :data:`MEAN_VALIDATED_TOPICS` up (or for another method), else that on Cranfield
-    subsets of 12-80 topics they covered mean R 52-96% and mean Recall@100 12-98% of
-    the time (README, "Estimating what the pool missed")."""
+    subsets of 12-112 topics they covered mean R 52-96% and mean Recall@100 12-98%
+    of the time (README, "Estimating what the pool missed")."""
     if topics >= MEAN_VALIDATED_TOPICS or method not in (BETA_METHOD, FIXED_PRIOR_METHOD):
         return ""
     return (f"the intervals of means over topics are validated at {MEAN_VALIDATED_TOPICS} "
-            f"topics; with {topics}, read them as rough (on Cranfield subsets of 12-80 "
+            f"topics; with {topics}, read them as rough (on Cranfield subsets of 12-112 "
             "topics they covered mean R 52-96% and mean Recall@100 12-98% of the time); "
             "per-topic intervals hold")
 
