@@ -95,10 +95,9 @@ INTERVAL_METHODS = ("auto", "beta", "mover-wilson")
 #: Refits of the prior on topics resampled with replacement, shared out over the draws.
 PRIOR_REPLICATES = 200
 BETA_METHOD = ("stratified Beta-binomial posterior, Beta prior per stratum fitted across topics "
-               f"and refitted on {PRIOR_REPLICATES} bootstrap resamples of the topics "
-               "(Jeffreys' where under 10 topics), shortest interval holding 95% of "
-               f"{DRAWS} draws (Ericson 1969; Kleinman 1973; Laird & Louis 1987; "
-               "Brown, Cai & DasGupta 2001; Chen & Shao 1999)")
+               f"and refitted on {PRIOR_REPLICATES} bootstrap resamples of the topics; "
+               f"the shortest interval holding 95% of {DRAWS} draws (Ericson 1969; "
+               "Kleinman 1973; Laird & Louis 1987; Chen & Shao 1999)")
 FIXED_PRIOR_METHOD = ("stratified Beta-binomial posterior, Beta prior per stratum fitted across "
                       "topics, the fit taken as known (pooltool before issue 13's fix; too "
                       "narrow for a mean over topics)")
