@@ -100,8 +100,9 @@ def init(ctx: click.Context, roles: str | None, admin_role: str, assessor_role: 
         raise StoreError(NO_ROLES.format(path))
     if (admins or assessors) and roles is None:
         raise click.UsageError("--admin and --assessor go with --roles print or --roles apply")
-    if roles == "print":
-        click.echo(roles_sql(admin_role, assessor_role, admins, assessors), nl=False)
+    if roles == "print":  # psql then stops at the first error (e.g. no store yet)
+        click.echo("\\set ON_ERROR_STOP on\n"
+                   + roles_sql(admin_role, assessor_role, admins, assessors), nl=False)
         return
     with JudgmentStore.open(path, create=True) as store:
         if roles == "apply":

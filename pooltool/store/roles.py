@@ -126,7 +126,8 @@ def roles_sql(admin: str = ADMIN_ROLE, assessor: str = ASSESSOR_ROLE,
     a, s = _ident(admin), _ident(assessor)
     tables = store_tables()
     lines = [f"-- pooltool store roles: {admin} (administrators), {assessor} (assessors)",
-             "-- for a store made by pooltool init; psql: psql -v ON_ERROR_STOP=1 -f FILE",
+             "-- for a store made by pooltool init (init --roles print starts with psql's "
+             "\\set ON_ERROR_STOP on)",
              NO_STORE_GUARD, _create_role(admin), _create_role(assessor),
              "DO $$ BEGIN EXECUTE format('GRANT CONNECT ON DATABASE %I TO %I, %I', "
              f"current_database(), {_literal(admin)}, {_literal(assessor)}); "

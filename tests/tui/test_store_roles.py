@@ -4,6 +4,8 @@ lacks, with a clean ``Error:`` line. Real login roles on the test server."""
 
 from __future__ import annotations
 
+import shutil
+import subprocess
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -112,7 +114,8 @@ def test_roles_are_refused_on_a_sqlite_store(tmp_path: Path) -> None:
 def test_print_shows_the_sql_without_connecting() -> None:
     code, out, _ = invoke("postgresql://owner@127.0.0.1:1/nowhere", "init", "--roles", "print",
                           "--assessor", "alice")
-    assert code == 0 and out == roles_sql(assessors=("alice",))
+    # psql stops at the first error (a tester's psql ran on past "no store" and made roles)
+    assert code == 0 and out == "\\set ON_ERROR_STOP on\n" + roles_sql(assessors=("alice",))
 
 
 def test_the_printed_sql_on_a_database_without_a_store_says_to_init_first(
@@ -124,6 +127,19 @@ def test_the_printed_sql_on_a_database_without_a_store_says_to_init_first(
                            match=r"holds no pooltool store: make it first \(pooltool --db "
                                  r"postgresql://\.\.\. init\)"):
             conn.execute(roles_sql())
+    psql = shutil.which("psql")
+    if psql is None:
+        return
+    code, script, _ = invoke(postgresql_empty_url, "init", "--roles", "print",
+                             "--admin-role", "pt_never_admin", "--assessor-role",
+                             "pt_never_assessor")
+    done = subprocess.run([psql, "-X", "-q", postgresql_empty_url], input=script, text=True,
+                          capture_output=True, check=False)
+    assert (code, done.returncode) == (0, 3)  # psql's code for a script stopped by an error
+    assert "holds no pooltool store" in done.stderr and "does not exist" not in done.stderr
+    with psycopg.connect(postgresql_empty_url, autocommit=True) as conn:
+        assert conn.execute("SELECT count(*) FROM pg_roles WHERE rolname LIKE "
+                            "'pt_never_%'").fetchone() == (0,)
 
 
 def test_the_administrator_imports_and_pools(logins: Logins, tmp_path: Path) -> None:
