@@ -50,7 +50,7 @@ def _remove_old_demo(path: Path) -> None:
     except StoreError:
         is_demo = touched = False
     if not is_demo:
-        raise StoreError(f"{path} already exists and is not a demo store: choose another folder "
+        raise StoreError(f"{path} already exists and is not a demo store: choose another file or folder "
                          "(the demo never overwrites your data)")
     if touched:
         raise StoreError(f"{path} holds judgments or versions you added to the demo: choose "

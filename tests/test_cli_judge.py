@@ -63,7 +63,7 @@ def test_assign_names_topics_kept_by_someone_not_named(db: str) -> None:
         store.record_judgment("2", "d0", 1, "nist")
     code, out, err = run(db, "assign", "ann", "ben", "--format", "csv")
     assert code == 0 and err == (
-        "assigned 2 topics to 2 assessors, of which 1 stay with nist, not named here\n"
+        "assigned 2 topics to 2 assessors, of which 1 stays with nist, not named here\n"
         "2 topic(s) stay with the assessor who judged most of them (--rebalance deals them "
         "anew)\n")
     assert out == "topic,assessor,role,pooled,judged\n1,ann,primary,4,4\n2,nist,primary,2,1\n"

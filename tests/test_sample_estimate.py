@@ -166,6 +166,13 @@ def test_sample_then_estimate_end_to_end(demo: str) -> None:
     assert (status["est_missed_low"] == 0).all() and (status["est_missed_high"] > 30).all()
     assert status["est_missed"].between(10, 13).all()
     _assert_inside(status, "est_missed")
+    # grown, not judged yet: the estimate says it uses the 80 judged of 120 (a tester saw
+    # only "80 sampled documents judged" beside the budget)
+    assert _run(demo, "sample", "--name", "s1", "--grow", "4")[0] == 0
+    code, _, err = _run(demo, "recall", *runs, "--version", "judged", "-k", "10",
+                        "--estimate", "s1", "--format", "csv")
+    assert code == 0 and ("note: 40 of the sample's 120 documents are not judged yet (e.g. "
+                          "since 'sample --grow'): the estimate uses the judged ones") in err
 
 
 def _assert_inside(rows: pd.DataFrame, *estimates: str) -> None:

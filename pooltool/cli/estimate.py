@@ -58,6 +58,10 @@ def write_estimates(ctx: click.Context, result: RecallResult, runs: pd.DataFrame
     warn(f"note: {about}; interval method: {estimates.method}")
     if estimates.caveat:
         warn(f"note: {estimates.caveat}")
+    if judged < len(design.docs):
+        warn(f"note: {len(design.docs) - judged} of the sample's {len(design.docs)} documents "
+             f"are not judged yet (e.g. since 'sample --grow'): the estimate uses the judged "
+             f"ones; judge the rest with 'pooltool judge --pool {name}'")
     if fmt == "json":
         from pooltool.json_documents import recall_document
 

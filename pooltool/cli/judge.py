@@ -203,8 +203,8 @@ def assign(ctx: click.Context, assessors: tuple[str, ...], topics: tuple[str, ..
     kept = plan[(plan["role"] == "primary") & (plan["judged"] > 0)]
     others = kept[~kept["assessor"].isin(assessors)]
     warn(f"assigned {plan['topic'].nunique()} topics to {len(assessors)} assessors"
-         + (f", of which {len(others)} stay with {_names(others['assessor'])}, not named "
-            "here" if len(others) else ""))
+         + (f", of which {len(others)} {'stays' if len(others) == 1 else 'stay'} with "
+            f"{_names(others['assessor'])}, not named here" if len(others) else ""))
     if len(kept) and not rebalance:
         warn(f"{len(kept)} topic(s) stay with the assessor who judged most of them "
              "(--rebalance deals them anew)")
