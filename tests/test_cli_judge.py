@@ -72,6 +72,15 @@ def test_assign_names_topics_kept_by_someone_not_named(db: str) -> None:
     assert "2,nist" not in out
 
 
+def test_imported_qrels_keep_no_topic(demo_store: str) -> None:
+    """The demo's qrels are imported under the assessor 'demo': a tester's 'assign alice
+    bob' kept all 10 topics with 'demo', who will never judge again."""
+    code, out, err = run(demo_store, "assign", "alice", "bob", "--format", "csv")
+    assert code == 0 and err == "assigned 10 topics to 2 assessors\n"
+    plan = pd.read_csv(pd.io.common.StringIO(out))
+    assert set(plan["assessor"]) == {"alice", "bob"} and (plan["judged"] == 0).all()
+
+
 def test_assign_errors(db: str) -> None:
     assert run(db, "assign", "ann", "--overlap", "0.5")[2] == (
         "Error: an overlap needs at least two assessors\n")

@@ -188,7 +188,8 @@ def assign(ctx: click.Context, assessors: tuple[str, ...], topics: tuple[str, ..
 
     Topics assigned again replace their earlier assignment. A topic on which
     assessors have judged stays with the one who judged most of it (column
-    judged), unless --rebalance. With --overlap, that share of topics also
+    judged; judgments imported with import-qrels do not count), unless
+    --rebalance. With --overlap, that share of topics also
     goes to a second assessor. Open judging apps pick the new assignment up
     when a topic opens or the topic list is refreshed (r).
 

@@ -132,9 +132,10 @@ def assign_topics(store: JudgmentStore, assessors: list[str], topics: list[str] 
 
 
 def judged_per_topic(store: JudgmentStore, pool: str = DEFAULT_POOL) -> dict[str, dict[str, int]]:
-    """Pooled documents each assessor has judged (own grade >= 0), per topic:
+    """Pooled documents each assessor has judged in pooltool (own grade >= 0; judgments
+    imported from qrels files do not count: their assessor judges no more), per topic:
     ``{topic: {assessor: count}}``."""
-    own = store.own_grades()
+    own = store.own_grades(imported=False)
     own = own[is_judged(own["grade"]).to_numpy()]
     own = own[pair_isin(own, store.pool_docs(pool))]
     counts = own.groupby(["topic", "assessor"]).size()

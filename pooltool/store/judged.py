@@ -72,14 +72,18 @@ class JudgedRules:
             [topic, assessor]).fetchall()
         return [OwnJudgment(*row) for row in rows]
 
-    def own_grades(self, assessor: str | None = None) -> pd.DataFrame:
+    def own_grades(self, assessor: str | None = None, imported: bool = True) -> pd.DataFrame:
         """Each assessor's own grade (latest live judgment) of each document they graded,
         negative grades included.
 
         :param assessor: only this assessor's (default: everyone's).
+        :param imported: count judgments imported from qrels files (``import-qrels``);
+            false: only those made in pooltool (judging, the API).
         :returns: columns ``judgment_id, topic, docno, assessor, grade``, in log order.
         """
         where, params = ("AND assessor = ?", [assessor]) if assessor is not None else ("", [])
+        if not imported:
+            where += " AND origin NOT LIKE 'qrels:%'"
         rows = self.query(
             "SELECT judgment_id, topic, docno, assessor, grade FROM judgments j "
             f"WHERE {_LIVE} {where} ORDER BY judgment_id", params)
