@@ -177,3 +177,15 @@ def test_runs_and_qrels_from_the_store(tmp_path: Path, files: tuple[str, str],
                                      "round1"])
     assert clash.exit_code == 1
     assert clash.stderr == f"Error: run tag 'bm25' is in both the store (bm25) and {twice}\n"
+
+
+def test_recall_on_a_store_without_judgments_says_so(tmp_path: Path) -> None:
+    """A fresh tester was told "Error: the qrels frame has no rows"."""
+    db = tmp_path / "empty.db"
+    assert CliRunner().invoke(cli, ["--db", str(db), "init"]).exit_code == 0
+    run = tmp_path / "r.run"
+    run.write_text("1 Q0 d1 1 1.0 r\n")
+    result = CliRunner().invoke(cli, ["--db", str(db), "recall", str(run), "--policy", "latest"])
+    assert (result.exit_code, result.stderr) == (
+        1, "Error: no judgments in the store under policy 'latest': nothing to measure "
+           "against (judge, or import-qrels, first)\n")

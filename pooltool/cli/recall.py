@@ -25,6 +25,7 @@ from pooltool.cli.sources import (
     stored_qrels,
     stored_run_tables,
 )
+from pooltool.errors import StoreError
 from pooltool.measures import (
     RecallResult,
     evaluate_recall,
@@ -197,13 +198,27 @@ def _evaluate(ctx: click.Context, runs: tuple[str, ...], qrels_file: Path | None
 def _qrels(ctx: click.Context, qrels_file: Path | None,
            stored: tuple[str | None, str]) -> pd.DataFrame | pa.Table:
     """The qrels: a file as Arrow columns (no pandas on the way), else the store's."""
-    return load_qrels_table(ctx, str(qrels_file)) if qrels_file else stored_qrels(ctx, *stored)
+    return load_qrels_table(ctx, str(qrels_file)) if qrels_file else _judged(ctx, stored)
 
 
 def _qrels_frame(ctx: click.Context, qrels_file: Path | None,
                  stored: tuple[str | None, str]) -> pd.DataFrame:
     """The qrels as a DataFrame (what the estimates take)."""
-    return load_qrels(ctx, str(qrels_file)) if qrels_file else stored_qrels(ctx, *stored)
+    return load_qrels(ctx, str(qrels_file)) if qrels_file else _judged(ctx, stored)
+
+
+def _judged(ctx: click.Context, stored: tuple[str | None, str]) -> pd.DataFrame:
+    """The store's qrels (version, policy).
+
+    :raises StoreError: there are none (a tester was told "the qrels frame has no rows").
+    """
+    qrels = stored_qrels(ctx, *stored)
+    if qrels.empty:
+        version, policy = stored
+        raise StoreError(f"no judgments in {f'version {version!r}' if version else 'the store'}"
+                         f" under policy {policy!r}: nothing to measure against (judge, or "
+                         "import-qrels, first)")
+    return qrels
 
 
 def _warn_topics(result: RecallResult) -> None:
