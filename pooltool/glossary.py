@@ -276,6 +276,11 @@ GLOSSARY: dict[str, Term] = {
                            "(the shortest interval holding 95% of the draws).", _BETA),
     "est_recall_high": Term(_ESTIMATE + "the upper end of the 95% interval of est_recall "
                             "(the shortest interval holding 95% of the draws).", _BETA),
+    "interval": Term("In recall --estimate rows (csv, tsv, jsonl): the interval method "
+                     "behind their _low/_high columns, beta (stratified Beta-binomial "
+                     "posterior, the shortest interval holding 95% of its draws) or "
+                     "mover-wilson (where a stratum was sampled in fewer than 10 topics: "
+                     "est_R is then est_R_ht); stderr names it in full.", _BETA),
 }
 
 #: Spellings in tables and messages that mean a glossary entry.

@@ -92,6 +92,7 @@ def test_a_campaign_of_few_topics_gets_the_mover_wilson_interval(shared_data: Pa
     for seed in range(10):
         estimates = experiment.reported(seed, budget=20)
         assert estimates.method.startswith("mover-wilson")
+        assert estimates.interval == "mover-wilson"
         assert ("fewer than 10 topics (1-20 in 8, 21-100 in 8, 101-1000 in 8, unretrieved in "
                 "8), too few to fit") in estimates.method
         rows = estimates.per_topic.set_index("topic").reindex(experiment.topics)

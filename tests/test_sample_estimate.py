@@ -137,6 +137,7 @@ def test_sample_then_estimate_end_to_end(demo: str) -> None:
     topics = pd.read_csv(pd.io.common.StringIO(out), dtype={"topic": str})
     assert all(lookup(c) for c in topics.columns)
     assert len(topics) == 20  # 2 runs x 10 topics
+    assert (topics["interval"] == "beta").all()  # a saved file names its interval method
     # R estimates never fall below what is judged relevant in pool and sample (num_rel
     # counts both), and every estimate lies in its own interval
     assert (topics["est_R_low"] >= topics["num_rel"] - 1e-9).all()

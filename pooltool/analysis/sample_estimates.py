@@ -180,6 +180,7 @@ class Estimates:
     :ivar method: the interval method, named with its sources.
     :ivar caveat: ``""``, or why the intervals of means over topics are not to be
         trusted as 95% (:func:`mean_caveat`).
+    :ivar interval: the interval method chosen, by name: ``beta`` or ``mover-wilson``.
     :ivar topics: one row per topic of the design: ``topic, pooled_relevant``
         (relevant pooled documents), ``sampled``, ``est_R, est_R_low, est_R_high,
         est_R_ht`` (as in ``per_topic``; no run needed).
@@ -190,6 +191,7 @@ class Estimates:
     method: str
     topics: pd.DataFrame
     caveat: str = ""
+    interval: str = "beta"
 
 
 #: The fewest topics at which the Beta intervals of means over topics were validated
@@ -334,7 +336,7 @@ def estimate_recall(runs: pd.DataFrame, qrels: pd.DataFrame, design: Design,
         for column in ESTIMATE_COLUMNS:
             frame[column] = frame[column].astype(float)
     return Estimates(per_topic, summary_frame, model.method, per_r,
-                     mean_caveat(model.method, len(topics)))
+                     mean_caveat(model.method, len(topics)), model.name)
 
 
 Interval = tuple[np.ndarray, np.ndarray, np.ndarray]
@@ -342,6 +344,8 @@ Interval = tuple[np.ndarray, np.ndarray, np.ndarray]
 
 class _BetaModel:
     """The ``beta`` interval: stratified Beta-binomial posterior draws (module docstring)."""
+
+    name = "beta"
 
     def __init__(self, base: np.ndarray, seed: int, draws: int, prior_replicates: int) -> None:
         self.base, self.seed, self.draws = base, seed, draws
@@ -382,6 +386,8 @@ class _BetaModel:
 class _MoverModel:
     """The ``mover-wilson`` interval around the Horvitz-Thompson estimate
     (:func:`~pooltool.analysis.estimate.mover_total`)."""
+
+    name = "mover-wilson"
 
     def __init__(self, base: np.ndarray, method: str = MOVER_METHOD) -> None:
         self.base, self.method = base, method

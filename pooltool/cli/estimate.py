@@ -81,7 +81,8 @@ def write_estimates(ctx: click.Context, result: RecallResult, runs: pd.DataFrame
             emit(topics, fmt, title=f"per topic; {about}")
         emit(summary, fmt, title=f"summary (means over topics); {about}")
         return
-    emit(topics if per_topic else summary, fmt)
+    # rows travel alone (csv, tsv, jsonl): each names its interval method
+    emit((topics if per_topic else summary).assign(interval=estimates.interval), fmt)
 
 
 def _warn_stale(design: Design) -> None:
