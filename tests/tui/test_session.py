@@ -23,6 +23,14 @@ def writes(store_path: str) -> Iterator[WriteQueue]:
     store.close()
 
 
+@pytest.fixture
+def other(store_path: str) -> Iterator[JudgmentStore]:
+    """A second connection to the same store: another assessor's app."""
+    store = JudgmentStore.open(store_path)
+    yield store
+    store.close()
+
+
 def test_undo_walks_back_through_earlier_sessions(writes: WriteQueue, store_path: str) -> None:
     first = JudgingSession(writes, "1", "alice")
     first.grade(1, 100)
@@ -146,81 +154,65 @@ def test_own_negative_grade_is_still_to_judge_as_the_picker_counts(
 
 
 def test_two_assessors_on_one_shared_topic_see_different_documents(
-        writes: WriteQueue, store_path: str) -> None:
+        writes: WriteQueue, other: JudgmentStore) -> None:
     """alice and bob open topic 1 (assigned to neither) on two connections: bob is not
     shown the document alice has on screen, nor the ones she judged meanwhile."""
-    other = JudgmentStore.open(store_path)
-    try:
-        alice = JudgingSession(writes, "1", "alice")
-        assert alice.docno == "d1"
-        bob = JudgingSession(WriteQueue(other), "1", "bob")
-        assert bob.docno == "d2"  # d1 is on alice's screen
-        alice.grade(1, 100)  # judges d1, moves to d3 (d2 is bob's)
-        assert alice.docno == "d3"
-        bob.grade(0, 100)  # judges d2; d3 is alice's: bob goes on to d4
-        assert bob.docno == "d4"
-        alice.release_claims()  # alice leaves the topic: d3 is free again
-        bob.grade(2, 100)
-        assert bob.docno == "d5"
-        assert bob.next_unjudged() == bob.queue.index("d3")
-        claims = other.query("SELECT docno, assessor FROM claims ORDER BY docno")
-        assert claims.values.tolist() == [["d2", "bob"], ["d4", "bob"], ["d5", "bob"]]
-    finally:
-        other.close()
+    alice = JudgingSession(writes, "1", "alice")
+    assert alice.docno == "d1"
+    bob = JudgingSession(WriteQueue(other), "1", "bob")
+    assert bob.docno == "d2"  # d1 is on alice's screen
+    alice.grade(1, 100)  # judges d1, moves to d3 (d2 is bob's)
+    assert alice.docno == "d3"
+    bob.grade(0, 100)  # judges d2; d3 is alice's: bob goes on to d4
+    assert bob.docno == "d4"
+    alice.release_claims()  # alice leaves the topic: d3 is free again
+    bob.grade(2, 100)
+    assert bob.docno == "d5"
+    assert bob.next_unjudged() == bob.queue.index("d3")
+    claims = other.query("SELECT docno, assessor FROM claims ORDER BY docno")
+    assert claims.values.tolist() == [["d2", "bob"], ["d4", "bob"], ["d5", "bob"]]
 
 
 def test_claims_lapse_and_do_not_apply_to_assigned_topics(
-        writes: WriteQueue, store_path: str) -> None:
+        writes: WriteQueue, other: JudgmentStore) -> None:
     from pooltool.judging.assignment import assign_topics
 
     writes.store.set_setting("claim_minutes", 0)  # every claim has lapsed at once
     alice = JudgingSession(writes, "1", "alice")
-    other = JudgmentStore.open(store_path)
-    try:
-        assert JudgingSession(WriteQueue(other), "1", "bob").docno == "d1"
-        assign_topics(writes.store, ["alice", "bob"], ["1"], overlap=1.0)
-        writes.store.set_setting("claim_minutes", 5)
-        alice = JudgingSession(writes, "1", "alice")
-        bob = JudgingSession(WriteQueue(other), "1", "bob")
-        assert (alice.shared, bob.shared) == (False, False)
-        assert alice.docno == bob.docno == "d1"  # both judge every document
-    finally:
-        other.close()
+    assert JudgingSession(WriteQueue(other), "1", "bob").docno == "d1"
+    assign_topics(writes.store, ["alice", "bob"], ["1"], overlap=1.0)
+    writes.store.set_setting("claim_minutes", 5)
+    alice = JudgingSession(writes, "1", "alice")
+    bob = JudgingSession(WriteQueue(other), "1", "bob")
+    assert (alice.shared, bob.shared) == (False, False)
+    assert alice.docno == bob.docno == "d1"  # both judge every document
 
 
 def test_a_document_claimed_after_the_read_is_passed_over(
-        writes: WriteQueue, store_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        writes: WriteQueue, other: JudgmentStore, monkeypatch: pytest.MonkeyPatch) -> None:
     """bob's app chooses d2 from a read of the store made before carol's app claimed it
     (two apps choosing at once): his claim is refused and he is shown d3 instead."""
-    other = JudgmentStore.open(store_path)
-    try:
-        bob = JudgingSession(WriteQueue(other), "1", "bob")
-        assert bob.docno == "d1"
-        monkeypatch.setattr(bob, "taken_by_others", set)  # his read: nothing taken yet
-        assert writes.store.claim("1", "d2", "carol", 5)  # carol's app claims d2 meanwhile
-        bob.grade(1, 100)
-        assert bob.docno == "d3"
-        claims = other.query("SELECT docno, assessor FROM claims ORDER BY docno")
-        assert claims.values.tolist() == [["d1", "bob"], ["d2", "carol"], ["d3", "bob"]]
-    finally:
-        other.close()
+    bob = JudgingSession(WriteQueue(other), "1", "bob")
+    assert bob.docno == "d1"
+    monkeypatch.setattr(bob, "taken_by_others", set)  # his read: nothing taken yet
+    assert writes.store.claim("1", "d2", "carol", 5)  # carol's app claims d2 meanwhile
+    bob.grade(1, 100)
+    assert bob.docno == "d3"
+    claims = other.query("SELECT docno, assessor FROM claims ORDER BY docno")
+    assert claims.values.tolist() == [["d1", "bob"], ["d2", "carol"], ["d3", "bob"]]
 
 
 def test_a_shared_topic_whose_documents_left_are_all_taken_offers_nothing(
-        writes: WriteQueue, store_path: Path) -> None:
+        writes: WriteQueue, other: JudgmentStore) -> None:
     """Every document of topic 1 nobody has judged is on carol's screen: bob, who has
     judged none, has nothing to judge (an empty queue: the app does not open the
     topic); alice, who judged d1, opens on it."""
     writes.store.record_judgment("1", "d1", 2, "alice")
     for docno in ("d2", "d3", "d4", "d5"):
         assert writes.store.claim("1", docno, "carol", 5)
-    other = JudgmentStore.open(store_path)
-    try:
-        assert JudgingSession(WriteQueue(other), "1", "bob").queue == []
-        alice = JudgingSession(writes, "1", "alice")
-        assert (alice.docno, alice.judged, alice.next_unjudged()) == ("d1", 1, None)
-    finally:
-        other.close()
+    assert JudgingSession(WriteQueue(other), "1", "bob").queue == []
+    alice = JudgingSession(writes, "1", "alice")
+    assert (alice.docno, alice.judged, alice.next_unjudged()) == ("d1", 1, None)
 
 
 def test_claims_are_kept_while_a_judgment_waits_for_the_store(
