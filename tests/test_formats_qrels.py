@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import io
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 from unittest import mock
 
 import pandas as pd
@@ -117,34 +119,37 @@ FILES = {
 }
 
 
+def _result_or_same_error(path: Path, reference: Callable[[Path], Any],
+                          other: Callable[[Path], Any]) -> Any:
+    """``reference(path)``; where it raises a FormatError, ``other(path)`` must raise one
+    with the same message, and ``None`` is returned."""
+    try:
+        return reference(path)
+    except FormatError as exc:
+        with pytest.raises(FormatError) as caught:
+            other(path)
+        assert str(caught.value) == str(exc)
+        return None
+
+
 @pytest.mark.parametrize("text", FILES.values(), ids=FILES.keys())
 def test_fast_and_strict_paths_give_the_same_frame_or_error(tmp_path: Path, text: str) -> None:
     path = tmp_path / "qrels.txt"
     path.write_bytes(text.encode("utf-8"))
-    try:
-        expected = read_strict(path)
-    except FormatError as exc:
-        with pytest.raises(FormatError) as caught:
-            read_qrels(path)
-        assert str(caught.value) == str(exc)
-        return
-    pd.testing.assert_frame_equal(read_qrels(path), expected)
+    expected = _result_or_same_error(path, read_strict, read_qrels)
+    if expected is not None:
+        pd.testing.assert_frame_equal(read_qrels(path), expected)
 
 
 @pytest.mark.parametrize("text", FILES.values(), ids=FILES.keys())
 def test_the_arrow_table_holds_the_frame_or_gives_its_error(tmp_path: Path, text: str) -> None:
     path = tmp_path / "qrels.txt"
     path.write_bytes(text.encode("utf-8"))
-    try:
-        expected = read_qrels(path)
-    except FormatError as exc:
-        with pytest.raises(FormatError) as caught:
-            read_qrels_table(path)
-        assert str(caught.value) == str(exc)
-        return
-    table = read_qrels_table(path)
-    assert table.schema.types == [pa.string()] * 3 + [pa.int64()]
-    assert table.to_pylist() == expected.to_dict(orient="records")
+    expected = _result_or_same_error(path, read_qrels, read_qrels_table)
+    if expected is not None:
+        table = read_qrels_table(path)
+        assert table.schema.types == [pa.string()] * 3 + [pa.int64()]
+        assert table.to_pylist() == expected.to_dict(orient="records")
 
 
 def test_fast_path_values_by_hand(tmp_path: Path) -> None:
