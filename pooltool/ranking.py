@@ -241,6 +241,15 @@ def positions_in_groups(groups: np.ndarray) -> np.ndarray:
     """The 1-based position of each row within its group, rows of a group adjacent
     (``n`` group codes -> int64 ``n``; ``[7, 7, 3, 7]`` -> ``[1, 2, 1, 1]``): the
     trec_eval rank of each line of a run in trec_eval order, grouped by topic."""
-    starts = np.flatnonzero(np.concatenate(([True], groups[1:] != groups[:-1])))
-    lengths = np.diff(np.append(starts, len(groups)))
+    starts, lengths = stretches(groups)
     return np.arange(1, len(groups) + 1, dtype=np.int64) - np.repeat(starts, lengths)
+
+
+def stretches(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The stretches of equal consecutive values (``[7, 7, 3, 7]``: three): where each
+    starts (row positions, ascending) and how many rows it holds; both empty for no
+    rows. Values of any dtype numpy compares with ``!=`` (object strings too)."""
+    if len(values) == 0:
+        return np.empty(0, dtype=np.intp), np.empty(0, dtype=np.intp)
+    starts = np.flatnonzero(np.concatenate(([True], values[1:] != values[:-1])))
+    return starts, np.diff(np.append(starts, len(values)))

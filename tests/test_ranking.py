@@ -92,3 +92,13 @@ def test_trec_ranks_are_order_runs_in_row_order(rows: list[tuple[str, str, str, 
     before = frame.copy()
     assert trec_ranks(frame).tolist() == expected.tolist()
     assert frame.equals(before)
+
+
+def test_stretches_by_hand() -> None:
+    from pooltool.ranking import stretches
+
+    starts, lengths = stretches(np.array([7, 7, 3, 7]))
+    assert starts.tolist() == [0, 2, 3] and lengths.tolist() == [2, 1, 1]
+    starts, lengths = stretches(np.array(["b", "b", "a"], dtype=object))
+    assert starts.tolist() == [0, 2] and lengths.tolist() == [2, 1]
+    assert [len(a) for a in stretches(np.array([], dtype=object))] == [0, 0]

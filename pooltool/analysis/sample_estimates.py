@@ -101,7 +101,7 @@ from pooltool.analysis.estimate import (
 )
 from pooltool.analysis.sampling import Stratum, build_frame, draw_sample, parse_strata
 from pooltool.errors import InvalidArgument, StoreError
-from pooltool.ranking import trec_ranks
+from pooltool.ranking import stretches, trec_ranks
 from pooltool.records import is_judged, is_relevant, topic_key
 from pooltool.store import JudgmentStore
 
@@ -583,12 +583,8 @@ class _Stretches:
     how long the stretches are."""
 
     def __init__(self, values: np.ndarray) -> None:
-        if len(values):
-            self.starts = np.flatnonzero(np.concatenate([[True], values[1:] != values[:-1]]))
-        else:
-            self.starts = np.empty(0, dtype=np.intp)
-        self.firsts = values[self.starts]
-        self.lengths = np.diff(np.append(self.starts, len(values)))
+        starts, self.lengths = stretches(values)
+        self.firsts = values[starts]
 
     def spread(self, per_stretch: np.ndarray) -> np.ndarray:
         """A value per stretch (in the order of :attr:`firsts`) as a value per line."""
