@@ -199,14 +199,15 @@ class Estimates:
 MEAN_VALIDATED_TOPICS = 225
 
 
-def mean_caveat(method: str, topics: int) -> str:
-    """What to say of the intervals of means over ``topics`` topics (``""``: nothing),
+def mean_caveat(interval: str, topics: int) -> str:
+    """What to say of the intervals of means over ``topics`` topics (``""``: nothing)
+    of the interval method named ``interval`` (``beta`` or ``mover-wilson``),
     from the Cranfield validation (README, "Estimating what the pool missed"): the
     Beta intervals of means hold from :data:`MEAN_VALIDATED_TOPICS` topics up (on
     subsets of 12-112 topics they covered mean R 52-96% and mean Recall@100 12-98% of
     the time); MOVER-Wilson's held at 5 and 8 topics, but from 12 topics up its
     interval of mean Recall@k covered 0-71.5% (the ratio estimate's bias)."""
-    if method.startswith("mover-wilson"):
+    if interval == "mover-wilson":
         if topics < MIN_TOPICS_TO_FIT:
             return ""
         return (f"the MOVER-Wilson interval of a mean Recall@k over {topics} topics is not "
@@ -336,7 +337,7 @@ def estimate_recall(runs: pd.DataFrame, qrels: pd.DataFrame, design: Design,
         for column in ESTIMATE_COLUMNS:
             frame[column] = frame[column].astype(float)
     return Estimates(per_topic, summary_frame, model.method, per_r,
-                     mean_caveat(model.method, len(topics)), model.name)
+                     mean_caveat(model.name, len(topics)), model.name)
 
 
 Interval = tuple[np.ndarray, np.ndarray, np.ndarray]

@@ -262,13 +262,12 @@ def test_thin_strata_are_those_sampled_in_under_ten_topics() -> None:
 
 
 def test_mean_caveat_follows_the_cranfield_validation() -> None:
-    from pooltool.analysis.estimate import BETA_METHOD, MOVER_METHOD
     from pooltool.analysis.sample_estimates import mean_caveat
 
-    assert mean_caveat(BETA_METHOD, 225) == "" and mean_caveat(MOVER_METHOD, 8) == ""
-    assert mean_caveat(BETA_METHOD, 30).startswith(
+    assert mean_caveat("beta", 225) == "" and mean_caveat("mover-wilson", 8) == ""
+    assert mean_caveat("beta", 30).startswith(
         "the intervals of means over topics are validated at 225 topics; with 30, read "
         "them as rough")
     # a thin stratum in a campaign of 30 topics: MOVER-Wilson, whose mean Recall@k is biased
-    assert mean_caveat(MOVER_METHOD + "; chosen because ...", 30).startswith(
+    assert mean_caveat("mover-wilson", 30).startswith(
         "the MOVER-Wilson interval of a mean Recall@k over 30 topics is not to be trusted")
