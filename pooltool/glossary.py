@@ -28,10 +28,10 @@ _CORRECTION = ("Webber and Park 2009, 'Score adjustment for correction of poolin
                "Lipani, Lupu and Hanbury 2015, 'Splitting water: precision and "
                "anti-precision to reduce pool bias' (pooltool/analysis/bias_correction.py)")
 _ESTIMATE = "An estimate from a judged sample beyond the pool (recall --estimate): "
-_BETA = ("Ericson 1969 (Beta-binomial posterior of a finite population); Kleinman 1973 and "
-         "Casella 1985 (prior fitted across topics); Laird and Louis 1987 (the prior refitted on "
-         "resampled topics); Chen and Shao 1999 (the shortest interval from draws); under 10 "
-         "topics: Wilson 1927, Zou and Donner 2008 (MOVER-Wilson)")
+_BETA = ("Ericson 1969 (Beta-binomial posterior of a finite population); Gelman et al. 2013, "
+         "'Bayesian Data Analysis', sec. 5.3 (hierarchical Beta-binomial model: the prior "
+         "the topics share, drawn from its posterior); Chen and Shao 1999 (the shortest "
+         "interval from draws)")
 
 GLOSSARY: dict[str, Term] = {
     # identifiers
@@ -241,10 +241,9 @@ GLOSSARY: dict[str, Term] = {
                     "documents that are judged (summed over topics in summaries).",
                     "Cochran 1977, ch. 5"),
     "est_R": Term(_ESTIMATE + "the relevant documents in the sample's frame: the posterior "
-                  "mean of the stratified Beta-binomial draws that give its interval "
-                  "(documents; mean over topics in summaries); where a stratum was sampled "
-                  "in fewer than 10 topics, est_R_ht with a MOVER-Wilson interval (the "
-                  "interval method is named on stderr and in JSON).", _BETA),
+                  "mean of the hierarchical Beta-binomial draws that give its interval "
+                  "(documents; mean over topics in summaries; the interval method is named "
+                  "on stderr and in JSON).", _BETA),
     "est_R_ht": Term(_ESTIMATE + "the Horvitz-Thompson estimate of the relevant documents "
                      "in the sample's frame: pooled relevant + sum over strata of sampled "
                      "relevant / inclusion probability (documents; mean over topics in "
@@ -254,7 +253,7 @@ GLOSSARY: dict[str, Term] = {
                      "Aslam, Pavlu and Yilmaz 2006 (statAP)"),
     "est_R_low": Term(_ESTIMATE + "the lower end of the 95% interval of est_R (of the mean "
                       "in summaries): the lower end of the shortest interval holding 95% "
-                      "of stratified Beta-binomial posterior draws.", _BETA),
+                      "of hierarchical Beta-binomial posterior draws.", _BETA),
     "est_R_high": Term(_ESTIMATE + "the upper end of the 95% interval of est_R (the "
                        "shortest interval holding 95% of the draws).", _BETA),
     "est_missed": Term(_ESTIMATE.replace("recall --estimate", "status --estimate") +
@@ -270,17 +269,18 @@ GLOSSARY: dict[str, Term] = {
                             "beyond.", _BETA),
     "est_recall": Term(_ESTIMATE + "Recall@k with the relevant documents the pool missed "
                        "estimated: the posterior mean of relevant-in-top-k / R over the "
-                       "stratified Beta-binomial draws, 0..1 (mean over topics in summaries).",
+                       "hierarchical Beta-binomial draws, 0..1 (mean over topics in summaries).",
                        _BETA),
     "est_recall_low": Term(_ESTIMATE + "the lower end of the 95% interval of est_recall "
                            "(the shortest interval holding 95% of the draws).", _BETA),
     "est_recall_high": Term(_ESTIMATE + "the upper end of the 95% interval of est_recall "
                             "(the shortest interval holding 95% of the draws).", _BETA),
     "interval": Term("In recall --estimate rows (csv, tsv, jsonl): the interval method "
-                     "behind their _low/_high columns, beta (stratified Beta-binomial "
-                     "posterior, the shortest interval holding 95% of its draws) or "
-                     "mover-wilson (where a stratum was sampled in fewer than 10 topics: "
-                     "est_R is then est_R_ht); stderr names it in full.", _BETA),
+                     "behind their _low/_high columns: beta (hierarchical Beta-binomial "
+                     "posterior, the shortest interval holding 95% of its draws; what "
+                     "recall --estimate reports) or mover-wilson (around est_R_ht, from "
+                     "estimate_recall(interval='mover-wilson'), for comparison); stderr "
+                     "names it in full.", _BETA),
 }
 
 #: Spellings in tables and messages that mean a glossary entry.

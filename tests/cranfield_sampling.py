@@ -152,8 +152,6 @@ class Trial:
     beta_mean_recall: tuple[float, float]
     true_mean_r: float
     beta_mean_r: tuple[float, float]
-    fixed_mean_r: tuple[float, float]
-    fixed_mean_recall: tuple[float, float]
     sampled: int
     mover_r: tuple[np.ndarray, np.ndarray]
     mover_recall: tuple[np.ndarray, np.ndarray]
@@ -213,9 +211,6 @@ class Experiment:
         run = self.runs[self.runs["run_tag"] == self.run]
         estimates = estimate_recall(run, self.judged, design, [self.k], seed=seed, draws=draws,
                                     interval="beta")
-        fixed = estimate_recall(run, self.judged, design, [self.k], seed=seed, draws=draws,
-                                interval="beta",
-                                prior_replicates=0).summary.iloc[0]
         mover = estimate_recall(run, self.judged, design, [self.k], interval="mover-wilson")
         mover_rows = mover.per_topic.set_index("topic").reindex(self.topics)
         mover_mean = mover.summary.iloc[0]
@@ -252,8 +247,6 @@ class Experiment:
                               float(summary["est_recall_high"])),
             true_mean_r=float(self.true_r.mean()),
             beta_mean_r=(float(summary["est_R_low"]), float(summary["est_R_high"])),
-            fixed_mean_r=(float(fixed["est_R_low"]), float(fixed["est_R_high"])),
-            fixed_mean_recall=(float(fixed["est_recall_low"]), float(fixed["est_recall_high"])),
             sampled=int(len(docs)),
             mover_r=(mover_rows["est_R_low"].to_numpy(), mover_rows["est_R_high"].to_numpy()),
             mover_recall=(mover_rows["est_recall_low"].to_numpy(),
@@ -348,10 +341,7 @@ def summarize(trials: list[Trial]) -> dict[str, float]:
                                ("recall_mover", "mover_recall", "true_recall")):
         out[f"{label}_coverage"], out[f"{label}_width"] = cover(name, truth)
     for label, name, truth in (("mean_R_beta", "beta_mean_r", "true_mean_r"),
-                               ("mean_R_fixed_prior", "fixed_mean_r", "true_mean_r"),
                                ("mean_recall_beta", "beta_mean_recall", "true_mean_recall"),
-                               ("mean_recall_fixed_prior", "fixed_mean_recall",
-                                "true_mean_recall"),
                                ("mean_R_mover", "mover_mean_r", "true_mean_r"),
                                ("mean_recall_mover", "mover_mean_recall", "true_mean_recall")):
         intervals = [(getattr(t, name), getattr(t, truth)) for t in trials]

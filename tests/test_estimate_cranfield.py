@@ -55,14 +55,14 @@ def test_beta_intervals_cover_where_normal_ones_do_not(figures: dict[str, float]
     assert 0.5 < figures["true_R_mean"] / 10 < 1.0
 
 
-def test_the_mean_interval_carries_the_priors_uncertainty(figures: dict[str, float]) -> None:
-    # the interval of the mean over topics, with the prior refitted on resampled topics,
-    # is wider than the one that takes the fitted prior as known (which covered about
-    # half the time over 200 repetitions), and covers in most of the 8 repetitions
-    assert figures["mean_R_beta_width"] > 1.5 * figures["mean_R_fixed_prior_width"]
-    assert figures["mean_recall_beta_width"] > 1.5 * figures["mean_recall_fixed_prior_width"]
-    assert figures["mean_R_beta_coverage"] >= 5 / 8
-    assert figures["mean_recall_beta_coverage"] >= 5 / 8
+def test_the_mean_interval_covers(figures: dict[str, float]) -> None:
+    # the interval of the mean over topics carries the uncertainty of the prior the
+    # topics share (drawn from its posterior): it covers in most of the 8 repetitions
+    # (96-97.5% over 200 at 225 topics, README), and it is not wide by being useless
+    assert figures["mean_R_beta_coverage"] >= 6 / 8
+    assert figures["mean_recall_beta_coverage"] >= 6 / 8
+    assert figures["mean_R_beta_width"] < 10
+    assert figures["mean_recall_beta_width"] < 0.5
 
 
 def test_the_mover_wilson_interval_holds_its_estimate_but_is_not_better(
@@ -80,23 +80,21 @@ def test_the_mover_wilson_interval_holds_its_estimate_but_is_not_better(
     assert figures["mean_recall_mover_coverage"] <= 2 / 8
 
 
-def test_a_campaign_of_few_topics_gets_the_mover_wilson_interval(shared_data: Path) -> None:
-    """With 8 topics no stratum's prior can be fitted across topics; Jeffreys' prior
-    put about 112 relevant documents too many into each topic (200 repetitions,
-    bench/README.md), so pooltool reports the MOVER-Wilson interval around the
-    Horvitz-Thompson estimate there, and says why."""
+def test_a_campaign_of_few_topics_gets_intervals_that_cover(shared_data: Path) -> None:
+    """With 8 topics the prior the topics share is learnt from few samples; its
+    posterior says so, and the intervals widen instead of going wrong (an empirical-Bayes
+    fit with Jeffreys' prior as fallback had put about 112 relevant documents too many
+    into each topic: R per topic covered 20%; 200 repetitions, bench/README.md)."""
     collection = load(shared_data / "cranfield")
     experiment = Experiment(collection, pool_depth=10, strata=DEFAULT_STRATA,
                             topics=collection.topics[::28][:8])
     covered = 0
     for seed in range(10):
         estimates = experiment.reported(seed, budget=20)
-        assert estimates.method.startswith("mover-wilson")
-        assert estimates.interval == "mover-wilson"
-        assert ("fewer than 10 topics (1-20 in 8, 21-100 in 8, 101-1000 in 8, unretrieved in "
-                "8), too few to fit") in estimates.method
+        assert estimates.interval == "beta" and estimates.caveat == ""
+        assert estimates.method.startswith("hierarchical Beta-binomial posterior")
         rows = estimates.per_topic.set_index("topic").reindex(experiment.topics)
-        assert (rows["est_R"] == rows["est_R_ht"]).all()
         covered += int(((rows["est_R_low"] <= experiment.true_r)
                         & (experiment.true_r <= rows["est_R_high"])).sum())
-    assert covered / 80 >= 0.85  # 95.5% over 200 repetitions
+        assert (rows["est_R"] - experiment.true_r).abs().mean() < 30
+    assert covered / 80 >= 0.9  # 100% over 100 repetitions

@@ -25,33 +25,28 @@ Estimators (per topic; counts are documents):
 
 Intervals (95%):
 
-* ``beta`` (pooltool's default): a Bayesian interval that holds at small
+* ``beta`` (pooltool's interval): a Bayesian interval that holds at small
   counts. Each cell (a stratum; for Recall@k a stratum split into the
   documents inside and outside the run's top k) gets a Beta posterior for its
   share of relevant documents, and its unsampled documents a Beta-binomial
-  count drawn from it (the finite-population posterior predictive). The prior
-  of a stratum is fitted across topics (:func:`fit_priors`, empirical Bayes);
-  with fewer than :data:`MIN_TOPICS_TO_FIT` topics it is Jeffreys'
-  Beta(1/2, 1/2). The fit is itself uncertain, and that uncertainty is shared
-  by every topic, so it does not average out in a mean over topics: each draw
-  takes its prior from one of :data:`PRIOR_REPLICATES` refits on the topics
-  resampled with replacement (:func:`bootstrap_priors`; the bootstrap
-  empirical-Bayes interval of Laird & Louis 1987, 'Empirical Bayes confidence
-  intervals based on bootstrap samples', JASA 82), and draws of all topics
-  with the same index share that prior. R and Recall@k are simulated from the
-  cells' draws, and the interval is the shortest holding 95% of the draws
-  (:func:`shortest_interval`); the interval of a mean over topics is that of
-  the per-draw means. A
-  stratum sampled with no relevant document still leaves room for relevant
-  ones among its unsampled documents, so the interval does not collapse to a
-  point while documents stay unjudged. Sources: the Beta-binomial posterior
-  predictive of a finite population, Ericson 1969, 'Subjective Bayesian
-  models in sampling finite populations' (JRSS B 31); the prior's moment fit,
-  Kleinman 1973 (JASA 68) and Casella 1985 (The American Statistician 39);
-  Jeffreys' interval, Brown, Cai & DasGupta 2001, 'Interval estimation for a
-  binomial proportion' (Statistical Science 16); intervals from draws,
-  Gelman et al. 2013, 'Bayesian Data Analysis', ch. 2, and the shortest one,
-  Chen & Shao 1999 (J. Comput. Graph. Stat. 8). The interval
+  count drawn from it (the finite-population posterior predictive). The Beta
+  prior of a stratum is shared by the topics and learnt from all their samples:
+  a hierarchical model whose prior mean and weight have a posterior of their
+  own (:func:`posterior_priors`), from which each draw takes one, shared by
+  the draws of every topic with the same index, so the uncertainty of what the
+  topics have in common does not average out in a mean over topics. R and
+  Recall@k are simulated from the cells' draws, and the interval is the
+  shortest holding 95% of the draws (:func:`shortest_interval`); the interval
+  of a mean over topics is that of the per-draw means. A stratum sampled with
+  no relevant document still leaves room for relevant ones among its
+  unsampled documents, so the interval does not collapse to a point while
+  documents stay unjudged. Sources: the Beta-binomial posterior predictive of
+  a finite population, Ericson 1969, 'Subjective Bayesian models in sampling
+  finite populations' (JRSS B 31); the hierarchical Beta-binomial model and its
+  grid, Gelman et al. 2013, 'Bayesian Data Analysis', 3rd ed., sec. 5.3, and
+  intervals from draws, ibid. ch. 2; the shortest one, Chen & Shao 1999
+  (J. Comput. Graph. Stat. 8). Validated on Cranfield campaigns of 5 to 225
+  topics (README, "Estimating what the pool missed"). The interval
   is the model's, so it need not contain the Horvitz-Thompson estimate of R:
   a stratum whose sample found no relevant document adds 0 to that estimate
   but some relevant documents to the draws. pooltool therefore reports the
@@ -88,19 +83,19 @@ from pooltool.errors import InvalidArgument
 Z95 = 1.959963984540054
 #: Simulated draws behind every ``beta`` interval (the Cranfield validation's setting).
 DRAWS = 1000
+#: The hyperprior's grid: the prior mean m of a stratum's share on a logit scale
+#: (``M_LOGITS``), the prior's weight c in documents on a log scale (``C_RANGE``).
+M_LOGITS = np.linspace(-14.0, 14.0, 160)
+C_RANGE = (1e-2, 1e4)
+C_LOGS = np.linspace(np.log(C_RANGE[0]), np.log(C_RANGE[1]), 60)
 #: The interval methods :func:`~pooltool.analysis.sample_estimates.estimate_recall` knows
-#: (``auto``, what pooltool reports: ``beta`` where :func:`thin_strata` finds none, else
-#: ``mover-wilson``).
-INTERVAL_METHODS = ("auto", "beta", "mover-wilson")
-#: Refits of the prior on topics resampled with replacement, shared out over the draws.
-PRIOR_REPLICATES = 200
-BETA_METHOD = ("stratified Beta-binomial posterior, Beta prior per stratum fitted across topics "
-               f"and refitted on {PRIOR_REPLICATES} bootstrap resamples of the topics; "
-               f"the shortest interval holding 95% of {DRAWS} draws (Ericson 1969; "
-               "Kleinman 1973; Laird & Louis 1987; Chen & Shao 1999)")
-FIXED_PRIOR_METHOD = ("stratified Beta-binomial posterior, Beta prior per stratum fitted across "
-                      "topics, the fit taken as known (pooltool before issue 13's fix; too "
-                      "narrow for a mean over topics)")
+#: (``beta``: what pooltool reports).
+INTERVAL_METHODS = ("beta", "mover-wilson")
+BETA_METHOD = ("hierarchical Beta-binomial posterior per stratum, its prior's mean and weight "
+               "drawn from their posterior across topics (Jeffreys' prior on the mean, "
+               f"log-uniform weight {C_RANGE[0]:g}-{C_RANGE[1]:g} documents); the shortest "
+               f"interval holding 95% of {DRAWS} draws (Ericson 1969; Gelman et al. 2013, "
+               "sec. 5.3; Chen & Shao 1999)")
 NORMAL_METHOD = "normal: estimate +- 1.96 standard errors (Cochran 1977)"
 
 
@@ -243,87 +238,77 @@ def normal_interval(estimate: float, variance: float) -> tuple[float, float]:
 Prior = tuple[np.ndarray, np.ndarray]
 #: Jeffreys' prior, Beta(1/2, 1/2), for every stratum.
 JEFFREYS: Prior = (np.array(0.5), np.array(0.5))
-#: Fewer topics with a sampled stratum than this: Jeffreys' prior for it, not a fitted one.
-MIN_TOPICS_TO_FIT = 10
-#: The overdispersion a fitted prior may take: 1 / (RHO_BOUNDS[0]) - 1 prior documents at most.
-RHO_BOUNDS = (0.02, 0.98)
 
 
-def fit_priors(counts: np.ndarray) -> Prior:
-    """An empirical-Bayes Beta prior per stratum, fitted across topics.
+def posterior_priors(counts: np.ndarray, rng: np.random.Generator,
+                     draws: int = DRAWS) -> Prior:
+    """Each stratum's Beta prior drawn from its posterior across topics, one per draw
+    (module docstring, ``beta``): the hierarchical Beta-binomial model.
 
-    Per stratum h, over the topics with n_h >= 1: the pooled share of relevant
-    documents ``m = (sum r + 1/2) / (sum n + 1)`` and Kleinman's (1973)
-    moment estimate of the intra-topic correlation ``rho`` from
-    ``S = sum n_i (r_i/n_i - m)^2``: ``rho = (S / (m (1 - m)) - (T - 1)) /
-    (sum n - sum n^2 / sum n - (T - 1))``, clipped to :data:`RHO_BOUNDS`; the
-    prior is ``Beta(m c, (1 - m) c)`` with ``c = 1/rho - 1`` (a beta-binomial
-    whose share varies over topics as the samples' shares do). Strata sampled in
-    fewer than :data:`MIN_TOPICS_TO_FIT` topics get Jeffreys' Beta(1/2, 1/2).
-    Sources: Kleinman 1973, 'Proportions with extraneous variance: single and
-    independent samples' (JASA 68); Casella 1985, 'An introduction to empirical
-    Bayes data analysis' (The American Statistician 39).
+    Per stratum h, topic t's share of relevant documents is ``p_t ~ Beta(m c, (1 - m)
+    c)``, and its sample found ``r_t ~ Binomial(n_t, p_t)``. The hyperparameters have
+    the prior ``m ~ Beta(1/2, 1/2)`` (Jeffreys') and ``log c`` uniform on
+    :data:`C_RANGE` (from a prior worth a hundredth of a document, whose shares sit
+    near 0 or 1, to one worth ten thousand, where every topic has the same share);
+    their posterior ``p(m, c | r) ~ p(m, c) prod_t B(r_t + m c, n_t - r_t + (1 - m) c)
+    / B(m c, (1 - m) c)`` is computed on a grid (:data:`M_LOGITS` x :data:`C_LOGS`),
+    and each draw takes a grid cell from it and a point uniformly within the cell
+    (Gelman et al. 2013, 'Bayesian Data Analysis', 3rd ed., sec. 5.3, the
+    hierarchical Beta-binomial model and its grid). Given (m, c), a topic's share
+    has the posterior ``Beta(r_t + m c, n_t - r_t + (1 - m) c)``
+    (:func:`stratum_draws_batch`), so the draws carry the uncertainty of the
+    across-topics prior as well as each topic's own, and a topic of few sampled
+    documents borrows what the other topics' samples found.
+
+    Why not the hyperprior of Gelman et al. (density ``(m c)^(-5/2)`` in alpha,
+    beta): it favours small c, where a topic whose sample found nothing has almost no
+    relevant documents left; on Cranfield (20 topics) its intervals of R per topic
+    covered 63-88%. Why not an empirical-Bayes fit (pooltool until 2026-11-30): the
+    fit, even refitted on topics resampled with replacement, carries little of its
+    own uncertainty where the samples of a deep stratum found one relevant document
+    or none, and on 12-112 Cranfield topics its intervals of mean Recall@100 covered
+    12-98%; its cap on c (49 documents) was also far below the deep strata's true
+    c on Cranfield (about 400-500).
 
     :param counts: from :func:`counts_array`, shape ``(topics, strata, 6)``.
-    :returns: ``(a, b)``, each shape ``(strata,)``.
+    :returns: ``(a, b)``, each shape ``(strata, draws)``; a stratum sampled in no
+        topic gets Jeffreys' Beta(1/2, 1/2) (it has nothing unsampled to draw for).
     """
+    from scipy.special import betaln
+
     strata = counts.shape[1]
-    a, b = np.full(strata, 0.5), np.full(strata, 0.5)
+    a, b = np.full((strata, draws), 0.5), np.full((strata, draws), 0.5)
+    logit, log_c = np.meshgrid(M_LOGITS, C_LOGS, indexing="ij")
+    m, c = 1 / (1 + np.exp(-logit)), np.exp(log_c)
+    alpha, beta = m * c, (1 - m) * c
+    # Jeffreys' density of m per unit of logit, times a constant per unit of log c
+    log_hyperprior = 0.5 * (np.log(m) + np.log1p(-m))
+    prior_norm = betaln(alpha, beta)
     for h in range(strata):
-        n = counts[:, h, 1].astype(float)
-        r = counts[:, h, 2].astype(float)
+        n, r = counts[:, h, 1], counts[:, h, 2]
         seen = n > 0
-        topics = int(seen.sum())
-        if topics < MIN_TOPICS_TO_FIT:
+        if not seen.any():
             continue
-        n, r = n[seen], r[seen]
-        m = (r.sum() + 0.5) / (n.sum() + 1)
-        spread = float((n * (r / n - m) ** 2).sum())
-        room = n.sum() - (n ** 2).sum() / n.sum() - (topics - 1)
-        rho = (spread / (m * (1 - m)) - (topics - 1)) / room if room > 0 else RHO_BOUNDS[1]
-        rho = min(max(rho, RHO_BOUNDS[0]), RHO_BOUNDS[1])
-        c = 1 / rho - 1
-        a[h], b[h] = m * c, (1 - m) * c
+        pairs, times = np.unique(np.stack([n[seen], r[seen]], axis=1), axis=0,
+                                 return_counts=True)
+        log_post = log_hyperprior.copy()
+        for (sampled, relevant), topics in zip(pairs, times, strict=True):
+            log_post += topics * (betaln(alpha + relevant, beta + sampled - relevant)
+                                  - prior_norm)
+        weight = np.exp(log_post - log_post.max()).ravel()
+        cell = rng.choice(weight.size, size=draws, p=weight / weight.sum())
+        i, j = np.unravel_index(cell, logit.shape)
+        m_draw = _within(M_LOGITS, i, rng)
+        c_draw = np.exp(_within(C_LOGS, j, rng))
+        a[h] = c_draw / (1 + np.exp(-m_draw))
+        b[h] = c_draw / (1 + np.exp(m_draw))
     return a, b
 
 
-def thin_strata(counts: np.ndarray) -> list[tuple[int, int]]:
-    """The strata whose prior cannot be fitted across topics: sampled in at least one
-    topic but fewer than :data:`MIN_TOPICS_TO_FIT`.
-
-    There :func:`fit_priors` falls back to Jeffreys' Beta(1/2, 1/2), which puts a
-    share near 1/(2 n + 2) of relevant documents into a stratum whose n sampled
-    documents were all not relevant: hundreds of documents in a deep stratum. On 8
-    Cranfield topics (bench/README.md) est_R was 112 documents too high and the
-    intervals of R covered 20% per topic, 0% for the mean; the MOVER-Wilson interval
-    around the Horvitz-Thompson estimate covered 95.5% and 91.5%.
-
-    :param counts: from :func:`counts_array`, shape ``(topics, strata, 6)``.
-    :returns: ``(stratum index, topics that sampled it)`` per thin stratum.
-    """
-    topics = (counts[..., 1] > 0).sum(axis=0)
-    return [(h, int(t)) for h, t in enumerate(topics) if 0 < t < MIN_TOPICS_TO_FIT]
-
-
-def bootstrap_priors(counts: np.ndarray, rng: np.random.Generator, draws: int = DRAWS,
-                     replicates: int = PRIOR_REPLICATES) -> Prior:
-    """Priors that carry the fit's own uncertainty, one per draw (module docstring).
-
-    :func:`fit_priors` is refitted on ``replicates`` resamples of the topics drawn
-    with replacement (Efron's bootstrap; for empirical-Bayes priors, Laird & Louis
-    1987, JASA 82); draw ``j`` takes replicate ``j mod replicates``.
-
-    :param counts: from :func:`counts_array`, shape ``(topics, strata, 6)``.
-    :param replicates: refits, >= 1.
-    :returns: ``(a, b)``, each shape ``(strata, draws)``.
-    """
-    topics, strata = counts.shape[0], counts.shape[1]
-    fits = np.empty((2, strata, replicates))
-    picks = rng.integers(0, max(topics, 1), size=(replicates, topics))
-    for i, pick in enumerate(picks):
-        fits[0, :, i], fits[1, :, i] = fit_priors(counts[pick])
-    columns = np.arange(draws) % replicates
-    return fits[0][:, columns], fits[1][:, columns]
+def _within(grid: np.ndarray, index: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A point drawn uniformly within each chosen cell of an evenly spaced grid."""
+    step = grid[1] - grid[0]
+    return grid[index] + (rng.random(len(index)) - 0.5) * step
 
 
 def _per_draw(value: np.ndarray) -> np.ndarray:
@@ -376,8 +361,8 @@ def stratum_draws_batch(counts: np.ndarray, rng: np.random.Generator, draws: int
     (module docstring, ``beta``).
 
     :param counts: from :func:`counts_array`, shape ``(topics, strata, 6)``.
-    :param prior: the Beta prior per stratum (:func:`fit_priors`) or per stratum and
-        draw (:func:`bootstrap_priors`); default Jeffreys'.
+    :param prior: the Beta prior per stratum or per stratum and draw
+        (:func:`posterior_priors`); default Jeffreys'.
     :returns: float array ``(topics, strata, draws)``: ``U_h``, the drawn relevant
         documents among the stratum's N_h - n_h unsampled ones.
     """

@@ -20,20 +20,19 @@ lie outside the interval (a stratum whose sample found nothing relevant adds 0
 to it, but some relevant documents to the draws), as ``est_R`` did when it was
 the Horvitz-Thompson figure (on 11 of 30 topics in one tester's store).
 
-The prior of each stratum is fitted across topics
-(:func:`~pooltool.analysis.estimate.fit_priors`, empirical Bayes), so a topic
-whose sample of a large stratum found nothing borrows the other topics' rate
-instead of Jeffreys' prior (which there puts dozens of relevant documents into
-a stratum of hundreds). The fit's own uncertainty is carried by refitting it on
-topics resampled with replacement
-(:func:`~pooltool.analysis.estimate.bootstrap_priors`): without that, the
-interval of a mean over many topics was far too narrow (on Cranfield it covered
-the true mean about half the time; measured in the README).
+The prior of each stratum is shared by the topics and learnt from all their
+samples (:func:`~pooltool.analysis.estimate.posterior_priors`, a hierarchical
+Beta-binomial model), so a topic whose sample of a large stratum found nothing
+borrows the other topics' rate instead of a fixed prior (Jeffreys' puts dozens
+of relevant documents into a stratum of hundreds), and the uncertainty of that
+shared rate, drawn from its posterior, widens the interval of a mean over topics
+as much as the samples leave it uncertain: with 20 sampled documents per topic
+in a campaign of 12 topics the interval of mean Recall@k is wide, because the
+samples cannot rule out a few relevant documents in each deep stratum of
+hundreds. On Cranfield it covered at every campaign size tried, 5 to 225 topics
+(README); an empirical-Bayes fit of the prior, used before, covered the true
+mean Recall@100 12-98% of the time below 225 topics.
 
-Where a stratum was sampled in fewer than
-:data:`~pooltool.analysis.estimate.MIN_TOPICS_TO_FIT` topics there is no prior
-to fit (:func:`~pooltool.analysis.estimate.thin_strata`), and pooltool reports
-the MOVER-Wilson interval below instead (``interval="auto"``, the default).
 ``estimate_recall(..., interval="mover-wilson")`` gives, for comparison, the
 Horvitz-Thompson estimate of R with a MOVER-Wilson interval around it
 (:func:`~pooltool.analysis.estimate.mover_total`) and Recall@k as the
@@ -83,21 +82,16 @@ import pyarrow.compute as pc
 from pooltool.analysis.estimate import (
     BETA_METHOD,
     DRAWS,
-    FIXED_PRIOR_METHOD,
     INTERVAL_METHODS,
-    MIN_TOPICS_TO_FIT,
     MOVER_METHOD,
-    PRIOR_REPLICATES,
     Cells,
-    bootstrap_priors,
-    fit_priors,
     mover_mean,
     mover_ratio,
     mover_total,
+    posterior_priors,
     recall_draws_batch,
     shortest_interval,
     stratum_draws_batch,
-    thin_strata,
 )
 from pooltool.analysis.sampling import Stratum, build_frame, draw_sample, parse_strata
 from pooltool.errors import InvalidArgument, StoreError
@@ -195,20 +189,20 @@ class Estimates:
 
 
 #: The fewest topics at which the Beta intervals of means over topics were validated
-#: (Cranfield, 200 repetitions: mean R 96.0%, mean Recall@100 91.5% covered).
-MEAN_VALIDATED_TOPICS = 225
+#: (Cranfield campaigns of 5, 8, 12, 20, 40, 60, 112 and 225 topics, 200 repetitions each).
+MEAN_VALIDATED_TOPICS = 5
 
 
 def mean_caveat(interval: str, topics: int) -> str:
     """What to say of the intervals of means over ``topics`` topics (``""``: nothing)
     of the interval method named ``interval`` (``beta`` or ``mover-wilson``),
     from the Cranfield validation (README, "Estimating what the pool missed"): the
-    Beta intervals of means hold from :data:`MEAN_VALIDATED_TOPICS` topics up (on
-    subsets of 12-112 topics they covered mean R 52-96% and mean Recall@100 12-98% of
-    the time); MOVER-Wilson's held at 5 and 8 topics, but from 12 topics up its
-    interval of mean Recall@k covered 0-71.5% (the ratio estimate's bias)."""
+    Beta intervals of means covered at every campaign size tried, from
+    :data:`MEAN_VALIDATED_TOPICS` topics up; MOVER-Wilson's held at 5 and 8 topics,
+    but from 12 topics up its interval of mean Recall@k covered 0-71.5% (the ratio
+    estimate's bias)."""
     if interval == "mover-wilson":
-        if topics < MIN_TOPICS_TO_FIT:
+        if topics < 10:
             return ""
         return (f"the MOVER-Wilson interval of a mean Recall@k over {topics} topics is not "
                 "to be trusted (on Cranfield, from 12 topics up, it covered the true mean "
@@ -216,10 +210,9 @@ def mean_caveat(interval: str, topics: int) -> str:
                 "and that of mean R held")
     if topics >= MEAN_VALIDATED_TOPICS:
         return ""
-    return (f"the intervals of means over topics are validated at {MEAN_VALIDATED_TOPICS} "
-            f"topics; with {topics}, read them as rough (on Cranfield subsets of 12-112 "
-            "topics they covered mean R 52-96% and mean Recall@100 12-98% of the time); "
-            "per-topic intervals hold")
+    return (f"the intervals of means over topics are validated from {MEAN_VALIDATED_TOPICS} "
+            f"topics up (Cranfield); with {topics}, they rest on the prior more than on "
+            "the samples")
 
 
 ESTIMATE_COLUMNS = ["est_R", "est_R_low", "est_R_high", "est_R_ht",
@@ -228,8 +221,8 @@ ESTIMATE_COLUMNS = ["est_R", "est_R_low", "est_R_high", "est_R_ht",
 
 def estimate_recall(runs: pd.DataFrame, qrels: pd.DataFrame, design: Design,
                     ks: Sequence[int], level: int = 1, seed: int = 0,
-                    draws: int = DRAWS, prior_replicates: int = PRIOR_REPLICATES,
-                    interval: str = "auto", threads: int | None = None) -> Estimates:
+                    draws: int = DRAWS, interval: str = "beta",
+                    threads: int | None = None) -> Estimates:
     """Estimate R and each run's Recall@k per topic, with 95% intervals.
 
     :param runs: ``run_tag, topic, docno, score`` (any order; trec_eval order is used).
@@ -244,14 +237,10 @@ def estimate_recall(runs: pd.DataFrame, qrels: pd.DataFrame, design: Design,
     :param seed: the seed of the simulated draws (the sample's stored seed; the same
         seed, the same intervals).
     :param draws: simulated draws behind each interval.
-    :param prior_replicates: bootstrap refits of the prior (module docstring); 0 takes
-        the fitted prior as known (the earlier, too narrow method, for comparison).
-    :param interval: ``beta`` (the Beta-binomial posterior; est_R and est_recall its
-        means), ``mover-wilson`` (est_R the Horvitz-Thompson estimate, est_recall the
-        post-stratified ratio, intervals by MOVER from Wilson intervals; no draws), or
-        ``auto`` (pooltool's choice: ``beta``, unless a stratum was sampled in too few
-        topics to fit its prior, :func:`~pooltool.analysis.estimate.thin_strata`; then
-        ``mover-wilson``, and :attr:`Estimates.method` says why).
+    :param interval: ``beta`` (pooltool's: the hierarchical Beta-binomial posterior;
+        est_R and est_recall its means) or ``mover-wilson`` (for comparison: est_R the
+        Horvitz-Thompson estimate, est_recall the post-stratified ratio, intervals by
+        MOVER from Wilson intervals; no draws).
     :param threads: runs x cutoffs estimated at once (``None``: :data:`THREADS`); each
         draws from its own random stream, so the results do not depend on it.
     :returns: see :class:`Estimates`; a run is averaged over the design's topics it
@@ -298,7 +287,7 @@ def estimate_recall(runs: pd.DataFrame, qrels: pd.DataFrame, design: Design,
             f"'{design.name}' first ('pooltool judge --pool {design.name}')")
 
     sampled = base[..., 1].sum(axis=1)
-    model = _interval_model(interval, base, names, seed, draws, prior_replicates)
+    model = _interval_model(interval, base, seed, draws)
     r_est, r_low, r_high, r_ht = model.total(r_pool)
     per_r = pd.DataFrame({"topic": topics, "pooled_relevant": r_pool, "sampled": sampled,
                           "est_R": r_est.astype(float), "est_R_low": r_low.astype(float),
@@ -344,15 +333,15 @@ Interval = tuple[np.ndarray, np.ndarray, np.ndarray]
 
 
 class _BetaModel:
-    """The ``beta`` interval: stratified Beta-binomial posterior draws (module docstring)."""
+    """The ``beta`` interval: hierarchical Beta-binomial posterior draws (module docstring)."""
 
     name = "beta"
 
-    def __init__(self, base: np.ndarray, seed: int, draws: int, prior_replicates: int) -> None:
+    method = BETA_METHOD
+
+    def __init__(self, base: np.ndarray, seed: int, draws: int) -> None:
         self.base, self.seed, self.draws = base, seed, draws
-        self.prior = (bootstrap_priors(base, _stream(seed, "prior"), draws, prior_replicates)
-                      if prior_replicates else fit_priors(base))
-        self.method = BETA_METHOD if prior_replicates else FIXED_PRIOR_METHOD
+        self.prior = posterior_priors(base, _stream(seed, "prior"), draws)
         self.r_draws = np.empty((0, draws))
         self.stratum_draws = np.empty((0, 0, draws))
 
@@ -390,8 +379,10 @@ class _MoverModel:
 
     name = "mover-wilson"
 
-    def __init__(self, base: np.ndarray, method: str = MOVER_METHOD) -> None:
-        self.base, self.method = base, method
+    method = MOVER_METHOD
+
+    def __init__(self, base: np.ndarray) -> None:
+        self.base = base
         self.r = (np.empty(0),) * 3
 
     def total(self, r_pool: np.ndarray) -> tuple[np.ndarray, ...]:
@@ -426,24 +417,16 @@ def _fields(counts: np.ndarray, *fields: int) -> list[np.ndarray]:
     return [counts[..., f] for f in fields]
 
 
-def _interval_model(interval: str, base: np.ndarray, names: list[str], seed: int,
-                    draws: int, prior_replicates: int) -> _BetaModel | _MoverModel:
+def _interval_model(interval: str, base: np.ndarray, seed: int,
+                    draws: int) -> _BetaModel | _MoverModel:
     """The model of ``interval`` (:data:`~pooltool.analysis.estimate.INTERVAL_METHODS`).
 
     :raises InvalidArgument: an unknown interval method.
     """
-    thin = thin_strata(base) if interval == "auto" else []
-    if interval == "beta" or (interval == "auto" and not thin):
-        return _BetaModel(base, seed, draws, prior_replicates)
+    if interval == "beta":
+        return _BetaModel(base, seed, draws)
     if interval == "mover-wilson":
         return _MoverModel(base)
-    if interval == "auto":
-        why = ", ".join(f"{names[h]} in {topics}" for h, topics in thin)
-        return _MoverModel(base, f"{MOVER_METHOD}; chosen because strata were sampled in "
-                                 f"fewer than {MIN_TOPICS_TO_FIT} topics ({why}), too few to "
-                                 "fit the Beta interval's prior (with 10 topics or more, "
-                                 "wider strata, e.g. 101+ for 101-1000,1001+, give each "
-                                 "stratum documents in more topics)")
     raise InvalidArgument(f"unknown interval method {interval!r}: choose "
                           f"{' or '.join(INTERVAL_METHODS)}")
 

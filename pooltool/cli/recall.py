@@ -112,7 +112,7 @@ def recall(ctx: click.Context, runs: tuple[str, ...], qrels_file: Path | None, v
     the judged sample NAME beyond the pool: est_R (posterior mean of the
     relevant documents in the sample's frame) and est_recall (posterior mean
     of Recall@k), each with its 95% interval (_low, _high) from the same
-    stratified Beta-binomial posterior draws, and est_R_ht (the
+    hierarchical Beta-binomial posterior draws, and est_R_ht (the
     Horvitz-Thompson estimate of R, not the model's: it may lie outside the
     interval); the table's title names the sample,
     its frame, its judged documents and the interval method. The qrels must
