@@ -216,6 +216,32 @@ def test_a_pool_grown_after_the_draw_is_taken_as_drawn(demo: str) -> None:
     pd.testing.assert_frame_equal(*read)
 
 
+def test_relevant_documents_outside_the_design_are_named(demo: str) -> None:
+    # a relevant judgment the design does not know (neither pooled nor sampled: another
+    # sample's, or imported) counts in num_rel but not in the estimate: stderr says so
+    assert _run(demo, "sample", "--name", "s1", "--budget", "8", "--seed", "1")[0] == 0
+    _judge_from_truth(demo, "judged", "main", "s1")
+    with JudgmentStore.open(demo) as store:
+        known = pd.concat([store.pool_docs(p)[["topic", "docno"]] for p in ("main", "s1")])
+        elsewhere = sorted(set(store.docnos()) - set(known[known["topic"] == "1"]["docno"]))[0]
+    extra = Path("extra.txt").resolve()
+    extra.write_text(Path("judged.txt").read_text() + f"1 0 {elsewhere} 1\n")
+    assert _run(demo, "import-qrels", str(extra), "--version", "extra")[0] == 0
+    args = ["recall", "bm25", "-k", "10", "--estimate", "s1", "-q", "--format", "csv"]
+    code, without, err = _run(demo, *args, "--version", "judged")
+    assert code == 0 and "outside sample" not in err
+    code, out, err = _run(demo, *args, "--version", "extra")
+    assert code == 0, err
+    assert ("note: 1 relevant document(s) in these qrels lie outside sample 's1''s design "
+            "(neither in the pool it was drawn beyond nor in the sample") in err
+    rows = pd.read_csv(pd.io.common.StringIO(out), dtype={"topic": str}).set_index("topic")
+    before = pd.read_csv(pd.io.common.StringIO(without), dtype={"topic": str}).set_index("topic")
+    assert rows.loc["1", "num_rel"] == before.loc["1", "num_rel"] + 1
+    assert rows.loc["1", "est_R"] == before.loc["1", "est_R"]  # the design's evidence only
+    code, _, err = _run(demo, "status", "--estimate", "s1", "--format", "csv")
+    assert code == 0 and "1 relevant document(s) in these qrels lie outside" in err
+
+
 def _check_reproducible(demo: str) -> None:
     """The same store and sample give the same intervals, run after run; a run's rows do not
     depend on the other runs asked for; the mean R interval is one for every run."""

@@ -260,10 +260,11 @@ def posterior_priors(counts: np.ndarray, rng: np.random.Generator,
     across-topics prior as well as each topic's own, and a topic of few sampled
     documents borrows what the other topics' samples found.
 
-    Why not the hyperprior of Gelman et al. (density ``(m c)^(-5/2)`` in alpha,
-    beta): it favours small c, where a topic whose sample found nothing has almost no
-    relevant documents left; on Cranfield (20 topics) its intervals of R per topic
-    covered 63-88%. Why not an empirical-Bayes fit (pooltool until 2026-11-30): the
+    Why not the hyperprior of Gelman et al. (``(alpha + beta)^(-5/2)``, i.e. m
+    uniform and density ``c^(-3/2)``): it favours small c, where a topic whose sample
+    found nothing has almost no relevant documents left; on 20 Cranfield topics (10
+    repetitions) its intervals covered R per topic 88.5% and Recall@100 85% (with
+    Jeffreys' prior on m, 85% and 76%). Why not an empirical-Bayes fit (pooltool until 2026-11-30): the
     fit, even refitted on topics resampled with replacement, carries little of its
     own uncertainty where the samples of a deep stratum found one relevant document
     or none, and on 12-112 Cranfield topics its intervals of mean Recall@100 covered

@@ -158,6 +158,36 @@ def stale_note(design: Design) -> str | None:
             "grew; for estimates beyond the grown pool, draw a new sample.")
 
 
+def outside_note(design: Design, qrels: pd.DataFrame, level: int) -> str | None:
+    """What it means for the estimate that the qrels hold relevant documents the design
+    does not know (``None`` when they hold none): judged relevant (grade >= ``level``)
+    in the design's topics, but neither in the pool the sample was drawn beyond (as
+    drawn, or grown since: :func:`stale_note`) nor in the sample, e.g. another
+    sample's documents or imported judgments. num_rel counts them; the estimate counts
+    them only through its strata's N_h / n_h weights, as it would any unsampled
+    document, so est_R and its interval may lie below num_rel. Using them would need
+    a design that holds them (one sample, grown: ``sample --grow``).
+
+    :param qrels: ``topic, docno, grade``.
+    """
+    keys = ["topic", "docno"]
+    topics = set(design.sizes["topic"]) | set(design.pooled["topic"])
+    relevant = qrels.loc[is_relevant(qrels["grade"], level).to_numpy(dtype=bool)
+                         & qrels["topic"].isin(topics).to_numpy(dtype=bool), keys]
+    known = pd.concat([design.pooled[keys], design.pooled_later[keys], design.docs[keys]])
+    outside = relevant.drop_duplicates().merge(known.drop_duplicates(), on=keys, how="left",
+                                               indicator=True)
+    count = int((outside["_merge"] == "left_only").sum())
+    if not count:
+        return None
+    return (f"note: {count} relevant document(s) in these qrels lie outside sample "
+            f"{design.name!r}'s design (neither in the pool it was drawn beyond nor in the "
+            "sample: another sample's, or imported judgments). num_rel counts them; the "
+            "estimate counts them only as its strata's weights count any unsampled "
+            "document, so est_R and its interval may lie below num_rel. For one estimate "
+            "that uses them, grow one sample ('sample --grow') instead of drawing another.")
+
+
 @dataclass(frozen=True)
 class Estimates:
     """What :func:`estimate_recall` returns.
@@ -202,7 +232,7 @@ def mean_caveat(interval: str, topics: int) -> str:
     but from 12 topics up its interval of mean Recall@k covered 0-71.5% (the ratio
     estimate's bias)."""
     if interval == "mover-wilson":
-        if topics < 10:
+        if topics < 10:  # held at 5 and 8 topics, failed from 12 up
             return ""
         return (f"the MOVER-Wilson interval of a mean Recall@k over {topics} topics is not "
                 "to be trusted (on Cranfield, from 12 topics up, it covered the true mean "

@@ -12,6 +12,7 @@ from pooltool.analysis.sample_estimates import (
     Estimates,
     estimate_recall,
     load_design,
+    outside_note,
     stale_note,
 )
 from pooltool.cli.group import open_store, warn
@@ -43,7 +44,7 @@ def write_estimates(ctx: click.Context, result: RecallResult, runs: pd.DataFrame
     with open_store(ctx) as store:
         design = load_design(store, name)
         info = store.sample_design(name)
-    _warn_stale(design)
+    _warn_design(design, qrels, result.options.level)
     try:
         estimates = estimate_recall(runs, qrels, design, result.options.ks,
                                     result.options.level, seed=int(info["seed"]))
@@ -85,11 +86,12 @@ def write_estimates(ctx: click.Context, result: RecallResult, runs: pd.DataFrame
     emit((topics if per_topic else summary).assign(interval=estimates.interval), fmt)
 
 
-def _warn_stale(design: Design) -> None:
-    """Say on stderr that the base pool grew after the draw, and what the estimate does."""
-    note = stale_note(design)
-    if note:
-        warn(note)
+def _warn_design(design: Design, qrels: pd.DataFrame, level: int) -> None:
+    """Say on stderr what the estimate does with what lies outside the sample's design:
+    documents the base pool took after the draw, relevant documents judged elsewhere."""
+    for note in (stale_note(design), outside_note(design, qrels, level)):
+        if note:
+            warn(note)
 
 
 def _beside(result: RecallResult, estimates: Estimates) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -118,10 +120,11 @@ def with_missed(store: JudgmentStore, topics: pd.DataFrame, name: str,
     :raises click.ClickException: the sample cannot be estimated from (why).
     """
     design = load_design(store, name)
-    _warn_stale(design)
+    qrels = store.qrels()
+    _warn_design(design, qrels, level)
     try:
         estimates = estimate_recall(pd.DataFrame(columns=["run_tag", "topic", "docno", "score"]),
-                                    store.qrels(), design, [1], level,
+                                    qrels, design, [1], level,
                                     seed=int(store.sample_design(name)["seed"]))
     except CannotEstimate as exc:
         raise click.ClickException(f"cannot estimate from sample {name!r}: {exc}") from exc
