@@ -13,6 +13,7 @@ from click.testing import CliRunner
 from pooltool.analysis.sample_estimates import estimate_recall, load_design
 from pooltool.analysis.sampling import allocate, build_frame, draw_sample, parse_strata
 from pooltool.cli import cli
+from pooltool.errors import InvalidArgument
 from pooltool.formats.qrels import read_qrels
 from pooltool.formats.run import read_run
 from pooltool.glossary import lookup
@@ -66,6 +67,18 @@ def test_frame_and_draw() -> None:
     assert set(docs["docno"]) < set(grown["docno"])
     other, _ = draw_sample(frame, 9, seed=4)
     assert set(other["docno"]) != set(docs["docno"])
+
+
+def test_strata_with_a_gap_in_the_ranks_are_refused() -> None:
+    # ranks 11-20 in no stratum: their 10 documents would be outside the frame, and R too
+    best = pd.DataFrame({"topic": ["1"] * 30, "docno": [f"d{i:02}" for i in range(30)],
+                         "best_rank": list(range(1, 31))})
+    pooled = best[best["best_rank"] <= 5][["topic", "docno"]]
+    with pytest.raises(InvalidArgument, match=(
+            r"^10 unpooled document\(s\) that runs retrieved lie in no stratum of "
+            r"'6-10,21\+': best ranks 11-20 \(10\) \(documents\); the frame would have "
+            r"holes there")):
+        build_frame(["1"], pooled, best, parse_strata("6-10,21+"), None)
 
 
 def test_the_draw_is_a_simple_random_sample() -> None:
@@ -275,6 +288,57 @@ def test_sample_refusals(demo: str) -> None:
     code, _, err = _run(demo, "recall", "bm25", "--version", "demo-partial", "--estimate", "s1",
                         "--format", "trec")
     assert code == 2 and "no trec_eval layout" in err
+
+
+def test_a_sample_whose_strata_leave_ranks_out_is_refused(demo: str) -> None:
+    code, _, err = _run(demo, "sample", "--name", "s4", "--budget", "4", "--strata",
+                        "1-20,unretrieved")
+    assert code == 1 and "lie in no stratum of '1-20,unretrieved': best ranks 21+ (" in err
+    with JudgmentStore.open(demo) as store:
+        assert not store.has_sample("s4")
+
+
+def test_minus_m_and_minus_c_apply_to_the_estimates(demo: str) -> None:
+    assert _run(demo, "sample", "--name", "s1", "--budget", "8", "--seed", "1")[0] == 0
+    _judge_from_truth(demo, "judged", "main", "s1")
+
+    def rows(*args: str) -> pd.DataFrame:
+        code, out, err = _run(demo, "recall", *args, "--version", "judged", "--estimate",
+                              "s1", "--format", "csv")
+        assert code == 0, err
+        return pd.read_csv(pd.io.common.StringIO(out), dtype={"topic": str})
+
+    # -M 5: only the first 5 documents count, all pooled (depth 10), so est_recall at k=10
+    # is est_recall at k=5 (both from R's draws: no stratum document in the top k)
+    m5 = rows("bm25", "-k", "10", "-M", "5", "-q").set_index("topic")
+    k5 = rows("bm25", "-k", "5", "-q").set_index("topic")
+    pd.testing.assert_series_equal(m5["recall"], k5["recall"])
+    pd.testing.assert_series_equal(m5["est_recall"], k5["est_recall"])
+    assert (m5.loc[m5["recall"] == 0, "est_recall_high"] == 0).all()
+    # -c: a run of 2 of the 10 topics is averaged over all 10, the others scoring 0
+    lines = (ROOT / "demo" / "runs" / "bm25.run").read_text().splitlines(keepends=True)
+    part = Path("part.run").resolve()
+    part.write_text("".join(line for line in lines if line.split()[0] in {"1", "2"}))
+    alone, complete = rows(str(part), "-k", "100"), rows(str(part), "-k", "100", "-c")
+    assert (alone["num_q"].item(), complete["num_q"].item()) == (2, 10)
+    assert complete["est_recall"].item() == pytest.approx(alone["est_recall"].item() * 2 / 10)
+    assert complete["recall"].item() == pytest.approx(alone["recall"].item() * 2 / 10)
+    assert complete["est_recall_high"].item() < alone["est_recall_high"].item()
+
+
+def test_a_sample_of_every_document_gives_exact_values(demo: str) -> None:
+    # every stratum sampled whole: nothing left to estimate, so each interval is one value
+    # and the estimate is that value, to the last bit (a mean of equal draws was not)
+    assert _run(demo, "sample", "--name", "all", "--budget", "10000", "--seed", "1")[0] == 0
+    _judge_from_truth(demo, "judged", "main", "all")
+    code, out, err = _run(demo, "recall", "bm25", "qld", "tfidf", "--version", "judged",
+                          "-k", "5,10,20,100", "-q", "--estimate", "all", "--format", "csv")
+    assert code == 0, err
+    rows = pd.read_csv(pd.io.common.StringIO(out))
+    for name in ("est_R", "est_recall"):
+        assert (rows[name] == rows[f"{name}_low"]).all()
+        assert (rows[name] == rows[f"{name}_high"]).all()
+    assert (rows["est_R"] == rows["num_rel"]).all() and (rows["est_recall"] == rows["recall"]).all()
 
 
 def test_a_design_without_unretrieved_says_its_frame(demo: str) -> None:

@@ -252,7 +252,8 @@ ESTIMATE_COLUMNS = ["est_R", "est_R_low", "est_R_high", "est_R_ht",
 def estimate_recall(runs: pd.DataFrame, qrels: pd.DataFrame, design: Design,
                     ks: Sequence[int], level: int = 1, seed: int = 0,
                     draws: int = DRAWS, interval: str = "beta",
-                    threads: int | None = None) -> Estimates:
+                    threads: int | None = None, complete: bool = False,
+                    max_docs: int | None = None) -> Estimates:
     """Estimate R and each run's Recall@k per topic, with 95% intervals.
 
     :param runs: ``run_tag, topic, docno, score`` (any order; trec_eval order is used).
@@ -273,8 +274,12 @@ def estimate_recall(runs: pd.DataFrame, qrels: pd.DataFrame, design: Design,
         MOVER from Wilson intervals; no draws).
     :param threads: runs x cutoffs estimated at once (``None``: :data:`THREADS`); each
         draws from its own random stream, so the results do not depend on it.
-    :returns: see :class:`Estimates`; a run is averaged over the design's topics it
-        retrieved documents for.
+    :param complete: trec_eval's ``-c``: a run is averaged over all the design's
+        topics, a topic it did not retrieve for scoring Recall@k 0 in every draw
+        (``num_q`` counts it); else over the design's topics it retrieved documents for.
+    :param max_docs: trec_eval's ``-M``: only each run's first ``max_docs`` documents
+        per topic count (``None``: all), as :func:`~pooltool.measures.evaluate_recall`.
+    :returns: see :class:`Estimates`.
     :raises CannotEstimate: a pooled document unjudged, or a non-empty stratum with
         no judged sampled document (each named, up to ten).
     :raises InvalidArgument: an unknown interval method.
@@ -323,7 +328,8 @@ def estimate_recall(runs: pd.DataFrame, qrels: pd.DataFrame, design: Design,
                           "est_R": r_est.astype(float), "est_R_low": r_low.astype(float),
                           "est_R_high": r_high.astype(float),
                           "est_R_ht": r_ht.astype(float)})
-    placed = _place(runs, design, max(ks), grades, level, sample, topics)
+    depth = max(ks) if max_docs is None else min(max(ks), max_docs)
+    placed = _place(runs, design, depth, grades, level, sample, topics)
     jobs = [(code, k) for code in range(len(placed.tags)) for k in ks]
 
     def estimate(job: tuple[int, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray,
@@ -333,8 +339,9 @@ def estimate_recall(runs: pd.DataFrame, qrels: pd.DataFrame, design: Design,
         have = np.zeros(len(topics), dtype=bool)
         have[run.topic] = True
         counts, rel_ret = _counts_at(base, run, k)
+        scored_zero = len(topics) - int(have.sum()) if complete else 0
         return (have, *model.recall(r_pool[have], rel_ret[have], counts[have], have,
-                                    (str(placed.tags[code]), str(k))))
+                                    (str(placed.tags[code]), str(k)), scored_zero))
 
     rows, summary = [], []
     for (code, k), (have, recall, low, high, mean_recall) in zip(
@@ -345,9 +352,13 @@ def estimate_recall(runs: pd.DataFrame, qrels: pd.DataFrame, design: Design,
             rows.append((tag, topics[i], k, int(sampled[i]), r_est[i], r_low[i], r_high[i],
                          r_ht[i], recall[pos], low[pos], high[pos]))
         if len(chosen):
-            summary.append((tag, k, len(chosen), int(sampled[have].sum()),
-                            r_est[have].mean(), *model.mean_total(have), r_ht[have].mean(),
-                            recall.mean(), *mean_recall))
+            counted = np.ones(len(topics), dtype=bool) if complete else have
+            r_mean = model.mean_total(counted)
+            summary.append((tag, k, int(counted.sum()), int(sampled[counted].sum()),
+                            _pinned(r_est[counted].mean(), *r_mean), *r_mean,
+                            r_ht[counted].mean(),
+                            _pinned(recall.sum() / counted.sum(), *mean_recall),
+                            *mean_recall))
     per_topic = pd.DataFrame(rows, columns=["run_tag", "topic", "k", "sampled",
                                             *ESTIMATE_COLUMNS])
     summary_frame = pd.DataFrame(summary, columns=["run_tag", "k", "num_q", "sampled",
@@ -382,7 +393,8 @@ class _BetaModel:
         self.r_draws = (r_pool + self.base[..., 2].sum(axis=1))[:, None] + \
             self.stratum_draws.sum(axis=1)
         low, high = shortest_interval(self.r_draws)
-        return self.r_draws.mean(axis=1), low, high, r_pool + _weighted(self.base, 2)
+        return (_pinned(self.r_draws.mean(axis=1), low, high), low, high,
+                r_pool + _weighted(self.base, 2))
 
     def mean_total(self, have: np.ndarray) -> tuple[float, float]:
         """The interval of mean R over the topics ``have``."""
@@ -390,17 +402,19 @@ class _BetaModel:
         return float(low), float(high)
 
     def recall(self, r_pool: np.ndarray, rel_ret: np.ndarray, counts: np.ndarray,
-               have: np.ndarray, labels: tuple[str, str]
+               have: np.ndarray, labels: tuple[str, str], scored_zero: int = 0
                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[float, float]]:
         """Per topic est_recall and its interval, and the interval of their mean (for
-        the topics ``have``; a stratum that the run's first k leave whole or take whole
-        reuses R's draws of it)."""
+        the topics ``have`` and ``scored_zero`` more, each 0 in every draw (``-c``); a
+        stratum that the run's first k leave whole or take whole reuses R's draws of
+        it)."""
         draws = recall_draws_batch(r_pool, rel_ret, counts,
                                    _stream(self.seed, "recall", *labels), self.draws,
                                    self.prior, self.stratum_draws[have])
         low, high = shortest_interval(draws)
-        mean_low, mean_high = shortest_interval(draws.mean(axis=0))
-        return draws.mean(axis=1), low, high, (float(mean_low), float(mean_high))
+        mean_low, mean_high = shortest_interval(draws.sum(axis=0) / (len(draws) + scored_zero))
+        return (_pinned(draws.mean(axis=1), low, high), low, high,
+                (float(mean_low), float(mean_high)))
 
 
 class _MoverModel:
@@ -430,9 +444,10 @@ class _MoverModel:
         return mover_mean(*(v[have] for v in self.r))[1:]
 
     def recall(self, r_pool: np.ndarray, rel_ret: np.ndarray, counts: np.ndarray,
-               have: np.ndarray, labels: tuple[str, str]
+               have: np.ndarray, labels: tuple[str, str], scored_zero: int = 0
                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[float, float]]:
-        """Per topic est_recall (post-stratified ratio) and its interval, and their mean's."""
+        """Per topic est_recall (post-stratified ratio) and its interval, and their mean's
+        (with ``scored_zero`` more topics at 0, ``-c``)."""
         del have, labels  # closed form: nothing drawn
         pop, n, r, pop_in, n_in, r_in = _fields(counts, 0, 1, 2, 3, 4, 5)
         stratum_share = np.divide(r, n, out=np.zeros(r.shape), where=n > 0)
@@ -440,7 +455,16 @@ class _MoverModel:
         outside = mover_total(r_pool - rel_ret, Cells.of(pop - pop_in, n - n_in, r - r_in,
                                                          stratum_share))
         recall, low, high = mover_ratio(inside, outside)
-        return recall, low, high, mover_mean(recall, low, high)[1:]
+        zeros = np.zeros(scored_zero)
+        return recall, low, high, mover_mean(*(np.concatenate([v, zeros])
+                                               for v in (recall, low, high)))[1:]
+
+
+def _pinned(estimate: Any, low: Any, high: Any) -> Any:
+    """The estimate, or the interval's one value where it has no width: a mean of equal
+    draws can differ from them in the last bit (every stratum sampled whole: a tester
+    saw est_recall 0.20202020202020196 below its _low 0.202020202020202)."""
+    return np.where(np.asarray(low) == np.asarray(high), low, estimate)
 
 
 def _fields(counts: np.ndarray, *fields: int) -> list[np.ndarray]:

@@ -105,7 +105,9 @@ def build_frame(topics: list[str], pooled: pd.DataFrame, best_ranks: pd.DataFram
     :param collection: every docno the store holds (needed for ``unretrieved``).
     :returns: ``topic, docno, stratum, best_rank`` (best_rank NaN when unretrieved),
         one row per frame document, sorted by topic and docno.
-    :raises InvalidArgument: ``unretrieved`` asked for but no collection given.
+    :raises InvalidArgument: ``unretrieved`` asked for but no collection given, or
+        unpooled documents that runs retrieved lie in no stratum (the strata leave a
+        gap in the best ranks: the frame would have holes, and R would miss them).
     """
     wanted = set(topics)
     ranks = best_ranks[best_ranks["topic"].isin(wanted)][["topic", "docno", "best_rank"]]
@@ -126,10 +128,44 @@ def build_frame(topics: list[str], pooled: pd.DataFrame, best_ranks: pd.DataFram
     stratum = np.full(len(ranks), None, dtype=object)
     for s in strata:
         stratum[s.holds(best) & (stratum == None)] = s.name  # noqa: E711  (elementwise)
+    _check_covered(best[(stratum == None) & ~np.isnan(best)], strata)  # noqa: E711
     frame = ranks.assign(stratum=stratum)
     frame = frame[frame["stratum"].notna()]
     return frame.sort_values(["topic", "docno"]).reset_index(drop=True)[
         ["topic", "docno", "stratum", "best_rank"]]
+
+
+def _check_covered(uncovered: np.ndarray, strata: list[Stratum]) -> None:
+    """Refuse strata that leave retrieved, unpooled documents outside every stratum.
+
+    :param uncovered: the best ranks of such documents.
+    :raises InvalidArgument: there are any (how many in each gap of the strata's ranks).
+    """
+    if not len(uncovered):
+        return
+    held = []
+    for gap in _gaps(strata):
+        inside = Stratum(*gap).holds(uncovered)
+        if inside.any():
+            held.append(f"{gap[0]} ({int(inside.sum())})")
+    raise InvalidArgument(
+        f"{len(uncovered)} unpooled document(s) that runs retrieved lie in no stratum of "
+        f"{','.join(s.name for s in strata)!r}: best ranks {', '.join(held)} (documents); the "
+        "frame would have holes there and R would miss them: add strata for them")
+
+
+def _gaps(strata: list[Stratum]) -> list[tuple[str, int, int | None]]:
+    """The best ranks no rank stratum holds: ``(name, low, high)`` (``high`` None: no
+    upper end), e.g. ``21-100`` and ``1001+`` for ``1-20,101-1000``."""
+    gaps: list[tuple[str, int, int | None]] = []
+    start: float = 1
+    for low, high in sorted((s.low, s.high) for s in strata if s.low is not None):
+        if low > start:
+            gaps.append((f"{int(start)}-{low - 1}", int(start), low - 1))
+        start = max(start, np.inf if high is None else high + 1)
+    if start != np.inf:
+        gaps.append((f"{int(start)}+", int(start), None))
+    return gaps
 
 
 def allocate(sizes: dict[str, int], budget: int, allocation: str = "equal") -> dict[str, int]:

@@ -47,7 +47,9 @@ def write_estimates(ctx: click.Context, result: RecallResult, runs: pd.DataFrame
     _warn_design(design, qrels, result.options.level)
     try:
         estimates = estimate_recall(runs, qrels, design, result.options.ks,
-                                    result.options.level, seed=int(info["seed"]))
+                                    result.options.level, seed=int(info["seed"]),
+                                    complete=result.options.complete,
+                                    max_docs=result.options.max_docs)
     except CannotEstimate as exc:
         raise click.ClickException(f"cannot estimate from sample {name!r}: {exc}") from exc
     summary, topics = _beside(result, estimates)
