@@ -262,11 +262,14 @@ GLOSSARY: dict[str, Term] = {
                        "its relevant column then counts more): the relevant documents that "
                        "pool missed (documents; posterior mean).", _BETA),
     "est_missed_low": Term(_ESTIMATE.replace("recall --estimate", "status --estimate") +
-                           "est_R_low minus the relevant documents of the pool as drawn beyond.",
+                           "est_R_low minus the relevant documents of the pool the sample was "
+                           "drawn beyond (as it was then): the lower end of est_missed's 95% "
+                           "interval.",
                            _BETA),
     "est_missed_high": Term(_ESTIMATE.replace("recall --estimate", "status --estimate") +
-                            "est_R_high minus the relevant documents of the pool as drawn "
-                            "beyond.", _BETA),
+                            "est_R_high minus the relevant documents of the pool the sample was "
+                            "drawn beyond (as it was then): the upper end of est_missed's 95% "
+                            "interval.", _BETA),
     "est_recall": Term(_ESTIMATE + "Recall@k with the relevant documents the pool missed "
                        "estimated: the posterior mean of relevant-in-top-k / R over the "
                        "hierarchical Beta-binomial draws, 0..1 (mean over topics in summaries).",

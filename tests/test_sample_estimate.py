@@ -135,7 +135,7 @@ def test_sample_then_estimate_end_to_end(demo: str) -> None:
     runs = ["bm25", "qld"]
     # the pool is not judged whole yet: refused, saying why
     code, _, err = _run(demo, "recall", *runs, "--version", "demo-partial", "--estimate", "s1")
-    assert code == 1 and "not judged yet" in err and "judge the pool first" in err
+    assert code == 1 and "have no judgment yet (or a negative grade" in err and "judge the pool first" in err
     _judge_from_truth(demo, "pool-judged", "main")
     code, _, err = _run(demo, "recall", *runs, "--version", "pool-judged", "--estimate", "s1")
     assert code == 1 and "no judged sampled document" in err and "--pool s1" in err
@@ -282,6 +282,9 @@ def test_sample_refusals(demo: str) -> None:
     assert code == 1 and "overlap" in err
     code, _, err = _run(demo, "sample", "--name", "s2", "--budget", "4", "--pool", "nope")
     assert code == 1 and "no pool 'nope'" in err
+    code, _, err = _run(demo, "status", "--pool", "s1", "--estimate", "s1")
+    assert code == 1 and ("sample 's1' was drawn beyond pool 'main', not 's1': its est_missed "
+                          "is what 'main' missed; use --pool main") in err
     code, _, err = _run(demo, "recall", "bm25", "--version", "demo-partial", "--estimate", "zz")
     assert code == 1 and "no sample 'zz'" in err and "samples: s1" in err
     assert "qrels" not in err  # refused before the qrels are read (and noted)

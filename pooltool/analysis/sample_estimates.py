@@ -241,8 +241,9 @@ def mean_caveat(interval: str, topics: int) -> str:
     if topics >= MEAN_VALIDATED_TOPICS:
         return ""
     return (f"the intervals of means over topics are validated from {MEAN_VALIDATED_TOPICS} "
-            f"topics up (Cranfield); with {topics}, they rest on the prior more than on "
-            "the samples")
+            f"topics up (Cranfield); with {topics}, they and est_R rest on the prior more "
+            "than on the samples (est_R leans high: on 5 Cranfield topics by 13 documents "
+            "a topic; est_R_ht is unbiased)")
 
 
 ESTIMATE_COLUMNS = ["est_R", "est_R_low", "est_R_high", "est_R_ht",
@@ -295,7 +296,8 @@ def estimate_recall(runs: pd.DataFrame, qrels: pd.DataFrame, design: Design,
     if len(unjudged):
         counts = unjudged.groupby("topic").size()
         raise CannotEstimate(
-            f"{len(unjudged)} pooled document(s) are not judged yet (topics "
+            f"{len(unjudged)} pooled document(s) have no judgment yet (or a negative "
+            f"grade, which counts as none) (topics "
             f"{_first(f'{t} ({n})' for t, n in counts.items())}); the estimate counts every "
             "pooled relevant document, so judge the pool first ('pooltool status')")
     pooled_rel = is_relevant(pooled["grade"], level).to_numpy(dtype=bool)
@@ -366,8 +368,9 @@ def estimate_recall(runs: pd.DataFrame, qrels: pd.DataFrame, design: Design,
     for frame in (per_topic, summary_frame):
         for column in ESTIMATE_COLUMNS:
             frame[column] = frame[column].astype(float)
+    exact = not (base[..., 0] > base[..., 1]).any()  # every stratum sampled whole
     return Estimates(per_topic, summary_frame, model.method, per_r,
-                     mean_caveat(model.name, len(topics)), model.name)
+                     "" if exact else mean_caveat(model.name, len(topics)), model.name)
 
 
 Interval = tuple[np.ndarray, np.ndarray, np.ndarray]

@@ -504,7 +504,7 @@ def status(ctx: click.Context, pool_name: str, level: int, fmt: str,
         if sample_name is not None:
             from pooltool.cli.estimate import with_missed
 
-            topics = with_missed(store, topics, sample_name, level)
+            topics = with_missed(store, topics, sample_name, level, pool_name)
     base = store.journal_base
     waiting = {} if base is None else {str(path): count for path, count
                                        in waiting_writes(base).items()}

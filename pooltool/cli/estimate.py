@@ -114,14 +114,19 @@ def _beside(result: RecallResult, estimates: Estimates) -> tuple[pd.DataFrame, p
 
 
 def with_missed(store: JudgmentStore, topics: pd.DataFrame, name: str,
-                level: int) -> pd.DataFrame:
-    """``status`` rows with ``est_missed, est_missed_low, est_missed_high``: est_R and its
-    interval minus the pooled relevant documents (documents), from sample ``name``
-    under the current qrels; a note on stderr names the sample and the method.
+                level: int, pool: str) -> pd.DataFrame:
+    """``status`` rows of ``pool`` with ``est_missed, est_missed_low, est_missed_high``:
+    est_R and its interval minus the pooled relevant documents (documents), from sample
+    ``name`` under the current qrels; a note on stderr names the sample and the method.
 
-    :raises click.ClickException: the sample cannot be estimated from (why).
+    :raises click.ClickException: the sample was drawn beyond another pool (its
+        est_missed is about that pool), or cannot be estimated from (why).
     """
     design = load_design(store, name)
+    if design.base_pool != pool:
+        raise click.ClickException(
+            f"sample {name!r} was drawn beyond pool {design.base_pool!r}, not {pool!r}: its "
+            f"est_missed is what {design.base_pool!r} missed; use --pool {design.base_pool}")
     qrels = store.qrels()
     _warn_design(design, qrels, level)
     try:

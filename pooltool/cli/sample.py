@@ -75,8 +75,10 @@ def sample(ctx: click.Context, name: str, spec: str, budget: int | None, grow: i
             if grow is not None:
                 design, sizes = grow_and_store(store, name, grow)
                 pool_name = design["base_pool"]
-                warn(f"sample {name!r} grown to {design['budget']} per topic: "
-                     f"{design['added']} document(s) added, every earlier one kept")
+                added = (f"{design['added']} document(s) added, every earlier one kept"
+                         if design["added"] else "nothing added: every stratum is sampled "
+                         "whole already")
+                warn(f"sample {name!r} grown to {design['budget']} per topic: {added}")
             else:
                 design, sizes = draw_and_store(store, name, pool_name, spec, int(budget or 0),
                                                seed, allocation)
