@@ -278,7 +278,8 @@ GLOSSARY: dict[str, Term] = {
                            "(the shortest interval holding 95% of the draws).", _BETA),
     "est_recall_high": Term(_ESTIMATE + "the upper end of the 95% interval of est_recall "
                             "(the shortest interval holding 95% of the draws).", _BETA),
-    "interval": Term("In recall --estimate rows (csv, tsv, jsonl): the interval method "
+    "interval": Term("In recall --estimate and status --estimate rows (csv, tsv, jsonl): "
+                     "the interval method "
                      "behind their _low/_high columns: beta (hierarchical Beta-binomial "
                      "posterior, the shortest interval holding 95% of its draws; what "
                      "recall --estimate reports) or mover-wilson (around est_R_ht, from "

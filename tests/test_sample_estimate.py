@@ -173,6 +173,13 @@ def test_sample_then_estimate_end_to_end(demo: str) -> None:
     assert code == 0, err
     status = pd.read_csv(pd.io.common.StringIO(out), dtype={"topic": str})
     assert all(lookup(c) for c in status.columns)
+    assert (status["interval"] == "beta").all()  # rows name their interval method
+    code, out, err = _run(demo, "status", "--estimate", "s1", "--format", "json")
+    assert code == 0, err
+    estimate = json.loads(out)["estimate"]
+    assert estimate["sample"] == "s1" and estimate["base_pool"] == "main"
+    assert estimate["sampled_judged"] == 80 and estimate["frame"] == "collection"
+    assert estimate["interval"].startswith("hierarchical Beta-binomial posterior")
     assert "est_missed are ESTIMATES from sample 's1'" in err
     # the demo's sample found no relevant document beyond the pool: the interval starts at
     # 0, and the estimate (the posterior mean, 6.4 to 7.7 documents) lies inside it

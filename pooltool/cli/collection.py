@@ -9,6 +9,7 @@ import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import click
 import pandas as pd
@@ -485,7 +486,9 @@ def status(ctx: click.Context, pool_name: str, level: int, fmt: str,
 
     --estimate NAME adds est_missed per topic: the estimated relevant
     documents outside the pool (est_R of 'recall --estimate' minus the pooled
-    relevant ones), with its 95% interval.
+    relevant ones), with its 95% interval; csv/tsv/jsonl rows name the
+    interval method, and JSON says in "estimate" the sample, its frame, its
+    judged sampled documents and the method.
 
     \b
     Example:
@@ -501,16 +504,21 @@ def status(ctx: click.Context, pool_name: str, level: int, fmt: str,
             topics = topics.merge(adaptive_status(store, pool_name), on="topic", how="left")
         pace = judging_stats(store, pool=pool_name)
         note, machines = store.policy_note(), bool(store.machines())
+        estimate: dict[str, Any] = {}
         if sample_name is not None:
             from pooltool.cli.estimate import with_missed
 
-            topics = with_missed(store, topics, sample_name, level, pool_name)
+            topics, estimate, interval = with_missed(store, topics, sample_name, level,
+                                                     pool_name)
+            if fmt in ("csv", "tsv", "jsonl"):  # rows travel alone: each names its method
+                topics = topics.assign(interval=interval)
     base = store.journal_base
     waiting = {} if base is None else {str(path): count for path, count
                                        in waiting_writes(base).items()}
     if fmt == "json":
         emit_json({"topics": records(topics), "assessors": records(pace),
-                   "waiting_writes": waiting, "qrels": note})
+                   "waiting_writes": waiting, "qrels": note,
+                   **({"estimate": estimate} if estimate else {})})
         return
     emit(topics, fmt, title=f"pool {pool_name!r}")
     if fmt == "table":

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 import pandas as pd
 
@@ -113,11 +115,16 @@ def _beside(result: RecallResult, estimates: Estimates) -> tuple[pd.DataFrame, p
     return summary, topics.reset_index(drop=True)
 
 
-def with_missed(store: JudgmentStore, topics: pd.DataFrame, name: str,
-                level: int, pool: str) -> pd.DataFrame:
+def with_missed(store: JudgmentStore, topics: pd.DataFrame, name: str, level: int,
+                pool: str) -> tuple[pd.DataFrame, dict[str, Any], str]:
     """``status`` rows of ``pool`` with ``est_missed, est_missed_low, est_missed_high``:
     est_R and its interval minus the pooled relevant documents (documents), from sample
-    ``name`` under the current qrels; a note on stderr names the sample and the method.
+    ``name`` under the current qrels; a note on stderr names the sample and the method
+    (and the caveat, if any).
+
+    :returns: the rows; what JSON says of the estimate (``sample, base_pool, frame,
+        sampled_judged, interval`` and ``caveat`` when there is one); the interval
+        method's name (``beta``), for the ``interval`` column of row formats.
 
     :raises click.ClickException: the sample was drawn beyond another pool (its
         est_missed is about that pool), or cannot be estimated from (why).
@@ -141,7 +148,12 @@ def with_missed(store: JudgmentStore, topics: pd.DataFrame, name: str,
     for column, source in (("est_missed", "est_R"), ("est_missed_low", "est_R_low"),
                            ("est_missed_high", "est_R_high")):
         out[column] = out["topic"].map(per[source] - known)
+    judged = int(per["sampled"].sum())
     warn(f"note: est_missed are ESTIMATES from sample {name!r} (frame: {design.frame}; "
-         f"{int(per['sampled'].sum())} sampled documents judged; 95% intervals: "
-         f"{estimates.method})")
-    return out
+         f"{judged} sampled documents judged; 95% intervals: {estimates.method})")
+    if estimates.caveat:
+        warn(f"note: {estimates.caveat}")
+    about = {"sample": name, "base_pool": design.base_pool, "frame": design.frame,
+             "sampled_judged": judged, "interval": estimates.method,
+             **({"caveat": estimates.caveat} if estimates.caveat else {})}
+    return out, about, estimates.interval
