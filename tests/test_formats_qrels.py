@@ -132,10 +132,16 @@ def _result_or_same_error(path: Path, reference: Callable[[Path], Any],
         return None
 
 
+def _written(folder: Path, text: str) -> Path:
+    """``text`` as the UTF-8 file ``qrels.txt`` in ``folder``."""
+    path = folder / "qrels.txt"
+    path.write_bytes(text.encode("utf-8"))
+    return path
+
+
 @pytest.mark.parametrize("text", FILES.values(), ids=FILES.keys())
 def test_fast_and_strict_paths_give_the_same_frame_or_error(tmp_path: Path, text: str) -> None:
-    path = tmp_path / "qrels.txt"
-    path.write_bytes(text.encode("utf-8"))
+    path = _written(tmp_path, text)
     expected = _result_or_same_error(path, read_strict, read_qrels)
     if expected is not None:
         pd.testing.assert_frame_equal(read_qrels(path), expected)
@@ -143,8 +149,7 @@ def test_fast_and_strict_paths_give_the_same_frame_or_error(tmp_path: Path, text
 
 @pytest.mark.parametrize("text", FILES.values(), ids=FILES.keys())
 def test_the_arrow_table_holds_the_frame_or_gives_its_error(tmp_path: Path, text: str) -> None:
-    path = tmp_path / "qrels.txt"
-    path.write_bytes(text.encode("utf-8"))
+    path = _written(tmp_path, text)
     expected = _result_or_same_error(path, read_qrels, read_qrels_table)
     if expected is not None:
         table = read_qrels_table(path)

@@ -22,6 +22,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from pooltool.errors import InvalidArgument, StoreError, UnknownRun
+from pooltool.ranking import stretches
 from pooltool.store.provenance import utc_now
 
 DEFAULT_POOL = "main"
@@ -336,8 +337,7 @@ def _topic_spans(top: pa.Table) -> tuple[list[str], np.ndarray]:
     if not pa.types.is_dictionary(topic.type):
         topic = pc.dictionary_encode(topic)
     codes = topic.indices.to_numpy(zero_copy_only=False)
-    starts = np.flatnonzero(np.concatenate(([True], codes[1:] != codes[:-1]))) if len(codes) \
-        else np.zeros(0, dtype=np.int64)
+    starts, _ = stretches(codes)
     names = topic.dictionary.take(pa.array(codes[starts])).to_pylist()
     return [str(name) for name in names], np.append(starts, len(codes))
 
