@@ -46,6 +46,31 @@ class StoreWriteFailed(StoreError, sqlite3.OperationalError):
     """
 
 
+class StoreBusy(StoreError, sqlite3.OperationalError):
+    """Another connection held the store's write lock longer than this one waits
+    (SQLite's SQLITE_BUSY, PostgreSQL's lock timeout); nothing of the write was stored.
+
+    Also an :class:`sqlite3.OperationalError` ("database is locked ..."), the error
+    SQLite raises for it.
+    """
+
+
+class StoreRefused(StoreError, sqlite3.IntegrityError):
+    """The store's schema refused a write: an append-only log's trigger, a unique or
+    foreign key, a check. The transaction was rolled back.
+
+    Also an :class:`sqlite3.IntegrityError`, the error SQLite raises for it.
+    """
+
+
+class StoreConnectionLost(StoreError):
+    """The connection to a store's server went away (the PostgreSQL server stopped or
+    restarted, the network dropped): the statement or transaction under way was not
+    committed. The store reconnects on its next use (see
+    :meth:`pooltool.store.JudgmentStore.reconnect`); a judging app keeps the write in
+    its journal until then."""
+
+
 class UnknownTopic(StoreError):
     """A topic id was named that the store does not hold."""
 

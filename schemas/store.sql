@@ -25,6 +25,12 @@ BEGIN SELECT RAISE(ABORT, 'the judgment log is append-only: add a retraction ins
 CREATE TRIGGER judgments_no_update BEFORE UPDATE ON judgments
 BEGIN SELECT RAISE(ABORT, 'the judgment log is append-only: add a correction instead'); END;
 
+CREATE TRIGGER judgments_retraction_rules BEFORE INSERT ON judgments
+WHEN NEW.retracts IS NOT NULL AND NOT EXISTS (
+    SELECT 1 FROM judgments j WHERE j.judgment_id = NEW.retracts AND j.grade IS NOT NULL
+    AND j.topic = NEW.topic AND j.docno = NEW.docno)
+BEGIN SELECT RAISE(ABORT, 'a retraction names a judgment of its topic and docno that is not itself a retraction'); END;
+
 CREATE TRIGGER pool_rounds_record_runs AFTER INSERT ON pool_rounds
 BEGIN
     INSERT INTO pool_round_runs(round_id, run_id)
@@ -322,6 +328,6 @@ CREATE INDEX judgments_by_assessor ON judgments(assessor, topic);
 
 CREATE INDEX judgments_by_pair ON judgments(topic, docno);
 
-CREATE INDEX judgments_retracts ON judgments(retracts) WHERE retracts IS NOT NULL;
+CREATE UNIQUE INDEX judgments_retracts ON judgments(retracts) WHERE retracts IS NOT NULL;
 
 CREATE INDEX runs_by_tag ON runs(run_tag);

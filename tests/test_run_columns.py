@@ -126,7 +126,7 @@ def test_m013_turns_old_run_entries_into_blobs(shared_data: Path, tmp_path: Path
     old.commit()
     old.close()
     with JudgmentStore.open(path) as store:
-        assert migrations.pending(Database(store.conn)) == []
+        assert store.conn.pending_migrations() == []
         tables = {r[0] for r in store.conn.execute("SELECT name FROM sqlite_master")}
         assert "run_entries" not in tables and "run_columns" in tables
         for file, tag in zip(files, ["BM25R2", "T5R1"], strict=True):

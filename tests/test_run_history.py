@@ -127,7 +127,7 @@ def test_the_migration_keeps_runs_and_names_each_rounds_runs(tmp_path: Path) -> 
         "INSERT INTO pool_hits VALUES (1, '1', 'a', 1, 1, 1), (1, '1', 'b', 2, 1, 1);")
     old.close()
     with JudgmentStore.open(path) as store:
-        assert migrations.pending(Database(store.conn)) == []
+        assert store.conn.pending_migrations() == []
         assert history(store) == [("A", "a.run", "live", "main:1 main:2"),
                                   ("B", "b.run", "live", "main:1")]
         assert store.conn.execute("PRAGMA foreign_key_check").fetchall() == []

@@ -42,7 +42,7 @@ def test_waiting_sets_the_lock_wait_for_a_block_only(memory_store: JudgmentStore
 
 def _wait_ms(store: JudgmentStore) -> int:
     if store.engine == "postgresql":
-        return int(store.conn.lock_timeout_ms)  # type: ignore[attr-defined]
+        return int(store.conn.lock_timeout_ms)
     return int(store.conn.execute("PRAGMA busy_timeout").fetchone()[0])
 
 

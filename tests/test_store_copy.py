@@ -23,7 +23,7 @@ from pooltool.store.copy import (
     copy_store,
     schema_tables,
 )
-from pooltool.store.postgresql import schema_script
+from pooltool.store.migrations import postgresql_schema
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ["010vptx3", "02f0opkr", "04ftw7k9", "zz-unretrieved-1", "zz-unretrieved-2"]
@@ -107,7 +107,7 @@ def demo_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def _schema_file_tables() -> set[str]:
     sqlite = set(re.findall(r'^CREATE TABLE "?(\w+)"?', (ROOT / "schemas" / "store.sql")
                             .read_text(encoding="utf-8"), re.MULTILINE))
-    postgresql = set(re.findall(r"^CREATE TABLE (\w+)", schema_script(), re.MULTILINE))
+    postgresql = set(re.findall(r"^CREATE TABLE (\w+)", postgresql_schema(), re.MULTILINE))
     assert sqlite - BOOKKEEPING_TABLES == postgresql - BOOKKEEPING_TABLES
     return sqlite - BOOKKEEPING_TABLES
 

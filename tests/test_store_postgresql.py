@@ -18,8 +18,9 @@ from pooltool.cli import cli
 from pooltool.errors import StoreError
 from pooltool.judging.adaptive import create_adaptive_pool
 from pooltool.store import JudgmentStore, migrations
+from pooltool.store.dialect import postgresql_sql
 from pooltool.store.guidelines import GuidelineText, add_guidelines
-from pooltool.store.postgresql import SCHEMA_MIGRATIONS, postgresql_sql, shown_url
+from pooltool.store.postgresql import shown_url
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from test_adaptive_pool import small_store  # noqa: E402
@@ -69,11 +70,20 @@ def test_the_postgresql_schema_is_the_sqlite_schema(postgresql_store_url: str) -
         assert postgresql[table] == columns, table
 
 
-def test_the_postgresql_schema_stands_for_every_migration(postgresql_store_url: str) -> None:
-    assert list(SCHEMA_MIGRATIONS) == migrations.names()
+def test_a_new_postgresql_store_has_every_migration(postgresql_store_url: str) -> None:
     with psycopg.connect(postgresql_store_url) as conn:
         applied = [r[0] for r in conn.execute("SELECT name FROM pooltool_migrations ORDER BY name")]
-    assert applied == sorted(SCHEMA_MIGRATIONS)
+    assert applied == sorted(migrations.names())
+    assert applied[-1] == "m014_retraction_rules" and len(applied) == 13
+
+
+def test_the_postgresql_schema_file_is_generated_from_the_migrations() -> None:
+    """postgresql.sql is the baseline (m001-m013) and each later migration's PostgreSQL
+    script; regenerate it with migrations.postgresql_schema() when a migration is added."""
+    shipped = Path(migrations.__file__).with_name("postgresql.sql").read_text(encoding="utf-8")
+    assert shipped == migrations.postgresql_schema()
+    assert shipped.count("\n-- m014_retraction_rules\n") == 1 and shipped.endswith(
+        "EXECUTE FUNCTION pooltool_retraction_rules();\n")
 
 
 # -- 2. append-only, by the database itself ----------------------------------------------

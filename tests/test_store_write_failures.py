@@ -22,6 +22,7 @@ from sqlite_utils import Database
 from pooltool.cli import cli
 from pooltool.errors import StoreError, StoreWriteFailed
 from pooltool.store import JudgmentStore, migrations
+from pooltool.store.sqlite import sqlite_engine
 
 RUN = "".join(f"1 Q0 d{i} {i} {1000 - i} A\n" for i in range(1, 1001))
 QRELS = "".join(f"1 0 d{i} {i % 2}\n" for i in range(1, 1001))
@@ -92,7 +93,7 @@ def test_a_schema_upgrade_on_a_full_disk_changes_nothing(tmp_path: Path,
     tables = {r[0] for r in sqlite3.connect(path).execute("SELECT name FROM sqlite_master")}
     assert "runs" in tables and "run_retirements" not in tables
     with JudgmentStore.open(path) as store:  # with room, the upgrade goes through
-        assert migrations.pending(Database(store.conn)) == []
+        assert store.conn.pending_migrations() == []
 
 
 @pytest.fixture
@@ -174,7 +175,7 @@ def test_a_write_sqlite_refuses_as_read_only_is_a_clean_error(built: Path) -> No
     may not write the file): the write fails, and says why."""
     db = built / "s.db"
     conn = sqlite3.connect(f"{db.as_uri()}?mode=ro", uri=True)
-    with JudgmentStore(conn, db) as store:
+    with JudgmentStore(sqlite_engine(conn, db)) as store:
         with pytest.raises(StoreWriteFailed, match=r"s\.db: the store cannot be written "
                                                    r"\(attempt to write a readonly database\): "
                                                    "check the permissions of the file and its "
@@ -210,7 +211,7 @@ def test_unfolded_writes_in_a_read_only_folder_are_named(built: Path, tmp_path_f
 
 def test_a_read_only_store_needs_a_current_schema(built: Path) -> None:
     conn = sqlite3.connect(f"{(built / 's.db').as_uri()}?mode=ro", uri=True)
-    JudgmentStore(conn, built / "s.db", read_only=True).close()
+    JudgmentStore(sqlite_engine(conn, built / "s.db", read_only=True)).close()
     old = sqlite3.connect(built / "s.db")
     old.execute("DELETE FROM _sqlite_migrations WHERE name = 'm003_durable_ui'")
     old.commit()
@@ -218,4 +219,4 @@ def test_a_read_only_store_needs_a_current_schema(built: Path) -> None:
     conn = sqlite3.connect(f"{(built / 's.db').as_uri()}?mode=ro", uri=True)
     with pytest.raises(StoreError, match=r"it lacks m003_durable_ui\), and it cannot be "
                                          "upgraded because it cannot be written"):
-        JudgmentStore(conn, built / "s.db", read_only=True)
+        JudgmentStore(sqlite_engine(conn, built / "s.db", read_only=True))

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 from pooltool.cli.lazy import COMMAND_MODULES, command_index
-from pooltool.errors import PooltoolError
+from pooltool.errors import PooltoolError, StoreBusy
 from pooltool.report import COLUMN_CHOICE, FORMATS, ColumnChoice
 
 if TYPE_CHECKING:
@@ -64,6 +64,8 @@ class PooltoolGroup(click.Group):
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
+        except StoreBusy as exc:
+            raise _busy(exc) from exc
         except PooltoolError as exc:
             raise click.ClickException(str(exc)) from exc
         except BrokenPipeError:
@@ -72,14 +74,19 @@ class PooltoolGroup(click.Group):
             ctx.exit(0)
         except OSError as exc:
             raise click.ClickException(_os_message(exc)) from exc
-        except sqlite3.OperationalError as exc:
+        except sqlite3.OperationalError as exc:  # SQLite's own, while a store is opened
             if "locked" not in str(exc) and "busy" not in str(exc):
                 raise
-            from pooltool.store.store import BUSY_TIMEOUT_S  # imported by the store's user
+            raise _busy(exc) from exc
 
-            raise click.ClickException(
-                "the store is busy: another process has held its write lock for over "
-                f"{BUSY_TIMEOUT_S:.0f} s; nothing was changed, try again") from exc
+
+def _busy(exc: Exception) -> click.ClickException:
+    """The one line for a store whose write lock another process held past the wait."""
+    from pooltool.store.store import BUSY_TIMEOUT_S  # imported by the store's user
+
+    return click.ClickException(
+        "the store is busy: another process has held its write lock for over "
+        f"{BUSY_TIMEOUT_S:.0f} s; nothing was changed, try again")
 
 
 def _import_command_module(name: str) -> None:
@@ -285,7 +292,8 @@ def say_if_store_busy(path: str | Path, store: JudgmentStore | None = None) -> N
     the command then waits for it up to ``BUSY_TIMEOUT_S`` seconds. A SQLite file is
     tried before it is opened; a PostgreSQL store is asked through ``store``'s
     connection (``pg_locks``)."""
-    from pooltool.store.store import BUSY_TIMEOUT_S, write_lock_held
+    from pooltool.store.sqlite import write_lock_held
+    from pooltool.store.store import BUSY_TIMEOUT_S
 
     busy = (write_lock_held(path) if isinstance(path, Path)
             else store is not None and store.write_lock_held_elsewhere())

@@ -12,8 +12,6 @@ counted as any pool's. The choice itself is :mod:`pooltool.judging.adaptive`.
 from __future__ import annotations
 
 import json
-import sqlite3
-from contextlib import AbstractContextManager
 from typing import Any
 
 import pandas as pd
@@ -21,28 +19,12 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from pooltool.errors import StoreError
+from pooltool.store.core import StoreCore
 from pooltool.store.provenance import utc_now
 
 
-class AdaptiveTables:
+class AdaptiveTables(StoreCore):
     """Adaptive-pool methods of :class:`~pooltool.store.JudgmentStore` (a mixin)."""
-
-    conn: sqlite3.Connection
-
-    def writing(self, what: str = "changed") -> AbstractContextManager[sqlite3.Connection]:
-        raise NotImplementedError  # provided by the store
-
-    def query(self, sql: str, params: Any = ()) -> pd.DataFrame:  # provided by the store
-        raise NotImplementedError
-
-    def pool_id(self, pool: str) -> int:  # provided by PoolTables
-        raise NotImplementedError
-
-    def run_id(self, tag: str) -> int:  # provided by the store
-        raise NotImplementedError
-
-    def run_entries(self, run_ids: list[int], depth: int | None = None) -> list[pa.Table]:
-        raise NotImplementedError  # provided by the store
 
     def add_adaptive_pool(self, name: str, design: dict[str, Any], run_tags: list[str]) -> int:
         """Make an adaptive pool (one transaction), with no document chosen yet.
@@ -61,9 +43,9 @@ class AdaptiveTables:
                 raise StoreError(f"a pool named {name!r} exists already; an adaptive pool "
                                  "is made once: choose another name")
             now = utc_now()
-            pool_id = int(conn.execute(
-                "INSERT INTO pools(name, strategy, created_at) VALUES (?, ?, ?)",
-                [name, design["strategy"], now]).lastrowid or 0)
+            pool_id = conn.insert_id(
+                "INSERT INTO pools(name, strategy, created_at) VALUES (?, ?, ?) RETURNING pool_id",
+                [name, design["strategy"], now])
             conn.execute(
                 "INSERT INTO pool_rounds(pool_id, depth, run_tags, docs_added, created_at) "
                 "VALUES (?, 0, ?, 0, ?)", [pool_id, json.dumps(run_tags), now])

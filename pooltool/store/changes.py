@@ -10,19 +10,14 @@ that other assessors' judgments and claims show without a restart.
   notification says). A poll reads the notifications that have arrived, without
   waiting (https://www.postgresql.org/docs/current/sql-listen.html).
 
-:func:`watch` gives the watcher for a store; :meth:`ChangeWatcher.poll` says what
-changed since the last poll.
+:meth:`pooltool.store.JudgmentStore.watch_changes` gives the watcher for a store;
+:meth:`ChangeWatcher.poll` says what changed since the last poll.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
-
-from pooltool.store.postgresql import PostgresConnection
-
-if TYPE_CHECKING:
-    from pooltool.store.store import JudgmentStore
+from typing import Protocol
 
 CHANNEL = "pooltool_judging"
 """The channel postgresql.sql's triggers notify (payload: the topic)."""
@@ -57,60 +52,3 @@ class ChangeWatcher(Protocol):
     def close(self) -> None:
         """Stop watching (close any connection of its own)."""
         ...
-
-
-def watch(store: JudgmentStore) -> ChangeWatcher:
-    """The watcher for ``store``: :class:`DataVersionWatcher` on SQLite,
-    :class:`NotificationWatcher` on PostgreSQL (it opens a connection of its own).
-
-    :raises StoreError: the PostgreSQL server cannot be reached.
-    """
-    if isinstance(store.conn, PostgresConnection):
-        return NotificationWatcher(store.conn.url)
-    return DataVersionWatcher(store)
-
-
-class DataVersionWatcher:
-    """SQLite: compares ``PRAGMA data_version`` of the store's connection with the
-    value at the previous poll (the connection's own commits leave it alone)."""
-
-    def __init__(self, store: JudgmentStore) -> None:
-        self.store = store
-        self.version = self._version()
-
-    def _version(self) -> int:
-        return int(self.store.conn.execute("PRAGMA data_version").fetchone()[0])
-
-    def poll(self) -> Changes:
-        version = self._version()
-        changed, self.version = version != self.version, version
-        return Changes(any_topic=changed)
-
-    def close(self) -> None:
-        """Nothing to close: the store's connection is the store's."""
-
-
-class NotificationWatcher:
-    """PostgreSQL: a connection of its own that ``LISTEN``\\ s on :data:`CHANNEL`.
-    A lost connection reports one change on any topic, then watches no more."""
-
-    def __init__(self, url: str) -> None:
-        self.conn: PostgresConnection | None = PostgresConnection(url)
-        self.conn.executescript(f"LISTEN {CHANNEL}")
-
-    def poll(self) -> Changes:
-        import psycopg
-
-        if self.conn is None:
-            return Changes()
-        try:
-            topics = frozenset(note.payload for note in self.conn.raw.notifies(timeout=0))
-        except psycopg.Error:
-            self.close()
-            return Changes(any_topic=True)
-        return Changes(topics=topics)
-
-    def close(self) -> None:
-        if self.conn is not None:
-            self.conn.close()
-            self.conn = None

@@ -11,10 +11,9 @@ freely (table ``claims``, migration ``m008_claims``).
 
 from __future__ import annotations
 
-import sqlite3
-from contextlib import AbstractContextManager
 from datetime import UTC, datetime, timedelta
 
+from pooltool.store.core import StoreCore
 from pooltool.store.judged import _LIVE
 from pooltool.store.provenance import utc_now
 
@@ -36,13 +35,8 @@ def _stamp(moment: datetime) -> str:
     return moment.astimezone(UTC).isoformat(timespec="milliseconds")
 
 
-class ClaimTable:
+class ClaimTable(StoreCore):
     """Claim methods of :class:`~pooltool.store.JudgmentStore` (a mixin)."""
-
-    conn: sqlite3.Connection
-
-    def writing(self, what: str = "changed") -> AbstractContextManager[sqlite3.Connection]:
-        raise NotImplementedError  # provided by the store
 
     def claim(self, topic: str, docno: str, assessor: str, minutes: float) -> bool:
         """Claim a document for ``minutes`` from now (renewing the assessor's own claim).

@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import hashlib
 import math
-import sqlite3
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import closing, contextmanager
 from dataclasses import dataclass
@@ -50,8 +49,8 @@ import pandas as pd
 
 from pooltool.errors import StoreError
 from pooltool.records import QRELS_COLUMNS
+from pooltool.store.engine import Engine, Table
 from pooltool.store.judgments import apply_policy
-from pooltool.store.postgresql import PostgresConnection
 
 if TYPE_CHECKING:
     from pooltool.store.store import JudgmentStore
@@ -60,7 +59,7 @@ BOOKKEEPING_TABLES = frozenset({"_sqlite_migrations", "pooltool_migrations"})
 """Tables of the schema's own history, not of the campaign: never copied."""
 
 BATCH_ROWS = 10_000
-"""Rows fetched from a PostgreSQL source at a time (SQLite cursors stream row by row)."""
+"""Rows fetched from a source at a time (:meth:`~pooltool.store.engine.Engine.stream`)."""
 
 _PEOPLE_POLICIES = ("latest", "majority", "max", "latest:all", "majority:all", "max:all")
 
@@ -68,26 +67,6 @@ _PEOPLE_POLICIES = ("latest", "majority", "max", "latest:all", "majority:all", "
 class CopyMismatch(StoreError):
     """The copy differs from its source (the message names the table or qrels, and
     the first differing key)."""
-
-
-@dataclass(frozen=True)
-class Table:
-    """One table of a store's schema, as the copy needs it.
-
-    :ivar name: the table's name.
-    :ivar columns: its columns, in the schema's order.
-    :ivar key: its primary key's columns (every column when it has none): the
-        order rows are copied and compared in.
-    :ivar references: the other tables its foreign keys name.
-    :ivar identity: the column whose values the database assigns on PostgreSQL
-        (an identity column), if any.
-    """
-
-    name: str
-    columns: tuple[str, ...]
-    key: tuple[str, ...]
-    references: frozenset[str]
-    identity: str | None = None
 
 
 @dataclass(frozen=True)
@@ -135,8 +114,7 @@ def copy_store(src: JudgmentStore, dst: JudgmentStore) -> CopyCheck:
             _refuse_rows(dst, order)
             for table in order:
                 _copy_table(src, dst, conn, table)
-            if isinstance(dst.conn, PostgresConnection):
-                _continue_identities(dst, schema_tables(dst))
+            dst.conn.after_copy(schema_tables(dst).values())
         try:
             return compare_stores(src, dst)
         except CopyMismatch as exc:
@@ -167,11 +145,7 @@ def compare_stores(src: JudgmentStore, dst: JudgmentStore) -> CopyCheck:
 
 def schema_tables(store: JudgmentStore) -> dict[str, Table]:
     """The store's tables (bookkeeping left out), read from its schema, by name."""
-    if isinstance(store.conn, PostgresConnection):
-        tables = _postgresql_tables(store.conn)
-    else:
-        tables = _sqlite_tables(store.conn)
-    return {t.name: t for t in tables if t.name not in BOOKKEEPING_TABLES}
+    return {t.name: t for t in store.conn.tables() if t.name not in BOOKKEEPING_TABLES}
 
 
 def copy_order(src: JudgmentStore, dst: JudgmentStore) -> list[Table]:
@@ -198,52 +172,6 @@ def copy_order(src: JudgmentStore, dst: JudgmentStore) -> list[Table]:
     return [ours[name] for name in names]
 
 
-def _sqlite_tables(conn: sqlite3.Connection) -> list[Table]:
-    names = [row[0] for row in conn.execute(
-        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite%' "
-        "ORDER BY name")]
-    tables = []
-    for name in names:
-        info = conn.execute(f'PRAGMA table_info("{name}")').fetchall()  # cid, name, ..., pk
-        key = tuple(r[1] for r in sorted(info, key=lambda r: r[5]) if r[5] > 0)
-        references = {r[2] for r in conn.execute(f'PRAGMA foreign_key_list("{name}")')}
-        columns = tuple(r[1] for r in info)
-        tables.append(Table(name, columns, key or columns, frozenset(references - {name})))
-    return tables
-
-
-def _postgresql_tables(conn: PostgresConnection) -> list[Table]:
-    columns: dict[str, list[str]] = {}
-    identity: dict[str, str] = {}
-    for table, column, is_identity in conn.execute(
-            "SELECT c.table_name, c.column_name, c.is_identity "
-            "FROM information_schema.columns c JOIN information_schema.tables t "
-            "ON t.table_schema = c.table_schema AND t.table_name = c.table_name "
-            "WHERE c.table_schema = current_schema() AND t.table_type = 'BASE TABLE' "
-            "ORDER BY c.table_name, c.ordinal_position"):
-        columns.setdefault(table, []).append(column)
-        if is_identity == "YES":
-            identity[table] = column
-    keys: dict[str, list[str]] = {}
-    for table, column in conn.execute(
-            "SELECT k.table_name, k.column_name FROM information_schema.table_constraints c "
-            "JOIN information_schema.key_column_usage k ON k.constraint_schema = "
-            "c.constraint_schema AND k.constraint_name = c.constraint_name "
-            "AND k.table_name = c.table_name "
-            "WHERE c.constraint_type = 'PRIMARY KEY' AND c.table_schema = current_schema() "
-            "ORDER BY k.table_name, k.ordinal_position"):
-        keys.setdefault(table, []).append(column)
-    references: dict[str, set[str]] = {}
-    for table, target in conn.execute(
-            "SELECT CAST(CAST(conrelid AS regclass) AS text), "
-            "CAST(CAST(confrelid AS regclass) AS text) FROM pg_constraint "
-            "WHERE contype = 'f' AND connamespace = CAST(current_schema() AS regnamespace)"):
-        references.setdefault(table, set()).add(target)
-    return [Table(name, tuple(cols), tuple(keys.get(name) or cols),
-                  frozenset(references.get(name, set()) - {name}), identity.get(name))
-            for name, cols in sorted(columns.items())]
-
-
 # -- copying ------------------------------------------------------------------------------
 
 @contextmanager
@@ -253,10 +181,7 @@ def snapshot(store: JudgmentStore) -> Iterator[None]:
     if store.conn.in_transaction:
         yield
         return
-    if isinstance(store.conn, PostgresConnection):
-        store.conn.begin_read()
-    else:
-        store.conn.execute("BEGIN")
+    store.conn.begin_snapshot()
     try:
         yield
     finally:
@@ -271,10 +196,7 @@ def _select(table: Table) -> str:
 
 def _rows(store: JudgmentStore, table: Table) -> Iterator[tuple[Any, ...]]:
     """Every row of ``table`` in key order, streamed."""
-    if isinstance(store.conn, PostgresConnection):
-        yield from store.conn.stream(_select(table), BATCH_ROWS)
-    else:
-        yield from store.conn.execute(_select(table))
+    yield from store.conn.stream(_select(table), BATCH_ROWS)
 
 
 def _refuse_rows(dst: JudgmentStore, tables: list[Table]) -> None:
@@ -287,28 +209,13 @@ def _refuse_rows(dst: JudgmentStore, tables: list[Table]) -> None:
             "empty store and overwrites nothing; nothing was copied")
 
 
-def _copy_table(src: JudgmentStore, dst: JudgmentStore, conn: sqlite3.Connection,
+def _copy_table(src: JudgmentStore, dst: JudgmentStore, conn: Engine,
                 table: Table) -> None:
     """Copy one table; rows a trigger put there while earlier tables were copied
     (``pool_round_runs``) are removed first, so that the table ends as in ``src``."""
     if conn.execute(f'SELECT 1 FROM "{table.name}" LIMIT 1').fetchone() is not None:
         conn.execute(f'DELETE FROM "{table.name}"')
-    rows = _rows(src, table)
-    if isinstance(dst.conn, PostgresConnection):
-        dst.conn.copy_rows(table.name, table.columns, rows)
-        return
-    names = ", ".join(f'"{c}"' for c in table.columns)
-    marks = ", ".join("?" for _ in table.columns)
-    conn.executemany(f'INSERT INTO "{table.name}" ({names}) VALUES ({marks})', rows)
-
-
-def _continue_identities(dst: JudgmentStore, tables: dict[str, Table]) -> None:
-    """Set each identity column's sequence so that the next id is past the copied ones."""
-    for table in tables.values():
-        if table.identity is not None:
-            dst.conn.execute(
-                f"SELECT setval(pg_get_serial_sequence('\"{table.name}\"', '{table.identity}'), "
-                f'COALESCE(MAX("{table.identity}"), 0) + 1, false) FROM "{table.name}"')
+    conn.copy_rows(table.name, table.columns, _rows(src, table))
 
 
 # -- checking -----------------------------------------------------------------------------

@@ -42,7 +42,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from pooltool.errors import InvalidArgument, PooltoolError
+from pooltool.errors import InvalidArgument, PooltoolError, StoreBusy
 from pooltool.store import JudgmentStore, workspace
 from pooltool.store.postgresql import RoleRefused
 
@@ -133,9 +133,8 @@ class PendingWrite:
 
 
 def is_busy(exc: sqlite3.OperationalError) -> bool:
-    """Whether an SQLite error means another connection holds the lock."""
-    message = str(exc).lower()
-    return "locked" in message or "busy" in message
+    """Whether an error means another connection holds the lock."""
+    return isinstance(exc, StoreBusy)
 
 
 def _safe(name: str) -> str:

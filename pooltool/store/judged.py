@@ -20,14 +20,14 @@ agreement and pace (the README's "Store rules" section says the same):
 
 from __future__ import annotations
 
-import sqlite3
-from contextlib import AbstractContextManager
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import pandas as pd
 
 from pooltool.errors import StoreError
 from pooltool.records import is_judged
+from pooltool.store.core import StoreCore
+from pooltool.store.engine import Engine
 from pooltool.store.provenance import utc_now
 
 KINDS = ("person", "machine")
@@ -49,16 +49,8 @@ class OwnJudgment(NamedTuple):
     note: str | None = None
 
 
-class JudgedRules:
+class JudgedRules(StoreCore):
     """Methods of :class:`~pooltool.store.JudgmentStore` that apply the rules above (a mixin)."""
-
-    conn: sqlite3.Connection
-
-    def writing(self) -> AbstractContextManager[sqlite3.Connection]:  # provided by the store
-        raise NotImplementedError
-
-    def query(self, sql: str, params: Any = ()) -> pd.DataFrame:  # provided by the store
-        raise NotImplementedError
 
     # -- judgments ------------------------------------------------------------
 
@@ -187,7 +179,7 @@ class JudgedRules:
                 [(*row, now) for row in rows])
 
 
-def record_kind(conn: sqlite3.Connection, assessor: str, kind: str, origin: str) -> bool:
+def record_kind(conn: Engine, assessor: str, kind: str, origin: str) -> bool:
     """Append ``assessor``'s kind within an open transaction unless it is already
     ``kind`` (an assessor with no row is a person); returns whether a row was added."""
     row = conn.execute("SELECT kind FROM assessor_kinds WHERE assessor = ? "

@@ -32,11 +32,9 @@ version can be exported again exactly, whatever was judged after it.
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Sequence
-from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pandas as pd
 
@@ -44,6 +42,8 @@ from pooltool.errors import InvalidArgument, StoreError, UnknownVersion
 from pooltool.formats.qrels import read_qrels
 from pooltool.formats.source import in_int64
 from pooltool.records import QRELS_COLUMNS
+from pooltool.store.core import StoreCore
+from pooltool.store.engine import Engine
 from pooltool.store.judged import record_kind
 from pooltool.store.provenance import file_sha256, utc_now
 from pooltool.store.topic_check import OnUnknownTopics, check_topics
@@ -57,16 +57,8 @@ LOG_COLUMNS = [
 ]
 
 
-class JudgmentLog:
+class JudgmentLog(StoreCore):
     """Judgment-log methods of :class:`~pooltool.store.JudgmentStore` (a mixin)."""
-
-    conn: sqlite3.Connection
-
-    def writing(self, what: str = "changed") -> AbstractContextManager[sqlite3.Connection]:
-        raise NotImplementedError  # provided by the store
-
-    def query(self, sql: str, params: Any = ()) -> pd.DataFrame:  # provided by the store
-        raise NotImplementedError
 
     # -- writing the log -------------------------------------------------------
 
@@ -91,13 +83,13 @@ class JudgmentLog:
         """
         _check_judgment(topic, docno, grade, assessor)
         with self.writing() as conn:
-            cursor = conn.execute(
+            return conn.insert_id(
                 "INSERT INTO judgments(topic, docno, grade, iteration, assessor, judged_at, "
-                "ms_spent, ms_active, note, origin) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "ms_spent, ms_active, note, origin) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+                "RETURNING judgment_id",
                 [topic, docno, int(grade), iteration, assessor, judged_at or utc_now(),
                  ms_spent, ms_active, note, origin],
             )
-        return int(cursor.lastrowid or 0)
 
     def retract(self, judgment_id: int, assessor: str, *, origin: str = "api",
                 note: str | None = None) -> int:
@@ -118,12 +110,11 @@ class JudgmentLog:
                 raise StoreError(f"no judgment {judgment_id} to retract")
             if conn.execute("SELECT 1 FROM judgments WHERE retracts = ?", [judgment_id]).fetchone():
                 raise StoreError(f"judgment {judgment_id} is already retracted")
-            cursor = conn.execute(
+            return conn.insert_id(
                 "INSERT INTO judgments(topic, docno, grade, assessor, judged_at, note, origin, "
-                "retracts) VALUES (?, ?, NULL, ?, ?, ?, ?, ?)",
+                "retracts) VALUES (?, ?, NULL, ?, ?, ?, ?, ?) RETURNING judgment_id",
                 [row[0], row[1], assessor, utc_now(), note, origin, judgment_id],
             )
-        return int(cursor.lastrowid or 0)
 
     def import_qrels(self, path: str | Path, version: str, assessor: str = "qrels", *,
                      replace: bool = False, machine: bool = False, strict_topics: bool = False,
@@ -170,7 +161,7 @@ class JudgmentLog:
         return {"source": str(path), "read": len(qrels), "added": added,
                 "unchanged": len(qrels) - added, "retracted": retracted, "version": version}
 
-    def _append_qrels(self, conn: sqlite3.Connection, qrels: pd.DataFrame,
+    def _append_qrels(self, conn: Engine, qrels: pd.DataFrame,
                       own: pd.DataFrame, assessor: str, origin: str) -> int:
         """Append the lines of ``qrels`` that differ from ``own`` (``assessor``'s live
         grades, one per pair); returns how many were appended."""
@@ -187,7 +178,7 @@ class JudgmentLog:
         )
         return len(new)
 
-    def _retract_absent(self, conn: sqlite3.Connection, qrels: pd.DataFrame,
+    def _retract_absent(self, conn: Engine, qrels: pd.DataFrame,
                         assessor: str, path: Path) -> int:
         """Retract every live judgment by ``assessor`` of a pair absent from ``qrels``
         (all of them, so no older grade of theirs comes back); returns how many."""
@@ -216,7 +207,7 @@ class JudgmentLog:
             self._check_new_version(conn, name)
             return self._insert_version(conn, name, None, None, note)
 
-    def _check_new_version(self, conn: sqlite3.Connection, name: str) -> None:
+    def _check_new_version(self, conn: Engine, name: str) -> None:
         if not name.strip():
             raise InvalidArgument("a qrels version needs a name that is not blank")
         row = conn.execute(
@@ -224,7 +215,7 @@ class JudgmentLog:
         if row is not None:
             raise StoreError(f"qrels version {name!r} already exists (created {row[0]})")
 
-    def _insert_version(self, conn: sqlite3.Connection, name: str, source: str | None,
+    def _insert_version(self, conn: Engine, name: str, source: str | None,
                         sha: str | None, note: str | None) -> int:
         point = conn.execute("SELECT COALESCE(MAX(judgment_id), 0) FROM judgments").fetchone()[0]
         conn.execute(
@@ -276,8 +267,6 @@ class JudgmentLog:
             "WHERE r.retracts = j.judgment_id AND r.judgment_id <= :limit) "
             "ORDER BY judgment_id", {"limit": limit, "topics": json.dumps(list(topics or []))})
 
-    if TYPE_CHECKING:
-        def machines(self) -> frozenset[str]: ...  # provided by JudgedRules
 
     def qrels(self, version: str | None = None, policy: str = "latest",
               topics: Sequence[str] | None = None) -> pd.DataFrame:

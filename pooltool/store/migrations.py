@@ -1,121 +1,46 @@
-"""The store's schema, as sqlite-utils migrations (applied in order, each in a transaction).
+"""The store's schema: one list of migrations for both engines, applied in order, each
+in a transaction, and recorded (SQLite: sqlite-utils' ``_sqlite_migrations``;
+PostgreSQL: ``pooltool_migrations``).
 
-A new schema change is a new decorated function at the end; never edit one
-that has shipped. ``schemas/store.sql`` is the resulting schema, kept in sync
-by a test.
+* **m001-m013** came before the PostgreSQL engine: SQLite functions (their SQL in
+  :mod:`pooltool.store.sqlite_history`). A PostgreSQL store starts at their end,
+  with ``postgresql_m013.sql`` in one script (:data:`POSTGRESQL_BASELINE`).
+* **From m014 on**, each migration is written once, by :func:`migration`, for both
+  engines: one SQL script where the dialects agree, a body per engine where they
+  differ (triggers: SQLite's ``BEGIN ... END`` against PL/pgSQL functions). Opening an
+  older store of either engine applies what it lacks (:func:`apply`,
+  :func:`apply_postgresql`).
+
+A new schema change is a new :func:`migration` call at the end; never edit one that
+has shipped. ``schemas/store.sql`` (SQLite) and ``pooltool/store/postgresql.sql``
+(:func:`postgresql_schema`) are the schemas the whole list reaches, kept in sync by
+tests.
 """
 
 from __future__ import annotations
 
+from importlib import resources
+
 from sqlite_utils import Database
 from sqlite_utils.migrations import Migrations
 
-migrations = Migrations("pooltool")
+from pooltool.errors import StoreError
+from pooltool.store.engine import Engine
+from pooltool.store.sqlite_history import (
+    SCHEMA_V1,
+    SCHEMA_V2_JUDGING,
+    SCHEMA_V3_DURABLE_UI,
+    SCHEMA_V4_RUN_HISTORY,
+    SCHEMA_V5_SAMPLES,
+    SCHEMA_V6_ASSESSOR_KINDS,
+    SCHEMA_V8_CLAIMS,
+    SCHEMA_V10_GUIDELINES,
+    SCHEMA_V11_ADAPTIVE,
+    SCHEMA_V12_SAMPLE_GROWTH,
+    SCHEMA_V13_RUN_COLUMNS,
+)
 
-SCHEMA_V1 = """
-CREATE TABLE settings (
-    key TEXT PRIMARY KEY,
-    value TEXT NOT NULL
-);
-CREATE TABLE imports (
-    import_id INTEGER PRIMARY KEY,
-    kind TEXT NOT NULL,              -- topics | documents | qrels
-    source_path TEXT NOT NULL,
-    sha256 TEXT NOT NULL,
-    lines INTEGER NOT NULL,          -- records read
-    added INTEGER NOT NULL,          -- records stored
-    imported_at TEXT NOT NULL        -- UTC, ISO 8601
-);
-CREATE TABLE topics (
-    topic TEXT PRIMARY KEY,
-    title TEXT NOT NULL,
-    description TEXT NOT NULL,
-    narrative TEXT NOT NULL,
-    import_id INTEGER REFERENCES imports(import_id)
-);
-CREATE TABLE documents (
-    docno TEXT PRIMARY KEY,
-    title TEXT NOT NULL,
-    text TEXT NOT NULL,
-    import_id INTEGER REFERENCES imports(import_id)
-);
-CREATE TABLE runs (
-    run_id INTEGER PRIMARY KEY,
-    run_tag TEXT NOT NULL UNIQUE,
-    source_path TEXT NOT NULL,
-    sha256 TEXT NOT NULL,            -- of the whole source file
-    lines INTEGER NOT NULL,          -- entries of this run tag
-    topics INTEGER NOT NULL,
-    imported_at TEXT NOT NULL
-);
-CREATE TABLE run_entries (
-    run_id INTEGER NOT NULL REFERENCES runs(run_id),
-    topic TEXT NOT NULL,
-    docno TEXT NOT NULL,
-    rank INTEGER NOT NULL,           -- as written in the file (ignored for ordering)
-    score REAL NOT NULL,
-    trec_rank INTEGER NOT NULL,      -- 1-based position in trec_eval order
-    PRIMARY KEY (run_id, trec_rank, topic)  -- a run's top k is one range scan
-) WITHOUT ROWID;
-CREATE TABLE pools (
-    pool_id INTEGER PRIMARY KEY,
-    name TEXT NOT NULL UNIQUE,
-    strategy TEXT NOT NULL,          -- 'depth': union of every run's top k per topic
-    created_at TEXT NOT NULL
-);
-CREATE TABLE pool_rounds (
-    round_id INTEGER PRIMARY KEY,
-    pool_id INTEGER NOT NULL REFERENCES pools(pool_id),
-    depth INTEGER NOT NULL,
-    run_tags TEXT NOT NULL,          -- JSON list of the runs pooled in this round
-    docs_added INTEGER NOT NULL,
-    created_at TEXT NOT NULL
-);
-CREATE TABLE pool_docs (
-    pool_id INTEGER NOT NULL REFERENCES pools(pool_id),
-    topic TEXT NOT NULL,
-    docno TEXT NOT NULL,
-    round_id INTEGER NOT NULL REFERENCES pool_rounds(round_id),  -- the round that added it
-    PRIMARY KEY (pool_id, topic, docno)
-) WITHOUT ROWID;
-CREATE TABLE pool_hits (
-    pool_id INTEGER NOT NULL,
-    topic TEXT NOT NULL,
-    docno TEXT NOT NULL,
-    run_id INTEGER NOT NULL REFERENCES runs(run_id),
-    trec_rank INTEGER NOT NULL,      -- where this run retrieved the document
-    round_id INTEGER NOT NULL REFERENCES pool_rounds(round_id),
-    PRIMARY KEY (pool_id, topic, docno, run_id)
-) WITHOUT ROWID;
-CREATE TABLE judgments (
-    judgment_id INTEGER PRIMARY KEY AUTOINCREMENT,
-    topic TEXT NOT NULL,
-    docno TEXT NOT NULL,
-    grade INTEGER,                   -- NULL only on a retraction row
-    iteration TEXT NOT NULL DEFAULT '0',
-    assessor TEXT NOT NULL,
-    judged_at TEXT NOT NULL,         -- UTC, ISO 8601
-    ms_spent INTEGER,                -- milliseconds the document was on screen
-    note TEXT,
-    origin TEXT NOT NULL,            -- 'tui', 'qrels:<path>', 'api', ...
-    retracts INTEGER REFERENCES judgments(judgment_id),  -- undo / replace: this row cancels that one
-    CHECK ((grade IS NULL) = (retracts IS NOT NULL))
-);
-CREATE INDEX judgments_by_pair ON judgments(topic, docno);
-CREATE INDEX judgments_retracts ON judgments(retracts) WHERE retracts IS NOT NULL;
-CREATE TRIGGER judgments_no_update BEFORE UPDATE ON judgments
-BEGIN SELECT RAISE(ABORT, 'the judgment log is append-only: add a correction instead'); END;
-CREATE TRIGGER judgments_no_delete BEFORE DELETE ON judgments
-BEGIN SELECT RAISE(ABORT, 'the judgment log is append-only: add a retraction instead'); END;
-CREATE TABLE qrels_versions (
-    name TEXT PRIMARY KEY,
-    last_judgment_id INTEGER NOT NULL,  -- the version is the log up to this row
-    source_path TEXT,
-    sha256 TEXT,
-    created_at TEXT NOT NULL,
-    note TEXT
-);
-"""
+migrations = Migrations("pooltool")
 
 
 @migrations()
@@ -138,8 +63,13 @@ def _statements(script: str) -> list[str]:
     return statements
 
 
-def apply(db: Database) -> None:
-    """Bring ``db`` to the newest schema (no-op when it is current)."""
+def apply(db: Database, address: str = ":memory:") -> None:
+    """Bring the SQLite store ``db`` (at ``address``, for messages) to the newest schema
+    (no-op when it is current).
+
+    :raises StoreError: it has migrations this pooltool does not know.
+    """
+    check_not_newer({m.name for m in migrations.applied(db)}, address)
     migrations.apply(db)
 
 
@@ -149,46 +79,8 @@ def pending(db: Database) -> list[str]:
 
 
 def names() -> list[str]:
-    """Every migration's name, oldest first: the schema a new store gets.
-
-    ``pooltool/store/postgresql.sql`` is the schema they reach, for PostgreSQL;
-    a migration added after it needs its PostgreSQL statements too.
-    """
+    """Every migration's name, oldest first: the schema a new store gets."""
     return [migration.name for migration in migrations._migrations]
-
-
-SCHEMA_V2_JUDGING = """
-CREATE TABLE assignments (
-    topic TEXT NOT NULL,
-    assessor TEXT NOT NULL,
-    role TEXT NOT NULL,              -- 'primary' | 'overlap' (a second judge for agreement)
-    assigned_at TEXT NOT NULL,       -- UTC, ISO 8601
-    PRIMARY KEY (topic, assessor)
-);
-CREATE INDEX assignments_by_assessor ON assignments(assessor, topic);
-CREATE TABLE scan_terms (
-    assessor TEXT NOT NULL,
-    topic TEXT NOT NULL,
-    terms TEXT NOT NULL,             -- JSON list of the words/phrases the assessor highlights
-    updated_at TEXT NOT NULL,
-    PRIMARY KEY (assessor, topic)
-);
-CREATE TABLE skip_marks (
-    assessor TEXT NOT NULL,
-    topic TEXT NOT NULL,
-    docno TEXT NOT NULL,
-    skipped_at TEXT NOT NULL,        -- a document left for later in the judging UI
-    PRIMARY KEY (assessor, topic, docno)
-) WITHOUT ROWID;
-CREATE TABLE ui_positions (
-    assessor TEXT NOT NULL,
-    topic TEXT NOT NULL,
-    docno TEXT NOT NULL,             -- the document last on the assessor's screen
-    updated_at TEXT NOT NULL,
-    PRIMARY KEY (assessor, topic)
-);
-CREATE INDEX judgments_by_assessor ON judgments(assessor, topic);
-"""
 
 
 @migrations()
@@ -199,23 +91,6 @@ def m002_judging_ui(db: Database) -> None:
         db.execute(statement)
 
 
-SCHEMA_V3_DURABLE_UI = """
-CREATE TABLE note_drafts (
-    assessor TEXT NOT NULL,
-    topic TEXT NOT NULL,
-    docno TEXT NOT NULL,
-    note TEXT NOT NULL,              -- a note written before the grade; joins the next judgment
-    updated_at TEXT NOT NULL,
-    PRIMARY KEY (assessor, topic, docno)
-) WITHOUT ROWID;
-CREATE TABLE ui_write_tokens (
-    token TEXT PRIMARY KEY,          -- a judging-UI write that waited in a journal file
-    result INTEGER,                  -- what it returned (a judgment_id), for later writes
-    applied_at TEXT NOT NULL         -- UTC, ISO 8601
-);
-"""
-
-
 @migrations()
 def m003_durable_ui(db: Database) -> None:
     """Judging-UI state that must survive a crash: note drafts (a note written before
@@ -223,57 +98,6 @@ def m003_durable_ui(db: Database) -> None:
     journal replayed twice adds nothing twice). None of it touches the judgment log."""
     for statement in _statements(SCHEMA_V3_DURABLE_UI):
         db.execute(statement)
-
-
-SCHEMA_V4_RUN_HISTORY = """
-CREATE TABLE runs_v4 (
-    run_id INTEGER PRIMARY KEY,
-    run_tag TEXT NOT NULL,           -- one live run per tag (see run_retirements)
-    source_path TEXT NOT NULL,
-    sha256 TEXT NOT NULL,            -- of the whole source file
-    lines INTEGER NOT NULL,          -- entries of this run tag
-    topics INTEGER NOT NULL,
-    imported_at TEXT NOT NULL
-);
-INSERT INTO runs_v4 SELECT run_id, run_tag, source_path, sha256, lines, topics, imported_at
-    FROM runs;
-DROP TABLE runs;
-ALTER TABLE runs_v4 RENAME TO runs;
-CREATE INDEX runs_by_tag ON runs(run_tag);
-CREATE TABLE run_retirements (
-    run_id INTEGER PRIMARY KEY REFERENCES runs(run_id),  -- a run no longer live
-    replaced_by INTEGER REFERENCES runs(run_id),         -- the run now under its tag; NULL: removed
-    retired_at TEXT NOT NULL                             -- UTC, ISO 8601
-);
-CREATE VIEW live_runs AS
-    SELECT * FROM runs WHERE run_id NOT IN (SELECT run_id FROM run_retirements);
-CREATE TABLE pool_round_runs (
-    round_id INTEGER NOT NULL REFERENCES pool_rounds(round_id),
-    run_id INTEGER NOT NULL REFERENCES runs(run_id),     -- a run (tag, file sha256) pooled in it
-    PRIMARY KEY (round_id, run_id)
-) WITHOUT ROWID;
-INSERT INTO pool_round_runs(round_id, run_id)
-    SELECT DISTINCT p.round_id, r.run_id FROM pool_rounds p, json_each(p.run_tags) t
-    JOIN runs r ON r.run_tag = t.value;
-CREATE TRIGGER pool_rounds_record_runs AFTER INSERT ON pool_rounds
-BEGIN
-    INSERT INTO pool_round_runs(round_id, run_id)
-    SELECT DISTINCT NEW.round_id, r.run_id FROM json_each(NEW.run_tags) t
-    JOIN live_runs r ON r.run_tag = t.value;
-END;
-CREATE TRIGGER runs_no_update BEFORE UPDATE ON runs
-BEGIN SELECT RAISE(ABORT, 'runs are kept as imported: replace or remove a run instead'); END;
-CREATE TRIGGER runs_no_delete BEFORE DELETE ON runs
-BEGIN SELECT RAISE(ABORT, 'runs are kept as imported: replace or remove a run instead'); END;
-CREATE TRIGGER run_entries_no_update BEFORE UPDATE ON run_entries
-BEGIN SELECT RAISE(ABORT, 'runs are kept as imported: replace or remove a run instead'); END;
-CREATE TRIGGER run_entries_no_delete BEFORE DELETE ON run_entries
-BEGIN SELECT RAISE(ABORT, 'runs are kept as imported: replace or remove a run instead'); END;
-CREATE TRIGGER run_retirements_no_update BEFORE UPDATE ON run_retirements
-BEGIN SELECT RAISE(ABORT, 'run retirements are append-only'); END;
-CREATE TRIGGER run_retirements_no_delete BEFORE DELETE ON run_retirements
-BEGIN SELECT RAISE(ABORT, 'run retirements are append-only'); END;
-"""
 
 
 @migrations(transactional=False)
@@ -305,39 +129,6 @@ def m004_run_history(db: Database) -> None:
         db.execute("PRAGMA foreign_keys=ON")
 
 
-SCHEMA_V5_SAMPLES = """
-CREATE TABLE samples (
-    sample_id INTEGER PRIMARY KEY,
-    name TEXT NOT NULL UNIQUE,       -- also the name of the pool that holds the sampled docs
-    pool_id INTEGER NOT NULL REFERENCES pools(pool_id),       -- the sample's own pool
-    base_pool_id INTEGER NOT NULL REFERENCES pools(pool_id),  -- the pool it lies beyond
-    strata TEXT NOT NULL,            -- the strata spec (best-rank ranges, unretrieved)
-    frame TEXT NOT NULL,             -- 'collection' (with unretrieved) or 'runs'
-    allocation TEXT NOT NULL,        -- 'equal' | 'proportional'
-    budget INTEGER NOT NULL,         -- documents per topic
-    seed INTEGER NOT NULL,
-    run_ids TEXT NOT NULL,           -- JSON list: the runs whose best ranks define the strata
-    created_at TEXT NOT NULL         -- UTC, ISO 8601
-);
-CREATE TABLE sample_strata (
-    sample_id INTEGER NOT NULL REFERENCES samples(sample_id),
-    topic TEXT NOT NULL,
-    stratum TEXT NOT NULL,
-    population INTEGER NOT NULL,     -- N_h: unpooled frame documents in the stratum
-    size INTEGER NOT NULL,           -- n_h: documents drawn (simple random sample)
-    PRIMARY KEY (sample_id, topic, stratum)
-) WITHOUT ROWID;
-CREATE TABLE sample_docs (
-    sample_id INTEGER NOT NULL REFERENCES samples(sample_id),
-    topic TEXT NOT NULL,
-    docno TEXT NOT NULL,
-    stratum TEXT NOT NULL,
-    inclusion REAL NOT NULL,         -- n_h / N_h
-    PRIMARY KEY (sample_id, topic, docno)
-) WITHOUT ROWID;
-"""
-
-
 @migrations()
 def m005_samples(db: Database) -> None:
     """Stratified samples beyond a pool (``pooltool sample``): the design, each
@@ -348,22 +139,6 @@ def m005_samples(db: Database) -> None:
         db.execute(statement)
 
 
-SCHEMA_V6_ASSESSOR_KINDS = """
-CREATE TABLE assessor_kinds (
-    kind_id INTEGER PRIMARY KEY,
-    assessor TEXT NOT NULL,
-    kind TEXT NOT NULL CHECK (kind IN ('person', 'machine')),  -- the latest row is in force
-    origin TEXT NOT NULL,            -- what set it: import-qrels FILE, or the assessor-kind command
-    set_at TEXT NOT NULL             -- UTC, ISO 8601
-);
-CREATE INDEX assessor_kinds_by_assessor ON assessor_kinds(assessor, kind_id);
-CREATE TRIGGER assessor_kinds_no_update BEFORE UPDATE ON assessor_kinds
-BEGIN SELECT RAISE(ABORT, 'assessor kinds are append-only: set the kind again instead'); END;
-CREATE TRIGGER assessor_kinds_no_delete BEFORE DELETE ON assessor_kinds
-BEGIN SELECT RAISE(ABORT, 'assessor kinds are append-only: set the kind again instead'); END;
-"""
-
-
 @migrations()
 def m006_assessor_kinds(db: Database) -> None:
     """Each assessor is a person or a machine (an LLM judge, a classifier). The kinds
@@ -371,19 +146,6 @@ def m006_assessor_kinds(db: Database) -> None:
     assessor with no row is a person, so every store made before keeps its qrels."""
     for statement in _statements(SCHEMA_V6_ASSESSOR_KINDS):
         db.execute(statement)
-
-
-SCHEMA_V8_CLAIMS = """
-CREATE TABLE claims (
-    topic TEXT NOT NULL,
-    docno TEXT NOT NULL,
-    assessor TEXT NOT NULL,
-    claimed_at TEXT NOT NULL,        -- UTC, ISO 8601
-    expires_at TEXT NOT NULL,        -- UTC, ISO 8601: the claim lapses then
-    PRIMARY KEY (topic, docno)
-);
-CREATE INDEX claims_by_assessor ON claims(assessor, topic);
-"""
 
 
 @migrations()
@@ -403,23 +165,6 @@ def m009_active_time(db: Database) -> None:
     db.execute("ALTER TABLE judgments ADD COLUMN ms_active INTEGER")
 
 
-SCHEMA_V10_GUIDELINES = """
-CREATE TABLE guidelines (
-    guideline_id INTEGER PRIMARY KEY AUTOINCREMENT,
-    scope TEXT NOT NULL CHECK (scope IN ('collection', 'grade', 'topic')),
-    target TEXT NOT NULL,            -- '' (collection), a grade (as text) or a topic
-    text TEXT NOT NULL,              -- '' withdraws the text set before
-    source TEXT NOT NULL,            -- the file read, or 'command line'
-    set_at TEXT NOT NULL             -- UTC, ISO 8601
-);
-CREATE INDEX guidelines_by_target ON guidelines(scope, target);
-CREATE TRIGGER guidelines_no_update BEFORE UPDATE ON guidelines
-BEGIN SELECT RAISE(ABORT, 'guidelines are append-only: set a new text instead'); END;
-CREATE TRIGGER guidelines_no_delete BEFORE DELETE ON guidelines
-BEGIN SELECT RAISE(ABORT, 'guidelines are append-only: set a new text instead'); END;
-"""
-
-
 @migrations()
 def m010_guidelines(db: Database) -> None:
     """Judging guidelines: collection-wide text, a definition per grade, instructions per
@@ -427,23 +172,6 @@ def m010_guidelines(db: Database) -> None:
     is the text in force; earlier rows are its history."""
     for statement in _statements(SCHEMA_V10_GUIDELINES):
         db.execute(statement)
-
-
-SCHEMA_V11_ADAPTIVE = """
-CREATE TABLE adaptive_pools (
-    pool_id INTEGER PRIMARY KEY REFERENCES pools(pool_id),
-    strategy TEXT NOT NULL,          -- a strategy of pooltool.judging.strategies, e.g. 'mtf'
-    params TEXT NOT NULL,            -- JSON object: the strategy's parameters, defaults filled in
-    seed INTEGER NOT NULL,           -- the seed of a randomised strategy (thompson)
-    budget INTEGER,                  -- documents chosen per topic at most; NULL: no limit
-    level INTEGER NOT NULL,          -- the lowest grade the strategy counts as relevant
-    created_at TEXT NOT NULL         -- UTC, ISO 8601
-);
-CREATE TRIGGER adaptive_pools_no_update BEFORE UPDATE ON adaptive_pools
-BEGIN SELECT RAISE(ABORT, 'adaptive pools are kept as made: make a new pool instead'); END;
-CREATE TRIGGER adaptive_pools_no_delete BEFORE DELETE ON adaptive_pools
-BEGIN SELECT RAISE(ABORT, 'adaptive pools are kept as made: make a new pool instead'); END;
-"""
 
 
 @migrations()
@@ -456,24 +184,6 @@ def m011_adaptive_pools(db: Database) -> None:
         db.execute(statement)
 
 
-SCHEMA_V12_SAMPLE_GROWTH = """
-CREATE TABLE sample_growths (
-    sample_id INTEGER NOT NULL REFERENCES samples(sample_id),
-    budget INTEGER NOT NULL,         -- documents per topic after this growth
-    created_at TEXT NOT NULL,        -- UTC, ISO 8601
-    PRIMARY KEY (sample_id, budget)
-) WITHOUT ROWID;
-CREATE TABLE sample_strata_grown (
-    sample_id INTEGER NOT NULL REFERENCES samples(sample_id),
-    budget INTEGER NOT NULL,         -- the growth (sample_growths.budget) these sizes are after
-    topic TEXT NOT NULL,
-    stratum TEXT NOT NULL,
-    size INTEGER NOT NULL,           -- n_h after the growth (N_h does not change)
-    PRIMARY KEY (sample_id, budget, topic, stratum)
-) WITHOUT ROWID;
-"""
-
-
 @migrations()
 def m012_sample_growth(db: Database) -> None:
     """Samples that grow (``pooltool sample --name S --grow N``): each growth's budget
@@ -481,22 +191,6 @@ def m012_sample_growth(db: Database) -> None:
     A sample's current n_h is that of its largest budget."""
     for statement in _statements(SCHEMA_V12_SAMPLE_GROWTH):
         db.execute(statement)
-
-
-SCHEMA_V13_RUN_COLUMNS = """
-CREATE TABLE run_columns (
-    run_id INTEGER PRIMARY KEY REFERENCES runs(run_id),
-    format TEXT NOT NULL,            -- 'arrow-ipc-zstd' (pooltool/store/run_columns.py)
-    lines INTEGER NOT NULL,          -- rows in the blob
-    sha256 TEXT NOT NULL,            -- of the blob, checked on every read
-    source_sha256 TEXT NOT NULL,     -- of the source file, as runs.sha256 ('' from the API)
-    entries BLOB NOT NULL            -- topic, docno, rank, score in trec_eval order per topic
-);
-CREATE TRIGGER run_columns_no_update BEFORE UPDATE ON run_columns
-BEGIN SELECT RAISE(ABORT, 'runs are kept as imported: replace or remove a run instead'); END;
-CREATE TRIGGER run_columns_no_delete BEFORE DELETE ON run_columns
-BEGIN SELECT RAISE(ABORT, 'runs are kept as imported: replace or remove a run instead'); END;
-"""
 
 
 @migrations()
@@ -532,3 +226,149 @@ def _store_entries_as_columns(db: Database, run_id: int, source_sha256: str) -> 
     db.execute("INSERT INTO run_columns(run_id, format, lines, sha256, source_sha256, entries) "
                "VALUES (?, ?, ?, ?, ?, ?)", [run_id, run_columns.FORMAT, len(rows),
                                              run_columns.blob_sha256(blob), source_sha256, blob])
+
+
+# -- from m014 on: each migration for both engines ----------------------------------------
+
+POSTGRESQL_BASELINE = "m013_run_columns"
+"""The last migration ``postgresql_m013.sql`` stands for: a new PostgreSQL store runs
+that script and records every migration up to this one."""
+
+_POSTGRESQL_STEPS: list[tuple[str, str]] = []  # (name, PostgreSQL script), after the baseline
+
+
+def migration(name: str, *, sql: str | None = None, sqlite: str | None = None,
+              postgresql: str | None = None) -> None:
+    """Add the migration ``name`` at the end of the list, for both engines.
+
+    :param sql: the script both engines run (statements separated by ``;``), when the
+        dialects agree; otherwise ``sqlite`` and ``postgresql``, one script each.
+    :raises ValueError: neither ``sql`` nor both engine bodies, or a name already used.
+    """
+    sqlite_body, postgresql_body = (sql, sql) if sql is not None else (sqlite, postgresql)
+    if sqlite_body is None or postgresql_body is None or name in names():
+        raise ValueError(f"migration {name}: give sql, or sqlite and postgresql; once")
+
+    def apply_sqlite(db: Database) -> None:
+        for statement in _statements(sqlite_body):
+            db.execute(statement)
+
+    migrations(name=name)(apply_sqlite)
+    _POSTGRESQL_STEPS.append((name, postgresql_body))
+
+
+def postgresql_baseline() -> str:
+    """The script of a new PostgreSQL store (``postgresql_m013.sql``)."""
+    return resources.files("pooltool.store").joinpath("postgresql_m013.sql").read_text("utf-8")
+
+
+def postgresql_schema() -> str:
+    """The PostgreSQL schema the whole list reaches: the baseline, then each later
+    migration's PostgreSQL script (``pooltool/store/postgresql.sql`` is this text)."""
+    parts = ["-- GENERATED from pooltool/store/migrations.py by migrations.postgresql_schema();\n"
+             "-- do not edit (tests/test_store_postgresql.py checks it).\n",
+             postgresql_baseline()]
+    parts += [f"-- {name}\n{script.strip()}\n" for name, script in _POSTGRESQL_STEPS]
+    return "\n".join(parts)
+
+
+def apply_postgresql(engine: Engine, now: str) -> list[str]:
+    """Bring a PostgreSQL store to the newest schema: a database with no
+    ``pooltool_migrations`` rows gets the baseline, then each migration it lacks is run
+    and recorded, each in its own write transaction.
+
+    :param now: the UTC time (ISO 8601) recorded for each migration.
+    :returns: the migrations applied (none: it was current).
+    :raises StoreError: the store has migrations this pooltool does not know (made by a
+        newer one).
+    """
+    lacking = pending_postgresql(engine)
+    done = []
+    for name, script in _POSTGRESQL_STEPS:
+        if name not in lacking:
+            continue
+        engine.begin_write()
+        try:
+            engine.executescript(script)
+            engine.execute("INSERT INTO pooltool_migrations(name, applied_at) VALUES (?, ?)",
+                           [name, now])
+            engine.commit()
+        except BaseException:
+            if engine.in_transaction:
+                engine.rollback()
+            raise
+        done.append(name)
+    return done
+
+
+def pending_postgresql(engine: Engine) -> list[str]:
+    """The migrations a PostgreSQL store lacks, oldest first.
+
+    :raises StoreError: it has migrations this pooltool does not know (see
+        :func:`check_not_newer`).
+    """
+    applied = {row[0] for row in engine.execute("SELECT name FROM pooltool_migrations")}
+    check_not_newer(applied, engine.address)
+    return [name for name in names() if name not in applied]
+
+
+def check_not_newer(applied: set[str], address: str) -> None:
+    """Refuse a store that has migrations this pooltool does not know: a newer pooltool
+    made it, and this one would misread what it added.
+
+    :raises StoreError: naming them.
+    """
+    unknown = sorted(applied - set(names()))
+    if unknown:
+        raise StoreError(f"{address}: the store's schema is newer than this pooltool's "
+                         f"(it has {', '.join(unknown)}): use a newer pooltool")
+
+
+def create_postgresql(engine: Engine, now: str) -> None:
+    """Make an empty PostgreSQL database a store at the baseline (one transaction);
+    :func:`apply_postgresql` then brings it to the newest schema."""
+    baseline = names()[:names().index(POSTGRESQL_BASELINE) + 1]
+    engine.begin_write()
+    try:
+        engine.executescript(postgresql_baseline())
+        engine.executemany("INSERT INTO pooltool_migrations(name, applied_at) VALUES (?, ?)",
+                           [(name, now) for name in baseline])
+        engine.commit()
+    except BaseException:
+        if engine.in_transaction:
+            engine.rollback()
+        raise
+
+
+_RETRACTION_RULE = ("a retraction names a judgment of its topic and docno that is not "
+                    "itself a retraction")
+
+migration(
+    "m014_retraction_rules",
+    # A judgment is retracted at most once, and a retraction names a real judgment of
+    # its own pair: before, only retract() checked this, in Python, so a row written
+    # by hand (or by a race) could retract a retraction or hide another pair's grade.
+    sqlite=f"""
+DROP INDEX judgments_retracts;
+CREATE UNIQUE INDEX judgments_retracts ON judgments(retracts) WHERE retracts IS NOT NULL;
+CREATE TRIGGER judgments_retraction_rules BEFORE INSERT ON judgments
+WHEN NEW.retracts IS NOT NULL AND NOT EXISTS (
+    SELECT 1 FROM judgments j WHERE j.judgment_id = NEW.retracts AND j.grade IS NOT NULL
+    AND j.topic = NEW.topic AND j.docno = NEW.docno)
+BEGIN SELECT RAISE(ABORT, '{_RETRACTION_RULE}'); END;
+""",
+    postgresql=f"""
+DROP INDEX judgments_retracts;
+CREATE UNIQUE INDEX judgments_retracts ON judgments(retracts) WHERE retracts IS NOT NULL;
+CREATE FUNCTION pooltool_retraction_rules() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF NEW.retracts IS NOT NULL AND NOT EXISTS (
+            SELECT 1 FROM judgments j WHERE j.judgment_id = NEW.retracts
+            AND j.grade IS NOT NULL AND j.topic = NEW.topic AND j.docno = NEW.docno) THEN
+        RAISE EXCEPTION '{_RETRACTION_RULE}' USING ERRCODE = 'integrity_constraint_violation';
+    END IF;
+    RETURN NEW;
+END $$;
+CREATE TRIGGER judgments_retraction_rules BEFORE INSERT ON judgments FOR EACH ROW
+    EXECUTE FUNCTION pooltool_retraction_rules();
+""")

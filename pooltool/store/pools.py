@@ -10,10 +10,8 @@ named pool), ``pool_rounds`` (depth, run tags, documents added), ``pool_docs``
 from __future__ import annotations
 
 import json
-import sqlite3
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import AbstractContextManager
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -23,6 +21,8 @@ import pyarrow.compute as pc
 
 from pooltool.errors import InvalidArgument, StoreError, UnknownRun
 from pooltool.ranking import stretches
+from pooltool.store.core import StoreCore
+from pooltool.store.engine import Engine
 from pooltool.store.provenance import utc_now
 
 DEFAULT_POOL = "main"
@@ -39,26 +39,8 @@ class PoolPairs(NamedTuple):
     trec_rank: np.ndarray
 
 
-class PoolTables:
+class PoolTables(StoreCore):
     """Pool methods of :class:`~pooltool.store.JudgmentStore` (a mixin)."""
-
-    conn: sqlite3.Connection
-
-    def writing(self) -> AbstractContextManager[sqlite3.Connection]:  # provided by the store
-        raise NotImplementedError
-
-    def unchecked_references(self) -> AbstractContextManager[None]:  # provided by the store
-        raise NotImplementedError
-
-    def query(self, sql: str, params: Any = ()) -> pd.DataFrame:  # provided by the store
-        raise NotImplementedError
-
-    def run_id(self, tag: str) -> int:  # provided by the store
-        raise NotImplementedError
-
-    def run_entries(self, run_ids: list[int], depth: int | None = None,
-                    columns: list[str] | None = None) -> list[pa.Table]:
-        raise NotImplementedError  # provided by the store
 
     # -- which pools exist -------------------------------------------------------
 
@@ -132,16 +114,17 @@ class PoolTables:
             if pool_id is not None:
                 _check_depth_pool(conn, pool, pool_id)
             else:
-                pool_id = int(conn.execute(
-                    "INSERT INTO pools(name, strategy, created_at) VALUES (?, 'depth', ?)",
-                    [pool, utc_now()]).lastrowid or 0)
+                pool_id = conn.insert_id(
+                    "INSERT INTO pools(name, strategy, created_at) VALUES (?, 'depth', ?) "
+                    "RETURNING pool_id",
+                    [pool, utc_now()])
             _check_runs_stored(conn, run_ids)
             before = int(conn.execute("SELECT COUNT(*) FROM pool_docs WHERE pool_id = ?",
                                       [pool_id]).fetchone()[0])
-            round_id = int(conn.execute(
+            round_id = conn.insert_id(
                 "INSERT INTO pool_rounds(pool_id, depth, run_tags, docs_added, created_at) "
-                "VALUES (?, ?, ?, 0, ?)",
-                [pool_id, depth, json.dumps(run_tags), utc_now()]).lastrowid or 0)
+                "VALUES (?, ?, ?, 0, ?) RETURNING round_id",
+                [pool_id, depth, json.dumps(run_tags), utc_now()])
             added = 0
             for batch in topic_batches(tops, HITS_PER_BATCH):
                 hits = _sorted_hits(batch, run_ids)
@@ -265,7 +248,7 @@ _NOT_DEPTH_POOLS = {
 }
 
 
-def _check_runs_stored(conn: sqlite3.Connection, run_ids: list[int]) -> None:
+def _check_runs_stored(conn: Engine, run_ids: list[int]) -> None:
     """:raises UnknownRun: a run id of no stored run (runs are never deleted)."""
     distinct = sorted(set(run_ids))
     found = conn.execute("SELECT COUNT(*) FROM runs WHERE run_id IN "
@@ -274,7 +257,7 @@ def _check_runs_stored(conn: sqlite3.Connection, run_ids: list[int]) -> None:
         raise UnknownRun(f"runs {distinct} are not all in the store")
 
 
-def _check_depth_pool(conn: sqlite3.Connection, pool: str, pool_id: int) -> None:
+def _check_depth_pool(conn: Engine, pool: str, pool_id: int) -> None:
     """Refuse a pooling round into a pool that is not a depth-k pool.
 
     :raises InvalidArgument: an adaptive pool, a sample or a mixed pool.
@@ -285,7 +268,7 @@ def _check_depth_pool(conn: sqlite3.Connection, pool: str, pool_id: int) -> None
                               "pools: choose another --name")
 
 
-def _not_depth_reason(conn: sqlite3.Connection, pool_id: int) -> str | None:
+def _not_depth_reason(conn: Engine, pool_id: int) -> str | None:
     """Why a pool is not a depth-k pool (a sentence fragment), or ``None`` when it is."""
     strategy = str(conn.execute("SELECT strategy FROM pools WHERE pool_id = ?",
                                 [pool_id]).fetchone()[0])
@@ -388,7 +371,7 @@ def pair_starts(hits: PoolPairs) -> np.ndarray:
     return first
 
 
-def _insert_round(conn: sqlite3.Connection, hits: PoolPairs, run_ids: list[int], pool_id: int,
+def _insert_round(conn: Engine, hits: PoolPairs, run_ids: list[int], pool_id: int,
                   round_id: int) -> int:
     """Store the hits (sorted: :func:`_sorted_hits`; ``hits.run``: positions in
     ``run_ids``), and the pairs not pooled yet as pool documents of this round;
@@ -414,7 +397,7 @@ def _insert_round(conn: sqlite3.Connection, hits: PoolPairs, run_ids: list[int],
 _ROWS_PER_SLICE = 65_536  # hits made Python objects at a time (memory stays flat)
 
 
-def _insert_slice(conn: sqlite3.Connection, hits: pa.Table, new_pair: np.ndarray,
+def _insert_slice(conn: Engine, hits: pa.Table, new_pair: np.ndarray,
                   pool_id: int, round_id: int) -> int:
     """Insert sorted hits (``topic, docno, run_id, trec_rank``) and, where ``new_pair``,
     their pair into ``pool_docs``; returns the number of pool documents added.
@@ -436,7 +419,7 @@ def _insert_slice(conn: sqlite3.Connection, hits: pa.Table, new_pair: np.ndarray
 _ROWS_PER_STATEMENT = 100  # 400 parameters at most: SQLite before 3.32 allows 999
 
 
-def _insert_rows(conn: sqlite3.Connection, into: str, columns: list[list[Any]]) -> None:
+def _insert_rows(conn: Engine, into: str, columns: list[list[Any]]) -> None:
     """``INSERT OR IGNORE`` rows given column by column (lists of equal length),
     :data:`_ROWS_PER_STATEMENT` to a statement (fewer round trips from Python than one
     row to a statement).

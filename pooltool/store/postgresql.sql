@@ -1,8 +1,11 @@
--- The pooltool store on PostgreSQL: the schema that the SQLite migrations in
--- pooltool/store/migrations.py reach (schemas/store.sql), written for PostgreSQL.
--- A new PostgreSQL store is made from this file in one transaction; the migrations
--- it stands for are recorded in pooltool_migrations. tests/test_store_postgresql.py
--- checks that every table and column here matches the SQLite schema.
+-- GENERATED from pooltool/store/migrations.py by migrations.postgresql_schema();
+-- do not edit (tests/test_store_postgresql.py checks it).
+
+-- The pooltool store on PostgreSQL as PostgreSQL stores began: the schema that the
+-- SQLite migrations m001-m013 reach, written for PostgreSQL in one script. Shipped;
+-- never edited. A new PostgreSQL store runs it, records m001-m013, then applies the
+-- migrations after m013 (pooltool/store/migrations.py); postgresql.sql beside it is
+-- the schema all of them reach (generated; a test checks it).
 --
 -- Text columns compare and sort byte by byte (COLLATE "C"), as SQLite's do, so
 -- topic and docno order never depends on the server's locale. Integers are BIGINT,
@@ -351,3 +354,18 @@ CREATE TRIGGER judgments_notify AFTER INSERT ON judgments FOR EACH ROW
     EXECUTE FUNCTION pooltool_notify_judging();
 CREATE TRIGGER claims_notify AFTER INSERT OR UPDATE ON claims FOR EACH ROW
     EXECUTE FUNCTION pooltool_notify_judging();
+
+-- m014_retraction_rules
+DROP INDEX judgments_retracts;
+CREATE UNIQUE INDEX judgments_retracts ON judgments(retracts) WHERE retracts IS NOT NULL;
+CREATE FUNCTION pooltool_retraction_rules() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF NEW.retracts IS NOT NULL AND NOT EXISTS (
+            SELECT 1 FROM judgments j WHERE j.judgment_id = NEW.retracts
+            AND j.grade IS NOT NULL AND j.topic = NEW.topic AND j.docno = NEW.docno) THEN
+        RAISE EXCEPTION 'a retraction names a judgment of its topic and docno that is not itself a retraction' USING ERRCODE = 'integrity_constraint_violation';
+    END IF;
+    RETURN NEW;
+END $$;
+CREATE TRIGGER judgments_retraction_rules BEFORE INSERT ON judgments FOR EACH ROW
+    EXECUTE FUNCTION pooltool_retraction_rules();

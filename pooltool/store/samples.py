@@ -13,8 +13,6 @@ queue, status and pace treat them as any pool. The design itself is
 from __future__ import annotations
 
 import json
-import sqlite3
-from contextlib import AbstractContextManager
 from typing import Any
 
 import pandas as pd
@@ -22,25 +20,13 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from pooltool.errors import StoreError
+from pooltool.store.core import StoreCore
+from pooltool.store.engine import Engine
 from pooltool.store.provenance import utc_now
 
 
-class SampleTables:
+class SampleTables(StoreCore):
     """Sample methods of :class:`~pooltool.store.JudgmentStore` (a mixin)."""
-
-    conn: sqlite3.Connection
-
-    def writing(self) -> AbstractContextManager[sqlite3.Connection]:  # provided by the store
-        raise NotImplementedError
-
-    def query(self, sql: str, params: Any = ()) -> pd.DataFrame:  # provided by the store
-        raise NotImplementedError
-
-    def pool_id(self, pool: str) -> int:  # provided by PoolTables
-        raise NotImplementedError
-
-    def run_entries(self, run_ids: list[int], depth: int | None = None) -> list[pa.Table]:
-        raise NotImplementedError  # provided by the store
 
     def pool_run_ids(self, pool: str) -> list[int]:
         """The runs (ids) that built a pool's rounds, in id order.
@@ -103,15 +89,17 @@ class SampleTables:
                 raise StoreError(f"a pool named {name!r} exists already; choose another "
                                  "name for the sample")
             now = utc_now()
-            pool_id = int(conn.execute(
-                "INSERT INTO pools(name, strategy, created_at) VALUES (?, 'sample', ?)",
-                [name, now]).lastrowid or 0)
-            sample_id = int(conn.execute(
+            pool_id = conn.insert_id(
+                "INSERT INTO pools(name, strategy, created_at) VALUES (?, 'sample', ?) "
+                "RETURNING pool_id",
+                [name, now])
+            sample_id = conn.insert_id(
                 "INSERT INTO samples(name, pool_id, base_pool_id, strata, frame, allocation, "
-                "budget, seed, run_ids, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "budget, seed, run_ids, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+                "RETURNING sample_id",
                 [name, pool_id, base_id, design["strata"], design["frame"],
                  design["allocation"], int(design["budget"]), int(design["seed"]),
-                 json.dumps(run_ids), now]).lastrowid or 0)
+                 json.dumps(run_ids), now])
             _add_sample_round(conn, pool_id, sample_id, docs, now)
             conn.executemany(
                 "INSERT INTO sample_strata(sample_id, topic, stratum, population, size) "
@@ -234,17 +222,17 @@ class SampleTables:
                 raise StoreError(f"pool {name!r} exists and is not a mixed pool; rename it "
                                  "or judge the two pools apart")
             now = utc_now()
-            mixed_id = int(row[0]) if row is not None else int(conn.execute(
-                "INSERT INTO pools(name, strategy, created_at) VALUES (?, 'mixed', ?)",
-                [name, now]).lastrowid or 0)
+            mixed_id = int(row[0]) if row is not None else conn.insert_id(
+                "INSERT INTO pools(name, strategy, created_at) VALUES (?, 'mixed', ?) "
+                "RETURNING pool_id", [name, now])
             new = conn.execute(
                 "SELECT DISTINCT topic, docno FROM pool_docs WHERE pool_id IN (?, ?) "
                 "EXCEPT SELECT topic, docno FROM pool_docs WHERE pool_id = ?",
                 [base_id, sample_id, mixed_id]).fetchall()
             if new:
-                round_id = int(conn.execute(
+                round_id = conn.insert_id(
                     "INSERT INTO pool_rounds(pool_id, depth, run_tags, docs_added, created_at) "
-                    "VALUES (?, 0, '[]', ?, ?)", [mixed_id, len(new), now]).lastrowid or 0)
+                    "VALUES (?, 0, '[]', ?, ?) RETURNING round_id", [mixed_id, len(new), now])
                 conn.executemany(
                     "INSERT INTO pool_docs(pool_id, topic, docno, round_id) VALUES (?, ?, ?, ?)",
                     [(mixed_id, t, d, round_id) for t, d in new])
@@ -268,13 +256,13 @@ class SampleTables:
         return None if row is None else str(row[0])
 
 
-def _add_sample_round(conn: sqlite3.Connection, pool_id: int, sample_id: int,
+def _add_sample_round(conn: Engine, pool_id: int, sample_id: int,
                       docs: pd.DataFrame, now: str) -> None:
     """Add drawn documents (``topic, docno, stratum, inclusion``) to a sample and, as
     one new round, to its pool."""
-    round_id = int(conn.execute(
+    round_id = conn.insert_id(
         "INSERT INTO pool_rounds(pool_id, depth, run_tags, docs_added, created_at) "
-        "VALUES (?, 0, '[]', ?, ?)", [pool_id, len(docs), now]).lastrowid or 0)
+        "VALUES (?, 0, '[]', ?, ?) RETURNING round_id", [pool_id, len(docs), now])
     conn.executemany(
         "INSERT INTO pool_docs(pool_id, topic, docno, round_id) VALUES (?, ?, ?, ?)",
         [(pool_id, str(t), str(d), round_id) for t, d in zip(

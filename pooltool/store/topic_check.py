@@ -7,12 +7,12 @@ or a zero-padded id does not slip into the pool and the status silently; with
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from pooltool.errors import UnknownTopic
 from pooltool.records import topic_key
+from pooltool.store.engine import Engine
 
 SHOWN = 5
 """How many unknown topic ids a message lists before "... (N more)"."""
@@ -46,7 +46,7 @@ OnUnknownTopics = Callable[[UnknownTopics], None]
 """Called after an import with the unknown topics of each input that has some."""
 
 
-def find_unknown_topics(conn: sqlite3.Connection, topics: Iterable[str],
+def find_unknown_topics(conn: Engine, topics: Iterable[str],
                         source: str) -> UnknownTopics | None:
     """The ids among ``topics`` that the store's ``topics`` table lacks.
 
@@ -68,7 +68,7 @@ def find_unknown_topics(conn: sqlite3.Connection, topics: Iterable[str],
     return UnknownTopics(source, unknown, likely)
 
 
-def check_topics(conn: sqlite3.Connection, topics: Iterable[str], source: str,
+def check_topics(conn: Engine, topics: Iterable[str], source: str,
                  strict: bool) -> UnknownTopics | None:
     """:func:`find_unknown_topics`, refusing them when ``strict``.
 

@@ -20,11 +20,11 @@ assessor acted, for writes that waited for a busy store; default now.
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from pooltool.errors import StoreError
+from pooltool.store.engine import Engine
 from pooltool.store.provenance import utc_now
 
 if TYPE_CHECKING:
@@ -162,7 +162,7 @@ def apply_once(store: JudgmentStore, token: str | None,
     return result
 
 
-def _recorded(conn: sqlite3.Connection, token: str) -> tuple[int | None] | None:
+def _recorded(conn: Engine, token: str) -> tuple[int | None] | None:
     row = conn.execute("SELECT result FROM ui_write_tokens WHERE token = ?", [token]).fetchone()
     return None if row is None else (None if row[0] is None else int(row[0]),)
 

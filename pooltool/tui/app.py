@@ -22,7 +22,6 @@ from pooltool.errors import InvalidArgument, StoreError, StoreWriteFailed, Unkno
 from pooltool.judging.queue import ORDERS
 from pooltool.records import topic_key
 from pooltool.store import DEFAULT_POOL, JudgmentStore
-from pooltool.store.changes import watch
 from pooltool.store.journal import BUSY_WAIT_MS, WriteQueue, journal_path, journals
 from pooltool.tui.activity import DEFAULT_IDLE_S
 from pooltool.tui.keys import check_grade_scale
@@ -76,7 +75,7 @@ class JudgeApp(App[None]):
         self.require_end = bool(store.setting("require_end", False))
         self.idle_s = float(store.setting("idle_seconds", DEFAULT_IDLE_S))
         self.sub_title = f"assessor {assessor}"
-        self.watcher = watch(store)
+        self.watcher = store.watch_changes()
 
     def on_mount(self) -> None:
         if self.recovered:

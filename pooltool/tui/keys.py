@@ -12,8 +12,8 @@ from __future__ import annotations
 import unicodedata
 
 from pooltool.errors import InvalidArgument
-from pooltool.store.store import GradeLevel
-from pooltool.store.store import check_grade_scale as check_scale_values
+from pooltool.store.settings import GradeLevel
+from pooltool.store.settings import check_grade_scale as check_scale_values
 
 COMMAND_KEYS = (
     "space", "pagedown", "pageup", "up", "down", "home", "end", "ctrl+f", "u", "n", "s", "j",

@@ -14,7 +14,8 @@ from test_picker import rows_of
 from textual.pilot import Pilot
 
 from pooltool.store import JudgmentStore
-from pooltool.store.changes import Changes, NotificationWatcher, watch
+from pooltool.store.changes import Changes
+from pooltool.store.postgresql import NotificationWatcher
 from pooltool.tui.app import JudgeApp, make_app
 from pooltool.tui.screens.judge import JudgeScreen
 
@@ -45,7 +46,7 @@ def status_line(app: JudgeApp) -> str:
 
 def test_a_watcher_sees_another_connections_judgment(address: str) -> None:
     with JudgmentStore.open(address) as store, JudgmentStore.open(address) as other:
-        watcher = watch(store)
+        watcher = store.watch_changes()
         assert not watcher.poll()
         other.record_judgment("2", "d6", 1, "bob")
         changes = watcher.poll()
@@ -95,7 +96,7 @@ async def test_the_judging_screen_counts_others_judgments(address: str) -> None:
 
 def test_a_lost_listener_reports_one_change_then_none(postgresql_store_url: str) -> None:
     with JudgmentStore.open(postgresql_store_url) as store:
-        watcher = watch(store)
+        watcher = store.watch_changes()
         assert isinstance(watcher, NotificationWatcher) and watcher.conn is not None
         pid = watcher.conn.raw.info.backend_pid
         store.conn.execute("SELECT pg_terminate_backend(?)", [pid])

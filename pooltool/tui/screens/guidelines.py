@@ -20,7 +20,7 @@ from textual.widgets import Static
 
 from pooltool.records import Topic
 from pooltool.store.guidelines import Guidelines
-from pooltool.store.store import GradeLevel
+from pooltool.store.settings import GradeLevel
 from pooltool.tui.reflow import reflow
 
 NO_DEFINITION = "no definition (pooltool guidelines --grade-definition GRADE:TEXT)"

@@ -12,7 +12,7 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from pooltool.store.store import GradeLevel
+from pooltool.store.settings import GradeLevel
 
 COMMAND_KEYS = [
     ("Space PgDn", "page down in the document (it has these keys as soon as it opens)"),

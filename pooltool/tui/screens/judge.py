@@ -18,7 +18,7 @@ from textual.widgets import Footer, Header, Static
 from pooltool.judging.pace import eta_hours
 from pooltool.store.guidelines import current_guidelines
 from pooltool.store.provenance import utc_now
-from pooltool.store.store import GradeLevel
+from pooltool.store.settings import GradeLevel
 from pooltool.tui.activity import DEFAULT_IDLE_S, ActivityClock
 from pooltool.tui.keys import key_name
 from pooltool.tui.messages import GradeRecorded, JudgmentUndone, LeaveTopic, NoteChanged

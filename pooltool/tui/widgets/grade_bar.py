@@ -8,7 +8,7 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from pooltool.store.store import GradeLevel
+from pooltool.store.settings import GradeLevel
 
 
 class GradeBar(Widget):
