@@ -153,25 +153,68 @@ def roles_sql(admin: str = ADMIN_ROLE, assessor: str = ASSESSOR_ROLE,
     return "\n".join(lines) + "\n"
 
 
-ASSESSOR_ROWS: dict[str, str] = {
-    "judgments": "assessor = current_user",
-    "pool_docs": "pool_id IN (SELECT pool_id FROM adaptive_pools)",
-    "pool_hits": "pool_id IN (SELECT pool_id FROM adaptive_pools)",
+_NOW = "to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"+00:00\"')"
+"""The current UTC time in SQL, as :func:`~pooltool.store.provenance.utc_now` writes
+it (so that it compares with the stored times as text)."""
+
+MAX_CLAIM = "to_char((now() + interval '1 day') AT TIME ZONE 'UTC', " \
+            "'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"+00:00\"')"
+"""The latest expiry an assessor's claim may have: a day from now (the app's claims last
+minutes, ``judge-settings --claim-minutes``)."""
+
+OWN = "assessor = current_user"
+_ADAPTIVE_ROUND = ("round_id = (SELECT r.round_id FROM pool_rounds r JOIN adaptive_pools a "
+                   "USING (pool_id) WHERE r.pool_id = {t}.pool_id)")
+
+ASSESSOR_ROWS: dict[str, dict[str, tuple[str | None, str | None]]] = {
+    # an assessor's own judgments; a retraction only of their own judgment
+    "judgments": {"INSERT": (None, f"{OWN} AND (retracts IS NULL OR retracts IN (SELECT "
+                                   "judgment_id FROM judgments WHERE assessor = current_user))")},
+    # their own claims, lasting at most a day; another's claim only once it lapsed
+    "claims": {"INSERT": (None, f"{OWN} AND expires_at <= {MAX_CLAIM}"),
+               "UPDATE": (f"{OWN} OR expires_at <= {_NOW}", f"{OWN} AND expires_at <= {MAX_CLAIM}"),
+               "DELETE": (OWN, None)},
+    "note_drafts": {"INSERT": (None, OWN), "UPDATE": (OWN, OWN), "DELETE": (OWN, None)},
+    "scan_terms": {"INSERT": (None, OWN), "UPDATE": (OWN, OWN)},
+    "skip_marks": {"INSERT": (None, OWN)},
+    "ui_positions": {"INSERT": (None, OWN), "UPDATE": (OWN, OWN)},
+    # an adaptive pool's next choice: into its own round, within its budget per topic,
+    # hits only of the runs that built it
+    "pool_docs": {"INSERT": (None, _ADAPTIVE_ROUND.format(t="pool_docs") + (
+        " AND (SELECT COUNT(*) FROM pool_docs d WHERE d.pool_id = pool_docs.pool_id "
+        "AND d.topic = pool_docs.topic) < COALESCE((SELECT budget FROM adaptive_pools a "
+        "WHERE a.pool_id = pool_docs.pool_id), 9223372036854775807)"))},
+    "pool_hits": {"INSERT": (None, _ADAPTIVE_ROUND.format(t="pool_hits") + (
+        " AND run_id IN (SELECT x.run_id FROM pool_round_runs x WHERE x.round_id = "
+        "pool_hits.round_id) AND EXISTS (SELECT 1 FROM pool_docs d WHERE d.pool_id = "
+        "pool_hits.pool_id AND d.topic = pool_hits.topic AND d.docno = pool_hits.docno)"))},
+    "pool_rounds": {"UPDATE": ("pool_id IN (SELECT pool_id FROM adaptive_pools)", None)},
 }
-"""Table -> which rows an assessor may insert (row-level security): judgments only
-under their own login's name (the name given to ``judge -a`` must be the login
-role's), pool documents only into an adaptive pool (the strategy's next choice);
-administrators and the owner are not limited."""
+"""Table -> command -> (``USING``, ``WITH CHECK``): the rows an assessor may write
+(row-level security; ``None``: the clause does not apply). Judgments, claims and the
+judging workspace only under their own login's name (the name given to ``judge -a``
+must be the login role's), a retraction only of their own judgment, a claim for at most
+a day and over another's only once it lapsed; pool documents only as an adaptive pool's
+next choice. Every table of :data:`ASSESSOR_WRITES` with rows of an assessor is here
+(a test checks it); administrators and the owner are not limited."""
 
 
 def _row_policies(admin: str, assessor: str) -> list[str]:
     """Row-level security for :data:`ASSESSOR_ROWS`: both groups read every row,
-    administrators insert any row, assessors only the rows the condition allows."""
-    lines = ["-- assessors: only their own judgments, only an adaptive pool's choices"]
-    for table, condition in ASSESSOR_ROWS.items():
-        policies = {"read": f"FOR SELECT TO {admin}, {assessor} USING (true)",
-                    "admin_insert": f"FOR INSERT TO {admin} WITH CHECK (true)",
-                    "assessor_insert": f"FOR INSERT TO {assessor} WITH CHECK ({condition})"}
+    administrators write any row they may write, assessors only the rows the
+    conditions allow."""
+    lines = ["-- assessors: only their own rows, only an adaptive pool's choices"]
+    for table, commands in ASSESSOR_ROWS.items():
+        policies = {"read": f"FOR SELECT TO {admin}, {assessor} USING (true)"}
+        for command in ("INSERT", "UPDATE", "DELETE"):
+            low = command.lower()
+            policies[f"admin_{low}"] = f"FOR {command} TO {admin}" + (
+                " WITH CHECK (true)" if command == "INSERT" else " USING (true)")
+            if command in commands:
+                using, check = commands[command]
+                policies[f"assessor_{low}"] = f"FOR {command} TO {assessor}" + (
+                    f" USING ({using})" if using else "") + (
+                    f" WITH CHECK ({check})" if check else "")
         lines.append(f"ALTER TABLE {table} ENABLE ROW LEVEL SECURITY;")
         for name, rule in policies.items():
             lines += [f"DROP POLICY IF EXISTS pooltool_{name} ON {table};",
