@@ -63,6 +63,11 @@ class StoreRefused(StoreError, sqlite3.IntegrityError):
     """
 
 
+class StoreDamaged(StoreError):
+    """The store's file is damaged (SQLite's "database disk image is malformed", "file is
+    not a database"): ``pooltool store check`` says what is broken."""
+
+
 class StoreConnectionLost(StoreError):
     """The connection to a store's server went away (the PostgreSQL server stopped or
     restarted, the network dropped): the statement or transaction under way was not

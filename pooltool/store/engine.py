@@ -206,6 +206,20 @@ class Engine(ABC):
         """
 
     @abstractmethod
+    def backup_file(self, target: Path) -> bool:
+        """Write the store as a SQLite file at ``target`` (new) by the engine's own means,
+        in the snapshot of the transaction open on this connection, if any.
+
+        :returns: whether it did (``False``: the engine has no such means; copy the
+            tables instead, :func:`pooltool.store.copy.copy_store`).
+        """
+
+    @abstractmethod
+    def integrity_problems(self) -> list[str]:
+        """What the database's own checks find wrong (pages, indexes, foreign keys), one
+        line each; none: the database is whole."""
+
+    @abstractmethod
     def pending_migrations(self) -> list[str]:
         """The migrations (:mod:`pooltool.store.migrations`) the store lacks, oldest
         first; none once it is open for writing (opening applies them)."""

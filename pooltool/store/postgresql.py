@@ -315,6 +315,14 @@ class PostgresqlEngine(Engine):
     def watcher(self) -> ChangeWatcher:
         return NotificationWatcher(PostgresqlEngine(self.url))
 
+    def backup_file(self, target: Path) -> bool:
+        return False  # pg_dump makes PostgreSQL's backups; a SQLite file is a copy
+
+    def integrity_problems(self) -> list[str]:
+        """None to find from here: the server enforces foreign keys and checks its own
+        pages (with data checksums on, ``initdb -k``)."""
+        return []
+
     def pending_migrations(self) -> list[str]:
         return migrations.pending_postgresql(self)
 

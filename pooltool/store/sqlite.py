@@ -21,7 +21,7 @@ from typing import Any, ClassVar, NoReturn
 import pandas as pd
 from sqlite_utils import Database
 
-from pooltool.errors import StoreBusy, StoreError, StoreRefused, StoreWriteFailed
+from pooltool.errors import StoreBusy, StoreDamaged, StoreError, StoreRefused, StoreWriteFailed
 from pooltool.store import migrations
 from pooltool.store.changes import Changes, ChangeWatcher
 from pooltool.store.engine import Cursor, Engine, Params, Table
@@ -29,13 +29,55 @@ from pooltool.store.engine import Cursor, Engine, Params, Table
 SQLITE_BUSY = 5
 SQLITE_LOCKED = 6
 SQLITE_READONLY = 8
+SQLITE_CORRUPT = 11
 SQLITE_FULL = 13
 SQLITE_CANTOPEN = 14  # also: a -wal file but no -shm, in a folder SQLite cannot write
+SQLITE_NOTADB = 26
 
 
 def error_code(exc: BaseException) -> int:
     """The primary SQLite result code of an error (extended codes folded), 0 if unknown."""
     return int(getattr(exc, "sqlite_errorcode", 0) or 0) & 0xFF
+
+
+class _Rows:
+    """An :class:`sqlite3.Cursor` whose rows, fetched, raise SQLite's errors as the
+    store's (a busy or damaged store shows while rows are stepped through too)."""
+
+    __slots__ = ("_cursor",)
+
+    def __init__(self, cursor: sqlite3.Cursor) -> None:
+        self._cursor = cursor
+
+    @property
+    def description(self) -> Any:
+        return self._cursor.description
+
+    @property
+    def rowcount(self) -> int:
+        return self._cursor.rowcount
+
+    def fetchone(self) -> Any:
+        try:
+            return self._cursor.fetchone()
+        except sqlite3.DatabaseError as exc:
+            _raise_as_store_error(exc)
+
+    def fetchall(self) -> list[Any]:
+        try:
+            return self._cursor.fetchall()
+        except sqlite3.DatabaseError as exc:
+            _raise_as_store_error(exc)
+
+    def fetchmany(self, size: int = 1) -> list[Any]:
+        try:
+            return self._cursor.fetchmany(size)
+        except sqlite3.DatabaseError as exc:
+            _raise_as_store_error(exc)
+
+    def __iter__(self) -> Iterator[Any]:
+        while rows := self.fetchmany(1_000):
+            yield from rows
 
 
 class SqliteEngine(Engine):
@@ -55,13 +97,13 @@ class SqliteEngine(Engine):
 
     def execute(self, sql: str, params: Params = ()) -> Cursor:
         try:
-            return self.raw.execute(sql, params)  # type: ignore[arg-type]
+            return _Rows(self.raw.execute(sql, params))  # type: ignore[arg-type]
         except sqlite3.DatabaseError as exc:
             _raise_as_store_error(exc)
 
     def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> Cursor:
         try:
-            return self.raw.executemany(sql, rows)
+            return _Rows(self.raw.executemany(sql, rows))
         except sqlite3.DatabaseError as exc:
             _raise_as_store_error(exc)
 
@@ -74,8 +116,10 @@ class SqliteEngine(Engine):
     def query(self, sql: str, params: Params = ()) -> pd.DataFrame:
         try:
             return pd.read_sql_query(sql, self.raw, params=params)
-        except sqlite3.DatabaseError as exc:
-            _raise_as_store_error(exc)
+        except pd.errors.DatabaseError as exc:  # pandas wraps SQLite's error
+            if isinstance(exc.__cause__, sqlite3.DatabaseError):
+                _raise_as_store_error(exc.__cause__)
+            raise
 
     def stream(self, sql: str, size: int) -> Iterator[tuple[Any, ...]]:
         yield from self.execute(sql)  # an SQLite cursor steps through the rows itself
@@ -162,6 +206,33 @@ class SqliteEngine(Engine):
     def watcher(self) -> ChangeWatcher:
         return DataVersionWatcher(self)
 
+    def backup_file(self, target: Path) -> bool:
+        """SQLite's online backup API (https://www.sqlite.org/backup.html), all pages in
+        one step: a consistent copy while other connections write, the WAL's committed
+        pages included (which a copy of the file alone misses)."""
+        copy = sqlite3.connect(target)
+        try:
+            self.raw.backup(copy)
+        except sqlite3.DatabaseError as exc:
+            _raise_as_store_error(exc)
+        finally:
+            copy.close()
+        return True
+
+    def integrity_problems(self) -> list[str]:
+        """``PRAGMA integrity_check`` (pages, indexes, constraints;
+        https://www.sqlite.org/pragma.html#pragma_integrity_check) and
+        ``PRAGMA foreign_key_check``."""
+        try:
+            problems = [str(row[0]) for row in self.execute("PRAGMA integrity_check")
+                        if row[0] != "ok"]
+        except StoreDamaged as exc:  # so damaged that the check itself stops
+            return [str(exc.__cause__)]
+        problems += [f"table {table}: " + ("a row" if rowid is None else f"row {rowid}")
+                     + f" names a missing row of {parent}"
+                     for table, rowid, parent, _ in self.execute("PRAGMA foreign_key_check")]
+        return problems
+
     def pending_migrations(self) -> list[str]:
         return migrations.pending(Database(self.raw))
 
@@ -189,6 +260,10 @@ class DataVersionWatcher:
         """Nothing to close: the store's connection is the store's."""
 
 
+_DAMAGED = ("the store file is damaged ({}): 'pooltool store check' says what is broken; "
+            "restore it from a backup ('pooltool store backup' makes them)")
+
+
 def _raise_as_store_error(exc: sqlite3.DatabaseError) -> NoReturn:
     """Raise a busy store and a refused write as the store's errors; others as they are."""
     code = error_code(exc)
@@ -196,6 +271,8 @@ def _raise_as_store_error(exc: sqlite3.DatabaseError) -> NoReturn:
         raise StoreBusy(str(exc)) from exc
     if isinstance(exc, sqlite3.IntegrityError):
         raise StoreRefused(str(exc)) from exc
+    if code in (SQLITE_CORRUPT, SQLITE_NOTADB):
+        raise StoreDamaged(_DAMAGED.format(exc)) from exc
     raise exc
 
 
@@ -268,6 +345,8 @@ def open_sqlite(path: Path, create: bool, busy_timeout_s: float) -> SqliteEngine
             raise failure from exc
         if not create and error_code(exc) in (SQLITE_READONLY, SQLITE_CANTOPEN):
             return _open_read_only(path, str(exc), busy_timeout_s)
+        if error_code(exc) == SQLITE_CORRUPT:
+            raise StoreDamaged(f"{path}: {_DAMAGED.format(exc)}") from exc
         raise StoreError(f"{path} is not a pooltool store: {exc}") from exc
     except StoreError:
         raw.close()
