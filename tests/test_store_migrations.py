@@ -10,8 +10,10 @@ from pathlib import Path
 
 import psycopg
 import pytest
+from click.testing import CliRunner, Result
 from sqlite_utils import Database
 
+from pooltool.cli import cli
 from pooltool.errors import StoreError, StoreRefused
 from pooltool.store import JudgmentStore, migrations
 from pooltool.store.copy import BOOKKEEPING_TABLES, compare_stores, copy_order
@@ -52,7 +54,11 @@ def test_a_postgresql_store_of_the_previous_schema_is_upgraded_with_every_row(
     qrels of every version under every policy are those of the SQLite store."""
     with JudgmentStore.open(covid_store) as src:
         _baseline_copy(src, postgresql_empty_url)
-        with JudgmentStore.open(postgresql_empty_url) as upgraded:
+        with JudgmentStore.open(postgresql_empty_url) as as_it_is:  # a judging app's open
+            assert as_it_is.upgraded == [] and as_it_is.conn.pending_migrations() == AFTER_BASELINE
+            compare_stores(src, as_it_is)
+        with JudgmentStore.open(postgresql_empty_url, upgrade=True) as upgraded:
+            assert upgraded.upgraded == AFTER_BASELINE
             check = compare_stores(src, upgraded)
             applied = upgraded.query("SELECT name FROM pooltool_migrations ORDER BY name")
         assert list(applied["name"]) == sorted(migrations.names())
@@ -65,7 +71,7 @@ def test_the_upgraded_store_keeps_the_new_rules(covid_store: Path,  # noqa: F811
                                                 postgresql_empty_url: str) -> None:
     with JudgmentStore.open(covid_store) as src:
         _baseline_copy(src, postgresql_empty_url)
-    with JudgmentStore.open(postgresql_empty_url) as store:
+    with JudgmentStore.open(postgresql_empty_url, upgrade=True) as store:
         retraction = int(store.query("SELECT MAX(judgment_id) AS j FROM judgments "
                                      "WHERE retracts IS NOT NULL")["j"][0])
         with pytest.raises(StoreRefused, match="a retraction names a judgment of its topic"):
@@ -84,17 +90,26 @@ def test_the_upgraded_store_keeps_the_new_rules(covid_store: Path,  # noqa: F811
 
 def test_a_store_of_a_newer_pooltool_is_refused(postgresql_store_url: str,
                                                tmp_path: Path) -> None:
+    """In one line naming the newer pooltool, from what the store recorded."""
+    newer = ("INSERT INTO settings(key, value) VALUES ('schema_written_by', "
+             "'{\"pooltool\": \"0.9.0\", \"migration\": \"m099_future\"}') ON CONFLICT(key) DO "
+             "UPDATE SET value = excluded.value")
     with psycopg.connect(postgresql_store_url, autocommit=True) as conn:
         conn.execute("INSERT INTO pooltool_migrations VALUES ('m099_future', 'now')")
+        conn.execute(newer)
     JudgmentStore.open(tmp_path / "s.db", create=True).close()
     with sqlite3.connect(tmp_path / "s.db") as conn:
         conn.execute("INSERT INTO _sqlite_migrations(migration_set, name, applied_at) "
                      "VALUES ('pooltool', 'm099_future', 'now')")
+        conn.execute(newer)
     for address in (postgresql_store_url, str(tmp_path / "s.db")):
-        with pytest.raises(StoreError, match=r"the store's schema is newer than this "
-                                             r"pooltool's \(it has m099_future\): use a newer "
-                                             "pooltool$"):
-            JudgmentStore.open(address)
+        for upgrade in (None, False, True):
+            with pytest.raises(StoreError) as refused:
+                JudgmentStore.open(address, upgrade=upgrade)
+            assert str(refused.value) == (
+                f"{address}: this store was made by pooltool 0.9.0, newer than this one "
+                f"({migrations.pooltool_version()}): its schema has m099_future; upgrade pooltool")
+    assert migrations.pooltool_version() == "0.2.0"
 
 
 @pytest.mark.parametrize("engine", ["sqlite", "postgresql"])
@@ -126,3 +141,78 @@ def test_an_sqlite_store_of_the_previous_schema_is_upgraded(tmp_path: Path) -> N
         assert store.conn.pending_migrations() == []
         assert store.query("SELECT topic, docno, grade FROM judgments").values.tolist() == [
             ["1", "d1", 2]]
+
+
+def _invoke(*args: str) -> Result:
+    return CliRunner().invoke(cli, list(args))
+
+
+def _old_sqlite_store(path: Path, stop_before: str) -> Path:
+    """A SQLite store as a pooltool of before ``stop_before`` left it, with a judgment."""
+    old = sqlite3.connect(path)
+    migrations.migrations.apply(Database(old), stop_before=stop_before)
+    old.execute("INSERT INTO judgments(topic, docno, grade, assessor, judged_at, origin) "
+                "VALUES ('1', 'd1', 2, 'alice', 't', 'api')")
+    old.commit()
+    old.close()
+    return path
+
+
+def _applied(path: Path) -> list[str]:
+    with sqlite3.connect(path) as conn:
+        return [r[0] for r in conn.execute("SELECT name FROM _sqlite_migrations ORDER BY id")]
+
+
+def test_read_commands_leave_an_older_store_as_it_is(tmp_path: Path) -> None:
+    db = _old_sqlite_store(tmp_path / "old.db", AFTER_BASELINE[0])
+    before = _applied(db)
+    for command in (["export-qrels"], ["assessors"], ["runs"], ["store", "check"]):
+        result = _invoke("--db", str(db), *command)
+        assert result.exit_code == 0, (command, result.output)
+        assert "upgraded" not in result.stderr
+    assert _applied(db) == before == BASELINE
+    assert _invoke("--db", str(db), "export-qrels").stdout == "1 0 d1 2\n"
+    written = _invoke("--db", str(db), "assessors", "--set-kind", "gpt", "machine")
+    assert written.exit_code == 0, written.output
+    assert written.stderr.splitlines()[0] == (
+        f"upgraded the store's schema ({', '.join(AFTER_BASELINE)}): pooltool older than "
+        f"{migrations.pooltool_version()} cannot open {db} now")
+    assert _applied(db) == migrations.names()
+
+
+def test_a_store_reading_needs_upgraded_says_how(tmp_path: Path) -> None:
+    db = _old_sqlite_store(tmp_path / "old.db", "m013_run_columns")
+    result = _invoke("--db", str(db), "status")
+    assert (result.exit_code, result.stderr) == (1, (
+        f"Error: {db}: the store's schema is older than this pooltool's (it lacks "
+        f"m013_run_columns); upgrade it with 'pooltool --db {db} store upgrade' (any command "
+        "that writes to it upgrades it too)\n"))
+    upgraded = _invoke("--db", str(db), "store", "upgrade")
+    assert (upgraded.exit_code, upgraded.stdout) == (
+        0, f"{db}: applied m013_run_columns, {', '.join(AFTER_BASELINE)}\n")
+    again = _invoke("--db", str(db), "store", "upgrade")
+    assert again.stdout == (f"{db}: the schema is this pooltool's "
+                            f"({migrations.pooltool_version()}) already; nothing to do\n")
+    assert _invoke("--db", str(db), "export-qrels").stdout == "1 0 d1 2\n"
+
+
+def test_a_shared_store_is_upgraded_by_its_owner_only(covid_store: Path,  # noqa: F811
+                                                      postgresql_empty_url: str) -> None:
+    """An older PostgreSQL store is read and judged as it is (assessors on the older
+    pooltool keep working) until its owner runs store upgrade."""
+    with JudgmentStore.open(covid_store) as src:
+        _baseline_copy(src, postgresql_empty_url)
+    url = postgresql_empty_url
+    assert _invoke("--db", url, "status").exit_code == 0
+    written = _invoke("--db", url, "assessors", "--set-kind", "gpt", "machine")
+    assert written.exit_code == 0 and "upgraded" not in written.stderr
+    with JudgmentStore.open(url) as store:
+        assert store.conn.pending_migrations() == AFTER_BASELINE
+    upgraded = _invoke("--db", url, "store", "upgrade")
+    assert upgraded.exit_code == 0, upgraded.output
+    assert upgraded.stdout == f"{url}: applied {', '.join(AFTER_BASELINE)}\n"
+    assert "pooltool older than" in upgraded.stderr
+    with JudgmentStore.open(url) as store:
+        assert store.conn.pending_migrations() == []
+        assert store.setting(migrations.WRITTEN_BY) == {
+            "pooltool": migrations.pooltool_version(), "migration": migrations.names()[-1]}

@@ -217,6 +217,6 @@ def test_a_read_only_store_needs_a_current_schema(built: Path) -> None:
     old.commit()
     old.close()
     conn = sqlite3.connect(f"{(built / 's.db').as_uri()}?mode=ro", uri=True)
-    with pytest.raises(StoreError, match=r"it lacks m003_durable_ui\), and it cannot be "
+    with pytest.raises(StoreError, match=r"it lacks m003_durable_ui\); it cannot be "
                                          "upgraded because it cannot be written"):
         JudgmentStore(sqlite_engine(conn, built / "s.db", read_only=True))

@@ -234,21 +234,30 @@ def warn(message: str) -> None:
 
 
 def open_store(ctx: click.Context) -> JudgmentStore:
-    """The store named by ``--db`` (it must exist), after committing the writes that
-    judging apps which died left in their journals (:func:`replay_abandoned`), so that
-    no judgment waits unseen; what cannot be committed is named on stderr.
+    """The store named by ``--db`` (it must exist) for a command that reads it: an older
+    store's schema is never upgraded (it is read as it is where it can be, else refused
+    saying how to upgrade it). Before reading, the writes that judging apps which died
+    left in their journals are committed (:func:`replay_abandoned`), so that no judgment
+    waits unseen; what cannot be committed is named on stderr.
 
-    :raises StoreError: no store there, or not a pooltool store.
+    :raises StoreError: no store there, not a pooltool store, or one this pooltool cannot
+        read as it is.
     """
     return open_store_at(db_path(ctx))
 
 
-def open_store_at(address: str | Path) -> JudgmentStore:
-    """:func:`open_store` for the store at ``address`` (a path or PostgreSQL URL)."""
+def open_store_at(address: str | Path, upgrade: bool | None = False) -> JudgmentStore:
+    """:func:`open_store` for the store at ``address`` (a path or PostgreSQL URL);
+    ``upgrade`` as :meth:`~pooltool.store.JudgmentStore.open` takes it, and a schema
+    upgraded is said on stderr."""
     from pooltool.store import JudgmentStore
     from pooltool.store.journal import replay_abandoned
+    from pooltool.store.migrations import pooltool_version
 
-    store = JudgmentStore.open(address)
+    store = JudgmentStore.open(address, upgrade=upgrade)
+    if store.upgraded:
+        warn(f"upgraded the store's schema ({', '.join(store.upgraded)}): pooltool older "
+             f"than {pooltool_version()} cannot open {store.address} now")
     try:
         replay = replay_abandoned(store)
     except sqlite3.OperationalError as exc:
@@ -304,11 +313,13 @@ def say_if_store_busy(path: str | Path, store: JudgmentStore | None = None) -> N
 
 
 def open_store_to_write(ctx: click.Context) -> JudgmentStore:
-    """:func:`open_store`, first saying whether another process's write will make
-    this command wait (:func:`say_if_store_busy`)."""
+    """:func:`open_store` for a command that writes, first saying whether another
+    process's write will make this command wait (:func:`say_if_store_busy`). An older
+    SQLite store is upgraded; a PostgreSQL store is left to its owner's ``store
+    upgrade`` (assessors on an older pooltool share it)."""
     path = db_path(ctx)
     say_if_store_busy(path)
-    store = open_store(ctx)
+    store = open_store_at(path, upgrade=None)
     if not isinstance(path, Path):
         say_if_store_busy(path, store)
     return store

@@ -184,3 +184,28 @@ def store_check(ctx: click.Context, address: str | Path | None) -> None:
         raise click.ClickException(f"{shown}: {len(check.findings)} problem(s) found "
                                    f"(checked {looked})")
     click.echo(f"{shown}: no problem found (checked {looked})")
+
+
+@store_group.command("upgrade")
+@click.pass_context
+def store_upgrade(ctx: click.Context) -> None:
+    """Bring the store's schema (--db) up to this pooltool's, keeping every row.
+
+    Each migration the store lacks is applied in one transaction. Commands that
+    only read never upgrade a store; commands that write upgrade a SQLite store
+    by themselves, while a PostgreSQL store, shared by assessors who may run an
+    older pooltool, is upgraded only by this command, run by its owner: older
+    pooltools refuse the store afterwards, saying which pooltool made it.
+
+    \b
+    Example:
+      pooltool --db postgresql://owner@dbhost/covid store upgrade
+    """
+    from pooltool.store.migrations import pooltool_version
+
+    with open_store_at(db_path(ctx), upgrade=True) as store:
+        if not store.upgraded:
+            click.echo(f"{store.address}: the schema is this pooltool's ({pooltool_version()}) "
+                       "already; nothing to do")
+            return
+        click.echo(f"{store.address}: applied {', '.join(store.upgraded)}")

@@ -82,11 +82,14 @@ class Engine(ABC):
     :ivar name: ``"sqlite"`` or ``"postgresql"``.
     :ivar address: where the store is, for messages (a path, or a URL without password).
     :ivar read_only: the store can be read, not written (SQLite: a read-only file).
+    :ivar upgraded: the migrations applied when the store was opened (none: it was
+        current, or it was read as it is).
     """
 
     name: ClassVar[str]
     address: str
     read_only: bool = False
+    upgraded: list[str] = []  # noqa: RUF012  the migrations opening applied (set per engine)
 
     # -- statements ---------------------------------------------------------------
 

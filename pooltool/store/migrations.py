@@ -19,7 +19,9 @@ tests.
 
 from __future__ import annotations
 
+import json
 from importlib import resources
+from typing import Any, Protocol
 
 from sqlite_utils import Database
 from sqlite_utils.migrations import Migrations
@@ -63,19 +65,39 @@ def _statements(script: str) -> list[str]:
     return statements
 
 
-def apply(db: Database, address: str = ":memory:") -> None:
+def apply(db: Database, address: str = ":memory:") -> list[str]:
     """Bring the SQLite store ``db`` (at ``address``, for messages) to the newest schema
-    (no-op when it is current).
+    (no-op when it is current), recording this pooltool as the schema's writer.
+
+    :returns: the migrations applied.
+    :raises StoreError: it has migrations this pooltool does not know.
+    """
+    lacking = pending(db, address)
+    migrations.apply(db)
+    if lacking:
+        with db.conn:
+            record_writer(db.conn)
+    return lacking
+
+
+def pending(db: Database, address: str = ":memory:") -> list[str]:
+    """The names of the migrations the SQLite store ``db`` still lacks, oldest first
+    (none: it is current).
 
     :raises StoreError: it has migrations this pooltool does not know.
     """
-    check_not_newer({m.name for m in migrations.applied(db)}, address)
-    migrations.apply(db)
-
-
-def pending(db: Database) -> list[str]:
-    """The names of the migrations ``db`` still lacks, oldest first (none: it is current)."""
+    check_not_newer({m.name for m in migrations.applied(db)}, address, _SqliteReads(db))
     return [migration.name for migration in migrations.pending(db)]
+
+
+class _SqliteReads:
+    """sqlite-utils' database as the one method :func:`written_by` uses."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    def execute(self, sql: str, parameters: Any = ()) -> Any:
+        return self.db.execute(sql, parameters)
 
 
 def names() -> list[str]:
@@ -235,14 +257,23 @@ POSTGRESQL_BASELINE = "m013_run_columns"
 that script and records every migration up to this one."""
 
 _POSTGRESQL_STEPS: list[tuple[str, str]] = []  # (name, PostgreSQL script), after the baseline
+_READERS_DO_NOT_NEED: set[str] = set()  # migrations a store can be read without
+
+WRITTEN_BY = "schema_written_by"
+"""The setting naming the pooltool that last changed the store's schema:
+``{"pooltool": VERSION, "migration": NAME}`` (an older pooltool names it when it refuses
+the store)."""
 
 
 def migration(name: str, *, sql: str | None = None, sqlite: str | None = None,
-              postgresql: str | None = None) -> None:
+              postgresql: str | None = None, readers_need: bool = True) -> None:
     """Add the migration ``name`` at the end of the list, for both engines.
 
     :param sql: the script both engines run (statements separated by ``;``), when the
         dialects agree; otherwise ``sqlite`` and ``postgresql``, one script each.
+    :param readers_need: whether reading a store needs it (``False``: it adds only rules
+        on writes, so a store that lacks it reads the same; read commands then read
+        such a store without upgrading it).
     :raises ValueError: neither ``sql`` nor both engine bodies, or a name already used.
     """
     sqlite_body, postgresql_body = (sql, sql) if sql is not None else (sqlite, postgresql)
@@ -255,6 +286,51 @@ def migration(name: str, *, sql: str | None = None, sqlite: str | None = None,
 
     migrations(name=name)(apply_sqlite)
     _POSTGRESQL_STEPS.append((name, postgresql_body))
+    if not readers_need:
+        _READERS_DO_NOT_NEED.add(name)
+
+
+def needed_to_read(lacking: list[str]) -> list[str]:
+    """Of the migrations a store lacks, those it cannot be read without."""
+    return [name for name in lacking if name not in _READERS_DO_NOT_NEED]
+
+
+def pooltool_version() -> str:
+    """This pooltool's version (the installed package's metadata)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("pooltool")
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        return "unknown"
+
+
+class _Executes(Protocol):
+    def execute(self, sql: str, parameters: Any = ..., /) -> Any: ...
+
+
+def record_writer(engine: _Executes) -> None:
+    """Record this pooltool as the one that last changed the schema (:data:`WRITTEN_BY`),
+    in the write transaction open on ``engine`` (an engine, or SQLite's connection)."""
+    value = json.dumps({"pooltool": pooltool_version(), "migration": names()[-1]})
+    engine.execute("INSERT INTO settings(key, value) VALUES (?, ?) ON CONFLICT(key) DO "
+                   "UPDATE SET value = excluded.value", [WRITTEN_BY, value])
+
+
+def written_by(engine: _Executes) -> str | None:
+    """The pooltool version :func:`record_writer` recorded, if any (and readable)."""
+    try:
+        row = engine.execute("SELECT value FROM settings WHERE key = ?", [WRITTEN_BY]).fetchone()
+        return None if row is None else str(json.loads(row[0])["pooltool"])
+    except Exception:  # noqa: BLE001  a record of a newer pooltool may look otherwise
+        return None
+
+
+def older_schema(address: str, lacking: list[str], why: str) -> StoreError:
+    """The refusal of a store whose schema lacks migrations readers need (``why``: what
+    stops the upgrade here, and how to do it)."""
+    return StoreError(f"{address}: the store's schema is older than this pooltool's (it lacks "
+                      f"{', '.join(lacking)}); {why}")
 
 
 def postgresql_baseline() -> str:
@@ -292,6 +368,7 @@ def apply_postgresql(engine: Engine, now: str) -> list[str]:
             engine.executescript(script)
             engine.execute("INSERT INTO pooltool_migrations(name, applied_at) VALUES (?, ?)",
                            [name, now])
+            record_writer(engine)
             engine.commit()
         except BaseException:
             if engine.in_transaction:
@@ -308,20 +385,24 @@ def pending_postgresql(engine: Engine) -> list[str]:
         :func:`check_not_newer`).
     """
     applied = {row[0] for row in engine.execute("SELECT name FROM pooltool_migrations")}
-    check_not_newer(applied, engine.address)
+    check_not_newer(applied, engine.address, engine)
     return [name for name in names() if name not in applied]
 
 
-def check_not_newer(applied: set[str], address: str) -> None:
+def check_not_newer(applied: set[str], address: str, engine: _Executes | None = None) -> None:
     """Refuse a store that has migrations this pooltool does not know: a newer pooltool
     made it, and this one would misread what it added.
 
-    :raises StoreError: naming them.
+    :param engine: the store's connection, to name the pooltool that wrote the schema.
+    :raises StoreError: naming them (and that pooltool's version, when recorded).
     """
     unknown = sorted(applied - set(names()))
     if unknown:
-        raise StoreError(f"{address}: the store's schema is newer than this pooltool's "
-                         f"(it has {', '.join(unknown)}): use a newer pooltool")
+        writer = None if engine is None else written_by(engine)
+        made = f"pooltool {writer}" if writer else "a newer pooltool"
+        raise StoreError(f"{address}: this store was made by {made}, newer than this one "
+                         f"({pooltool_version()}): its schema has {', '.join(unknown)}; "
+                         "upgrade pooltool")
 
 
 def create_postgresql(engine: Engine, now: str) -> None:
@@ -333,6 +414,7 @@ def create_postgresql(engine: Engine, now: str) -> None:
         engine.executescript(postgresql_baseline())
         engine.executemany("INSERT INTO pooltool_migrations(name, applied_at) VALUES (?, ?)",
                            [(name, now) for name in baseline])
+        record_writer(engine)
         engine.commit()
     except BaseException:
         if engine.in_transaction:
@@ -348,6 +430,8 @@ migration(
     # A judgment is retracted at most once, and a retraction names a real judgment of
     # its own pair: before, only retract() checked this, in Python, so a row written
     # by hand (or by a race) could retract a retraction or hide another pair's grade.
+    # Rules on writes only: a store without them reads the same.
+    readers_need=False,
     sqlite=f"""
 DROP INDEX judgments_retracts;
 CREATE UNIQUE INDEX judgments_retracts ON judgments(retracts) WHERE retracts IS NOT NULL;

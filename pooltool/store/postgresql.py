@@ -339,10 +339,14 @@ class PostgresqlEngine(Engine):
         return _store_errors(self)
 
 
-def open_postgresql(url: str, create: bool, now: str) -> PostgresqlEngine:
+def open_postgresql(url: str, create: bool, now: str, upgrade: bool = False) -> PostgresqlEngine:
     """Connect to the PostgreSQL database at ``url`` and make sure it is a current
     pooltool store: an empty database gets the schema (with ``create``); an older store
-    gets the migrations it lacks (:func:`~pooltool.store.migrations.apply_postgresql`).
+    gets the migrations it lacks (:func:`~pooltool.store.migrations.apply_postgresql`)
+    only with ``upgrade``: a shared store is upgraded when its owner says so (``pooltool
+    store upgrade``), since pooltools older than the new schema then refuse it;
+    otherwise an older store is used as it is when it lacks only migrations that
+    reading does not need.
 
     :param now: the UTC time (ISO 8601) recorded for the schema's migrations.
     :raises StoreError: the server cannot be reached or refuses the login; the
@@ -360,11 +364,12 @@ def open_postgresql(url: str, create: bool, now: str) -> PostgresqlEngine:
                              f"create one with 'pooltool --db {engine.address} init'")
         if not tables:
             migrations.create_postgresql(engine, now)
+            upgrade = True
         elif "pooltool_migrations" not in tables:
             shown = ", ".join(sorted(tables)[:5]) + (", ..." if len(tables) > 5 else "")
             raise StoreError(f"{engine.address} is a database of something else (tables: "
                              f"{shown}), not a pooltool store; pooltool will not write into it")
-        _migrate(engine, now)
+        _migrate(engine, now, upgrade)
     except BaseException:
         if not engine.raw.closed and engine.in_transaction:
             engine.rollback()
@@ -373,7 +378,7 @@ def open_postgresql(url: str, create: bool, now: str) -> PostgresqlEngine:
     return engine
 
 
-def _migrate(engine: PostgresqlEngine, now: str) -> None:
+def _migrate(engine: PostgresqlEngine, now: str, upgrade: bool) -> None:
     try:
         lacking = migrations.pending_postgresql(engine)
     except RoleRefused as exc:
@@ -383,13 +388,20 @@ def _migrate(engine: PostgresqlEngine, now: str) -> None:
                          "--admin LOGIN)") from exc
     if not lacking:
         return
+    owner_upgrades = (f"its owner upgrades it with 'pooltool --db {engine.address} store "
+                      "upgrade' (pooltools older than this one then refuse it: everyone "
+                      "judging updates pooltool too)")
+    if not upgrade:
+        needed = migrations.needed_to_read(lacking)
+        if needed:
+            raise migrations.older_schema(engine.address, needed, owner_upgrades)
+        return
     try:
-        migrations.apply_postgresql(engine, now)
+        engine.upgraded = migrations.apply_postgresql(engine, now)
     except RoleRefused as exc:
-        raise StoreError(f"{engine.address}: the store's schema is older than this pooltool's "
-                         f"(it lacks {', '.join(lacking)}), and this login may not upgrade it "
-                         f"({exc.reason}): its owner opens it once with this pooltool "
-                         f"('pooltool --db {engine.address} status')") from exc
+        raise migrations.older_schema(engine.address, lacking,
+                                      f"this login may not upgrade it ({exc.reason}): "
+                                      + owner_upgrades) from exc
 
 
 class NotificationWatcher:

@@ -316,9 +316,11 @@ def write_lock_held(path: Path) -> bool:
 
 # -- opening a store ----------------------------------------------------------------------
 
-def open_sqlite(path: Path, create: bool, busy_timeout_s: float) -> SqliteEngine:
+def open_sqlite(path: Path, create: bool, busy_timeout_s: float,
+                upgrade: bool = True) -> SqliteEngine:
     """Open (or with ``create``, make) the store file at ``path``, its schema brought up
-    to date (see :meth:`pooltool.store.JudgmentStore.open` for what is refused).
+    to date unless not ``upgrade`` (see :meth:`pooltool.store.JudgmentStore.open` for
+    what is refused).
 
     A store this process cannot write (a read-only file, or a file in a read-only
     folder, where SQLite cannot create the ``-wal`` and ``-shm`` files it needs) is
@@ -335,7 +337,7 @@ def open_sqlite(path: Path, create: bool, busy_timeout_s: float) -> SqliteEngine
         raise StoreError(f"cannot open a store at {path}: {exc}") from exc
     try:
         _check_is_store(raw, path, create)
-        return sqlite_engine(raw, path)
+        return sqlite_engine(raw, path, upgrade=upgrade or create)
     except sqlite3.DatabaseError as exc:
         raw.close()
         if isinstance(exc, StoreError):
@@ -358,23 +360,35 @@ def memory_engine() -> SqliteEngine:
     return sqlite_engine(sqlite3.connect(":memory:"), None)
 
 
-def sqlite_engine(raw: sqlite3.Connection, path: Path | None,
-              read_only: bool = False) -> SqliteEngine:
+def sqlite_engine(raw: sqlite3.Connection, path: Path | None, read_only: bool = False,
+                  upgrade: bool = True) -> SqliteEngine:
     """The engine of an open store connection: WAL mode (files), foreign keys on, the
-    schema migrated (or, read-only, checked to be current)."""
+    schema migrated when it is older (:mod:`pooltool.store.migrations`).
+
+    :param read_only: the connection cannot write: the store is read as it is.
+    :param upgrade: migrate an older schema (``False``: read it as it is).
+    :raises StoreError: a store of a newer pooltool; an older schema that is not
+        upgraded and lacks a migration reading needs (the message says how to upgrade).
+    """
     db = Database(raw)
     if path is not None and not read_only:
         db.execute("PRAGMA journal_mode=WAL")
     db.execute("PRAGMA foreign_keys=ON")
-    if read_only:
-        missing = migrations.pending(db)
-        if missing:
-            raise StoreError(f"{path}: the store's schema is older than this pooltool's "
-                             f"(it lacks {', '.join(missing)}), and it cannot be upgraded "
-                             "because it cannot be written; open it once where it can be")
-    else:
-        migrations.apply(db, str(path or ":memory:"))
-    return SqliteEngine(raw, path, read_only)
+    address = str(path or ":memory:")
+    lacking = migrations.pending(db, address)
+    applied: list[str] = []
+    if lacking and (read_only or not upgrade):
+        needed = migrations.needed_to_read(lacking)
+        if needed:
+            raise migrations.older_schema(address, needed, (
+                "it cannot be upgraded because it cannot be written; open it once where it "
+                "can be" if read_only else f"upgrade it with 'pooltool --db {address} store "
+                "upgrade' (any command that writes to it upgrades it too)"))
+    elif lacking:
+        applied = migrations.apply(db, address)
+    engine = SqliteEngine(raw, path, read_only)
+    engine.upgraded = applied
+    return engine
 
 
 def _open_read_only(path: Path, cause: str, busy_timeout_s: float) -> SqliteEngine:

@@ -71,9 +71,17 @@ class JudgmentStore(SettingsTable, CollectionTables, RunTables, JudgmentLog, Jud
     """
 
     @classmethod
-    def open(cls, path: str | Path, create: bool = False) -> JudgmentStore:
-        """Open the store at ``path``, its schema brought up to date (an older store of
-        either engine is migrated on open, see :mod:`pooltool.store.migrations`).
+    def open(cls, path: str | Path, create: bool = False,
+             upgrade: bool | None = None) -> JudgmentStore:
+        """Open the store at ``path``.
+
+        An older store's schema (:mod:`pooltool.store.migrations`) is upgraded on open
+        (:attr:`upgraded` names what was applied) as ``upgrade`` says: ``None`` (the
+        default) upgrades a SQLite store and leaves a PostgreSQL store to its owner's
+        ``pooltool store upgrade`` (assessors on an older pooltool keep judging until
+        then); ``False`` never upgrades (read commands); ``True`` upgrades either. A store
+        not upgraded is used as it is when it lacks only migrations reading does not
+        need, and refused otherwise, saying how to upgrade it.
 
         A store this process cannot write (a read-only file, or a file in a
         read-only folder, where SQLite cannot create the ``-wal`` and ``-shm``
@@ -99,10 +107,15 @@ class JudgmentStore(SettingsTable, CollectionTables, RunTables, JudgmentLog, Jud
         ``create``, an empty database gets the schema).
         """
         if is_postgresql_url(path):
-            engine: Engine = open_postgresql(str(path), create, utc_now())
+            engine: Engine = open_postgresql(str(path), create, utc_now(), bool(upgrade))
             engine.lock_timeout_ms = int(BUSY_TIMEOUT_S * 1000)
             return cls(engine)
-        return cls(open_sqlite(Path(path), create, BUSY_TIMEOUT_S))
+        return cls(open_sqlite(Path(path), create, BUSY_TIMEOUT_S, upgrade is not False))
+
+    @property
+    def upgraded(self) -> list[str]:
+        """The migrations opening the store applied (none: it was current or read as it is)."""
+        return self.conn.upgraded
 
     @classmethod
     def memory(cls) -> JudgmentStore:
