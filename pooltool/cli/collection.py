@@ -393,6 +393,17 @@ def export_qrels(ctx: click.Context, version: str | None, policy: str,
     """Write qrels (topic iteration docno grade) derived from the judgment log.
 
     \b
+    Policies (people only, unless :all; each person's latest grade counts):
+      latest       the most recent grade of the pair
+      max          the highest grade
+      majority     the most frequent grade; a tie: the tied grade given last
+      assessor:A   A's latest grade (a person or a machine)
+      prefer:A,B   A's grade where A judged the pair, else B's, ...
+    A negative grade (-1, "pooled, not judged") is no judgment under every
+    policy: it never replaces, outvotes or outranks a grade >= 0; a pair whose
+    every grade is negative is written with it (unjudged to trec_eval).
+
+    \b
     Example:
       pooltool export-qrels --version official -o qrels.txt
       pooltool export-qrels --unjudged-as -1 --policy majority

@@ -20,6 +20,11 @@ qrels at any point of the log are derived:
      else B's, and so on; where none of them judged it, the first of them
      with a (negative) grade.
 
+   Under every policy a negative grade ("pooled, not judged": NIST's ``-1``) is no
+   judgment: it never replaces, outvotes or outranks a grade >= 0. Each policy picks
+   among the rows with a grade >= 0; only a pair that has none gets the negative
+   grade its rows give by the same policy (so it stays in the qrels as unjudged).
+
 An assessor is a *person* unless marked a *machine* (``import-qrels
 --machine``, ``assessor-kind``; :mod:`pooltool.store.judged`): the policies
 without ``:all`` leave machines' judgments out, so machine grades reach
@@ -32,7 +37,7 @@ version can be exported again exactly, whatever was judged after it.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -41,7 +46,7 @@ import pandas as pd
 from pooltool.errors import InvalidArgument, StoreError, UnknownVersion
 from pooltool.formats.qrels import read_qrels
 from pooltool.formats.source import in_int64
-from pooltool.records import QRELS_COLUMNS
+from pooltool.records import QRELS_COLUMNS, is_judged
 from pooltool.store.core import StoreCore
 from pooltool.store.engine import Engine
 from pooltool.store.judged import record_kind
@@ -349,13 +354,30 @@ def apply_policy(live: pd.DataFrame, policy: str,
     base, _, scope = policy.partition(":")
     if base in _PEOPLE_POLICIES and scope in ("", "all"):
         rows = live if scope == "all" else live[~live["assessor"].isin(machines)]
-        return _PICK[base](rows)
+        return _judged_first(rows, _PICK[base])
     if base == "assessor" and scope:
-        own = _latest(live, ["topic", "docno", "assessor"])
-        return own[own["assessor"] == scope]
+        return _judged_first(live[live["assessor"] == scope], _pick_latest)
     if base == "prefer" and scope:
-        return _prefer(live, [name.strip() for name in scope.split(",")])
+        names = [name.strip() for name in scope.split(",")]
+        _check_known(live, names)
+        return _judged_first(live[live["assessor"].isin(names)],
+                             lambda rows: _prefer(rows, names))
     raise InvalidArgument(f"unknown policy {policy!r}; choose one of {', '.join(POLICIES)}")
+
+
+def _judged_first(rows: pd.DataFrame,
+                  pick: Callable[[pd.DataFrame], pd.DataFrame]) -> pd.DataFrame:
+    """``pick`` over the rows with a grade >= 0; for the pairs with none, over their
+    negative rows (see the module docstring: a negative grade is no judgment)."""
+    judged = is_judged(rows["grade"])
+    chosen = pick(rows[judged])
+    keys = ["topic", "docno"]
+    done = pd.MultiIndex.from_frame(chosen[keys])
+    unjudged = rows[~judged]
+    unjudged = unjudged[~pd.MultiIndex.from_frame(unjudged[keys]).isin(done)]
+    if unjudged.empty:
+        return chosen
+    return pd.concat([chosen, pick(unjudged)]).sort_values("judgment_id")
 
 
 def _pick_latest(rows: pd.DataFrame) -> pd.DataFrame:
@@ -375,19 +397,21 @@ def _pick_majority(rows: pd.DataFrame) -> pd.DataFrame:
 _PICK = {"latest": _pick_latest, "max": _pick_max, "majority": _pick_majority}
 
 
-def _prefer(live: pd.DataFrame, names: list[str]) -> pd.DataFrame:
-    """The own grade of the first of ``names`` who judged the pair (grade >= 0); where
-    none did, the first of them with a negative grade."""
+def _check_known(live: pd.DataFrame, names: list[str]) -> None:
+    """Refuse ``prefer:`` naming an assessor with no live judgment (a typo, most often)."""
     unknown = [n for n in names if not n or n not in set(live["assessor"])]
     if unknown:
         known = ", ".join(sorted(set(live["assessor"]))) or "none yet"
         raise StoreError(f"policy prefer: names {unknown[0]!r}, who has no live judgment "
                          f"(assessors: {known})")
-    own = _latest(live[live["assessor"].isin(names)], ["topic", "docno", "assessor"])
-    place = own["assessor"].map({n: i for i, n in enumerate(names)})
-    priority = place + (own["grade"] < 0) * len(names)
-    ranked = own.assign(_priority=priority).sort_values("_priority", kind="mergesort")
-    chosen = ranked.drop_duplicates(["topic", "docno"], keep="first")
+
+
+def _prefer(rows: pd.DataFrame, names: list[str]) -> pd.DataFrame:
+    """The own grade of the first of ``names`` with one for the pair."""
+    own = _latest(rows, ["topic", "docno", "assessor"])
+    ranked = own.assign(_priority=own["assessor"].map({n: i for i, n in enumerate(names)}))
+    chosen = ranked.sort_values("_priority", kind="mergesort").drop_duplicates(
+        ["topic", "docno"], keep="first")
     return chosen.drop(columns="_priority").sort_values("judgment_id")
 
 
