@@ -80,16 +80,20 @@ def test_trec_eval_test_qrels_import(shared_data: Path, name: str, lines: int) -
 @pytest.mark.parametrize(
     ("name", "message"),
     [
-        ("qrels.123", "qrels.123:3686: docno 'CR93E-1860' for topic '301' has grade 3 here "
-                      "but grade 0 on line 5"),
-        ("qrels.comments.123", "qrels.comments.123:3689: docno 'CR93E-1860' for topic '301' "
-                               "has grade 3 here but grade 0 on line 6"),
+        ("qrels.123", "qrels.123:3682: docno 'CR93E-10279' for topic '301' is given again "
+                      "under column 2 '1' (line 1: '0'): qrels with a subtopic or judgment "
+                      "group in column 2 (diversity qrels, qrels_jg) are not read; give one "
+                      "line per (topic, docno)"),
+        ("qrels.comments.123", "qrels.comments.123:3685: docno 'CR93E-10279' for topic '301' "
+                               "is given again under column 2 '1' (line 1: '0'): qrels with a "
+                               "subtopic or judgment group in column 2 (diversity qrels, "
+                               "qrels_jg) are not read; give one line per (topic, docno)"),
     ],
 )
 def test_qrels_jg_files_are_refused_as_plain_qrels(shared_data: Path, name: str,
                                                    message: str) -> None:
-    """qrels_jg files judge one pair in several judgment groups (column 2) with different
-    grades: read as plain qrels that is a conflict, named with both lines."""
+    """qrels_jg files judge one pair in several judgment groups (column 2): read as plain
+    qrels that is refused, at the first line that repeats a pair under another group."""
     with pytest.raises(FormatError) as info:
         read_qrels(shared_data / "trec_eval_test" / name)
     assert str(info.value).endswith(message)

@@ -359,7 +359,10 @@ def import_qrels(ctx: click.Context, file: Path, version: str, assessor: str,
 
     Each line is recorded as the --assessor's judgment unless that assessor's
     own live grade of the document already equals it ('unchanged'); another
-    assessor's equal grade does not count. With --machine the assessor is
+    assessor's equal grade does not count. A line repeated word for word is
+    kept once (and counted); a (topic, docno) given again with another grade,
+    or under another iteration (diversity qrels: one line per subtopic), is
+    refused, naming the line. With --machine the assessor is
     marked a machine, so its grades reach qrels only through a policy that
     names it (assessor:NAME, prefer:A,B) or takes all (latest:all).
 
@@ -373,9 +376,12 @@ def import_qrels(ctx: click.Context, file: Path, version: str, assessor: str,
                                     strict_topics=strict_topics,
                                     on_unknown_topics=warn_unknown_topics)
         kind = "machine" if assessor in store.machines() else "person"
+    folded = result["folded"]
     warn(f"{file}: {result['read']} judgments read, {result['added']} added, "
          f"{result['unchanged']} unchanged, {result['retracted']} retracted; "
-         f"version {version!r}; assessor {assessor!r} is a {kind}")
+         f"version {version!r}; assessor {assessor!r} is a {kind}"
+         + (f"; {folded} repeated line{'s' if folded != 1 else ''} (the same words as an "
+            "earlier line) kept once" if folded else ""))
 
 
 @cli.command("export-qrels")

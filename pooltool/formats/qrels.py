@@ -8,9 +8,13 @@ The iteration column is kept as text (TREC-COVID writes ``0.5``) and ignored
 by every measure. Grades are integers; negative grades are kept as given
 (trec_eval reads them as neither relevant nor judged, e.g. -1 "pooled but not
 judged", -2 "junk"). Blank lines and lines starting with ``#`` are skipped.
-A (topic, docno) pair given twice with the same grade is kept once; given
-twice with different grades it is an error, since no single grade can be
-chosen without a policy.
+A line repeated word for word (the same topic, iteration, docno and grade) is kept
+once, and the repeats are counted (:func:`folded_lines`). A (topic, docno) pair given
+again with another grade is an error, since no single grade can be chosen without a
+policy; given again under another column 2 value is an error too: that is how diversity
+qrels (TREC Web track: column 2 the subtopic) and trec_eval's qrels_jg (column 2 the
+judgment group) write a line per subtopic or group, which a qrels of one grade per pair
+cannot keep, and keeping one of them would lose the rest.
 
 A plain file (a path, not ``.gz``) is read by Apache Arrow's CSV reader
 through :func:`pooltool.formats.columns.read_columns`, which cuts lines and
@@ -55,12 +59,13 @@ def read_qrels(source: Source) -> pd.DataFrame:
 
     :param source: a path (``.gz`` accepted), an open text stream, or the text.
     :returns: one row per distinct (topic, docno), in file order, with columns
-        ``topic, iteration, docno`` (str) and ``grade`` (int64).
+        ``topic, iteration, docno`` (str) and ``grade`` (int64); the number of repeated
+        lines kept once is :func:`folded_lines` of it.
     :raises FormatError: an empty file, a leading UTF-8 byte order mark (trec_eval
         reads it into the first topic id), wrong column count, a grade that is
         not an integer (ASCII digits with an optional sign, in 64-bit range),
-        or a (topic, docno) given twice with different grades; the message
-        names file and line.
+        or a (topic, docno) given twice with different grades or iterations; the
+        message names file and line.
     """
     import pandas as pd
 
@@ -70,8 +75,17 @@ def read_qrels(source: Source) -> pd.DataFrame:
         frame = pd.DataFrame({name: table[name].to_numpy() for name in _TEXT})
         frame["grade"] = table["grade"].to_numpy()
         return frame
-    frame = pd.DataFrame(_read_lines(source), columns=QRELS_COLUMNS)
-    return frame.astype({"grade": "int64"})
+    folded: list[int] = []
+    frame = pd.DataFrame(_read_lines(source, folded), columns=QRELS_COLUMNS)
+    frame = frame.astype({"grade": "int64"})
+    frame.attrs["folded_lines"] = len(folded)
+    return frame
+
+
+def folded_lines(qrels: pd.DataFrame) -> int:
+    """How many lines of the file :func:`read_qrels` read were repeats of an earlier
+    line, word for word, and kept once."""
+    return int(qrels.attrs.get("folded_lines", 0))
 
 
 def read_qrels_table(source: Source) -> pa.Table:
@@ -89,25 +103,28 @@ def read_qrels_table(source: Source) -> pa.Table:
                      for i, name in enumerate(QRELS_COLUMNS)})
 
 
-def _read_lines(source: Source) -> list[Qrel]:
-    """:func:`iter_qrels` on the whole source.
+def _read_lines(source: Source, folded: list[int] | None = None) -> list[Qrel]:
+    """:func:`iter_qrels` on the whole source (``folded``: as there).
 
     :raises FormatError: see :func:`read_qrels`, an empty file included.
     """
     name = source_name(source)
     with open_text(source) as handle:
-        rows = list(iter_qrels(handle, name))
+        rows = list(iter_qrels(handle, name, folded))
     if not rows:
         raise FormatError(name, 0, "holds no qrels lines")
     return rows
 
 
-def iter_qrels(lines: Iterable[str], name: str = "<string>") -> Iterator[Qrel]:
+def iter_qrels(lines: Iterable[str], name: str = "<string>",
+               folded: list[int] | None = None) -> Iterator[Qrel]:
     """Parse qrels lines strictly, yielding one :class:`Qrel` per distinct pair.
 
+    :param folded: if given, the number of each line that repeats an earlier one word
+        for word (kept once) is appended to it.
     :raises FormatError: see :func:`read_qrels`.
     """
-    seen: dict[tuple[str, str], tuple[int, int]] = {}
+    seen: dict[tuple[str, str], tuple[Qrel, int]] = {}
     for number, line in enumerate(lines, start=1):
         fields = split_fields(line)
         if is_skipped(fields):
@@ -115,17 +132,25 @@ def iter_qrels(lines: Iterable[str], name: str = "<string>") -> Iterator[Qrel]:
         qrel = parse_qrels_fields(fields, name, number)
         key = (qrel.topic, qrel.docno)
         if key in seen:
-            grade, first = seen[key]
-            if grade != qrel.grade:
-                raise FormatError(
-                    name,
-                    number,
-                    f"docno {qrel.docno!r} for topic {qrel.topic!r} has grade {qrel.grade} "
-                    f"here but grade {grade} on line {first}",
-                )
+            _check_repeat(qrel, *seen[key], name, number)
+            if folded is not None:
+                folded.append(number)
             continue
-        seen[key] = (qrel.grade, number)
+        seen[key] = (qrel, number)
         yield qrel
+
+
+def _check_repeat(qrel: Qrel, earlier: Qrel, first: int, name: str, number: int) -> None:
+    """Refuse a pair given again with another grade or iteration (see the module)."""
+    where = f"docno {qrel.docno!r} for topic {qrel.topic!r}"
+    if earlier.grade != qrel.grade:
+        raise FormatError(name, number, f"{where} has grade {qrel.grade} here but grade "
+                                        f"{earlier.grade} on line {first}")
+    if earlier.iteration != qrel.iteration:
+        raise FormatError(name, number, (
+            f"{where} is given again under column 2 {qrel.iteration!r} (line {first}: "
+            f"{earlier.iteration!r}): qrels with a subtopic or judgment group in column 2 "
+            "(diversity qrels, qrels_jg) are not read; give one line per (topic, docno)"))
 
 
 def parse_qrels_fields(fields: list[str], name: str, number: int) -> Qrel:

@@ -44,7 +44,7 @@ from typing import Any
 import pandas as pd
 
 from pooltool.errors import InvalidArgument, StoreError, UnknownVersion
-from pooltool.formats.qrels import read_qrels
+from pooltool.formats.qrels import folded_lines, read_qrels
 from pooltool.formats.source import in_int64
 from pooltool.records import QRELS_COLUMNS, is_judged
 from pooltool.store.core import StoreCore
@@ -143,8 +143,9 @@ class JudgmentLog(StoreCore):
             (when it holds topics; see :mod:`pooltool.store.topic_check`).
         :param on_unknown_topics: called after the import when the file has
             such topics (and not ``strict_topics``).
-        :returns: ``{"source", "read", "added", "unchanged", "retracted", "version"}``
-            (counts of qrels lines, except ``retracted``: judgment rows retracted).
+        :returns: ``{"source", "read", "added", "unchanged", "retracted", "version",
+            "folded"}`` (counts of qrels lines, except ``retracted``: judgment rows
+            retracted; ``folded``: lines repeated word for word, kept once).
         :raises FormatError: a malformed line (nothing is imported).
         :raises StoreError: the version name is taken (nothing is imported).
         :raises UnknownTopic: ``strict_topics`` and the file has unknown topics
@@ -164,7 +165,8 @@ class JudgmentLog(StoreCore):
         if unknown is not None and on_unknown_topics is not None:
             on_unknown_topics(unknown)
         return {"source": str(path), "read": len(qrels), "added": added,
-                "unchanged": len(qrels) - added, "retracted": retracted, "version": version}
+                "unchanged": len(qrels) - added, "retracted": retracted, "version": version,
+                "folded": folded_lines(qrels)}
 
     def _append_qrels(self, conn: Engine, qrels: pd.DataFrame,
                       own: pd.DataFrame, assessor: str, origin: str) -> int:
