@@ -80,6 +80,11 @@ class UnknownTopic(StoreError):
     """A topic id was named that the store does not hold."""
 
 
+class UnknownDocnos(StoreError):
+    """An input names docnos that no document of the store has, and was refused
+    (``--strict-docs``)."""
+
+
 class UnknownRun(StoreError):
     """A run tag was named that the store does not hold."""
 

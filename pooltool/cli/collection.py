@@ -39,6 +39,7 @@ from pooltool.judging.queue import judging_queue, pool_status
 from pooltool.records import QRELS_COLUMNS
 from pooltool.report import emit, emit_json, records
 from pooltool.store import DEFAULT_POOL, JudgmentStore
+from pooltool.store.docno_check import MissingDocnos
 from pooltool.store.journal import waiting_writes
 from pooltool.store.judgments import POLICIES
 from pooltool.store.topic_check import UnknownTopics
@@ -167,6 +168,19 @@ def warn_unknown_topics(found: UnknownTopics) -> None:
     warn(f"warning: {found.message()}; imported anyway (--strict-topics refuses them)")
 
 
+def strict_docs_option(f: F) -> F:
+    """Add ``--strict-docs`` (refuse input naming docnos the store's documents lack)."""
+    return click.option(
+        "--strict-docs", is_flag=True,
+        help="Refuse the input if it names docnos no stored document has (when the store "
+             "holds documents); default: name them on stderr and import.")(f)
+
+
+def warn_missing_docnos(found: MissingDocnos) -> None:
+    """Name an input's docnos the collection lacks on stderr (the import went on)."""
+    warn(f"warning: {found.message()}; imported anyway (--strict-docs refuses them)")
+
+
 FORCE_HINT = ("; --force does it anyway: the pool keeps its documents, and its rounds "
               "still name the old run and its file's sha256")
 
@@ -183,10 +197,11 @@ def force_option(help_text: str) -> Callable[[F], F]:
                    "'pooltool runs --all' as replaced.")
 @force_option("With --replace: also replace runs that built a pool.")
 @strict_topics_option
+@strict_docs_option
 @output_option()
 @click.pass_context
 def add_runs(ctx: click.Context, files: tuple[Path, ...], replace: bool, force: bool,
-             strict_topics: bool, fmt: str) -> None:
+             strict_topics: bool, strict_docs: bool, fmt: str) -> None:
     """Import TREC run files (several tags in a file are several runs); one transaction.
 
     \b
@@ -197,7 +212,8 @@ def add_runs(ctx: click.Context, files: tuple[Path, ...], replace: bool, force: 
     with open_store_to_write(ctx) as store, _force_hint():
         added = store.add_runs(progress(files, "reading runs", total=len(files)),
                                replace=replace, force=force, strict_topics=strict_topics,
-                               on_unknown_topics=warn_unknown_topics)
+                               on_unknown_topics=warn_unknown_topics, strict_docs=strict_docs,
+                               on_missing_docnos=warn_missing_docnos)
     say_runs_per_file(zip(added["source_path"], added["run_tag"], strict=True))
     emit(added, fmt, title="runs added")
 
@@ -352,9 +368,10 @@ def export_pool(ctx: click.Context, pool_name: str, queue: bool, output: Path | 
               help="The assessor is a machine (an LLM judge, a classifier): the default "
                    "policies leave its judgments out.")
 @strict_topics_option
+@strict_docs_option
 @click.pass_context
 def import_qrels(ctx: click.Context, file: Path, version: str, assessor: str,
-                 replace: bool, machine: bool, strict_topics: bool) -> None:
+                 replace: bool, machine: bool, strict_topics: bool, strict_docs: bool) -> None:
     """Append a qrels file to the judgment log and name the result as a version.
 
     Each line is recorded as the --assessor's judgment unless that assessor's
@@ -374,7 +391,9 @@ def import_qrels(ctx: click.Context, file: Path, version: str, assessor: str,
     with open_store_to_write(ctx) as store:
         result = store.import_qrels(file, version, assessor, replace=replace, machine=machine,
                                     strict_topics=strict_topics,
-                                    on_unknown_topics=warn_unknown_topics)
+                                    on_unknown_topics=warn_unknown_topics,
+                                    strict_docs=strict_docs,
+                                    on_missing_docnos=warn_missing_docnos)
         kind = "machine" if assessor in store.machines() else "person"
     folded = result["folded"]
     warn(f"{file}: {result['read']} judgments read, {result['added']} added, "

@@ -48,6 +48,7 @@ from pooltool.formats.qrels import folded_lines, read_qrels
 from pooltool.formats.source import in_int64
 from pooltool.records import QRELS_COLUMNS, is_judged
 from pooltool.store.core import StoreCore
+from pooltool.store.docno_check import OnMissingDocnos, check_docnos
 from pooltool.store.engine import Engine
 from pooltool.store.judged import record_kind
 from pooltool.store.provenance import file_sha256, utc_now
@@ -123,7 +124,8 @@ class JudgmentLog(StoreCore):
 
     def import_qrels(self, path: str | Path, version: str, assessor: str = "qrels", *,
                      replace: bool = False, machine: bool = False, strict_topics: bool = False,
-                     on_unknown_topics: OnUnknownTopics | None = None) -> dict[str, Any]:
+                     on_unknown_topics: OnUnknownTopics | None = None, strict_docs: bool = False,
+                     on_missing_docnos: OnMissingDocnos | None = None) -> dict[str, Any]:
         """Import a qrels file into the log as ``assessor``'s judgments and name the
         result as a version (one transaction).
 
@@ -143,6 +145,10 @@ class JudgmentLog(StoreCore):
             (when it holds topics; see :mod:`pooltool.store.topic_check`).
         :param on_unknown_topics: called after the import when the file has
             such topics (and not ``strict_topics``).
+        :param strict_docs: refuse a file naming docnos no stored document has (when
+            the store holds documents; see :mod:`pooltool.store.docno_check`).
+        :param on_missing_docnos: called after the import when the file has such
+            docnos (and not ``strict_docs``).
         :returns: ``{"source", "read", "added", "unchanged", "retracted", "version",
             "folded"}`` (counts of qrels lines, except ``retracted``: judgment rows
             retracted; ``folded``: lines repeated word for word, kept once).
@@ -150,12 +156,15 @@ class JudgmentLog(StoreCore):
         :raises StoreError: the version name is taken (nothing is imported).
         :raises UnknownTopic: ``strict_topics`` and the file has unknown topics
             (nothing is imported).
+        :raises UnknownDocnos: ``strict_docs`` and the file names docnos the store's
+            documents lack (nothing is imported).
         """
         path = Path(path)
         qrels = read_qrels(path)
         with self.writing("imported") as conn:
             self._check_new_version(conn, version)
             unknown = check_topics(conn, qrels["topic"].unique(), str(path), strict_topics)
+            missing = check_docnos(conn, qrels["docno"].unique(), str(path), strict_docs)
             if machine:
                 record_kind(conn, assessor, "machine", f"import-qrels {path}")
             own = self.qrels(policy=f"assessor:{assessor}")
@@ -164,6 +173,8 @@ class JudgmentLog(StoreCore):
             self._insert_version(conn, version, str(path), file_sha256(path), None)
         if unknown is not None and on_unknown_topics is not None:
             on_unknown_topics(unknown)
+        if missing is not None and on_missing_docnos is not None:
+            on_missing_docnos(missing)
         return {"source": str(path), "read": len(qrels), "added": added,
                 "unchanged": len(qrels) - added, "retracted": retracted, "version": version,
                 "folded": folded_lines(qrels)}

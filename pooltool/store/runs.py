@@ -30,11 +30,13 @@ from pooltool.ranking import order_table
 from pooltool.records import RUN_COLUMNS
 from pooltool.store import run_columns
 from pooltool.store.core import StoreCore
+from pooltool.store.docno_check import MissingDocnos, OnMissingDocnos, check_docnos
 from pooltool.store.engine import Engine
 from pooltool.store.provenance import bytes_sha256, file_sha256, utc_now
 from pooltool.store.topic_check import OnUnknownTopics, UnknownTopics, check_topics
 
 _FILES_IN_FLIGHT = 2  # run files read and packed ahead, one thread each, while one is stored
+_LoadedFile = tuple[list[tuple[str, run_columns.RunBlob]], str, set[str]]
 
 
 class RunTables(StoreCore):
@@ -43,7 +45,9 @@ class RunTables(StoreCore):
     def add_runs(self, paths: str | Path | Iterable[str | Path], *,
                  replace: bool = False, force: bool = False,
                  strict_topics: bool = False,
-                 on_unknown_topics: OnUnknownTopics | None = None) -> pd.DataFrame:
+                 on_unknown_topics: OnUnknownTopics | None = None,
+                 strict_docs: bool = False,
+                 on_missing_docnos: OnMissingDocnos | None = None) -> pd.DataFrame:
         """Import run files (one path or several), all in one transaction.
 
         Each file may hold several run tags; each tag becomes one run. Entries
@@ -57,6 +61,10 @@ class RunTables(StoreCore):
             (when it holds topics; see :mod:`pooltool.store.topic_check`).
         :param on_unknown_topics: called after the import, once per file with
             such topics (when not ``strict_topics``).
+        :param strict_docs: refuse files retrieving docnos no stored document has (when
+            the store holds documents; see :mod:`pooltool.store.docno_check`).
+        :param on_missing_docnos: called after the import, once per file with such
+            docnos (when not ``strict_docs``).
         :returns: one row per run added: ``run_tag, source_path, lines, topics``.
         :raises FormatError: a malformed line (nothing is imported).
         :raises StoreError: a run tag already in the store (without
@@ -65,24 +73,31 @@ class RunTables(StoreCore):
             pool (nothing is imported).
         :raises UnknownTopic: ``strict_topics`` and a file has unknown topics
             (nothing is imported).
+        :raises UnknownDocnos: ``strict_docs`` and a file retrieves docnos the store's
+            documents lack (nothing is imported).
         """
         if isinstance(paths, (str, Path)):
             paths = [paths]
         paths = list(paths)
         threads = len(paths) == 1  # several files: one reader thread each is enough
 
-        def load(path: Path) -> tuple[list[tuple[str, run_columns.RunBlob]], str]:
-            """A file's runs, each packed in trec_eval order, and the file's sha256."""
+        def load(path: Path) -> _LoadedFile:
+            """A file's runs, each packed in trec_eval order, the file's sha256, and its
+            docnos when the store holds documents to check them against."""
             runs, sha = _file_runs(path, threads)
-            return [(tag, run_columns.pack(run)) for tag, run in runs], sha
+            docnos = set().union(*(pc.unique(run["docno"]).to_pylist() for _, run in runs)) \
+                if with_documents else set()
+            return [(tag, run_columns.pack(run)) for tag, run in runs], sha, docnos
 
-        def store(path: str | Path,
-                  loading: Future[tuple[list[tuple[str, run_columns.RunBlob]], str]]) -> None:
-            runs, sha = loading.result()
+        def store(path: str | Path, loading: Future[_LoadedFile]) -> None:
+            runs, sha, docnos = loading.result()
             file_topics = set().union(*(run.topic_names for _, run in runs))
             found = check_topics(conn, file_topics, str(path), strict_topics)
             if found is not None:
                 unknown.append(found)
+            lacking = check_docnos(conn, docnos, str(path), strict_docs) if docnos else None
+            if lacking is not None:
+                missing.append(lacking)
             for tag, run in runs:
                 earlier = [a["source_path"] for a in added if a["run_tag"] == tag]
                 if earlier:
@@ -93,15 +108,15 @@ class RunTables(StoreCore):
 
         added: list[dict[str, Any]] = []
         unknown: list[UnknownTopics] = []
+        missing: list[MissingDocnos] = []
+        with_documents = self.conn.execute("SELECT 1 FROM documents LIMIT 1").fetchone() is not None
         # Worker threads read and order the next files while this thread stores one (Arrow
         # lets go of the GIL); at most _FILES_IN_FLIGHT files are held at a time. Only this
         # thread uses ``conn``; files are stored in the order given, so errors come in
         # that order too.
         with self.writing("imported") as conn, \
                 ThreadPoolExecutor(max_workers=_FILES_IN_FLIGHT) as reader:
-            waiting: deque[tuple[str | Path,
-                                 Future[tuple[list[tuple[str, run_columns.RunBlob]], str]]]]
-            waiting = deque()
+            waiting: deque[tuple[str | Path, Future[_LoadedFile]]] = deque()
             for path in paths:
                 waiting.append((path, reader.submit(load, Path(path))))
                 if len(waiting) == _FILES_IN_FLIGHT:
@@ -111,6 +126,9 @@ class RunTables(StoreCore):
         if on_unknown_topics is not None:
             for found in unknown:
                 on_unknown_topics(found)
+        if on_missing_docnos is not None:
+            for lacking in missing:
+                on_missing_docnos(lacking)
         return pd.DataFrame(added, columns=["run_tag", "source_path", "lines", "topics"])
 
     def add_run_frame(self, frame: pd.DataFrame, source: str = "<api>") -> pd.DataFrame:
