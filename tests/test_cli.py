@@ -133,6 +133,7 @@ def test_demo_builds_where_db_says(store_address: str, tmp_path: Path) -> None:
 
 def test_unwritable_output_is_a_clean_error(work: Path) -> None:
     run(work, "init")
+    run(work, "import-qrels", str(work / "qrels.txt"), "--version", "v1")
     code, _, err = run(work, "export-qrels", "-o", str(work / "missing" / "q.txt"))
     assert (code, err) == (1, f"Error: {work / 'missing' / 'q.txt'}: No such file or directory\n")
 

@@ -439,9 +439,11 @@ def export_qrels(ctx: click.Context, version: str | None, policy: str,
     judgments, by kind, the qrels took.
     """
     with open_store(ctx) as store:
-        qrels = store.qrels(version, policy)
-        if qrels.empty and policy.startswith("assessor:"):
+        if policy.startswith("assessor:"):
             _check_assessor(store, policy.split(":", 1)[1])
+        # an empty export is an error, but a pool written as unjudged lines is not
+        qrels = (store.qrels(version, policy) if unjudged_as is not None
+                 else store.nonempty_qrels(version, policy))
         note = store.policy_note(version, policy) if store.machines() else ""
         if unjudged_as is not None:
             qrels = _with_unjudged(qrels, store.pool_docs(pool_name), unjudged_as)

@@ -25,7 +25,6 @@ from pooltool.cli.sources import (
     stored_qrels,
     stored_run_tables,
 )
-from pooltool.errors import StoreError
 from pooltool.measures import (
     RecallResult,
     evaluate_recall,
@@ -212,13 +211,7 @@ def _judged(ctx: click.Context, stored: tuple[str | None, str]) -> pd.DataFrame:
 
     :raises StoreError: there are none (a tester was told "the qrels frame has no rows").
     """
-    qrels = stored_qrels(ctx, *stored)
-    if qrels.empty:
-        version, policy = stored
-        raise StoreError(f"no judgments in {f'version {version!r}' if version else 'the store'}"
-                         f" under policy {policy!r}: nothing to measure against (judge, or "
-                         "import-qrels, first)")
-    return qrels
+    return stored_qrels(ctx, *stored)
 
 
 def _warn_topics(result: RecallResult) -> None:

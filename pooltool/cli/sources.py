@@ -97,11 +97,11 @@ def stored_qrels(ctx: click.Context, version: str | None, policy: str = "latest"
     When the store has a machine assessor, stderr says whose judgments, by kind,
     the policy took (:meth:`~pooltool.store.JudgmentStore.policy_note`).
 
-    :raises StoreError: no store, no such version, or a bad policy.
+    :raises StoreError: no store, no such version, a bad policy, or no grade under it
+        (saying how to reach machines' grades when the version has only those).
     """
-
     with open_store(ctx) as store:
-        qrels = store.qrels(version, policy)
+        qrels = store.nonempty_qrels(version, policy)
         if store.machines():
             warn(f"qrels {version or 'of the log now'}, {store.policy_note(version, policy)}")
         return qrels

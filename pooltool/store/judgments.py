@@ -304,6 +304,33 @@ class JudgmentLog(StoreCore):
         live = self.live_judgments(until, topics)
         return apply_policy(live, policy, self.machines())[QRELS_COLUMNS]
 
+    def nonempty_qrels(self, version: str | None = None, policy: str = "latest") -> pd.DataFrame:
+        """:meth:`qrels`, refusing an empty result with how to reach what the log holds.
+
+        :raises StoreError: no grade under ``policy``; when the version's judgments are
+            all machines', the message names them and the policies that take them
+            (``assessor:NAME``, ``latest:all``, ``prefer:A,B``).
+        :raises UnknownVersion: no such version.
+        """
+        qrels = self.qrels(version, policy)
+        if not qrels.empty:
+            return qrels
+        until = None if version is None else self.version_point(version)
+        judged_by = sorted(set(self.live_judgments(until)["assessor"]))
+        what = f"version {version!r}" if version else "the judgment log"
+        machines = [name for name in judged_by if name in self.machines()]
+        if machines and len(machines) == len(judged_by):
+            raise StoreError(
+                f"{what} has no grade under policy {policy!r}: its judgments are all by "
+                f"machine assessor(s) {', '.join(machines)}, which the people-only policies "
+                f"leave out; use --policy assessor:{machines[0]}, latest:all, or prefer:"
+                f"PERSON,{machines[0]} to fill people's qrels")
+        raise StoreError(f"no judgments in {f'version {version!r}' if version else 'the store'}"
+                         f" under policy {policy!r}: nothing to measure against (judge, or "
+                         "import-qrels, first)" + (
+                             f"; assessors with judgments: {', '.join(judged_by)}"
+                             if judged_by else ""))
+
     def policy_note(self, version: str | None = None, policy: str = "latest") -> str:
         """One line saying whose judgments the qrels of ``policy`` took, by kind, and
         which machines' judgments it left out, e.g. ``policy latest: people (alice,
