@@ -93,6 +93,11 @@ class RunInPool(StoreError):
     """A run that built a pool was to be replaced or removed without ``force``."""
 
 
+class NoGrades(StoreError):
+    """The qrels asked for (a version under a policy) hold no grade: nothing to measure
+    against; the message says how to reach the grades the log holds."""
+
+
 class UnknownVersion(StoreError):
     """A qrels version name was named that the store does not hold."""
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, ContextManager
 import click
 
 from pooltool.cli.group import db_path, open_store, store_exists, warn
-from pooltool.errors import DuplicateRunTag, StoreError, UnknownRun, UnknownVersion
+from pooltool.errors import DuplicateRunTag, NoGrades, StoreError, UnknownRun, UnknownVersion
 from pooltool.formats.qrels import read_qrels, read_qrels_table
 from pooltool.formats.run import read_run
 from pooltool.formats.source import refuse_non_regular_file
@@ -44,6 +44,8 @@ def load_qrels(ctx: click.Context, spec: str, policy: str = "latest") -> pd.Data
 
     try:
         return stored_qrels(ctx, spec, policy)
+    except NoGrades:
+        raise  # the version is there: what it lacks is said as it is
     except UnknownVersion as exc:
         if not is_policy(spec):
             raise StoreError(f"{spec!r} is neither a qrels file nor a stored version nor a "

@@ -43,7 +43,7 @@ from typing import Any
 
 import pandas as pd
 
-from pooltool.errors import InvalidArgument, StoreError, UnknownVersion
+from pooltool.errors import InvalidArgument, NoGrades, StoreError, UnknownVersion
 from pooltool.formats.qrels import folded_lines, read_qrels
 from pooltool.formats.source import in_int64
 from pooltool.records import QRELS_COLUMNS, is_judged
@@ -307,7 +307,7 @@ class JudgmentLog(StoreCore):
     def nonempty_qrels(self, version: str | None = None, policy: str = "latest") -> pd.DataFrame:
         """:meth:`qrels`, refusing an empty result with how to reach what the log holds.
 
-        :raises StoreError: no grade under ``policy``; when the version's judgments are
+        :raises NoGrades: no grade under ``policy``; when the version's judgments are
             all machines', the message names them and the policies that take them
             (``assessor:NAME``, ``latest:all``, ``prefer:A,B``).
         :raises UnknownVersion: no such version.
@@ -320,12 +320,12 @@ class JudgmentLog(StoreCore):
         what = f"version {version!r}" if version else "the judgment log"
         machines = [name for name in judged_by if name in self.machines()]
         if machines and len(machines) == len(judged_by):
-            raise StoreError(
+            raise NoGrades(
                 f"{what} has no grade under policy {policy!r}: its judgments are all by "
                 f"machine assessor(s) {', '.join(machines)}, which the people-only policies "
                 f"leave out; use --policy assessor:{machines[0]}, latest:all, or prefer:"
                 f"PERSON,{machines[0]} to fill people's qrels")
-        raise StoreError(f"no judgments in {f'version {version!r}' if version else 'the store'}"
+        raise NoGrades(f"no judgments in {f'version {version!r}' if version else 'the store'}"
                          f" under policy {policy!r}: nothing to measure against (judge, or "
                          "import-qrels, first)" + (
                              f"; assessors with judgments: {', '.join(judged_by)}"
