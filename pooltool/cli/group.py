@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 from pooltool.cli.lazy import COMMAND_MODULES, command_index
-from pooltool.errors import PooltoolError, StoreBusy
+from pooltool.errors import PooltoolError, StoreBusy, StoreConnectionLost
 from pooltool.report import COLUMN_CHOICE, FORMATS, ColumnChoice
 
 if TYPE_CHECKING:
@@ -66,6 +66,9 @@ class PooltoolGroup(click.Group):
             return super().invoke(ctx)
         except StoreBusy as exc:
             raise _busy(exc) from exc
+        except StoreConnectionLost as exc:  # a read's says nothing of writes: nothing was
+            said = str(exc) if "; nothing was " in str(exc) else f"{exc}; nothing was changed"
+            raise click.ClickException(said) from exc
         except PooltoolError as exc:
             raise click.ClickException(str(exc)) from exc
         except BrokenPipeError:
@@ -251,6 +254,9 @@ def open_store_at(address: str | Path) -> JudgmentStore:
     store = JudgmentStore.open(address)
     try:
         replay = replay_abandoned(store)
+    except StoreConnectionLost:
+        store.close()
+        raise
     except sqlite3.OperationalError as exc:
         warn(f"warning: judging writes wait in journals next to the store and cannot be "
              f"committed ({exc}); what is read here lacks them")
