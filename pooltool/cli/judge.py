@@ -110,6 +110,10 @@ def judge(ctx: click.Context, assessor: str | None, topics: tuple[str, ...], ord
         raise PooltoolError("judge needs a terminal (its input and output are not one); "
                             "use --serve to judge in a web browser")
     app.run()
+    if app.writes.pending and app.writes.journal is not None:
+        warn(f"{app.writes.pending} judging write(s) wait in {app.writes.journal}: the store's "
+             "server was unreachable when the app ended; the next pooltool command run on "
+             "this machine saves them")
 
 
 def _mixed_queue(ctx: click.Context, pool_name: str, sample_name: str, order: str | None,

@@ -200,6 +200,13 @@ class WriteQueue:
         self._queue: deque[PendingWrite] = deque()
         self._wait_s = RECONNECT_FIRST_S
         self._next_try = 0.0
+        self._journal_ok = True  # every write queued is in the journal file
+
+    @property
+    def kept_on_disk(self) -> bool:
+        """Whether every write still queued is in the journal file (so the next pooltool
+        command here commits it if this process ends)."""
+        return self.journal is not None and self._journal_ok
 
     @property
     def offline(self) -> bool:
@@ -295,6 +302,7 @@ class WriteQueue:
         if self._journal_written and self.journal is not None:
             self.journal.unlink(missing_ok=True)
             self._journal_written = False
+        self._journal_ok = True
         return True
 
     def _commit(self, write: PendingWrite) -> int | None:
@@ -339,6 +347,7 @@ class WriteQueue:
                 os.fsync(out.fileno())
         except OSError as exc:  # the writes stay queued in memory; the app says so
             self.journal_error = f"{self.journal}: {exc.strerror or exc}"
+            self._journal_ok = False
 
     def recover(self, paths: Iterable[Path]) -> int:
         """Queue the writes of journals left by processes that died (see the module
