@@ -32,8 +32,9 @@ T = TypeVar("T")
 
 class PooltoolGroup(click.Group):
     """A click group that turns the errors a user can cause into clean ``Error:`` lines:
-    pooltool's own, files that cannot be written or read (``OSError``), and a store
-    that another process keeps locked past the busy timeout.
+    pooltool's own, files that cannot be written or read (``OSError``), a store
+    that another process keeps locked past the busy timeout, and a PostgreSQL server
+    that went away (which says that nothing was changed: a write is one transaction).
 
     Commands are imported on first use (:mod:`pooltool.cli.lazy`): listing
     them reads their help from the source, running one imports its module."""
