@@ -33,7 +33,9 @@ the network dropped), the write is kept, queued and journalled, as a busy store'
 writes are, and so are the writes after it. The queue is then :attr:`WriteQueue.offline`:
 it connects again on the app's timer with backoff (:data:`RECONNECT_FIRST_S`,
 doubling up to :data:`RECONNECT_MAX_S`), not on every key press, and commits the
-queue once the server is back.
+queue once the server is back. On a PostgreSQL store every write carries its token
+from its first try: a connection lost after ``COMMIT`` was sent leaves unknown whether
+the write was committed, and the token keeps its retry from adding it twice.
 """
 
 from __future__ import annotations
@@ -310,8 +312,11 @@ class WriteQueue:
         kind, args = write.kind, write.args
         if write.after is not None and write.after.result is not None:
             args = {**args, "judgment_id": write.after.result}
-        # a journalled write is applied once, even when a journal is replayed twice
-        return workspace.apply_once(self.store, write.token if write.journaled else None,
+        # a journalled write is applied once, even when a journal is replayed twice; on a
+        # server every write is, from its first try: a connection lost after COMMIT was
+        # sent leaves unknown whether it was committed, and its retry must not add it twice
+        once = write.journaled or self.store.engine == "postgresql"
+        return workspace.apply_once(self.store, write.token if once else None,
                                     lambda: OPERATIONS[kind](self.store, args))
 
     def drain(self, timeout_s: float = 30.0) -> bool:
