@@ -68,12 +68,17 @@ class StoreDamaged(StoreError):
     not a database"): ``pooltool store check`` says what is broken."""
 
 
-class StoreConnectionLost(StoreError):
+class StoreConnectionLost(StoreError, sqlite3.OperationalError):
     """The connection to a store's server went away (the PostgreSQL server stopped or
-    restarted, the network dropped): the statement or transaction under way was not
-    committed. The store reconnects on its next use (see
-    :meth:`pooltool.store.JudgmentStore.reconnect`); a judging app keeps the write in
-    its journal until then."""
+    restarted, the network dropped), or could not be made again: the statement or
+    transaction under way was not committed. The store reconnects on its next use
+    outside a transaction (see :meth:`pooltool.store.JudgmentStore.reconnect`); a
+    judging app keeps its writes in its journal until then
+    (:class:`pooltool.store.journal.WriteQueue`).
+
+    Also an :class:`sqlite3.OperationalError`, DB-API's error for "an unexpected
+    disconnect" (PEP 249), so that best-effort writes that tolerate a busy store
+    (claims) tolerate a lost server too."""
 
 
 class UnknownTopic(StoreError):

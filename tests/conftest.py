@@ -171,6 +171,28 @@ def postgresql_databases(postgresql_server: postgresql_server_module.Server) -> 
 
 
 @pytest.fixture
+def own_postgresql_server(postgresql_journals: Path) -> Iterator[postgresql_server_module.Server]:
+    """A PostgreSQL server of this test's own, which it may stop and start again
+    (:meth:`~tests.postgresql_server.Server.halt`, ``start_again``): the session's server
+    is shared by every test. Skipped as :func:`postgresql_server` is, and when the tests
+    run on a given server (``POOLTOOL_TEST_POSTGRESQL``: it is not this process's to stop)."""
+    if os.environ.get("POOLTOOL_TEST_POSTGRESQL"):
+        pytest.skip("the tests run on a given server (POOLTOOL_TEST_POSTGRESQL): "
+                    "it cannot be stopped here")
+    try:
+        server = postgresql_server_module.start()
+    except postgresql_server_module.ServerUnavailable as exc:
+        if os.environ.get("POOLTOOL_REQUIRE_POSTGRESQL") != "1" and \
+                postgresql_server_module.binaries() is None:
+            pytest.skip(f"no PostgreSQL server: {exc}")
+        raise
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
 def postgresql_journals(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """The folder of this test's judging journals for PostgreSQL stores
     (``$XDG_STATE_HOME``, see :func:`pooltool.store.postgresql.journal_base`): the

@@ -2,8 +2,10 @@
 
 :func:`start` runs ``initdb`` into a temporary folder and starts ``postgres`` on a free
 loopback port (its socket in that folder too), tuned for tests (no fsync); :meth:`Server.stop`
-stops it and removes the folder. When ``POOLTOOL_TEST_POSTGRESQL`` holds a URL, that
-server is used instead (the URL's role must be allowed to create databases).
+stops it and removes the folder; :meth:`Server.halt` and :meth:`Server.start_again` stop
+and start it keeping its data (a server going away under a judging app). When
+``POOLTOOL_TEST_POSTGRESQL`` holds a URL, that server is used instead (the URL's role
+must be allowed to create databases).
 
 PostgreSQL refuses to run as root, so as root the server runs as the ``postgres``
 user (Debian's packages make it), else as ``nobody``.
@@ -38,6 +40,7 @@ class Server:
     folder: Path | None = None  # the data folder of a server started here
     bin_dir: Path | None = None
     run_as: list[str] = field(default_factory=list)
+    options: str = ""  # the postgres options it was started with (port, socket, tuning)
 
     def url(self, database: str) -> str:
         """The URL of ``database`` on this server, as the admin role."""
@@ -60,6 +63,27 @@ class Server:
         name = url.rsplit("/", 1)[1]
         with psycopg.connect(self.admin_url, autocommit=True) as conn:
             conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+    def halt(self) -> None:
+        """Stop a server started by :func:`start` as an administrator does (``pg_ctl
+        stop -m fast``: its sessions are ended, "terminating connection due to
+        administrator command"), keeping its data for :meth:`start_again`."""
+        self._pg_ctl("-m", "fast", "-w", "stop")
+
+    def start_again(self) -> None:
+        """Start a server stopped by :meth:`halt` on the same port, with its data."""
+        self._pg_ctl("-l", "log", "-w", "-o", self.options, "start")
+
+    def _pg_ctl(self, *args: str) -> None:
+        """Run ``pg_ctl`` on this server's data folder (in its folder, as its user)."""
+        if self.folder is None or self.bin_dir is None:
+            raise ServerUnavailable("only a server started by start() can be stopped and "
+                                    "started again")
+        done = subprocess.run([*self.run_as, str(self.bin_dir / "pg_ctl"), "-D",
+                               str(self.folder / "data"), *args], cwd=self.folder,
+                              capture_output=True, text=True, check=False)
+        if done.returncode != 0:
+            raise ServerUnavailable(f"pg_ctl {' '.join(args)} failed: {done.stderr.strip()}")
 
     def stop(self) -> None:
         """Stop a server started by :func:`start` and remove its folder."""
@@ -100,13 +124,13 @@ def start() -> Server:
     os.chown(folder, owner, -1)
     port = _free_port()
     data = folder / "data"
+    options = (f"-p {port} -k {folder} -c listen_addresses=127.0.0.1 -c fsync=off "
+               "-c synchronous_commit=off -c full_page_writes=off -c max_connections=200")
     steps = [
         [str(bin_dir / "initdb"), "-D", str(data), "-U", ROLE, "--auth=trust", "-E", "UTF8",
          "--locale=C", "--no-sync"],
         [str(bin_dir / "pg_ctl"), "-D", str(data), "-l", str(folder / "log"), "-w", "-o",
-         f"-p {port} -k {folder} -c listen_addresses=127.0.0.1 -c fsync=off "
-         "-c synchronous_commit=off -c full_page_writes=off -c max_connections=200",
-         "start"],
+         options, "start"],
     ]
     for step in steps:
         done = subprocess.run([*run_as, *step], capture_output=True, text=True, check=False,
@@ -117,7 +141,7 @@ def start() -> Server:
             raise ServerUnavailable(f"{Path(step[0]).name} failed: {done.stderr.strip()} "
                                     f"{log.strip()}")
     return Server(admin_url=f"postgresql://{ROLE}@127.0.0.1:{port}/postgres", folder=folder,
-                  bin_dir=bin_dir, run_as=run_as)
+                  bin_dir=bin_dir, run_as=run_as, options=options)
 
 
 def _unprivileged_user() -> tuple[list[str], int]:

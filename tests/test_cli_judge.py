@@ -194,7 +194,8 @@ def test_judge_serve_without_textual_serve(db: str, tmp_path: Path,
 def test_judge_help_tells_where_waiting_writes_are_kept() -> None:
     text = " ".join(CliRunner().invoke(cli, ["judge", "--help"]).output.split())
     assert "your writes wait in a journal next to the store" in text
-    assert "when you next run judge if the app is killed first" in text
+    assert "or a PostgreSQL store's server is unreachable" in text
+    assert "or by the next pooltool command if the app ends first" in text
 
 
 def test_grades_show_and_set(db: str) -> None:

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 from pooltool.cli.lazy import COMMAND_MODULES, command_index
-from pooltool.errors import PooltoolError, StoreBusy
+from pooltool.errors import PooltoolError, StoreBusy, StoreConnectionLost
 from pooltool.report import COLUMN_CHOICE, FORMATS, ColumnChoice
 
 if TYPE_CHECKING:
@@ -32,8 +32,9 @@ T = TypeVar("T")
 
 class PooltoolGroup(click.Group):
     """A click group that turns the errors a user can cause into clean ``Error:`` lines:
-    pooltool's own, files that cannot be written or read (``OSError``), and a store
-    that another process keeps locked past the busy timeout.
+    pooltool's own, files that cannot be written or read (``OSError``), a store
+    that another process keeps locked past the busy timeout, and a PostgreSQL server
+    that went away (which says that nothing was changed: a write is one transaction).
 
     Commands are imported on first use (:mod:`pooltool.cli.lazy`): listing
     them reads their help from the source, running one imports its module."""
@@ -66,6 +67,9 @@ class PooltoolGroup(click.Group):
             return super().invoke(ctx)
         except StoreBusy as exc:
             raise _busy(exc) from exc
+        except StoreConnectionLost as exc:  # a read's says nothing of writes: nothing was
+            said = str(exc) if "; nothing was " in str(exc) else f"{exc}; nothing was changed"
+            raise click.ClickException(said) from exc
         except PooltoolError as exc:
             raise click.ClickException(str(exc)) from exc
         except BrokenPipeError:
@@ -260,6 +264,9 @@ def open_store_at(address: str | Path, upgrade: bool | None = False) -> Judgment
              f"than {pooltool_version()} cannot open {store.address} now")
     try:
         replay = replay_abandoned(store)
+    except StoreConnectionLost:
+        store.close()
+        raise
     except sqlite3.OperationalError as exc:
         warn(f"warning: judging writes wait in journals next to the store and cannot be "
              f"committed ({exc}); what is read here lacks them")

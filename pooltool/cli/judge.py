@@ -64,10 +64,11 @@ def judge(ctx: click.Context, assessor: str | None, topics: tuple[str, ...], ord
     the estimated relevant documents not found yet.
 
     A note written before the grade is saved at once and joins the grade.
-    While another process holds the store busy, your writes wait in a
-    journal next to the store (DB.pending-ASSESSOR-PID.jsonl) and are saved
-    as soon as the store is free, or when you next run judge if the app is
-    killed first.
+    While another process holds the store busy, or a PostgreSQL store's server
+    is unreachable, your writes wait in a journal next to the store
+    (DB.pending-ASSESSOR-PID.jsonl) and are saved as soon as the store is free
+    (the app connects again by itself), or by the next pooltool command if the
+    app ends first.
 
     --with-sample SAMPLE judges the pool and a sample drawn beyond it
     ('pooltool sample --pool POOL') in one queue: the pool POOL+SAMPLE, which
@@ -110,6 +111,10 @@ def judge(ctx: click.Context, assessor: str | None, topics: tuple[str, ...], ord
         raise PooltoolError("judge needs a terminal (its input and output are not one); "
                             "use --serve to judge in a web browser")
     app.run()
+    if app.writes.pending and app.writes.journal is not None:
+        warn(f"{app.writes.pending} judging write(s) wait in {app.writes.journal}: the store's "
+             "server was unreachable when the app ended; the next pooltool command run on "
+             "this machine saves them")
 
 
 def _mixed_queue(ctx: click.Context, pool_name: str, sample_name: str, order: str | None,

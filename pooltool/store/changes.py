@@ -29,10 +29,12 @@ class Changes:
 
     :ivar topics: topics named by the changes (PostgreSQL).
     :ivar any_topic: something changed, on topics unknown (SQLite; a lost listener).
+    :ivar lost: the watcher's connection went away (PostgreSQL): it watches no more.
     """
 
     topics: frozenset[str] = frozenset()
     any_topic: bool = False
+    lost: bool = False
 
     def __bool__(self) -> bool:
         return self.any_topic or bool(self.topics)

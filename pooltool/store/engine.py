@@ -165,6 +165,14 @@ class Engine(ABC):
     @abstractmethod
     def close(self) -> None: ...
 
+    @abstractmethod
+    def reconnect(self) -> None:
+        """Connect again after :class:`~pooltool.errors.StoreConnectionLost` (an engine
+        without a server, SQLite, has nothing to do).
+
+        :raises StoreConnectionLost: the server still cannot be reached.
+        """
+
     @property
     @abstractmethod
     def lock_timeout_ms(self) -> int:

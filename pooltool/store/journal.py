@@ -26,6 +26,16 @@ Each journalled write carries a random token, recorded in the store
 whose token is already there is not applied again, so replaying a journal
 twice, or while the process that wrote it is still alive, adds nothing twice.
 An undo of a grade that was still queued names the grade by its token.
+
+**A lost server.** When the connection to a PostgreSQL store's server goes away
+(:class:`~pooltool.errors.StoreConnectionLost`: the server stopped or restarted,
+the network dropped), the write is kept, queued and journalled, as a busy store's
+writes are, and so are the writes after it. The queue is then :attr:`WriteQueue.offline`:
+it connects again on the app's timer with backoff (:data:`RECONNECT_FIRST_S`,
+doubling up to :data:`RECONNECT_MAX_S`), not on every key press, and commits the
+queue once the server is back. On a PostgreSQL store every write carries its token
+from its first try: a connection lost after ``COMMIT`` was sent leaves unknown whether
+the write was committed, and the token keeps its retry from adding it twice.
 """
 
 from __future__ import annotations
@@ -42,12 +52,18 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from pooltool.errors import InvalidArgument, PooltoolError, StoreBusy
+from pooltool.errors import InvalidArgument, PooltoolError, StoreBusy, StoreConnectionLost
 from pooltool.store import JudgmentStore, workspace
 from pooltool.store.postgresql import RoleRefused
 
 BUSY_WAIT_MS = 200
 """How long, in milliseconds, one write attempt waits for another writer."""
+RECONNECT_FIRST_S = 0.5
+"""After the server went away, the first try to connect again comes this many seconds
+later (the app's retry timer's period); each failed try doubles the wait ..."""
+RECONNECT_MAX_S = 10.0
+"""... up to this many seconds: once the server is back, the writes wait at most this
+long, and a server that stays down is asked at most once in this time by each app."""
 
 Operation = Callable[[JudgmentStore, dict[str, Any]], "int | None"]
 OPERATIONS: dict[str, Operation] = {}
@@ -181,7 +197,47 @@ class WriteQueue:
         self._journal_written = False
         self.journal_error: str | None = None
         """Why the journal could not be written (``None``: it could, or was not needed)."""
+        self.lost: StoreConnectionLost | None = None
+        """Why the store's server is unreachable (``None``: it is not known to be)."""
         self._queue: deque[PendingWrite] = deque()
+        self._wait_s = RECONNECT_FIRST_S
+        self._next_try = 0.0
+        self._journal_ok = True  # every write queued is in the journal file
+
+    @property
+    def kept_on_disk(self) -> bool:
+        """Whether every write still queued is in the journal file (so the next pooltool
+        command here commits it if this process ends)."""
+        return self.journal is not None and self._journal_ok
+
+    @property
+    def offline(self) -> bool:
+        """Whether the store's server went away and has not been reached again."""
+        return self.lost is not None
+
+    def connection_lost(self, exc: StoreConnectionLost) -> None:
+        """The server went away (a write found it gone, or a read of the screen did):
+        writes wait in the journal, and :meth:`flush` connects again first, with
+        backoff. Nothing changes when the queue already knows."""
+        if self.lost is None:
+            self.lost, self._wait_s = exc, RECONNECT_FIRST_S
+            self._next_try = time.monotonic() + self._wait_s
+
+    def _reconnected(self) -> bool:
+        """Whether the server can be written to: it was not lost, or connecting again
+        (when the backoff allows a try now) worked; a failed try doubles the wait."""
+        if self.lost is None:
+            return True
+        if time.monotonic() < self._next_try:
+            return False
+        try:
+            self.store.reconnect()
+        except StoreConnectionLost as exc:
+            self.lost, self._wait_s = exc, min(self._wait_s * 2, RECONNECT_MAX_S)
+            self._next_try = time.monotonic() + self._wait_s
+            return False
+        self.lost = None
+        return True
 
     @property
     def pending(self) -> int:
@@ -213,7 +269,9 @@ class WriteQueue:
         self._queue.extend(writes)
 
     def flush(self) -> bool:
-        """Commit queued writes in order, stopping at the first one the lock refuses.
+        """Commit queued writes in order, stopping at the first one the lock refuses
+        or that finds the server gone (:meth:`connection_lost`; while it is, this
+        first connects again, when the backoff allows a try).
 
         A write the store rejects for good (a :class:`PooltoolError`, such as
         an undo of a judgment already retracted, or a write the login's role may
@@ -221,12 +279,18 @@ class WriteQueue:
         up the writes behind it.
 
         :returns: whether the queue is now empty.
-        :raises sqlite3.OperationalError: an error other than a busy store.
+        :raises sqlite3.OperationalError: an error other than a busy store or a lost
+            server.
         """
+        if not self._reconnected():
+            return not self._queue
         while self._queue:
             write = self._queue[0]
             try:
                 write.result = self._commit(write)
+            except StoreConnectionLost as exc:  # kept: committed once the server is back
+                self.connection_lost(exc)
+                return False
             except RoleRefused as exc:  # this login may never write it (store roles)
                 self.failed.append((write, exc))
             except sqlite3.OperationalError as exc:  # rolled back by store.writing()
@@ -240,6 +304,7 @@ class WriteQueue:
         if self._journal_written and self.journal is not None:
             self.journal.unlink(missing_ok=True)
             self._journal_written = False
+        self._journal_ok = True
         return True
 
     def _commit(self, write: PendingWrite) -> int | None:
@@ -247,18 +312,25 @@ class WriteQueue:
         kind, args = write.kind, write.args
         if write.after is not None and write.after.result is not None:
             args = {**args, "judgment_id": write.after.result}
-        # a journalled write is applied once, even when a journal is replayed twice
-        return workspace.apply_once(self.store, write.token if write.journaled else None,
+        # a journalled write is applied once, even when a journal is replayed twice; on a
+        # server every write is, from its first try: a connection lost after COMMIT was
+        # sent leaves unknown whether it was committed, and its retry must not add it twice
+        once = write.journaled or self.store.engine == "postgresql"
+        return workspace.apply_once(self.store, write.token if once else None,
                                     lambda: OPERATIONS[kind](self.store, args))
 
     def drain(self, timeout_s: float = 30.0) -> bool:
-        """Retry until everything is committed or ``timeout_s`` seconds have passed (on quit).
+        """Retry until everything is committed or ``timeout_s`` seconds have passed (on
+        quit). A server that went away is tried once, now: the writes then stay in the
+        journal (the next pooltool command here commits them) rather than keep the
+        caller waiting for a server that may be down for long.
 
         :returns: whether the queue is now empty.
         """
         deadline = time.monotonic() + timeout_s
+        self._next_try = min(self._next_try, time.monotonic())
         while not self.flush():
-            if time.monotonic() >= deadline:
+            if time.monotonic() >= deadline or self.offline:
                 return False
             time.sleep(0.05)
         return True
@@ -280,6 +352,7 @@ class WriteQueue:
                 os.fsync(out.fileno())
         except OSError as exc:  # the writes stay queued in memory; the app says so
             self.journal_error = f"{self.journal}: {exc.strerror or exc}"
+            self._journal_ok = False
 
     def recover(self, paths: Iterable[Path]) -> int:
         """Queue the writes of journals left by processes that died (see the module
@@ -366,6 +439,7 @@ def replay_abandoned(store: JudgmentStore, timeout_s: float = 5.0) -> JournalRep
 
     :param timeout_s: how long to retry a journal's writes while the store is busy.
     :returns: the writes replayed, and the journals left waiting (with their writes).
+    :raises StoreConnectionLost: the store's server went away (nothing more can be read).
     :raises sqlite3.OperationalError: a write refused for a reason other than a busy
         store (e.g. a read-only store: callers say so and go on reading).
     """
@@ -381,6 +455,8 @@ def replay_abandoned(store: JudgmentStore, timeout_s: float = 5.0) -> JournalRep
         if queue.drain(timeout_s):
             replayed += count
             path.unlink(missing_ok=True)
+        elif queue.lost is not None:
+            raise queue.lost
         else:
             waiting[path] = queue.pending
     return JournalReplay(replayed, waiting)

@@ -13,7 +13,9 @@ and :class:`PostgresqlEngine` runs it on a psycopg 3 connection and raises psyco
   :class:`~pooltool.errors.StoreWriteFailed`);
 * a server that went away (stopped, restarted, the network dropped) is
   :class:`~pooltool.errors.StoreConnectionLost`; the next statement outside a
-  transaction connects again (:meth:`PostgresqlEngine.reconnect`);
+  transaction connects again (:meth:`PostgresqlEngine.reconnect`), and one inside
+  the transaction the server took with it does not (so a long write is never
+  finished half outside it): the transaction is rolled back whole;
 * a refused connection is :class:`~pooltool.errors.StoreError`; a role named that
   does not exist, :class:`StatementRefused`;
 * a statement of pooltool's own that the server cannot run is a bug, and raised as
@@ -28,6 +30,7 @@ from __future__ import annotations
 
 import os
 import re
+import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from pathlib import Path
@@ -61,19 +64,46 @@ def shown_url(url: str) -> str:
     return urlunsplit(parts._replace(query=query))
 
 
-def connect(url: str) -> Any:
+RECONNECT_TIMEOUT_S = 2
+"""How long connecting again waits for the server (libpq's ``connect_timeout``, whose
+least is 2 s), unless the URL or ``PGCONNECT_TIMEOUT`` says: a judging app connects
+again on its UI thread, so a server behind a dropped network must not freeze it."""
+
+
+def connect(url: str, again: bool = False) -> Any:
     """A psycopg connection to ``url`` in autocommit mode (each statement outside an
     explicit transaction is its own).
 
-    :raises StoreError: the server cannot be reached or refuses the login.
+    :param again: connecting again after the connection went away (waits at most
+        :data:`RECONNECT_TIMEOUT_S`).
+    :raises StoreError: the server cannot be reached or refuses the login
+        (:class:`~pooltool.errors.StoreConnectionLost` when connecting ``again``).
     """
     import psycopg  # imported only for PostgreSQL stores
 
+    options: dict[str, Any] = {}
+    if again and "connect_timeout" not in url and not os.environ.get("PGCONNECT_TIMEOUT"):
+        options["connect_timeout"] = RECONNECT_TIMEOUT_S
     try:
-        return psycopg.connect(url, autocommit=True)
+        return psycopg.connect(url, autocommit=True, **options)
     except psycopg.Error as exc:
-        raise StoreError(f"cannot reach the store at {shown_url(url)}: "
-                         f"{str(exc).strip()}") from exc
+        reason = libpq_reason(str(exc))
+        if again:
+            raise StoreConnectionLost(f"{shown_url(url)}: the PostgreSQL server went away "
+                                      f"and cannot be reached again ({reason})") from exc
+        raise StoreError(f"cannot reach the store at {shown_url(url)}: {reason}; "
+                         "nothing was changed") from exc
+
+
+def libpq_reason(message: str) -> str:
+    """libpq's message on one line: ``connection failed: connection to server at "h",
+    port 5 failed: Connection refused\n\tIs the server running ...?`` becomes
+    ``Connection refused (Is the server running ...?)``."""
+    lines = [line.strip() for line in message.strip().splitlines() if line.strip()]
+    if not lines:
+        return "no reason given"
+    first = re.sub(r"^connection failed: (connection to server .*? failed: )?", "", lines[0])
+    return first + (f" ({' '.join(lines[1:])})" if len(lines) > 1 else "")
 
 
 def journal_base(url: str) -> Path:
@@ -167,6 +197,8 @@ class PostgresqlEngine(Engine):
         self._total_changes = 0
         self._lock_timeout_ms = 30_000
         self._streams = 0
+        self._began = False  # a transaction begun here is open (or was, on a lost connection)
+        self._quiet_until = 0.0  # a failed reconnect: statements do not try again before then
         self.raw = connect(url)
 
     # -- statements ---------------------------------------------------------------
@@ -174,6 +206,7 @@ class PostgresqlEngine(Engine):
     def execute(self, sql: str, params: Params = ()) -> Cursor:
         """Run one statement (SQLite dialect; see :func:`postgresql_sql`)."""
         args: Any = params if isinstance(params, dict) else tuple(params)
+        self._reconnect_if_lost()
         with self._errors(), self.raw.cursor() as cursor:
             cursor.execute(postgresql_sql(sql), args)
             rows = cursor.fetchall() if cursor.description is not None else []
@@ -182,12 +215,14 @@ class PostgresqlEngine(Engine):
             return PostgresCursor(rows, cursor.description, cursor.rowcount)
 
     def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> Cursor:
+        self._reconnect_if_lost()
         with self._errors(), self.raw.cursor() as cursor:
             cursor.executemany(postgresql_sql(sql), [tuple(row) for row in rows])
             self._total_changes += max(cursor.rowcount, 0)
             return PostgresCursor([], None, cursor.rowcount)
 
     def executescript(self, script: str) -> None:
+        self._reconnect_if_lost()
         with self._errors():
             self.raw.execute(script)
 
@@ -199,6 +234,7 @@ class PostgresqlEngine(Engine):
     def stream(self, sql: str, size: int) -> Iterator[tuple[Any, ...]]:
         """Fetched through a server-side cursor; must run inside a transaction."""
         self._streams += 1
+        self._reconnect_if_lost()
         with self._errors(), self.raw.cursor(name=f"pooltool_stream_{self._streams}") as cursor:
             cursor.itersize = size
             cursor.execute(postgresql_sql(sql))
@@ -209,6 +245,7 @@ class PostgresqlEngine(Engine):
         """With PostgreSQL's ``COPY ... FROM STDIN`` (row triggers fire as on ``INSERT``)."""
         names = ", ".join(f'"{column}"' for column in columns)
         written = 0
+        self._reconnect_if_lost()
         with self._errors(), self.raw.cursor() as cursor, \
                 cursor.copy(f'COPY "{table}" ({names}) FROM STDIN') as copy:
             for row in rows:
@@ -225,37 +262,56 @@ class PostgresqlEngine(Engine):
 
     @property
     def in_transaction(self) -> bool:
+        """Also while a transaction begun here lost its connection, until
+        :meth:`rollback`: its statements must not run on a new connection."""
         from psycopg.pq import TransactionStatus
 
-        return bool(self.raw.info.transaction_status not in (TransactionStatus.IDLE,
-                                                              TransactionStatus.UNKNOWN))
+        return self._began or bool(self.raw.info.transaction_status not in (
+            TransactionStatus.IDLE, TransactionStatus.UNKNOWN))
 
     def begin_write(self) -> None:
         """``BEGIN``, then wait for the store's advisory write lock
-        (:data:`WRITE_LOCK_KEY`) at most :attr:`lock_timeout_ms`."""
+        (:data:`WRITE_LOCK_KEY`) at most :attr:`lock_timeout_ms`. A connection found
+        gone at ``BEGIN`` (the server restarted since the last statement) is made
+        again once: nothing was done on it yet."""
+        self._began = False
         self._reconnect_if_lost()
+        try:
+            self._begin_write()
+        except StoreConnectionLost:
+            self.reconnect()
+            self._begin_write()
+        self._began = True
+
+    def _begin_write(self) -> None:
         with self._errors():
             self.raw.execute("BEGIN")
             try:
                 self.raw.execute(f"SET LOCAL lock_timeout = {int(self._lock_timeout_ms)}")
                 self.raw.execute(f"SELECT pg_advisory_xact_lock({WRITE_LOCK_KEY})")
             except BaseException:
-                if self.in_transaction:
+                if not self.raw.closed and self.in_transaction:
                     self.raw.execute("ROLLBACK")
                 raise
 
     def begin_snapshot(self) -> None:
         """``REPEATABLE READ``, as a SQLite read transaction in WAL mode sees one snapshot."""
+        self._began = False
         self._reconnect_if_lost()
         with self._errors():
             self.raw.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        self._began = True
 
     def commit(self) -> None:
-        with self._errors():
-            self.raw.execute("COMMIT")
+        try:
+            with self._errors():
+                self.raw.execute("COMMIT")
+        finally:
+            self._began = False
 
     def rollback(self) -> None:
-        if self.raw.closed:
+        self._began = False
+        if self.raw.closed or self.raw.broken:
             return  # a lost connection's transaction is gone with it
         with self._errors():
             self.raw.execute("ROLLBACK")
@@ -264,16 +320,30 @@ class PostgresqlEngine(Engine):
         self.raw.close()
 
     def reconnect(self) -> None:
-        """Connect again (after :class:`~pooltool.errors.StoreConnectionLost`).
+        """Connect again (after :class:`~pooltool.errors.StoreConnectionLost`); a
+        transaction under way is gone (rolled back by the server).
 
-        :raises StoreError: the server still cannot be reached.
+        :raises StoreConnectionLost: the server still cannot be reached.
         """
         self.raw.close()
-        self.raw = connect(self.url)
+        self._began = False
+        try:
+            self.raw = connect(self.url, again=True)
+        except StoreConnectionLost:
+            self._quiet_until = time.monotonic() + RECONNECT_TIMEOUT_S
+            raise
 
     def _reconnect_if_lost(self) -> None:
-        if self.raw.closed or self.raw.broken:
-            self.reconnect()
+        """Connect again when the connection went away, but not inside a transaction
+        begun here (its statements stand or fall together), nor within
+        :data:`RECONNECT_TIMEOUT_S` of a failed try (a screen's reads while the server
+        is away fail at once; :meth:`reconnect` always tries)."""
+        if self._began or not (self.raw.closed or self.raw.broken):
+            return
+        if time.monotonic() < self._quiet_until:
+            raise StoreConnectionLost(f"{self.address}: the PostgreSQL server went away "
+                                      "(not reached again yet)")
+        self.reconnect()
 
     @property
     def lock_timeout_ms(self) -> int:
@@ -406,7 +476,8 @@ def _migrate(engine: PostgresqlEngine, now: str, upgrade: bool) -> None:
 
 class NotificationWatcher:
     """PostgreSQL: a connection of its own that ``LISTEN``\\ s on :data:`CHANNEL`.
-    A lost connection reports one change on any topic, then watches no more."""
+    A lost connection reports one change on any topic, marked ``lost``, then watches
+    no more (the judging app makes a new watcher once the server is back)."""
 
     def __init__(self, engine: PostgresqlEngine) -> None:
         self.conn: PostgresqlEngine | None = engine
@@ -421,7 +492,7 @@ class NotificationWatcher:
             topics = frozenset(note.payload for note in self.conn.raw.notifies(timeout=0))
         except psycopg.Error:
             self.close()
-            return Changes(any_topic=True)
+            return Changes(any_topic=True, lost=True)
         return Changes(topics=topics)
 
     def close(self) -> None:

@@ -29,7 +29,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from pooltool.errors import InvalidArgument, StoreError
+from pooltool.errors import InvalidArgument, StoreError, StoreWriteFailed
 from pooltool.store.migrations import postgresql_schema
 from pooltool.store.postgresql import StatementRefused
 
@@ -256,3 +256,46 @@ def _ident(name: str) -> str:
 def _literal(text: str) -> str:
     """``text`` as an SQL string literal (inside ``$$``: :func:`roles_sql` refuses ``$``)."""
     return "'" + text.replace("'", "''") + "'"
+
+
+JUDGING_GRANTS = """
+SELECT current_user, has_table_privilege('judgments', 'INSERT'),
+       row_security_active('judgments'),
+       COALESCE(bool_or(with_check = 'true' OR (with_check IS NULL AND qual = 'true')), false),
+       count(*)
+FROM pg_policies p
+WHERE p.schemaname = current_schema() AND p.tablename = 'judgments'
+  AND p.cmd IN ('INSERT', 'ALL') AND p.permissive = 'PERMISSIVE'
+  AND EXISTS (SELECT 1 FROM unnest(p.roles) AS r(name) WHERE CASE WHEN r.name = 'public'
+              THEN true ELSE pg_has_role(current_user, r.name, 'MEMBER') END)
+"""
+"""This login's name, whether it may insert into ``judgments``, whether row-level
+security limits it there, and, of the permissive policies that let it insert
+(:func:`_row_policies`), whether one takes any row (the administrators') and how many
+there are (the assessors' takes only rows of its own name)."""
+
+
+def check_may_judge(store: JudgmentStore, assessor: str) -> None:
+    """Refuse, before a judging app starts, a PostgreSQL login that may not record
+    judgments under ``assessor``'s name (:data:`ASSESSOR_ROWS`): its role has no
+    ``INSERT`` on ``judgments`` (it is in neither group), or row-level security lets it
+    judge only under its own name and ``assessor`` is another. The owner, a
+    superuser, a role that bypasses row-level security, and an administrator may
+    judge under any name. Nothing to check on SQLite (the file's permissions decide).
+
+    :raises StoreWriteFailed: the login may not judge as ``assessor`` (the message
+        says what to do).
+    """
+    if store.engine != "postgresql":
+        return
+    user, may_insert, limited, any_row, policies = store.conn.execute(JUDGING_GRANTS).fetchone()
+    if not may_insert or (limited and not policies):
+        raise StoreWriteFailed(
+            f"{store.address}: the login {user} may not record judgments in this store "
+            f"(it is in neither of the store's groups): its owner makes it an assessor with "
+            f"'pooltool --db {store.address} init --roles apply --assessor {user}'")
+    if limited and not any_row and assessor != user:
+        raise StoreWriteFailed(
+            f"{store.address}: the login {user} may record judgments only under its own "
+            f"name (the store's row-level security), not as {assessor}: judge with "
+            f"'-a {user}', or log in as {assessor}")

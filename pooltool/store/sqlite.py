@@ -159,6 +159,9 @@ class SqliteEngine(Engine):
     def close(self) -> None:
         self.raw.close()
 
+    def reconnect(self) -> None:
+        """Nothing to do: a SQLite file has no server to lose."""
+
     @property
     def lock_timeout_ms(self) -> int:
         return int(self.raw.execute("PRAGMA busy_timeout").fetchone()[0])

@@ -143,6 +143,14 @@ class JudgmentStore(SettingsTable, CollectionTables, RunTables, JudgmentLog, Jud
         """
         return self.conn.watcher()
 
+    def reconnect(self) -> None:
+        """Connect to the store's server again, after
+        :class:`~pooltool.errors.StoreConnectionLost` (nothing to do on SQLite).
+
+        :raises StoreConnectionLost: the server still cannot be reached.
+        """
+        self.conn.reconnect()
+
     def close(self) -> None:
         """Close the connection (everything is already committed)."""
         self.conn.close()

@@ -7,22 +7,40 @@ claims (:mod:`pooltool.store.changes`) and refreshes the screen shown. A timer
 retries writes the store refused while another process held its lock; until
 they are committed they are also kept in a journal file next to the store,
 which the assessor's next app replays if this one is killed (see :mod:`pooltool.store.journal`).
+
+When the PostgreSQL server of the store goes away (stopped, restarted, the network
+dropped: :class:`~pooltool.errors.StoreConnectionLost`), the app does not end: a
+notice says so (:data:`UNREACHABLE_NOTICE`, and the header), writes wait in the
+journal, reads the screens make keep what they show (a document whose text could
+not be read is not graded), and the retry timer connects again with backoff
+(:class:`~pooltool.store.journal.WriteQueue`); once it is back the journal is
+committed, the notice goes, and the screen is read again. Quitting meanwhile
+leaves the writes in the journal, for the next pooltool command run here.
 """
 
 from __future__ import annotations
 
 import gc
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from textual import events, on
+from textual.actions import ActionParseResult
 from textual.app import App
+from textual.dom import DOMNode
 
-from pooltool.errors import InvalidArgument, StoreError, StoreWriteFailed, UnknownTopic
+from pooltool.errors import (
+    InvalidArgument,
+    StoreConnectionLost,
+    StoreError,
+    StoreWriteFailed,
+    UnknownTopic,
+)
 from pooltool.judging.queue import ORDERS
 from pooltool.records import topic_key
 from pooltool.store import DEFAULT_POOL, JudgmentStore
-from pooltool.store.journal import BUSY_WAIT_MS, WriteQueue, journal_path, journals
+from pooltool.store.journal import BUSY_WAIT_MS, PendingWrite, WriteQueue, journal_path, journals
+from pooltool.store.roles import check_may_judge
 from pooltool.tui.activity import DEFAULT_IDLE_S
 from pooltool.tui.keys import check_grade_scale
 from pooltool.tui.messages import (
@@ -30,6 +48,7 @@ from pooltool.tui.messages import (
     JudgmentUndone,
     LeaveTopic,
     NoteChanged,
+    StoreUnreachable,
     TopicChosen,
 )
 from pooltool.tui.screens.judge import JudgeScreen
@@ -76,6 +95,7 @@ class JudgeApp(App[None]):
         self.idle_s = float(store.setting("idle_seconds", DEFAULT_IDLE_S))
         self.sub_title = f"assessor {assessor}"
         self.watcher = store.watch_changes()
+        self.unreachable_shown = False  # the notice of a lost server is on screen
 
     def on_mount(self) -> None:
         if self.recovered:
@@ -98,15 +118,20 @@ class JudgeApp(App[None]):
         return _topics(self.store, self.assessor, self.requested, self.pool)
 
     def open(self, topic: str) -> None:
-        """Open the judging screen of ``topic``."""
-        session = JudgingSession(self.writes, topic, self.assessor, self.order, self.seed,
-                                 self.pool)
-        if not session.queue:
-            self.notify(f"Nothing to judge in topic {topic}: every pooled document is "
-                        "judged (the topic is not assigned to you).", title="Topic done",
-                        markup=False)
+        """Open the judging screen of ``topic`` (not while the store's server is
+        unreachable: the notice says so)."""
+        try:
+            session = JudgingSession(self.writes, topic, self.assessor, self.order, self.seed,
+                                     self.pool)
+            if not session.queue:
+                self.notify(f"Nothing to judge in topic {topic}: every pooled document is "
+                            "judged (the topic is not assigned to you).", title="Topic done",
+                            markup=False)
+                return
+            self.push_screen(self._judge_screen(session))
+        except StoreConnectionLost as exc:
+            self.connection_lost(exc)
             return
-        self.push_screen(self._judge_screen(session))
         self.set_timer(SETTLE_S, self.settle)
 
     def settle(self) -> None:
@@ -155,16 +180,75 @@ class JudgeApp(App[None]):
     @on(NoteChanged)
     def judgment_changed(self) -> None:
         """Warn when a write could not be committed at once."""
-        if self.writes.pending:
+        if self.writes.lost is not None:
+            self.connection_lost(self.writes.lost)
+        elif self.writes.pending:
             self.notify(BUSY_NOTICE, severity="warning")
         self.report_failed()
+
+    async def run_action(self, action: str | ActionParseResult,
+                         default_namespace: DOMNode | None = None,
+                         namespaces: Mapping[str, DOMNode] | None = None) -> bool:
+        """Textual's, but a key whose reads find the store's server gone shows the
+        notice (:meth:`connection_lost`) rather than end the app; its writes are in
+        the journal already."""
+        try:
+            return await super().run_action(action, default_namespace, namespaces)
+        except StoreConnectionLost as exc:
+            self.connection_lost(exc)
+            if isinstance(self.screen, JudgeScreen):
+                self.screen.draw_state()  # what the key changed before the read failed
+            return True
+
+    @on(StoreUnreachable)
+    def store_unreachable(self, message: StoreUnreachable) -> None:
+        """A screen's read found the store's server gone."""
+        self.connection_lost(message.lost)
+
+    def connection_lost(self, exc: StoreConnectionLost) -> None:
+        """The store's server went away: writes wait in the journal, the retry timer
+        connects again (with backoff), and the notice shows until it is back."""
+        self.writes.connection_lost(exc)
+        if self.unreachable_shown:
+            return
+        self.unreachable_shown = True
+        self.sub_title = f"assessor {self.assessor} · store's server unreachable"
+        self.notify(UNREACHABLE_NOTICE, title="Store unreachable", severity="warning",
+                    timeout=UNREACHABLE_NOTICE_S)
+        if self.is_running and isinstance(self.screen, JudgeScreen):
+            self.screen.draw_state()
+
+    def server_back(self, saved: int) -> None:
+        """The store's server is reachable again and ``saved`` waiting writes are
+        committed: the notice goes, changes are watched again, the screen re-read."""
+        self.unreachable_shown = False
+        self.sub_title = f"assessor {self.assessor}"
+        self.clear_notifications()
+        self.notify(BACK_NOTICE.format(saved=saved), title="Store reachable", timeout=5)
+        self.watch_again()
+        screen = self.screen if self.is_running else None
+        try:
+            if isinstance(screen, JudgeScreen):
+                screen.server_back()
+            elif isinstance(screen, TopicPickerScreen):
+                screen.action_reload()
+        except StoreConnectionLost as exc:  # gone again at once
+            self.connection_lost(exc)
+
+    def watch_again(self) -> None:
+        """A new watcher of other assessors' writes (:mod:`pooltool.store.changes`):
+        a PostgreSQL watcher's connection does not come back by itself."""
+        self.watcher.close()
+        try:
+            self.watcher = self.store.watch_changes()
+        except StoreError as exc:
+            self.connection_lost(StoreConnectionLost(str(exc)))
 
     def report_failed(self) -> None:
         """Tell the assessor about writes the store rejected for good (then forget
         them), and about a journal that could not be written."""
-        for _, error in self.writes.failed:
-            self.notify(f"A write could not be saved: {error}", severity="error", timeout=10,
-                        markup=False)
+        for write, error in self.writes.failed:
+            self.notify(refused_text(write, error), severity="error", timeout=10, markup=False)
         self.writes.failed.clear()
         if self.writes.journal_error:
             self.notify(f"Could not write the journal {self.writes.journal_error}: waiting "
@@ -173,13 +257,22 @@ class JudgeApp(App[None]):
             self.writes.journal_error = None
 
     def retry_writes(self) -> None:
-        """Commit writes the store refused earlier (a timer calls this)."""
-        if self.writes.pending:
-            self.writes.flush()
-            # not while the app shuts down: its screens are being taken apart
-            if self.is_running and isinstance(self.screen, JudgeScreen):
-                self.screen.draw_state()
-            self.report_failed()
+        """Commit writes the store refused earlier, or connect again to its server
+        that went away (a timer calls this; the queue keeps the backoff)."""
+        if not (self.writes.pending or self.writes.offline):
+            return
+        waiting = self.writes.pending
+        self.writes.flush()
+        if self.is_running and isinstance(self.screen, JudgeScreen):
+            self.screen.take_back_refused()
+        if self.writes.lost is not None:
+            self.connection_lost(self.writes.lost)
+        elif self.unreachable_shown:
+            self.server_back(waiting - self.writes.pending)
+        # not while the app shuts down: its screens are being taken apart
+        if self.is_running and isinstance(self.screen, JudgeScreen):
+            self.screen.draw_state()
+        self.report_failed()
 
     def show_changes(self) -> None:
         """Show other assessors' judgments and claims (a timer calls this): the topic
@@ -189,14 +282,30 @@ class JudgeApp(App[None]):
         if not isinstance(screen, (TopicPickerScreen, JudgeScreen)):
             return
         changes = self.watcher.poll()
-        if isinstance(screen, TopicPickerScreen) and changes:
-            screen.action_reload()
-        elif isinstance(screen, JudgeScreen) and changes.touches(screen.session.topic):
-            screen.others_changed()
+        if changes.lost and not self.writes.offline:
+            self.watch_again()  # the watcher's connection alone went away, or the server
+        try:
+            if isinstance(screen, TopicPickerScreen) and changes:
+                screen.action_reload()
+            elif isinstance(screen, JudgeScreen) and changes.touches(screen.session.topic):
+                screen.others_changed()
+        except StoreConnectionLost as exc:
+            self.connection_lost(exc)
 
     async def action_quit(self) -> None:
-        """Commit anything still queued (waiting for the lock if needed), then exit."""
+        """Commit anything still queued (waiting for the lock if needed), then exit;
+        while the store's server is unreachable (tried once more), exit with the writes
+        kept in the journal (``pooltool judge`` says so), unless the journal could not
+        be written."""
         if not self.writes.drain(QUIT_WAIT_S):
+            if self.writes.offline and self.writes.kept_on_disk:
+                self.exit()
+                return
+            if self.writes.offline:
+                self.notify(f"{self.writes.pending} write(s) wait for the store's server, "
+                            "in memory only (the journal could not be written): keep this "
+                            "app open until the server is back.", severity="error")
+                return
             self.notify(f"{self.writes.pending} write(s) wait: the store stayed locked "
                         f"for {QUIT_WAIT_S:.0f} s. Try q again (they are kept in a journal "
                         "next to the store until saved).", severity="error")
@@ -210,6 +319,22 @@ class JudgeApp(App[None]):
         gc.unfreeze()  # what on_mount froze may now be collected (another app may follow)
 
 
+def refused_text(write: PendingWrite, error: Exception) -> str:
+    """The notice of a write the store refused for good (:attr:`WriteQueue.failed`)."""
+    args = write.args
+    if write.kind == "judgment":
+        return (f"Your grade {args.get('grade')} of {args.get('docno')} was not saved, and "
+                f"the document is unjudged again: {error}")
+    if write.kind == "retract":
+        return f"Your undo was not saved, and the judgment stays: {error}"
+    return f"A write could not be saved: {error}"
+
+
+UNREACHABLE_NOTICE = ("The store's server is unreachable: your grades wait in a journal and "
+                      "are saved when it is back.")
+UNREACHABLE_NOTICE_S = 24 * 3600.0
+"""The notice of a lost server stays until the server is back (:meth:`JudgeApp.server_back`)."""
+BACK_NOTICE = "The store's server is back: {saved} waiting write(s) saved."
 BUSY_NOTICE = ("The store is busy (another writer): your judgment is kept in a journal "
                "next to the store and saved in a moment, or when you next open pooltool "
                "judge if this app is stopped first.")
@@ -226,11 +351,18 @@ def make_app(db: str | Path, assessor: str, topics: Sequence[str] = (), order: s
     :raises StoreError: no store, no pool, no pooled topic, an empty assessor
         name, an unknown order, or a grade scale the screen cannot use
         (:func:`~pooltool.tui.keys.check_grade_scale`).
+    :raises StoreWriteFailed: a PostgreSQL login that may not record judgments as
+        ``assessor`` (:func:`~pooltool.store.roles.check_may_judge`).
     :raises UnknownTopic: a topic with no pooled documents.
     """
     if not assessor.strip():
         raise InvalidArgument("name the assessor with --assessor")
     store = _checked_store(db, assessor, topics, order, pool)
+    try:
+        check_may_judge(store, assessor)
+    except BaseException:
+        store.close()
+        raise
     store.set_busy_timeout(BUSY_WAIT_MS)
     opened = topics[0] if len(topics) == 1 else None
     return JudgeApp(store, assessor, list(topics), opened, order, seed, pool)

@@ -6,6 +6,8 @@ from dataclasses import dataclass
 
 from textual.message import Message
 
+from pooltool.errors import StoreConnectionLost
+
 
 @dataclass
 class TopicChosen(Message):
@@ -44,3 +46,11 @@ class LeaveTopic(Message):
     """The assessor left the judging screen for the topic picker."""
 
     topic: str
+
+
+@dataclass
+class StoreUnreachable(Message):
+    """A read of the store found its server gone (the app keeps writes in the journal
+    and connects again)."""
+
+    lost: StoreConnectionLost

@@ -67,7 +67,7 @@ from __future__ import annotations
 import sqlite3
 from typing import Literal, NamedTuple
 
-from pooltool.errors import UnknownTopic
+from pooltool.errors import StoreConnectionLost, UnknownTopic
 from pooltool.judging.adaptive import AdaptivePicker, topic_stopping
 from pooltool.judging.pace import Pace, pace
 from pooltool.judging.queue import topic_queue
@@ -151,8 +151,11 @@ class JudgingSession:
         assigned topic."""
         if not self.shared:
             return set()
-        taken = self.store.judged_docnos(self.topic) | self.store.claimed_by_others(
-            self.topic, self.assessor)
+        try:
+            taken = self.store.judged_docnos(self.topic) | self.store.claimed_by_others(
+                self.topic, self.assessor)
+        except StoreConnectionLost:  # the server is away: what others had judged when last read
+            taken = set(self.judged_by_others)
         return {d for d in taken if d not in self.marks}
 
     def _judged_by_others(self) -> set[str]:

@@ -22,10 +22,11 @@ from postgresql_server import Server
 from pooltool.cli import cli
 from pooltool.errors import StoreWriteFailed
 from pooltool.store import JudgmentStore, workspace
-from pooltool.store.journal import WriteQueue
+from pooltool.store.journal import BUSY_WAIT_MS, WriteQueue
 from pooltool.store.roles import ADMIN_CHANGES, ASSESSOR_WRITES, roles_sql, store_tables
-from pooltool.tui.app import make_app
+from pooltool.tui.app import JudgeApp, make_app
 from pooltool.tui.screens.judge import JudgeScreen
+from pooltool.tui.widgets.grade_bar import GradeBar
 
 QRELS = "1 0 d1 1\n"
 TOPICS = "3\tanother topic\n"
@@ -327,3 +328,76 @@ def test_a_login_without_grants_is_told_to_ask_for_them(postgresql_server: Serve
             conn.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
                          "WHERE datname = %s AND usename = %s", [database, login])
             conn.execute(f"DROP ROLE {login}")
+
+
+def test_judge_refuses_a_login_judging_under_another_name(logins: Logins) -> None:
+    """Row-level security lets an assessor's login judge only under its own name: judge
+    says so before the app starts (a tester judged as bob under alice's login, and saw
+    each grade flash a notice while the store kept nothing)."""
+    alice = logins.assessor_login
+    code, out, err = invoke(logins.assessor, "judge", "-a", "bob", "-t", "1")
+    assert (code, out, err) == (1, "", (
+        f"Error: {logins.assessor}: the login {alice} may record judgments only under its "
+        f"own name (the store's row-level security), not as bob: judge with '-a {alice}', "
+        "or log in as bob\n"))
+    for url, name in ((logins.assessor, alice), (logins.admin, "bob"), (logins.store, "bob")):
+        make_app(url, name, ["1"]).store.close()  # her own name; an administrator, the owner: any
+
+
+def test_judge_refuses_a_login_that_may_not_record_judgments(postgresql_server: Server,
+                                                             logins: Logins) -> None:
+    """A login that may read the store but is in neither group (read-only grants made by
+    hand, past row-level security) is told so before the app starts."""
+    dave = f"dave_{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(postgresql_server.admin_url, autocommit=True) as conn:
+        conn.execute(f"CREATE ROLE {dave} LOGIN BYPASSRLS")
+    try:
+        with psycopg.connect(logins.store, autocommit=True) as conn:
+            conn.execute(f"GRANT SELECT ON ALL TABLES IN SCHEMA public TO {dave}")
+        url = login_url(logins.store, dave)
+        code, out, err = invoke(url, "judge", "-a", dave, "-t", "1")
+        assert (code, out, err) == (1, "", (
+            f"Error: {url}: the login {dave} may not record judgments in this store (it is in "
+            "neither of the store's groups): its owner makes it an assessor with 'pooltool "
+            f"--db {url} init --roles apply --assessor {dave}'\n"))
+    finally:
+        with psycopg.connect(logins.store, autocommit=True) as conn:
+            conn.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                         "WHERE usename = %s", [dave])
+            conn.execute(f"DROP OWNED BY {dave}")
+        with psycopg.connect(postgresql_server.admin_url, autocommit=True) as conn:
+            conn.execute(f"DROP ROLE {dave}")
+
+
+async def test_a_refused_grade_leaves_the_document_unjudged(logins: Logins) -> None:
+    """Whatever let it through (here an app built without make_app's check, as the
+    tester's was), a grade the server refuses leaves the screen as the store is: the
+    document unjudged, the count, the position, the note drafted for the grade still a
+    draft, and a notice saying why."""
+    store = JudgmentStore.open(logins.assessor)
+    store.set_busy_timeout(BUSY_WAIT_MS)
+    app = JudgeApp(store, "bob", ["1"], "1")  # alice's login, judging as bob
+    async with app.run_test(size=(110, 30), notifications=True) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, JudgeScreen)
+        first = screen.session.docno
+        await pilot.press("n", *"see fig", "enter", "2")
+        await pilot.pause()
+        session = screen.session
+        assert (session.docno, session.grade_of(first), session.judged) == (first, None, 0)
+        assert session.notes == {first: "see fig"} and session.history == []
+        assert screen.query_one(GradeBar).grade is None
+        assert screen.query_one(GradeBar).note_waiting
+        assert f"judged 0/{len(session.queue)}" in str(screen.query_one("#status").render())
+        assert [n.message for n in app._notifications][-1] == (
+            f"Your grade 2 of {first} was not saved, and the document is unjudged again: "
+            f"{logins.assessor}: this role may not do this (new row violates row-level "
+            'security policy for table "judgments"); nothing was changed')
+        assert app.writes.failed == [] and app.writes.pending == 0
+        await pilot.press("u")  # nothing of this session to undo
+        await pilot.pause()
+        assert [n.message for n in app._notifications][-1] == "Nothing to undo on this topic."
+    with JudgmentStore.open(logins.store) as owner:
+        assert owner.judgment_log().empty
+        assert workspace.note_drafts(owner, "bob", "1") == {first: "see fig"}

@@ -15,18 +15,26 @@ from textual.reactive import var
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
+from pooltool.errors import StoreConnectionLost
 from pooltool.judging.pace import eta_hours
 from pooltool.store.guidelines import current_guidelines
+from pooltool.store.journal import PendingWrite
 from pooltool.store.provenance import utc_now
 from pooltool.store.settings import GradeLevel
 from pooltool.tui.activity import DEFAULT_IDLE_S, ActivityClock
 from pooltool.tui.keys import key_name
-from pooltool.tui.messages import GradeRecorded, JudgmentUndone, LeaveTopic, NoteChanged
+from pooltool.tui.messages import (
+    GradeRecorded,
+    JudgmentUndone,
+    LeaveTopic,
+    NoteChanged,
+    StoreUnreachable,
+)
 from pooltool.tui.screens.guidelines import GuidelinesScreen
 from pooltool.tui.screens.help import HelpScreen
 from pooltool.tui.screens.prompt import PromptScreen
 from pooltool.tui.session import JudgingSession
-from pooltool.tui.widgets.document_view import DocumentView, ReadMove
+from pooltool.tui.widgets.document_view import MISSING_NOTICE, DocumentView, ReadMove
 from pooltool.tui.widgets.find_bar import FindBar
 from pooltool.tui.widgets.grade_bar import GradeBar
 from pooltool.tui.widgets.highlight import format_scan_terms, parse_scan_terms, query_terms
@@ -59,6 +67,10 @@ COMMAND_BINDINGS = [
 ]
 END_NOTICE = ("This store asks that each document be read to its end before it is graded: "
               "Space or PgDn pages down, End jumps to the end.")
+UNREACHABLE_TEXT = ("The text cannot be read: the store's server is unreachable. It shows "
+                    "once the server is back; until then this document cannot be graded.")
+UNREAD_NOTICE = ("{docno} is not graded: its text could not be read (the store's server "
+                 "is unreachable). It shows once the server is back.")
 NOTE_MARKER = "✎ Note"
 NOTE_MESSAGES = {
     "recorded": "Note saved with your grade.",
@@ -94,6 +106,7 @@ class JudgeScreen(Screen[None]):
         self.shown_at = time.monotonic()
         self._bindings = _with_grades(scale, self._bindings)
         self._starting = False  # a topic given by start() waits to be drawn
+        self.unread: str | None = None  # the docno shown whose text the lost server kept
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -141,18 +154,37 @@ class JudgeScreen(Screen[None]):
         self.activity.restart()
 
     def draw_topic(self) -> None:
-        """Redraw the topic statement (highlighting or scan terms changed)."""
-        self.query_one(TopicPanel).show(self.session.topic_statement(), self.query_words,
+        """Redraw the topic statement (highlighting or scan terms changed); while the
+        store's server is unreachable the statement drawn stays."""
+        try:
+            statement = self.session.topic_statement()
+        except StoreConnectionLost as exc:
+            self.post_message(StoreUnreachable(exc))
+            return
+        self.query_one(TopicPanel).show(statement, self.query_words,
                                         self.session.scan_terms, self.show_query)
 
+    def server_back(self) -> None:
+        """The store's server is back: draw the document whose text it kept from the
+        screen (:attr:`unread`), and what others judged meanwhile."""
+        if self.unread is not None:
+            self.show_document()
+        self.others_changed()
+
     def draw_state(self) -> None:
-        """Redraw the grade bar and the status line."""
+        """Redraw the grade bar and the status line (while the store's server is
+        unreachable, without the parts read from the store: budget, runs)."""
         session, bar = self.session, self.query_one(GradeBar)
         bar.grade = session.grade_of(session.docno)
         bar.skipped = session.docno in session.skipped
         bar.note_waiting = session.docno in session.notes
         self.draw_note()
-        self.query_one("#status", Static).update(self.status_text())
+        try:
+            status = self.status_text()
+        except StoreConnectionLost as exc:
+            self.post_message(StoreUnreachable(exc))
+            status = self.status_text(reading=False)
+        self.query_one("#status", Static).update(status)
 
     def draw_note(self) -> None:
         """Show the note of the document on screen above the grade bar (hidden when it
@@ -165,13 +197,14 @@ class JudgeScreen(Screen[None]):
                                   (" (waits for a grade)" if waiting else "", "italic"),
                                   ": ", note))
 
-    def status_text(self) -> Text:
+    def status_text(self, reading: bool = True) -> Text:
         """``Topic 7 · 37 / 120 · doc184 · judged 36/120 · 5 by others · 142/h · 12.3 s/doc ·
         ETA 41 min`` ("by others": on a shared topic, what other assessors judged).
 
         The position comes before the docno, and a docno longer than
         :data:`DOCNO_WIDTH` is cut with an ellipsis, so the position always
-        shows; the line wraps on a narrow screen.
+        shows; the line wraps on a narrow screen. Not ``reading``: without the parts
+        read from the store now (an adaptive pool's budget, the runs).
         """
         s = self.session
         speed = s.pace()
@@ -185,15 +218,22 @@ class JudgeScreen(Screen[None]):
             eta = eta_hours(s.remaining, speed.per_hour)
             parts += [Text(f"{speed.per_hour:.0f}/h"), Text(f"{speed.median_seconds:.1f} s/doc"),
                       Text(f"ETA {format_hours(eta)}")]
-        stopping = s.stopping()
+        stopping = s.stopping() if reading else None
         if stopping is not None:
             parts.append(Text(stopping_text(stopping)))
-        if self.show_runs:
+        if self.show_runs and reading:
             parts.append(Text(f"runs: {s.provenance()}", style="dim"))
-        pending = s.writes.pending
+        return Text(" · ").join(parts + self._waiting())
+
+    def _waiting(self) -> list[Text]:
+        """The status line's last part: writes waiting, and why."""
+        pending, offline = self.session.writes.pending, self.session.writes.offline
+        if offline:
+            return [Text(f"store's server unreachable: {pending} write(s) wait in the journal"
+                         if pending else "store's server unreachable", style="bold red")]
         if pending:
-            parts.append(Text(f"{pending} write(s) waiting: store busy", style="bold red"))
-        return Text(" · ").join(parts)
+            return [Text(f"{pending} write(s) waiting: store busy", style="bold red")]
+        return []
 
     def others_changed(self) -> None:
         """Another writer changed this topic (:mod:`pooltool.store.changes`): count what
@@ -214,8 +254,14 @@ class JudgeScreen(Screen[None]):
         """Draw the session's document with query and scan terms marked, and the
         matches of the find bar's query while the bar is open."""
         session, view = self.session, self.query_one(DocumentView)
-        view.show(session.docno, session.document(), self.query_words, session.scan_terms,
-                  self.show_query)
+        self.unread = None
+        try:
+            document = session.document()
+        except StoreConnectionLost as exc:  # not the last text shown under this docno
+            self.unread, document = session.docno, None
+            self.post_message(StoreUnreachable(exc))
+        view.show(session.docno, document, self.query_words, session.scan_terms,
+                  self.show_query, UNREACHABLE_TEXT if self.unread else MISSING_NOTICE)
         find_bar = self.query_one(FindBar)
         if find_bar.is_open:
             self.find(find_bar.query_text)
@@ -239,6 +285,10 @@ class JudgeScreen(Screen[None]):
         if self.require_end and not self.query_one(DocumentView).reached_end:
             self.notify(END_NOTICE, title="Read to the end first", severity="warning")
             return
+        if self.unread == self.session.docno:
+            self.notify(UNREAD_NOTICE.format(docno=self.unread), title="Not graded",
+                        severity="warning", markup=False)
+            return
         judged_at = utc_now()
         ms_spent = int((time.monotonic() - self.shown_at) * 1000)
         docno = self.session.docno
@@ -246,7 +296,9 @@ class JudgeScreen(Screen[None]):
             self.notify(f"Already graded {grade}: nothing new recorded.", markup=False)
         else:
             self.post_message(GradeRecorded(self.session.topic, docno, grade))
-            if self.session.done and self.session.docno == docno:
+            if self.take_back_refused(go_back=True):
+                pass  # the app's notice says why (report_failed)
+            elif self.session.done and self.session.docno == docno:
                 self.notify(f"All {len(self.session.queue)} documents of topic "
                             f"{self.session.topic} are judged.", title="Topic done",
                             markup=False)
@@ -257,13 +309,30 @@ class JudgeScreen(Screen[None]):
         self.query_one(DocumentView).read(move)
 
     def action_undo(self) -> None:
-        """Retract the latest judgment and go back to its document."""
-        docno = self.session.undo()
+        """Retract the latest judgment and go back to its document (an undo the store
+        refuses leaves the judgment on screen, as it is in the store)."""
+        session, failed = self.session, self.session.writes.failed
+        before = (list(session.history), dict(session.marks), dict(session.notes), len(failed))
+        docno = session.undo()
         if docno is None:
             self.notify("Nothing to undo on this topic.", severity="warning")
             return
+        if any(write.kind == "retract" for write, _ in failed[before[3]:]):
+            session.history[:], session.marks, session.notes = before[0], before[1], before[2]
         self.post_message(JudgmentUndone(self.session.topic, docno))
         self.show_document()
+
+    def take_back_refused(self, go_back: bool = False) -> bool:
+        """Grades of this session the store refused for good (the write queue's
+        ``failed``, which the app then reports): their documents are unjudged again on
+        screen (the count, the grade bar, a note drafted with the grade), and with
+        ``go_back`` the session returns to the first of them. Returns whether any was."""
+        docnos = [docno for write, _ in reversed(self.session.writes.failed)
+                  if write.kind == "judgment"
+                  and (docno := take_back(self.session, write)) is not None]
+        if go_back and docnos:
+            self.session.position = self.session.queue.index(docnos[-1])
+        return bool(docnos)
 
     def action_move(self, step: int) -> None:
         """Go to a neighbouring document."""
@@ -301,6 +370,8 @@ class JudgeScreen(Screen[None]):
         if text is None:
             return
         outcome = self.session.note(text)
+        if outcome == "recorded" and self.take_back_refused():
+            outcome = "unchanged"  # the app's notice says why the note is not saved
         if outcome != "unchanged":
             self.notify(NOTE_MESSAGES[outcome])
         self.post_message(NoteChanged(self.session.topic, self.session.docno))
@@ -369,6 +440,34 @@ class JudgeScreen(Screen[None]):
         """Remember the position and quit."""
         self.session.save_position()
         await self.app.action_quit()
+
+
+def take_back(session: JudgingSession, write: PendingWrite) -> str | None:
+    """Forget the grade of ``session`` whose ``write`` the store refused: it leaves the
+    history, the document falls back to the grade before it (later grades of the
+    document now follow that one), and a note drafted with it is a draft again (the
+    draft's removal was refused with it). Returns its docno (``None``: not a grade of
+    this session)."""
+    found = next((mark for mark in session.history if mark.write is write), None)
+    if found is None:
+        return None
+    session.history.remove(found)
+    later, mark = [], session.marks.get(found.docno)
+    while mark is not None and mark is not found:
+        later.append(mark)
+        mark = mark.previous
+    below = found.previous
+    for old in reversed(later):  # relink the grades given after it
+        new = old._replace(previous=below)
+        session.history[session.history.index(old)] = new
+        below = new
+    if below is None:
+        session.marks.pop(found.docno, None)
+    else:
+        session.marks[found.docno] = below
+    if write.args.get("clear_draft") and found.note:
+        session.notes.setdefault(found.docno, found.note)
+    return found.docno
 
 
 def _with_grades(scale: list[GradeLevel], commands: BindingsMap) -> BindingsMap:

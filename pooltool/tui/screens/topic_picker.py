@@ -27,12 +27,12 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
-from pooltool.errors import UnknownTopic
+from pooltool.errors import StoreConnectionLost, UnknownTopic
 from pooltool.judging.queue import topic_progress
 from pooltool.records import Topic, topic_key
 from pooltool.store import JudgmentStore, workspace
 from pooltool.store.guidelines import current_guidelines
-from pooltool.tui.messages import TopicChosen
+from pooltool.tui.messages import StoreUnreachable, TopicChosen
 from pooltool.tui.screens.guidelines import GuidelinesScreen
 from pooltool.tui.screens.help import HelpScreen
 from pooltool.tui.widgets.progress import progress_bar
@@ -78,7 +78,12 @@ class TopicPickerScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.query_one("#topics", DataTable).add_columns(*COLUMNS)
-        self.action_reload(workspace.last_topic(self.store, self.assessor, self.topics))
+        try:
+            last = workspace.last_topic(self.store, self.assessor, self.topics)
+        except StoreConnectionLost as exc:
+            self.post_message(StoreUnreachable(exc))
+            last = None
+        self.action_reload(last)
 
     def on_screen_resume(self) -> None:
         self.action_reload()
@@ -91,10 +96,17 @@ class TopicPickerScreen(Screen[None]):
             self.action_reload()
 
     def action_reload(self, highlight: str | None = None) -> None:
-        """Recompute every topic's progress from the store.
+        """Recompute every topic's progress from the store (while its server is
+        unreachable the list stays as it was).
 
         :param highlight: put the cursor on this topic (default: where it was).
         """
+        try:
+            self._reload(highlight)
+        except StoreConnectionLost as exc:
+            self.post_message(StoreUnreachable(exc))
+
+    def _reload(self, highlight: str | None) -> None:
         self.topics = sorted(self.list_topics(), key=topic_key)
         frame = topic_progress(self.store, self.assessor, self.topics, self.pool)
         frame = frame.set_index("topic").reindex(self.topics).dropna(subset=["pooled"])
@@ -129,10 +141,14 @@ class TopicPickerScreen(Screen[None]):
         self.query_one("#statement-text", Static).update(text)
 
     def statement(self, topic: str) -> Topic:
-        """A topic's statement, or an empty one when the store has none."""
+        """A topic's statement, or an empty one when the store has none (or its
+        server is unreachable)."""
         try:
             return self.store.topic(topic)
         except UnknownTopic:
+            return Topic(topic, "")
+        except StoreConnectionLost as exc:
+            self.post_message(StoreUnreachable(exc))
             return Topic(topic, "")
 
     def action_guidelines(self) -> None:

@@ -76,16 +76,17 @@ class DocumentView(VerticalScroll, inherit_bindings=False):
         self.update_position()
 
     def show(self, docno: str, document: Document | None, query: list[str], scan: list[str],
-             show_query: bool = True) -> None:
+             show_query: bool = True, missing: str = MISSING_NOTICE) -> None:
         """Display a document (or the missing-text notice) and scroll to its top.
 
         :param query: query terms, marked when ``show_query``.
         :param scan: the assessor's scan terms, always marked.
+        :param missing: what to say when there is no ``document``.
         """
         self.set_class(document is None, "-missing")
         if document is None:
             self._title = Text(f"{docno}", style="bold")
-            self._body = Text(MISSING_NOTICE, style="italic")
+            self._body = Text(missing, style="italic")
         else:
             heading = Text(f"{docno}  ", style="dim") + Text(reflow(document.title)
                                                               or "(no title)")
