@@ -20,6 +20,7 @@ from textual.app import App
 
 from pooltool.errors import InvalidArgument, StoreError, StoreWriteFailed, UnknownTopic
 from pooltool.judging.queue import ORDERS
+from pooltool.judging.session import JudgingSession
 from pooltool.records import topic_key
 from pooltool.store import DEFAULT_POOL, JudgmentStore
 from pooltool.store.changes import watch
@@ -35,7 +36,6 @@ from pooltool.tui.messages import (
 )
 from pooltool.tui.screens.judge import JudgeScreen
 from pooltool.tui.screens.topic_picker import TopicPickerScreen
-from pooltool.tui.session import JudgingSession
 
 RETRY_EVERY_S = 0.5
 WATCH_EVERY_S = 1.0

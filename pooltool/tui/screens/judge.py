@@ -16,6 +16,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
 from pooltool.judging.pace import eta_hours
+from pooltool.judging.session import JudgingSession
 from pooltool.store.guidelines import current_guidelines
 from pooltool.store.provenance import utc_now
 from pooltool.store.store import GradeLevel
@@ -25,7 +26,6 @@ from pooltool.tui.messages import GradeRecorded, JudgmentUndone, LeaveTopic, Not
 from pooltool.tui.screens.guidelines import GuidelinesScreen
 from pooltool.tui.screens.help import HelpScreen
 from pooltool.tui.screens.prompt import PromptScreen
-from pooltool.tui.session import JudgingSession
 from pooltool.tui.widgets.document_view import DocumentView, ReadMove
 from pooltool.tui.widgets.find_bar import FindBar
 from pooltool.tui.widgets.grade_bar import GradeBar
