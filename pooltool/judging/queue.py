@@ -115,7 +115,7 @@ def queue_state(store: JudgmentStore, assessor: str, topics: list[str] | None = 
     """
     scope = topics or None  # the store reads only these topics' rows
     docs = store.pool_docs(pool, scope)
-    latest = store.qrels(topics=scope)
+    latest = store.current_grades(scope)
     docs = docs.merge(latest[["topic", "docno", "grade"]], on=["topic", "docno"], how="left")
     docs["judged_any"] = is_judged(docs["grade"]).astype(bool)
     docs["judged_me"] = pair_isin(docs, store.judged_by(assessor)).astype(bool)

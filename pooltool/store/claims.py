@@ -14,8 +14,9 @@ from __future__ import annotations
 import sqlite3
 from contextlib import AbstractContextManager
 from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING
 
-from pooltool.store.judged import _LIVE
+from pooltool.records import is_judged
 from pooltool.store.provenance import utc_now
 
 DEFAULT_CLAIM_MINUTES = 5.0
@@ -44,6 +45,10 @@ class ClaimTable:
     def writing(self, what: str = "changed") -> AbstractContextManager[sqlite3.Connection]:
         raise NotImplementedError  # provided by the store
 
+    if TYPE_CHECKING:
+        def current_judgment(self, topic: str, docno: str) -> tuple[str, int] | None:
+            ...  # provided by JudgedRules
+
     def claim(self, topic: str, docno: str, assessor: str, minutes: float) -> bool:
         """Claim a document for ``minutes`` from now (renewing the assessor's own claim).
 
@@ -52,8 +57,9 @@ class ClaimTable:
 
         :returns: whether the assessor holds the claim now (``False``: another
             assessor's claim has not lapsed, or another assessor has judged the
-            document: its latest live judgment is theirs, with a grade >= 0, as
-            :meth:`~pooltool.store.JudgmentStore.judged_docnos` counts it).
+            document: its current grade, as
+            :meth:`~pooltool.store.JudgmentStore.judged_docnos` counts it, is
+            theirs and judged).
         """
         now = datetime.now(UTC)
         with self.writing() as conn:
@@ -61,10 +67,8 @@ class ClaimTable:
                                "AND docno = ?", [topic, docno]).fetchone()
             if row is not None and row[0] != assessor and row[1] > _stamp(now):
                 return False
-            latest = conn.execute(
-                f"SELECT assessor, grade FROM judgments j WHERE topic = ? AND docno = ? "
-                f"AND {_LIVE} ORDER BY judgment_id DESC LIMIT 1", [topic, docno]).fetchone()
-            if latest is not None and latest[0] != assessor and latest[1] >= 0:
+            current = self.current_judgment(topic, docno)
+            if current is not None and current[0] != assessor and is_judged(current[1]):
                 return False
             conn.execute(
                 "INSERT INTO claims(topic, docno, assessor, claimed_at, expires_at) "

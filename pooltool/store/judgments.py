@@ -44,7 +44,7 @@ from pooltool.errors import InvalidArgument, StoreError, UnknownVersion
 from pooltool.formats.qrels import read_qrels
 from pooltool.formats.source import in_int64
 from pooltool.records import QRELS_COLUMNS
-from pooltool.store.judged import record_kind
+from pooltool.store.judged import live, record_kind
 from pooltool.store.provenance import file_sha256, utc_now
 from pooltool.store.topic_check import OnUnknownTopics, check_topics
 
@@ -272,9 +272,8 @@ class JudgmentLog:
         only = "" if topics is None else "AND topic IN (SELECT value FROM json_each(:topics)) "
         return self.query(
             f"SELECT {', '.join(LOG_COLUMNS)} FROM judgments j WHERE judgment_id <= :limit "
-            f"{only}AND grade IS NOT NULL AND NOT EXISTS (SELECT 1 FROM judgments r "
-            "WHERE r.retracts = j.judgment_id AND r.judgment_id <= :limit) "
-            "ORDER BY judgment_id", {"limit": limit, "topics": json.dumps(list(topics or []))})
+            f"{only}AND {live(until=':limit')} ORDER BY judgment_id",
+            {"limit": limit, "topics": json.dumps(list(topics or []))})
 
     if TYPE_CHECKING:
         def machines(self) -> frozenset[str]: ...  # provided by JudgedRules
