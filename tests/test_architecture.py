@@ -53,3 +53,60 @@ def test_the_check_finds_sql_and_connection_use(tmp_path: Path) -> None:
         "pkg/queue.py:6: .execute",
         "pkg/queue.py:6: .conn",
     ]
+
+
+# -- what a grade means: records.is_judged / is_relevant, and nowhere else ---------------
+
+ORDERING = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
+
+
+def _is_grade(node: ast.expr) -> bool:
+    """A name, attribute or string subscript called ``grade``, ``grades`` or ``grade_*``
+    (``grade``, ``m.grade``, ``own["grade"]``, ``merged["grade_a"]``), or
+    ``JUDGED_MIN_GRADE``."""
+    if isinstance(node, ast.Subscript):
+        key = node.slice
+        name = key.value if isinstance(key, ast.Constant) and isinstance(key.value, str) else None
+    else:
+        name = node.id if isinstance(node, ast.Name) else \
+            node.attr if isinstance(node, ast.Attribute) else None
+    return name is not None and (name in ("grade", "grades", "JUDGED_MIN_GRADE")
+                                 or name.startswith("grade_"))
+
+
+def grade_rules_outside(root: Path, allowed: str = "records.py") -> list[str]:
+    """``path:line: comparison`` for every ordering comparison of a grade (``grade >= 0``,
+    ``m.grade >= level``, ``own["grade"] < 0``, ``x >= JUDGED_MIN_GRADE``) in the Python
+    files under ``root`` except ``allowed``: whether a grade is judged or relevant is
+    :func:`pooltool.records.is_judged` / :func:`~pooltool.records.is_relevant`."""
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        if path.name == allowed:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Compare) and any(isinstance(op, ORDERING) for op in node.ops) \
+                    and any(_is_grade(side) for side in [node.left, *node.comparators]):
+                found.append(f"{path.relative_to(root.parent)}:{node.lineno}: {ast.unparse(node)}")
+    return found
+
+
+def test_no_grade_rule_outside_records() -> None:
+    assert grade_rules_outside(PACKAGE) == []
+
+
+def test_the_check_finds_grade_comparisons(tmp_path: Path) -> None:
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "records.py").write_text("def is_judged(grade):\n    return grade >= 0\n")
+    (package / "queue.py").write_text(
+        "def f(grade, m, own, level, JUDGED_MIN_GRADE, g):\n"
+        "    a = grade >= 0\n    b = m.grade >= level\n    c = own['grade'] < 0\n"
+        "    d = g >= JUDGED_MIN_GRADE\n    e = grade == 0\n    f = own['grade_a'] >= level\n"
+        "    return own['score'] > 0\n")
+    assert grade_rules_outside(package) == [
+        "pkg/queue.py:2: grade >= 0",
+        "pkg/queue.py:3: m.grade >= level",
+        "pkg/queue.py:4: own['grade'] < 0",
+        "pkg/queue.py:5: g >= JUDGED_MIN_GRADE",
+        "pkg/queue.py:7: own['grade_a'] >= level",
+    ]

@@ -71,7 +71,7 @@ from pooltool.errors import UnknownTopic
 from pooltool.judging.adaptive import AdaptivePicker, topic_stopping
 from pooltool.judging.pace import Pace, pace
 from pooltool.judging.queue import topic_queue
-from pooltool.records import Document, Topic, is_judged
+from pooltool.records import Document, Topic, is_judged, is_relevant
 from pooltool.store import DEFAULT_POOL, JudgmentStore, workspace
 from pooltool.store.claims import CLAIM_WAIT_MS, DEFAULT_CLAIM_MINUTES
 from pooltool.store.journal import PendingWrite, WriteQueue
@@ -329,7 +329,7 @@ class JudgingSession:
     def _adaptive_next(self) -> int | None:
         """The strategy's choice for the assessor, added to the queue (``None``: none)."""
         assert self.picker is not None
-        pending = [(m.docno, m.grade >= self.picker.level) for m in self.marks.values()
+        pending = [(m.docno, bool(is_relevant(m.grade, self.picker.level))) for m in self.marks.values()
                    if not m.write.done and is_judged(m.grade)]
         try:
             for shown in sorted(self.unrecorded):

@@ -43,7 +43,7 @@ import pandas as pd
 from pooltool.errors import InvalidArgument, StoreError, UnknownVersion
 from pooltool.formats.qrels import read_qrels
 from pooltool.formats.source import in_int64
-from pooltool.records import QRELS_COLUMNS
+from pooltool.records import QRELS_COLUMNS, is_judged
 from pooltool.store.judged import live, record_kind
 from pooltool.store.provenance import file_sha256, utc_now
 from pooltool.store.topic_check import OnUnknownTopics, check_topics
@@ -395,7 +395,7 @@ def _prefer(live: pd.DataFrame, names: list[str]) -> pd.DataFrame:
                          f"(assessors: {known})")
     own = _latest(live[live["assessor"].isin(names)], ["topic", "docno", "assessor"])
     place = own["assessor"].map({n: i for i, n in enumerate(names)})
-    priority = place + (own["grade"] < 0) * len(names)
+    priority = place + ~is_judged(own["grade"]) * len(names)
     ranked = own.assign(_priority=priority).sort_values("_priority", kind="mergesort")
     chosen = ranked.drop_duplicates(["topic", "docno"], keep="first")
     return chosen.drop(columns="_priority").sort_values("judgment_id")
