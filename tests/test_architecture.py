@@ -110,3 +110,51 @@ def test_the_check_finds_grade_comparisons(tmp_path: Path) -> None:
         "pkg/queue.py:5: g >= JUDGED_MIN_GRADE",
         "pkg/queue.py:7: own['grade_a'] >= level",
     ]
+
+
+# -- trec_eval's order: ranking.py, and nowhere else --------------------------------------
+
+SORTS = {"lexsort", "sort_indices", "sort_values", "sort_by", "argsort", "sorted", "sort", "nlargest"}
+# sorts by a score that are not a run's documents
+NOT_A_RUN = {"analysis/stability.py": "systems by their mean score (a system ranking)"}
+
+
+def score_sorts_outside(root: Path, allowed: str = "ranking.py",
+                        not_a_run: dict[str, str] | None = None) -> list[str]:
+    """``path:line: call`` for every sort whose arguments name a score (``np.lexsort((-score,
+    topic))``, ``frame.sort_values(["topic", "score"])``) in the Python files under
+    ``root`` except ``allowed`` and ``not_a_run``: ordering a run is
+    :mod:`pooltool.ranking`'s alone."""
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        if path.name == allowed or path.relative_to(root).as_posix() in (not_a_run or {}):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.Call):
+                continue
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else \
+                func.id if isinstance(func, ast.Name) else ""
+            arguments = " ".join(ast.unparse(a) for a in [*node.args, *node.keywords])
+            if name in SORTS and re.search(r"\bscores?\b", arguments):
+                found.append(f"{path.relative_to(root.parent)}:{node.lineno}: {ast.unparse(node)[:60]}")
+    return found
+
+
+def test_no_run_ordering_outside_ranking() -> None:
+    assert score_sorts_outside(PACKAGE, not_a_run=NOT_A_RUN) == []
+
+
+def test_the_check_finds_sorts_by_score(tmp_path: Path) -> None:
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "ranking.py").write_text("import numpy as np\no = np.lexsort((-score, group))\n")
+    (package / "run.py").write_text(
+        "import numpy as np\na = np.lexsort((-score, topic))\n"
+        "b = frame.sort_values(['topic', 'score'], ascending=False)\n"
+        "c = np.lexsort((which, ranks))\nd = sorted(rows, key=lambda r: r.score)\n")
+    assert score_sorts_outside(package) == [
+        "pkg/run.py:2: np.lexsort((-score, topic))",
+        "pkg/run.py:3: frame.sort_values(['topic', 'score'], ascending=False)",
+        "pkg/run.py:5: sorted(rows, key=lambda r: r.score)",
+    ]
