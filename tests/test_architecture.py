@@ -158,3 +158,36 @@ def test_the_check_finds_sorts_by_score(tmp_path: Path) -> None:
         "pkg/run.py:3: frame.sort_values(['topic', 'score'], ascending=False)",
         "pkg/run.py:5: sorted(rows, key=lambda r: r.score)",
     ]
+
+
+# -- JSON documents: json_documents.py, and nowhere else ----------------------------------
+
+
+def schema_documents_outside(root: Path, allowed: str = "json_documents.py") -> list[str]:
+    """``path:line`` of every dict literal with a ``"schema"`` key (a JSON document naming
+    its schema) in the Python files under ``root`` except ``allowed``."""
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        if path.name == allowed:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Dict) and any(
+                    isinstance(key, ast.Constant) and key.value == "schema" for key in node.keys):
+                found.append(f"{path.relative_to(root.parent)}:{node.lineno}")
+    return found
+
+
+def test_json_documents_are_built_in_one_module() -> None:
+    from pooltool.json_documents import SCHEMAS
+
+    assert schema_documents_outside(PACKAGE) == []
+    on_disk = sorted(p.stem for p in (PACKAGE.parent / "schemas").glob("*.json"))
+    assert sorted(SCHEMAS) == on_disk
+
+
+def test_the_check_finds_documents_with_a_schema(tmp_path: Path) -> None:
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "json_documents.py").write_text('D = {"schema": "a-v1"}\n')
+    (package / "cli.py").write_text('E = {"x": 1}\nD = {"rows": [], "schema": "b-v1"}\n')
+    assert schema_documents_outside(package) == ["pkg/cli.py:2"]
