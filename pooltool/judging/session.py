@@ -4,10 +4,10 @@ No Textual here: the judging screen calls these methods and redraws. All
 writes go through a :class:`~pooltool.store.journal.WriteQueue`, so they are
 committed at once (or retried in order while the store is busy).
 
-The queue is the assessor's queue of :mod:`pooltool.judging.queue`: on a
-topic assigned to them, every pooled document; elsewhere, the pooled
-documents nobody has judged plus those they judged themselves. It may be
-empty (the app then does not open the topic).
+The queue is the assessor's queue of :mod:`pooltool.judging.queue`, whose
+docstring states the rule and says which part of choosing the next document
+lives where; this module holds the navigation part. The queue may be empty
+(the app then does not open the topic).
 
 Rules, in the order an assessor meets them:
 
