@@ -6,7 +6,7 @@ depth; short documents), no assignments, so every topic is shared and every
 document shown is claimed (:mod:`pooltool.store.claims`). Then starts
 ``--assessors`` processes (``multiprocessing`` spawn), which wait at one
 barrier and then each record ``--judgments`` judgments the way the judging app
-does: the same :class:`~pooltool.tui.session.JudgingSession` over a
+does: the same :class:`~pooltool.judging.session.JudgingSession` over a
 :class:`~pooltool.store.journal.WriteQueue` with a journal, the connection's
 busy timeout set to :data:`~pooltool.store.journal.BUSY_WAIT_MS`, the topic
 picker's numbers (:func:`~pooltool.judging.queue.topic_progress`) to choose the
@@ -129,7 +129,7 @@ class TimedWriteQueue(WriteQueue):
 def timed_session(writes: WriteQueue, topic: str, name: str) -> Any:
     """The app's judging session on ``topic``, noting when each document went on screen
     (the session moved to it; that is when it is claimed) and whether the claim held."""
-    from pooltool.tui.session import JudgingSession
+    from pooltool.judging.session import JudgingSession
 
     class TimedSession(JudgingSession):
         def _claim(self, docno: str) -> bool:

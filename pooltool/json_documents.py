@@ -1,13 +1,37 @@
-"""JSON documents of the commands' results (``schemas/*.json``): the report layer, above measures."""
+"""JSON documents of the commands' results: the one place each is built (the report
+layer, above measures and analysis; the CLI only writes them).
+
+One function per schema of ``schemas/``: :func:`recall_document` (``recall-v1``),
+:func:`bias_document` (``bias-v1``), :func:`bias_correction_document`
+(``bias-correction-v1``), :func:`impact_document` (``impact-v1``) and
+:func:`simulate_document` (``simulate-v1``). Analysis types are imported for
+typing only: ``recall`` on files loads neither pandas nor the analysis.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from pooltool.measures.recall import RecallResult
 from pooltool.report import records
 
+if TYPE_CHECKING:
+    from pooltool.analysis.bias import BiasResult, NewRunReport
+    from pooltool.analysis.bias_correction import Corrected
+    from pooltool.analysis.impact import ImpactResult
+    from pooltool.analysis.simulation import SimulationResult
+
 SCHEMA_ID = "recall-v1"
+BIAS_SCHEMA = "bias-v1"
+BIAS_CORRECTION_SCHEMA = "bias-correction-v1"
+IMPACT_SCHEMA = "impact-v1"
+SIMULATE_SCHEMA = "simulate-v1"
+SCHEMAS = (SCHEMA_ID, BIAS_SCHEMA, BIAS_CORRECTION_SCHEMA, IMPACT_SCHEMA, SIMULATE_SCHEMA)
+"""Every schema a document of this module names (``schemas/NAME.json``)."""
+
+SIMULATE_NOTE = ("documents without a qrels line count as non-relevant (the qrels stand for "
+                 "complete judgments, as in the literature)")
 
 
 def recall_document(
@@ -51,3 +75,81 @@ def recall_document(
     if per_topic:
         document["per_topic"] = records(result.per_topic_columns)
     return document
+
+
+def bias_document(result: BiasResult, report: NewRunReport | None,
+                  options: dict[str, Any]) -> dict[str, Any]:
+    """The document ``pooltool bias --format json`` writes (``bias-v1``).
+
+    :param result: what :func:`~pooltool.analysis.bias.leave_one_out` returned.
+    :param report: the runs that did not contribute
+        (:func:`~pooltool.analysis.bias.new_run_exposure`), or ``None``.
+    :param options: the command's options, written as given.
+    """
+    return {"schema": BIAS_SCHEMA, "options": options, "overall": result.overall(),
+            "per_run": records(result.per_run),
+            "new_runs": records(report.per_run) if report is not None else []}
+
+
+def bias_correction_document(result: Corrected, options: dict[str, Any]) -> dict[str, Any]:
+    """The document ``pooltool bias --correct METHOD --format json`` writes
+    (``bias-correction-v1``); ``result`` is what
+    :func:`~pooltool.analysis.bias_correction.corrected_scores` returned."""
+    return {"schema": BIAS_CORRECTION_SCHEMA, "options": options, "overall": result.overall(),
+            "per_run": records(result.per_run)}
+
+
+def impact_document(result: ImpactResult, source_a: str, source_b: str,
+                    shared: ImpactResult | None = None) -> dict[str, Any]:
+    """The document ``pooltool impact --format json`` writes (``impact-v1``).
+
+    :param result: what :func:`~pooltool.analysis.impact.qrels_impact` returned.
+    :param source_a: how qrels A was named (``--from``); ``source_b`` likewise.
+    :param shared: the impact on the documents judged in both (or ``None``).
+    """
+    return {
+        "schema": IMPACT_SCHEMA,
+        "from": source_a,
+        "to": source_b,
+        "options": {"k": result.k, "level": result.level, "complete": result.complete,
+                    "top": result.top},
+        "runs": records(result.per_run),
+        "ranking": _ranking(result),
+        "ranking_both_judged": _ranking(shared) if shared is not None else None,
+        "topics_moved": records(result.topics_moved),
+        "topics_overall": records(result.topics_overall),
+        "missing_topics": {"a": result.recall_a.missing_topics,
+                           "b": result.recall_b.missing_topics},
+    }
+
+
+def _ranking(result: ImpactResult) -> dict[str, Any]:
+    return {
+        "measure": f"recall@{result.k}",
+        "kendall_tau": _number(result.kendall_tau),
+        "tau_ap": _number(result.tau_ap),
+        "largest_rank_change": result.largest_rank_change,
+        "largest_rank_change_runs": result.largest_rank_change_runs,
+        "sum_rank_change": result.ranking.sum_rank_change,
+    }
+
+
+def _number(value: float) -> float | None:
+    return None if value != value else float(value)  # NaN -> null
+
+
+def simulate_document(result: SimulationResult, qrels_source: str, budgets: Sequence[int],
+                      strategies: Sequence[str], per_topic: bool = False) -> dict[str, Any]:
+    """The document ``pooltool simulate --format json`` writes (``simulate-v1``).
+
+    :param result: what :func:`~pooltool.analysis.simulation.simulate` returned.
+    :param qrels_source: how the complete qrels were named (``--qrels``).
+    :param budgets: the budgets replayed; ``strategies``: their labels.
+    :param per_topic: fill ``per_topic`` (``-q``; otherwise it is empty).
+    """
+    return {"schema": SIMULATE_SCHEMA, "note": SIMULATE_NOTE,
+            "options": {"qrels": qrels_source, "budgets": list(budgets), "k": result.k,
+                        "level": result.level, "strategies": list(strategies),
+                        "topics": len(result.topics)},
+            "summary": records(result.summary), "per_run": records(result.per_run),
+            "per_topic": records(result.per_topic) if per_topic else []}

@@ -98,35 +98,91 @@ def _trec_order(frame: pd.DataFrame, keys: list[str]) -> tuple[np.ndarray, np.nd
     for key in keys:
         codes, uniques = pd.factorize(columns[key], sort=True)
         group = group * len(uniques) + codes
-    order = _group_score_order(group, scores)
-    group, scores = group[order], scores[order]
-    tied = (group[1:] == group[:-1]) & (scores[1:] == scores[:-1])
-    if tied.any():
-        block = np.cumsum(np.concatenate(([True], ~tied)))
-        in_tie = np.zeros(len(order), dtype=bool)
-        in_tie[:-1] |= tied
-        in_tie[1:] |= tied
-        rows = np.flatnonzero(in_tie)
-        docnos = _order_codes(columns["docno"][order[rows]])
-        # within each block, docno descending; equal docnos keep their order
-        key = block[rows] * (int(docnos.max()) + 1) + (docnos.max() - docnos)
-        order[rows] = order[rows][np.argsort(key, kind="stable")]
-    return order, positions_in_groups(group)
+    order = order_lines(group, scores, columns["docno"])[0]
+    return order, positions_in_groups(group[order])
 
 
-def _group_score_order(group: np.ndarray, scores: np.ndarray) -> np.ndarray:
+def order_lines(group: np.ndarray, score: np.ndarray, docno: np.ndarray | pa.Array,
+                rows: np.ndarray | None = None, *, sorted_groups: bool = True,
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """trec_eval's order on number columns: the one implementation of it, for the
+    frame path (:func:`order_run`) and the Arrow path of the measures
+    (:mod:`pooltool.measures.arrow_run`).
+
+    Rows go by group (a topic, or run and topic, as integer codes), then score
+    descending, then docno descending (``strcmp``); rows equal on all three keep
+    their order (the stable mergesort's result, row for row). Only the rows tied on
+    (group, score) are compared by docno.
+
+    :param group: ``n`` integer codes, in the order the groups sort.
+    :param score: ``n`` float64 scores, no NaN.
+    :param docno: the docnos: a numpy array of ``str`` (object), or an Arrow string
+        array (compared byte by byte, ``strcmp`` order, as Python compares ``str``).
+    :param rows: each row's position in ``docno`` (default: the row itself).
+    :param sorted_groups: ``False``: the groups may come in any order when each is
+        one stretch of rows (a run file written topic by topic: then only ties move).
+    :returns: the row order (positions), and per row an integer ``>= 1`` that orders
+        it among the rows tied with it on (group, score) as the docnos compare (equal
+        docnos, equal integers), ``0`` for a row with no tie.
+    """
+    order = _group_score_order(group, score, sorted_groups)
+    group_in, score_in = group[order], score[order]
+    same = (group_in[1:] == group_in[:-1]) & (score_in[1:] == score_in[:-1])
+    ties = np.zeros(len(order), dtype=np.int64)
+    if not same.any():
+        return order, ties
+    tied = np.zeros(len(order), dtype=bool)
+    tied[order[1:][same]] = True
+    tied[order[:-1][same]] = True
+    lines = np.flatnonzero(tied)
+    ties[lines] = _docno_codes(docno, lines if rows is None else rows[lines]) + 1
+    block = np.cumsum(np.concatenate(([0], ~same)))  # stretches of tied rows, in order
+    at = np.flatnonzero(tied[order])  # only tied rows move, within their stretch
+    top = int(ties.max())
+    key = block[at] * (top + 1) + (top - ties[order[at]])
+    order[at] = order[at][np.argsort(key, kind="stable")]
+    return order, ties
+
+
+def _group_score_order(group: np.ndarray, scores: np.ndarray,
+                       sorted_groups: bool = True) -> np.ndarray:
     """``np.lexsort((-scores, group))``: rows by group, then score descending, ties in row order.
 
     Runs are written topic by topic, best score first: then a stable sort on
     the group alone gives that order (numpy's timsort merges the topics'
-    blocks in linear time), and the scores are only checked.
+    blocks in linear time), and the scores are only checked. With
+    ``sorted_groups=False`` rows so written keep their order.
     """
+    if not sorted_groups and _written_in_order(group, scores):
+        return np.arange(len(group))
     order = np.argsort(group, kind="stable")
     same = group[order][1:] == group[order][:-1]
     ordered = scores[order]
     if (ordered[1:][same] <= ordered[:-1][same]).all():
         return order
     return np.lexsort((-scores, group))
+
+
+def _written_in_order(group: np.ndarray, scores: np.ndarray) -> bool:
+    """Whether each group is one stretch of rows, best score first."""
+    same = group[1:] == group[:-1]
+    if len(group) < 2 or int(np.count_nonzero(~same)) + 1 != len(np.unique(group)):
+        return False
+    return bool((scores[1:][same] <= scores[:-1][same]).all())
+
+
+def _docno_codes(docno: np.ndarray | pa.Array, rows: np.ndarray) -> np.ndarray:
+    """Integer codes from 0 of the docnos at ``rows`` that sort as they do (equal
+    docnos, equal codes)."""
+    if isinstance(docno, pa.Array):
+        # an index array from the buffer: pa.array() would import pandas
+        index = np.ascontiguousarray(rows, dtype=np.int64)
+        taken = docno.take(pa.Array.from_buffers(pa.int64(), len(index), [None, pa.py_buffer(index)]))
+        dense = pc.rank(taken, sort_keys="ascending", tiebreaker="dense")  # uint64, from 1
+        values = np.frombuffer(dense.buffers()[1], dtype=np.uint64, count=len(dense),
+                               offset=dense.offset * 8)  # .to_numpy() would import pandas
+        return values.astype(np.int64) - 1
+    return _order_codes(docno[rows])
 
 
 def _order_codes(values: np.ndarray) -> np.ndarray:

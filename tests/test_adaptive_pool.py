@@ -293,8 +293,8 @@ def test_the_pool_keeps_drawing_on_the_runs_it_was_built_from(
 
 
 def test_the_judging_session_draws_on_a_removed_run(live_cli: tuple[str, Path]) -> None:
+    from pooltool.judging.session import JudgingSession
     from pooltool.store.journal import WriteQueue
-    from pooltool.tui.session import JudgingSession
 
     db, _ = live_cli
     assert cli_call(db, "remove-run", "--force", "B").exit_code == 0

@@ -53,3 +53,141 @@ def test_the_check_finds_sql_and_connection_use(tmp_path: Path) -> None:
         "pkg/queue.py:6: .execute",
         "pkg/queue.py:6: .conn",
     ]
+
+
+# -- what a grade means: records.is_judged / is_relevant, and nowhere else ---------------
+
+ORDERING = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
+
+
+def _is_grade(node: ast.expr) -> bool:
+    """A name, attribute or string subscript called ``grade``, ``grades`` or ``grade_*``
+    (``grade``, ``m.grade``, ``own["grade"]``, ``merged["grade_a"]``), or
+    ``JUDGED_MIN_GRADE``."""
+    if isinstance(node, ast.Subscript):
+        key = node.slice
+        name = key.value if isinstance(key, ast.Constant) and isinstance(key.value, str) else None
+    else:
+        name = node.id if isinstance(node, ast.Name) else \
+            node.attr if isinstance(node, ast.Attribute) else None
+    return name is not None and (name in ("grade", "grades", "JUDGED_MIN_GRADE")
+                                 or name.startswith("grade_"))
+
+
+def grade_rules_outside(root: Path, allowed: str = "records.py") -> list[str]:
+    """``path:line: comparison`` for every ordering comparison of a grade (``grade >= 0``,
+    ``m.grade >= level``, ``own["grade"] < 0``, ``x >= JUDGED_MIN_GRADE``) in the Python
+    files under ``root`` except ``allowed``: whether a grade is judged or relevant is
+    :func:`pooltool.records.is_judged` / :func:`~pooltool.records.is_relevant`."""
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        if path.name == allowed:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Compare) and any(isinstance(op, ORDERING) for op in node.ops) \
+                    and any(_is_grade(side) for side in [node.left, *node.comparators]):
+                found.append(f"{path.relative_to(root.parent)}:{node.lineno}: {ast.unparse(node)}")
+    return found
+
+
+def test_no_grade_rule_outside_records() -> None:
+    assert grade_rules_outside(PACKAGE) == []
+
+
+def test_the_check_finds_grade_comparisons(tmp_path: Path) -> None:
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "records.py").write_text("def is_judged(grade):\n    return grade >= 0\n")
+    (package / "queue.py").write_text(
+        "def f(grade, m, own, level, JUDGED_MIN_GRADE, g):\n"
+        "    a = grade >= 0\n    b = m.grade >= level\n    c = own['grade'] < 0\n"
+        "    d = g >= JUDGED_MIN_GRADE\n    e = grade == 0\n    f = own['grade_a'] >= level\n"
+        "    return own['score'] > 0\n")
+    assert grade_rules_outside(package) == [
+        "pkg/queue.py:2: grade >= 0",
+        "pkg/queue.py:3: m.grade >= level",
+        "pkg/queue.py:4: own['grade'] < 0",
+        "pkg/queue.py:5: g >= JUDGED_MIN_GRADE",
+        "pkg/queue.py:7: own['grade_a'] >= level",
+    ]
+
+
+# -- trec_eval's order: ranking.py, and nowhere else --------------------------------------
+
+SORTS = {"lexsort", "sort_indices", "sort_values", "sort_by", "argsort", "sorted", "sort", "nlargest"}
+# sorts by a score that are not a run's documents
+NOT_A_RUN = {"analysis/stability.py": "systems by their mean score (a system ranking)"}
+
+
+def score_sorts_outside(root: Path, allowed: str = "ranking.py",
+                        not_a_run: dict[str, str] | None = None) -> list[str]:
+    """``path:line: call`` for every sort whose arguments name a score (``np.lexsort((-score,
+    topic))``, ``frame.sort_values(["topic", "score"])``) in the Python files under
+    ``root`` except ``allowed`` and ``not_a_run``: ordering a run is
+    :mod:`pooltool.ranking`'s alone."""
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        if path.name == allowed or path.relative_to(root).as_posix() in (not_a_run or {}):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.Call):
+                continue
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else \
+                func.id if isinstance(func, ast.Name) else ""
+            arguments = " ".join(ast.unparse(a) for a in [*node.args, *node.keywords])
+            if name in SORTS and re.search(r"\bscores?\b", arguments):
+                found.append(f"{path.relative_to(root.parent)}:{node.lineno}: {ast.unparse(node)[:60]}")
+    return found
+
+
+def test_no_run_ordering_outside_ranking() -> None:
+    assert score_sorts_outside(PACKAGE, not_a_run=NOT_A_RUN) == []
+
+
+def test_the_check_finds_sorts_by_score(tmp_path: Path) -> None:
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "ranking.py").write_text("import numpy as np\no = np.lexsort((-score, group))\n")
+    (package / "run.py").write_text(
+        "import numpy as np\na = np.lexsort((-score, topic))\n"
+        "b = frame.sort_values(['topic', 'score'], ascending=False)\n"
+        "c = np.lexsort((which, ranks))\nd = sorted(rows, key=lambda r: r.score)\n")
+    assert score_sorts_outside(package) == [
+        "pkg/run.py:2: np.lexsort((-score, topic))",
+        "pkg/run.py:3: frame.sort_values(['topic', 'score'], ascending=False)",
+        "pkg/run.py:5: sorted(rows, key=lambda r: r.score)",
+    ]
+
+
+# -- JSON documents: json_documents.py, and nowhere else ----------------------------------
+
+
+def schema_documents_outside(root: Path, allowed: str = "json_documents.py") -> list[str]:
+    """``path:line`` of every dict literal with a ``"schema"`` key (a JSON document naming
+    its schema) in the Python files under ``root`` except ``allowed``."""
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        if path.name == allowed:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Dict) and any(
+                    isinstance(key, ast.Constant) and key.value == "schema" for key in node.keys):
+                found.append(f"{path.relative_to(root.parent)}:{node.lineno}")
+    return found
+
+
+def test_json_documents_are_built_in_one_module() -> None:
+    from pooltool.json_documents import SCHEMAS
+
+    assert schema_documents_outside(PACKAGE) == []
+    on_disk = sorted(p.stem for p in (PACKAGE.parent / "schemas").glob("*.json"))
+    assert sorted(SCHEMAS) == on_disk
+
+
+def test_the_check_finds_documents_with_a_schema(tmp_path: Path) -> None:
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "json_documents.py").write_text('D = {"schema": "a-v1"}\n')
+    (package / "cli.py").write_text('E = {"x": 1}\nD = {"rows": [], "schema": "b-v1"}\n')
+    assert schema_documents_outside(package) == ["pkg/cli.py:2"]

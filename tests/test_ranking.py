@@ -102,3 +102,25 @@ def test_stretches_by_hand() -> None:
     starts, lengths = stretches(np.array(["b", "b", "a"], dtype=object))
     assert starts.tolist() == [0, 2] and lengths.tolist() == [2, 1]
     assert [len(a) for a in stretches(np.array([], dtype=object))] == [0, 0]
+
+
+@pytest.mark.parametrize("sorted_groups", [True, False])
+def test_order_lines_is_one_order_for_numpy_and_arrow_docnos(sorted_groups: bool) -> None:
+    """The frame path and the measures' Arrow path order by one function: ties on
+    (group, score) by docno descending, equal docnos kept in row order."""
+    import pyarrow as pa
+
+    from pooltool.ranking import order_lines
+
+    group = np.array([1, 1, 1, 1, 0, 0, 0], dtype=np.int64)
+    score = np.array([2.0, 1.0, 1.0, 1.0, 5.0, 5.0, 4.0])
+    docno = np.array(["a", "b", "c", "b", "d10", "d9", "x"], dtype=object)
+    expected = [5, 4, 6, 0, 2, 1, 3] if sorted_groups else [0, 2, 1, 3, 5, 4, 6]
+    on_numpy = order_lines(group, score, docno, sorted_groups=sorted_groups)
+    on_arrow = order_lines(group, score, pa.array(list(docno)), sorted_groups=sorted_groups)
+    assert on_numpy[0].tolist() == on_arrow[0].tolist()
+    assert on_numpy[1].tolist() == on_arrow[1].tolist() == [0, 1, 2, 1, 3, 4, 0]
+    frame_order = order_run(pd.DataFrame({"topic": group.astype(str), "score": score,
+                                          "docno": docno}))
+    assert frame_order["docno"].tolist() == docno[[5, 4, 6, 0, 2, 1, 3]].tolist()
+    assert on_numpy[0].tolist() == expected

@@ -229,3 +229,18 @@ def test_hedge_weights_follow_the_definition() -> None:
     assert next_document(chooser, [("d2", True), ("d1", False)]) == "d5"
     assert getattr(chooser, "weights").tolist() == pytest.approx(  # noqa: B009
         [0.5 ** (6 / 11 + 1), 0.5 ** (2 / 11), 0.5])
+
+
+def test_each_strategy_is_registered_once_with_an_order_or_a_chooser() -> None:
+    """One registry: a name registered twice, or a kind with both (or neither) of a
+    static order and a chooser builder, is refused."""
+    from pooltool.judging.strategies import STRATEGIES, StrategyKind, register
+
+    assert list(STRATEGIES) == ["depth", "rundepth", "roundrobin", "rrf", "borda", "combsum",
+                                "rbp", "mtf", "maxmean", "mmns", "thompson", "hedge"]
+    assert all((kind.order is None) != (kind.build is None) for kind in STRATEGIES.values())
+    with pytest.raises(ValueError, match="registered twice"):
+        register(StrategyKind("depth", order=lambda runs, p: []))
+    with pytest.raises(ValueError, match="exactly one"):
+        register(StrategyKind("neither"))
+    assert "neither" not in STRATEGIES

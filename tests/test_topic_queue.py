@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -187,3 +188,28 @@ def test_reads_of_some_topics_equal_the_whole_filtered(store: JudgmentStore) -> 
             qrels[qrels["topic"].isin(topics)].reset_index(drop=True))
     assert store.qrels(topics=["1"])[["docno", "grade"]].values.tolist() == [["dz", 1]]
     assert store.pool_docs(topics=["9"]).empty and store.qrels(topics=[]).empty
+
+
+def test_a_machines_judgment_leaves_the_document_in_a_persons_queue(tmp_path: Path) -> None:
+    """The topic picker and the judging screen agree on a topic nobody is assigned
+    to, where a machine (``import-qrels --machine``) judged one document: the
+    default (``latest``) qrels take people only, so ``d2`` is still to judge."""
+    from pooltool.judging.session import JudgingSession
+    from pooltool.store.journal import WriteQueue
+
+    (tmp_path / "a.run").write_text("1 Q0 d1 1 3 A\n1 Q0 d2 2 2 A\n1 Q0 d3 3 1 A\n")
+    (tmp_path / "m.qrels").write_text("1 0 d2 1\n")
+    store = JudgmentStore.open(tmp_path / "s.db", create=True)
+    store.add_runs([tmp_path / "a.run"])
+    pool_runs(store, 3)
+    store.import_qrels(tmp_path / "m.qrels", "llm", "gpt-judge", machine=True)
+    assert store.machines() == frozenset({"gpt-judge"})
+
+    progress = topic_progress(store, "alice").set_index("topic")
+    session = JudgingSession(WriteQueue(store), "1", "alice")
+    assert (progress.loc["1", "queue"], progress.loc["1", "remaining"]) == (3, 3)
+    assert (session.queue, session.remaining) == (["d1", "d2", "d3"], 3)
+    assert store.judged_docnos("1") == set()
+    assert session.taken_by_others() == set()
+    assert (session.docno, session.next_unjudged()) == ("d1", 1)
+    assert store.claim("1", "d2", "alice", 5.0)

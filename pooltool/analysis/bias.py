@@ -29,6 +29,7 @@ from pooltool.formats.frames import check_qrels_frame, check_run_frame
 from pooltool.measures.recall import evaluate_recall
 from pooltool.measures.summary import trec_mean
 from pooltool.ranking import order_run
+from pooltool.records import is_judged, is_relevant
 
 
 @dataclass(frozen=True)
@@ -111,7 +112,7 @@ def leave_one_out(runs: pd.DataFrame, qrels: pd.DataFrame, depth: int, k: int = 
     if strangers:
         raise PooltoolError(f"the group mapping names runs that did not contribute: "
                             f"{', '.join(strangers)}")
-    if not (qrels["grade"] >= level).any():
+    if not is_relevant(qrels["grade"], level).any():
         raise PooltoolError(f"the qrels hold no relevant judgment (grade >= {level}): "
                             "leave-one-out has nothing to measure")
     full = evaluate_recall(top, qrels, ks=[k], level=level, complete=complete)
@@ -144,13 +145,12 @@ def _leave_out_topics(full: pd.DataFrame, top: pd.DataFrame, unique: pd.DataFram
                   f"unjudged@{k}"]].copy()
     frame.columns = ["run_tag", "topic", "num_rel", "rel_ret", "recall", "P", "unjudged"]
     frame["group"] = frame["run_tag"].map(group_of)
-    removed = _count(unique[unique["grade"] >= level], ["owner", "topic"])
+    removed = _count(unique[is_relevant(unique["grade"], level)], ["owner", "topic"])
     frame["removed_rel"] = _lookup(frame, removed, ["group", "topic"])
     own = _own_top_k(top, unique, group_of, k)
-    frame["lost_rel"] = _lookup(frame, _count(own[own["grade"] >= level], ["run_tag", "topic"]),
-                                ["run_tag", "topic"])
-    frame["lost_judged"] = _lookup(frame, _count(own[own["grade"] >= 0], ["run_tag", "topic"]),
-                                   ["run_tag", "topic"])
+    keys = ["run_tag", "topic"]
+    frame["lost_rel"] = _lookup(frame, _count(own[is_relevant(own["grade"], level)], keys), keys)
+    frame["lost_judged"] = _lookup(frame, _count(own[is_judged(own["grade"])], keys), keys)
     frame["num_rel_loo"] = frame["num_rel"] - frame["removed_rel"]
     rel_ret_loo = (frame["rel_ret"] - frame["lost_rel"]).to_numpy(dtype=np.float64)
     num_rel_loo = frame["num_rel_loo"].to_numpy(dtype=np.float64)
@@ -189,7 +189,7 @@ def _per_run(per_topic: pd.DataFrame, unique: pd.DataFrame, group_of: dict[str, 
         for column in ("recall", "recall_loo", "P", "P_loo", "unjudged", "unjudged_loo"):
             row[column] = trec_mean(topics[column].to_numpy(), len(topics))
         row["unique_pooled"] = len(owned)
-        row["unique_relevant"] = int((owned["grade"] >= level).sum())
+        row["unique_relevant"] = int(is_relevant(owned["grade"], level).sum())
         rows.append(row)
     frame = pd.DataFrame(rows)
     frame["recall_drop"] = frame["recall"] - frame["recall_loo"]

@@ -64,6 +64,7 @@ from pooltool.analysis.stability import RankingComparison, compare_rankings
 from pooltool.errors import PooltoolError
 from pooltool.measures.recall import evaluate_recall
 from pooltool.ranking import order_run
+from pooltool.records import is_judged, is_relevant
 
 #: Each method and the measures it is defined for.
 METHODS: dict[str, tuple[str, ...]] = {
@@ -213,7 +214,8 @@ def _precision_pair(lines: pd.DataFrame, qrels: pd.DataFrame, k: int,
     top = scored.loc[scored["trec_rank"] <= k, ["run_tag", "topic", "docno"]].merge(
         qrels[["topic", "docno", "grade"]], on=["topic", "docno"], how="left")
     grade = top["grade"].fillna(-1)
-    counts = top.assign(rel=grade >= level, anti=(grade >= 0) & (grade < level)).groupby(
+    relevant = is_relevant(grade, level)
+    counts = top.assign(rel=relevant, anti=is_judged(grade) & ~relevant).groupby(
         ["run_tag", "topic"])[["rel", "anti"]].sum()
     every = scored[["run_tag", "topic"]].drop_duplicates().set_index(["run_tag", "topic"])
     counts = counts.reindex(every.index, fill_value=0) / k

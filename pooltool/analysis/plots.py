@@ -12,6 +12,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pooltool.measures.plot import pyplot
+
 if TYPE_CHECKING:
     from pooltool.analysis.bias import BiasResult
     from pooltool.analysis.impact import ImpactResult
@@ -44,7 +46,7 @@ def impact_figure(result: ImpactResult, label_a: str = "A", label_b: str = "B") 
     """
     from pooltool.measures.plot import run_styles
 
-    plt = _pyplot()
+    plt = pyplot()
     runs = result.per_run
     figure, axis = plt.subplots(figsize=(9, 6.5), dpi=100)
     low, high = _square_range([*runs["recall_a"], *runs["recall_b"]])
@@ -142,7 +144,7 @@ def plot_bias(result: BiasResult, path: str | Path) -> Path:
     :param path: the image file to write.
     :returns: the path written.
     """
-    plt = _pyplot()
+    plt = pyplot()
     runs = result.per_run
     positions = range(len(runs))
     figure, axis = plt.subplots(figsize=(max(6.5, 0.55 * len(runs) + 2), 5), dpi=100)
@@ -169,7 +171,7 @@ def plot_simulation(result: SimulationResult, path: str | Path) -> Path:
     """
     from pooltool.measures.plot import run_styles
 
-    plt = _pyplot()
+    plt = pyplot()
     curve = result.curve
     labels = list(dict.fromkeys(curve["strategy"]))
     figure, axis = plt.subplots(figsize=(9, 5.5), dpi=100)
@@ -195,27 +197,12 @@ def _square_range(values: list[float], margin: float = 0.05) -> tuple[float, flo
     return max(0.0, low - pad), min(1.0, high + pad)
 
 
-def _pyplot() -> Any:
-    """``matplotlib.pyplot`` on the Agg backend (files only, safe without a display),
-    with math text off: run tags and topic ids are data, drawn as written (a tag
-    ``$x^2$`` or ``a$\\frac{$b`` is text, never TeX)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    matplotlib.rcParams["text.parse_math"] = False
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
 def _save(figure: Any, path: str | Path, relayout: bool = True) -> Path:
     """Lay out (unless ``relayout`` is false: labels were placed on the final
     layout), write and close ``figure``; returns the path written."""
-    import matplotlib.pyplot as plt
-
     path = Path(path)
     if relayout:
         figure.tight_layout()
     figure.savefig(path, bbox_inches="tight")
-    plt.close(figure)
+    pyplot().close(figure)
     return path

@@ -14,7 +14,7 @@ import pandas as pd
 
 from pooltool.errors import FrameError
 from pooltool.formats.frames import check_qrels_frame
-from pooltool.records import topic_order
+from pooltool.records import is_judged, is_relevant, topic_order
 
 CHANGE_KINDS = ("added", "removed", "regraded")
 
@@ -76,8 +76,8 @@ def _change_kind(merged: pd.DataFrame) -> np.ndarray:
 
 
 def _relevance_move(changes: pd.DataFrame, level: int) -> np.ndarray:
-    rel_a = (changes["grade_a"] >= level).fillna(False).to_numpy(dtype=bool)
-    rel_b = (changes["grade_b"] >= level).fillna(False).to_numpy(dtype=bool)
+    rel_a = is_relevant(changes["grade_a"], level).fillna(False).to_numpy(dtype=bool)
+    rel_b = is_relevant(changes["grade_b"], level).fillna(False).to_numpy(dtype=bool)
     return np.select([rel_b & ~rel_a, rel_a & ~rel_b], ["gained", "lost"], default="same")
 
 
@@ -89,8 +89,8 @@ def _per_topic(merged: pd.DataFrame, level: int) -> pd.DataFrame:
         "added": merged["change"] == "added",
         "removed": merged["change"] == "removed",
         "regraded": merged["change"] == "regraded",
-        "num_rel_a": (merged["grade_a"] >= level).fillna(False).astype(bool),
-        "num_rel_b": (merged["grade_b"] >= level).fillna(False).astype(bool),
+        "num_rel_a": is_relevant(merged["grade_a"], level).fillna(False).astype(bool),
+        "num_rel_b": is_relevant(merged["grade_b"], level).fillna(False).astype(bool),
     })
     table = flags.groupby("topic", sort=True).sum().astype("int64")
     table["num_rel_change"] = table["num_rel_b"] - table["num_rel_a"]
@@ -104,6 +104,6 @@ def qrels_counts(qrels: pd.DataFrame, level: int = 1) -> dict[str, int]:
     return {
         "topics": int(qrels["topic"].nunique()),
         "judged": len(qrels),
-        "judged_nonneg": int((qrels["grade"] >= 0).sum()),
-        "relevant": int((qrels["grade"] >= level).sum()),
+        "judged_nonneg": int(is_judged(qrels["grade"]).sum()),
+        "relevant": int(is_relevant(qrels["grade"], level).sum()),
     }

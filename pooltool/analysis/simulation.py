@@ -31,7 +31,7 @@ from pooltool.formats.frames import check_qrels_frame, check_run_frame
 from pooltool.judging.strategies import RankedRun, Strategy, judge_sequence, topic_runs
 from pooltool.measures.summary import trec_mean
 from pooltool.ranking import order_run, top_k
-from pooltool.records import topic_key
+from pooltool.records import is_relevant, topic_key
 
 
 @dataclass(frozen=True)
@@ -124,7 +124,7 @@ def _check_options(strategies: list[Strategy], budgets: list[int], k: int) -> No
 
 
 def _relevant(qrels: pd.DataFrame, level: int) -> dict[str, frozenset[str]]:
-    hits = qrels[qrels["grade"] >= level]
+    hits = qrels[is_relevant(qrels["grade"], level)]
     return {str(t): frozenset(part["docno"].astype(str)) for t, part in hits.groupby("topic")}
 
 
@@ -181,7 +181,7 @@ class RunScorer:
 
     def means(self, qrels: pd.DataFrame) -> pd.DataFrame:
         """Per run (index, input order): ``recall`` and ``P``, means over topics, 0..1."""
-        relevant = qrels[qrels["grade"] >= self.level]
+        relevant = qrels[is_relevant(qrels["grade"], self.level)]
         hits = self.keys.isin(pd.Index((relevant["topic"] + " " + relevant["docno"]).to_numpy()))
         rel_ret = np.bincount(self.cell, weights=hits, minlength=len(self.cells))
         num_rel = relevant.groupby("topic").size().reindex(

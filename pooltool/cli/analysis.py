@@ -20,6 +20,7 @@ from pooltool.cli.group import (
 )
 from pooltool.cli.sources import load_qrels, load_runs
 from pooltool.errors import InvalidArgument
+from pooltool.json_documents import bias_correction_document, bias_document, impact_document
 from pooltool.report import emit, emit_json, records
 
 if TYPE_CHECKING:
@@ -254,11 +255,10 @@ def _bias_corrected(ctx: click.Context, top: pd.DataFrame, qrels: pd.DataFrame,
     result = corrected_scores(top, qrels, new, options["depth"], options["k"], method, measure,
                               options["level"], options["groups"] or None, options["similar"],
                               options["complete"])
-    overall = result.overall()
     if fmt == "json":
-        emit_json({"schema": "bias-correction-v1", "options": options, "overall": overall,
-                   "per_run": records(result.per_run)})
+        emit_json(bias_correction_document(result, options))
         return
+    overall = result.overall()
     emit(result.per_run, fmt, title=f"{method}: corrected {measure}@{options['k']} at pool "
                                     f"depth {options['depth']} ('pooltool explain NAME' "
                                     "defines a column)")
@@ -310,12 +310,11 @@ def _say_uneven_depths(depths: dict[str, int], pool_depth: int) -> None:
 
 def _emit_bias(result: BiasResult, report: NewRunReport | None, fmt: str,
                options: dict[str, Any]) -> None:
+    if fmt == "json":
+        emit_json(bias_document(result, report, options))
+        return
     overall = result.overall()
     new = report.per_run if report is not None else pd.DataFrame()
-    if fmt == "json":
-        emit_json({"schema": "bias-v1", "options": options, "overall": overall,
-                   "per_run": records(result.per_run), "new_runs": records(new)})
-        return
     if fmt == "csv":
         emit(result.per_run, fmt)
         return
@@ -335,9 +334,6 @@ def _emit_bias(result: BiasResult, report: NewRunReport | None, fmt: str,
 
 
 # --- pooltool impact --------------------------------------------------------------
-
-IMPACT_SCHEMA = "impact-v1"
-
 
 @cli.command()
 @click.option("--from", "qrels_from", required=True, metavar="A",
@@ -391,7 +387,7 @@ def impact(ctx: click.Context, qrels_from: str, qrels_to: str, runs: tuple[str, 
     shared = _both_judged_ranking(frame, qrels_a, qrels_b, k, level, complete)
     _warn_impact_topics(result)
     if fmt == "json":
-        emit_json(impact_json(result, qrels_from, qrels_to, shared))
+        emit_json(impact_document(result, qrels_from, qrels_to, shared))
     elif fmt == "csv":
         emit(result.per_run, fmt)
     else:
@@ -430,41 +426,6 @@ def _warn_impact_topics(result) -> None:  # type: ignore[no-untyped-def]
                 shown = ", ".join(missing[:20]) + (", ..." if len(missing) > 20 else "")
                 click.echo(f"warning: run {tag}: {len(missing)} topic(s) of qrels {side} not in "
                            f"the run, {fate}: {shown}", err=True)
-
-
-def impact_json(result, source_a: str, source_b: str,  # type: ignore[no-untyped-def]
-                shared=None) -> dict[str, object]:
-    """The ``--format json`` document of ``pooltool impact`` (schemas/impact-v1.json);
-    ``shared`` is the impact on the documents judged in both (or None)."""
-    return {
-        "schema": IMPACT_SCHEMA,
-        "from": source_a,
-        "to": source_b,
-        "options": {"k": result.k, "level": result.level, "complete": result.complete,
-                    "top": result.top},
-        "runs": records(result.per_run),
-        "ranking": _ranking_json(result),
-        "ranking_both_judged": _ranking_json(shared) if shared is not None else None,
-        "topics_moved": records(result.topics_moved),
-        "topics_overall": records(result.topics_overall),
-        "missing_topics": {"a": result.recall_a.missing_topics,
-                           "b": result.recall_b.missing_topics},
-    }
-
-
-def _ranking_json(result) -> dict[str, object]:  # type: ignore[no-untyped-def]
-    return {
-        "measure": f"recall@{result.k}",
-        "kendall_tau": _number(result.kendall_tau),
-        "tau_ap": _number(result.tau_ap),
-        "largest_rank_change": result.largest_rank_change,
-        "largest_rank_change_runs": result.largest_rank_change_runs,
-        "sum_rank_change": result.ranking.sum_rank_change,
-    }
-
-
-def _number(value: float) -> float | None:
-    return None if value != value else float(value)  # NaN -> null
 
 
 def _impact_table(result, source_a: str, source_b: str,  # type: ignore[no-untyped-def]

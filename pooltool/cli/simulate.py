@@ -13,15 +13,13 @@ import click
 
 from pooltool.cli.group import cli, level_option, output_option, plot_option, warn
 from pooltool.cli.sources import load_qrels, load_runs
+from pooltool.json_documents import SIMULATE_NOTE, simulate_document
 from pooltool.judging.strategies import STRATEGIES, Strategy, parse_strategy
-from pooltool.report import emit, emit_json, records
+from pooltool.report import emit, emit_json
 
 if TYPE_CHECKING:
     from pooltool.analysis.simulation import SimulationResult
 
-SCHEMA = "simulate-v1"
-NOTE = ("documents without a qrels line count as non-relevant (the qrels stand for complete "
-        "judgments, as in the literature)")
 #: The strategies whose k --depth sets.
 DEPTH_STRATEGIES = ("depth", "rundepth")
 COMPACT = ["strategy", "budget", "found", "found_share", "MAE_recall", "tau_ap"]
@@ -90,14 +88,10 @@ def simulate(ctx: click.Context, runs: tuple[str, ...], qrels_spec: str,
         warn(f"note: {len(result.left_out)} qrels topic(s) no run retrieved for were left "
              f"out: {', '.join(result.left_out[:20])}{', ...' if len(result.left_out) > 20 else ''}")
     if fmt == "json":
-        emit_json({"schema": SCHEMA, "note": NOTE,
-                   "options": {"qrels": qrels_spec, "budgets": budgets, "k": k, "level": level,
-                               "strategies": [s.label for s in strategies],
-                               "topics": len(result.topics)},
-                   "summary": records(result.summary), "per_run": records(result.per_run),
-                   "per_topic": records(result.per_topic) if per_topic else []})
+        emit_json(simulate_document(result, qrels_spec, budgets, [s.label for s in strategies],
+                                    per_topic))
     elif fmt == "csv":
-        warn(f"note: {NOTE}")
+        warn(f"note: {SIMULATE_NOTE}")
         emit(result.per_topic if per_topic else result.summary, fmt)
     else:
         _tables(result, per_topic)
@@ -120,4 +114,4 @@ def _tables(result: SimulationResult, per_topic: bool) -> None:
                f"k = {result.k} (relevant: grade >= {result.level})")
     if per_topic:
         emit(result.per_topic, "table", compact=COMPACT_PER_TOPIC, title="per topic")
-    click.echo(f"note: {NOTE}")
+    click.echo(f"note: {SIMULATE_NOTE}")

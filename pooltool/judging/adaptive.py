@@ -52,7 +52,7 @@ from pooltool.judging.strategies import (
     parse_strategy,
     topic_runs,
 )
-from pooltool.records import topic_key
+from pooltool.records import is_judged, is_relevant, topic_key
 from pooltool.store import JudgmentStore
 from pooltool.store.claims import DEFAULT_CLAIM_MINUTES
 
@@ -147,9 +147,9 @@ class AdaptivePicker:
         """The topic's judgment log as the strategy sees it (module docstring):
         ``(docno, relevant)`` in the order made."""
         machines = self.store.machines()
-        return [(docno, grade >= self.level)
+        return [(docno, bool(is_relevant(grade, self.level)))
                 for _, docno, assessor, grade in self.store.topic_log(topic)
-                if grade >= 0 and assessor not in machines]
+                if is_judged(grade) and assessor not in machines]
 
     def next_for(self, topic: str, assessor: str,
                  pending: Iterable[tuple[str, bool]] = ()) -> str | None:

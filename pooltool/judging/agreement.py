@@ -42,7 +42,7 @@ import numpy as np
 import pandas as pd
 
 from pooltool.errors import InvalidArgument, PooltoolError
-from pooltool.records import is_judged, topic_key
+from pooltool.records import is_judged, is_relevant, topic_key
 from pooltool.store import JudgmentStore
 
 WEIGHTS = ("linear", "quadratic")
@@ -123,7 +123,7 @@ def pair_agreement(a: Sequence[int], b: Sequence[int], threshold: int = 1,
         kappa_quadratic, alpha``.
     """
     ga, gb = np.asarray(a), np.asarray(b)
-    ba, bb = [int(g >= threshold) for g in a], [int(g >= threshold) for g in b]
+    ba, bb = ([int(is_relevant(g, threshold)) for g in side] for side in (a, b))
     n = len(a)
     return {
         "docs": n,

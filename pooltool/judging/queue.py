@@ -34,6 +34,20 @@ place the rule lives; the judging screen, the topic picker,
 * the **queue** is the documents to judge plus those the assessor judged
   (so they can revisit and regrade them); **remaining** is the number of
   documents to judge.
+
+The next document to judge is this module's rule plus four parts that live
+where their state is, each stated once there and nowhere else:
+
+* which documents, and in which order: here (:func:`queue_state`,
+  :func:`order_queue`);
+* which of them next (resume, "next unjudged" after the one on screen,
+  skipped ones last, passing over what others took):
+  :mod:`pooltool.judging.session`;
+* on an adaptive pool, the strategy's choice instead:
+  :class:`pooltool.judging.adaptive.AdaptivePicker` with the registry of
+  :mod:`pooltool.judging.strategies`;
+* who holds a document on a shared topic (leases): :mod:`pooltool.store.claims`;
+* the skip marks and the last position an assessor had: :mod:`pooltool.store.workspace`.
 """
 
 from __future__ import annotations
@@ -115,7 +129,7 @@ def queue_state(store: JudgmentStore, assessor: str, topics: list[str] | None = 
     """
     scope = topics or None  # the store reads only these topics' rows
     docs = store.pool_docs(pool, scope)
-    latest = store.qrels(topics=scope)
+    latest = store.current_grades(scope)
     docs = docs.merge(latest[["topic", "docno", "grade"]], on=["topic", "docno"], how="left")
     docs["judged_any"] = is_judged(docs["grade"]).astype(bool)
     docs["judged_me"] = pair_isin(docs, store.judged_by(assessor)).astype(bool)

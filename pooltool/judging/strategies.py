@@ -98,396 +98,164 @@ non-relevant document, for the best other run.
 from __future__ import annotations
 
 import math
-import zlib
-from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
-
-import numpy as np
-import pandas as pd
 
 from pooltool.errors import InvalidArgument, PooltoolError
-from pooltool.ranking import order_run
+from pooltool.judging.choosers import (
+    ArmChooser,
+    Chooser,
+    Hedge,
+    MaxMean,
+    MaxMeanNonStationary,
+    MoveToFront,
+    OrderChooser,
+    RankedRun,
+    Thompson,
+    ap_prior,
+    hedge_table,
+    topic_runs,
+)
+from pooltool.judging.static_orders import (
+    borda_order,
+    depth_order,
+    fused_order,
+    min_max,
+    rbp_weights,
+    round_robin_order,
+    rrf_weights,
+    run_depth_order,
+)
+
+__all__ = [
+    "RankedRun",
+    "topic_runs",
+    "Chooser",
+    "OrderChooser",
+    "ArmChooser",
+    "MoveToFront",
+    "MaxMean",
+    "MaxMeanNonStationary",
+    "Thompson",
+    "Hedge",
+    "hedge_table",
+    "ap_prior",
+    "depth_order",
+    "run_depth_order",
+    "round_robin_order",
+    "fused_order",
+    "borda_order",
+    "min_max",
+    "rrf_weights",
+    "rbp_weights",
+    "Parameter",
+    "RunParameter",
+    "StrategyKind",
+    "register",
+    "Strategy",
+    "parse_strategy",
+    "next_document",
+    "judge_sequence",
+    "STRATEGIES",
+    "StaticOrder",
+    "ChooserBuilder",
+]
+
+
+# --- names and parameters: the registry ---------------------------------------------
 
 
 @dataclass(frozen=True)
-class RankedRun:
-    """One run's documents for one topic, in trec_eval order.
+class Parameter:
+    """A strategy's parameter: its default, the check a value must pass, and the check
+    in words for the error (``"a whole number >= 1"``)."""
 
-    :ivar tag: the run tag.
-    :ivar docnos: document ids, best first.
-    :ivar scores: their scores (same length).
+    default: float
+    valid: Callable[[float], bool]
+    wanted: str
+
+
+@dataclass(frozen=True)
+class RunParameter:
+    """A parameter named per run (``KEY.TAG``), with its check; no default."""
+
+    valid: Callable[[float], bool]
+    wanted: str
+
+
+StaticOrder = Callable[[Sequence[RankedRun], dict[str, float]], list[str]]
+ChooserBuilder = Callable[[Sequence[RankedRun], str, dict[str, float]], Chooser]
+
+
+@dataclass(frozen=True)
+class StrategyKind:
+    """A strategy declared once: its name, its parameters, and either its static order
+    (it never depends on the judgments) or its chooser builder (adaptive).
+
+    :ivar order: ``(runs, params) -> docnos``, for a static strategy.
+    :ivar build: ``(runs, topic, params) -> Chooser``, for an adaptive one.
+    :ivar run_parameters: parameters named per run (``KEY.TAG``).
     """
 
-    tag: str
-    docnos: tuple[str, ...]
-    scores: tuple[float, ...]
+    name: str
+    parameters: dict[str, Parameter] = field(default_factory=dict)
+    order: StaticOrder | None = None
+    build: ChooserBuilder | None = None
+    run_parameters: dict[str, RunParameter] = field(default_factory=dict)
 
 
-def topic_runs(frame: pd.DataFrame) -> dict[str, tuple[RankedRun, ...]]:
-    """Split run lines into each topic's ranked runs.
+STRATEGIES: dict[str, StrategyKind] = {}
+"""Every strategy by name (:func:`register`), in the order they were registered."""
 
-    :param frame: run lines with ``run_tag, topic, docno, score`` (as
-        :func:`~pooltool.formats.run.read_run` returns); a ``trec_rank``
-        column, if present, is trusted as the order.
-    :returns: topic -> its runs in run-tag order, each in trec_eval order.
+
+def register(kind: StrategyKind) -> StrategyKind:
+    """Add a strategy to :data:`STRATEGIES`.
+
+    :raises ValueError: the name is taken, or the kind has not exactly one of
+        ``order`` and ``build``.
     """
-    ordered = frame if "trec_rank" in frame.columns else order_run(frame)
-    ordered = ordered.sort_values(["topic", "run_tag", "trec_rank"], kind="stable")
-    topic = ordered["topic"].to_numpy(dtype=object)
-    tag = ordered["run_tag"].to_numpy(dtype=object)
-    docnos = ordered["docno"].to_numpy(dtype=object).tolist()
-    scores = ordered["score"].to_numpy(dtype=np.float64).tolist()
-    starts = np.flatnonzero(np.r_[True, (topic[1:] != topic[:-1]) | (tag[1:] != tag[:-1])])
-    topics: dict[str, list[RankedRun]] = {}
-    for start, end in zip(starts.tolist(), [*starts[1:].tolist(), len(docnos)], strict=True):
-        topics.setdefault(str(topic[start]), []).append(RankedRun(
-            str(tag[start]), tuple(map(str, docnos[start:end])), tuple(scores[start:end])))
-    return {name: tuple(runs) for name, runs in topics.items()}
-
-
-class Chooser(ABC):
-    """A strategy's state for one topic: the next document to judge, given the judgments.
-
-    :cvar learns_from_any: the strategy learns alike from every judgment, named or
-        not (so rebuilding it from a log need not ask for each named document).
-    """
-
-    learns_from_any = False
-
-    def __init__(self) -> None:
-        self.judged: set[str] = set()
-        self._asked = False
-        self._pick: str | None = None
-
-    def next(self) -> str | None:
-        """The document to judge next, or ``None`` when the strategy has none left.
-
-        Calling it again before :meth:`observe` names the same document.
-        """
-        if not self._asked:
-            self._pick, self._asked = self._choose(), True
-        return self._pick
-
-    def observe(self, docno: str, relevant: bool) -> None:
-        """Record a judgment: ``docno`` is now judged, relevant or not.
-
-        When ``docno`` is the document :meth:`next` named, adaptive strategies
-        count the judgment for the run it came from; any other document only
-        becomes judged. A document judged again changes nothing.
-        """
-        named, self._asked = self._pick if self._asked else None, False
-        if docno not in self.judged:
-            if docno == named:
-                self.judged.add(docno)
-                self._learn(relevant)
-            else:
-                self._learn_other(docno, relevant)
-                self.judged.add(docno)
-
-    def set_aside(self, docno: str) -> None:
-        """Leave a document out of the choices without a judgment (another assessor
-        has it on screen); nothing is learnt from it."""
-        self.judged.add(docno)
-        self._asked = False
-
-    @abstractmethod
-    def _choose(self) -> str | None:
-        """The next document, from the state."""
-
-    @abstractmethod
-    def _learn(self, relevant: bool) -> None:
-        """Update the state after the document :meth:`_choose` named was judged."""
-
-    @abstractmethod
-    def _learn_other(self, docno: str, relevant: bool) -> None:
-        """Update the state after a document it did not name was judged."""
-
-
-class OrderChooser(Chooser):
-    """A static order: the first document of ``order`` not judged yet."""
-
-    def __init__(self, order: Sequence[str]) -> None:
-        super().__init__()
-        self.order = list(order)
-        self._at = 0
-
-    def _choose(self) -> str | None:
-        while self._at < len(self.order) and self.order[self._at] in self.judged:
-            self._at += 1
-        return self.order[self._at] if self._at < len(self.order) else None
-
-    def _learn(self, relevant: bool) -> None:
-        """A static order learns nothing."""
-
-    def _learn_other(self, docno: str, relevant: bool) -> None:
-        """A static order learns nothing."""
-
-
-class ArmChooser(Chooser):
-    """An adaptive strategy over runs as arms; subclasses pick the arm (:meth:`_select`).
-
-    :ivar at: per run, the position of its best-ranked document not judged yet.
-    :ivar rel, nonrel: per run, its relevant and non-relevant judgments (weights).
-    :ivar last: the run chosen last (``None`` before the first choice).
-    """
-
-    def __init__(self, runs: Sequence[RankedRun]) -> None:
-        super().__init__()
-        self.runs = list(runs)
-        self.at = [0] * len(self.runs)
-        self.rel = [0.0] * len(self.runs)
-        self.nonrel = [0.0] * len(self.runs)
-        self.last: int | None = None
-
-    def _choose(self) -> str | None:
-        live = [arm for arm in range(len(self.runs)) if self._advance(arm)]
-        if not live:
-            return None
-        self.last = self._select(live)
-        return self.runs[self.last].docnos[self.at[self.last]]
-
-    def _advance(self, arm: int) -> bool:
-        """Move the run's pointer past judged documents; false when none is left."""
-        docnos = self.runs[arm].docnos
-        while self.at[arm] < len(docnos) and docnos[self.at[arm]] in self.judged:
-            self.at[arm] += 1
-        return self.at[arm] < len(docnos)
-
-    def _learn(self, relevant: bool) -> None:
-        assert self.last is not None  # a document was named, so a run was chosen
-        self._credit(self.last, relevant)
-
-    def _learn_other(self, docno: str, relevant: bool) -> None:
-        for arm in range(len(self.runs)):
-            if self._advance(arm) and self.runs[arm].docnos[self.at[arm]] == docno:
-                self._credit(arm, relevant)
-                return
-
-    def _credit(self, arm: int, relevant: bool) -> None:
-        if relevant:
-            self.rel[arm] += 1
-        else:
-            self.nonrel[arm] += 1
-
-    @abstractmethod
-    def _select(self, live: list[int]) -> int:
-        """The arm to draw from, among ``live`` (arms with documents left, in tag order)."""
-
-
-class MoveToFront(ArmChooser):
-    """Move-to-Front (Cormack, Palmer and Clarke 1998); see the module docstring."""
-
-    def __init__(self, runs: Sequence[RankedRun]) -> None:
-        super().__init__(runs)
-        self.priority = [0] * len(self.runs)
-
-    def _credit(self, arm: int, relevant: bool) -> None:
-        super()._credit(arm, relevant)
-        if not relevant:
-            self.priority[arm] -= 1
-
-    def _select(self, live: list[int]) -> int:
-        best = max(self.priority[arm] for arm in live)
-        if self.last in live and self.priority[self.last] == best:
-            return self.last
-        return next(arm for arm in live if self.priority[arm] == best)
-
-
-class MaxMean(ArmChooser):
-    """MaxMean (Losada, Parapar and Barreiro 2016); see the module docstring."""
-
-    def _select(self, live: list[int]) -> int:
-        means = [(self.rel[arm] + 1) / (self.rel[arm] + self.nonrel[arm] + 2) for arm in live]
-        return live[means.index(max(means))]
-
-
-class MaxMeanNonStationary(MaxMean):
-    """MM-NS (Losada, Parapar and Barreiro 2017): MaxMean with counts discounted by ``gamma``."""
-
-    def __init__(self, runs: Sequence[RankedRun], gamma: float) -> None:
-        super().__init__(runs)
-        self.gamma = gamma
-
-    def _credit(self, arm: int, relevant: bool) -> None:
-        self.rel[arm] *= self.gamma
-        self.nonrel[arm] *= self.gamma
-        super()._credit(arm, relevant)
-
-
-class Thompson(ArmChooser):
-    """Thompson sampling with Beta(a, b) priors, seeded; see the module docstring."""
-
-    def __init__(self, runs: Sequence[RankedRun], topic: str, seed: int, a: float,
-                 b: float) -> None:
-        super().__init__(runs)
-        self.rng = np.random.default_rng([seed, zlib.crc32(topic.encode("utf-8"))])
-        self.a, self.b = a, b
-
-    def _select(self, live: list[int]) -> int:
-        alpha = np.array([self.a + self.rel[arm] for arm in live])
-        beta = np.array([self.b + self.nonrel[arm] for arm in live])
-        draws = self.rng.beta(alpha, beta)
-        return live[int(np.argmax(draws))]
-
-
-class Hedge(Chooser):
-    """Hedge over runs as experts, choosing documents (Aslam, Pavlu and Savell 2003);
-    see the module docstring.
-
-    :ivar docnos: every document the runs retrieve, in docno order.
-    :ivar values: runs x documents, a_s(d).
-    :ivar weights: per run, w_s.
-    """
-
-    learns_from_any = True
-
-    def __init__(self, runs: Sequence[RankedRun], beta: float) -> None:
-        super().__init__()
-        self.docnos, self.column, self.values = hedge_table(tuple(runs))
-        self.weights = np.ones(len(runs))
-        self.open = np.ones(len(self.docnos), dtype=bool)
-        self.beta = beta
-
-    def _choose(self) -> str | None:
-        if not self.open.any():
-            return None
-        scores = np.where(self.open, self.weights @ self.values, -np.inf)
-        return self.docnos[int(np.argmax(scores))]  # the first largest: docno order
-
-    def _learn(self, relevant: bool) -> None:
-        """Counted in :meth:`_learn_other`, which every judgment reaches."""
-
-    def _learn_other(self, docno: str, relevant: bool) -> None:
-        column = self.column.get(docno)
-        if column is None:
-            return
-        self.open[column] = False
-        value = self.values[:, column]
-        self.weights = self.weights * self.beta ** np.where(relevant, 1 - value, value)
-
-    def observe(self, docno: str, relevant: bool) -> None:
-        """Record a judgment; Hedge learns from every judgment, named or not."""
-        if docno not in self.judged:
-            self._learn_other(docno, relevant)
-        self.judged.add(docno)
-        self._asked = False
-
-    def set_aside(self, docno: str) -> None:
-        column = self.column.get(docno)
-        if column is not None:
-            self.open[column] = False
-        super().set_aside(docno)
-
-
-@lru_cache(maxsize=2)
-def hedge_table(runs: tuple[RankedRun, ...]) -> tuple[list[str], dict[str, int], np.ndarray]:
-    """Hedge's fixed part for one topic's runs, kept for the last two topics asked
-    (a live pool rebuilds the chooser at every choice): every document in docno
-    order, its column, and the runs x documents AP-prior values (read only)."""
-    every = np.array([d for run in runs for d in run.docnos], dtype=object)
-    codes, uniques = pd.factorize(every, sort=True)  # codes in docno order
-    docnos = [str(d) for d in uniques]
-    values = np.zeros((len(runs), len(docnos)))
-    rows = np.repeat(np.arange(len(runs)), [len(run.docnos) for run in runs])
-    if len(every):
-        values[rows, codes] = np.concatenate([ap_prior(len(run.docnos)) for run in runs])
-    values.flags.writeable = False
-    return docnos, dict(zip(docnos, range(len(docnos)), strict=True)), values
-
-
-def ap_prior(z: int) -> np.ndarray:
-    """The average-precision prior of ranks 1..z, scaled to 1 at rank 1:
-    (H_z - H_(r-1)) / H_z (Aslam, Pavlu and Yilmaz 2005, 'Measure-based metasearch')."""
-    if z == 0:
-        return np.zeros(0)
-    tail = np.cumsum(1.0 / np.arange(z, 0, -1))[::-1]  # sum_{i=r}^{z} 1/i for r = 1..z
-    return tail / tail[0]
-
-
-# --- static orders -------------------------------------------------------------------
-
-
-def depth_order(runs: Sequence[RankedRun], k: int) -> list[str]:
-    """The union of the runs' first ``k`` documents in docno order (ascending)."""
-    return sorted({docno for run in runs for docno in run.docnos[:k]})
-
-
-def run_depth_order(runs: Sequence[RankedRun], params: dict[str, float]) -> list[str]:
-    """Per-run depths and priority runs (``rundepth``; see the module docstring)."""
-    depth = {run.tag: int(params.get(f"k.{run.tag}", params["k"])) for run in runs}
-    first = {docno for run in runs if params.get(f"first.{run.tag}", 0)
-             for docno in run.docnos[:depth[run.tag]]}
-    pooled = {docno for run in runs for docno in run.docnos[:depth[run.tag]]}
-    return sorted(first) + sorted(pooled - first)
-
-
-def round_robin_order(runs: Sequence[RankedRun]) -> list[str]:
-    """Take@N: rank by rank, runs in the order given, each document at its first appearance."""
-    if not runs:
-        return []
-    docnos = [d for run in runs for d in run.docnos]
-    ranks = np.concatenate([np.arange(len(run.docnos)) for run in runs])
-    which = np.concatenate([np.full(len(run.docnos), i) for i, run in enumerate(runs)])
-    order = np.lexsort((which, ranks))
-    return list(dict.fromkeys(docnos[i] for i in order.tolist()))
-
-
-def fused_order(runs: Sequence[RankedRun],
-                weights: Callable[[RankedRun], Sequence[float]]) -> list[str]:
-    """Documents by the sum over runs of their weight in the run, largest first, ties in
-    docno order; ``weights(run)`` gives the weight of each of its documents, best first.
-
-    Each document's terms are added in increasing order, so the same terms in any run
-    order give the same sum and documents with equal terms tie exactly.
-    """
-    docnos = np.array([d for run in runs for d in run.docnos], dtype=object)
-    if not len(docnos):
-        return []
-    terms = np.array([w for run in runs for w in weights(run)], dtype=np.float64)
-    codes, uniques = pd.factorize(docnos, sort=True)  # codes in docno order
-    order = np.lexsort((terms, codes))
-    starts = np.flatnonzero(np.r_[True, codes[order][1:] != codes[order][:-1]])
-    totals = np.add.reduceat(terms[order], starts)
-    ranked = np.lexsort((np.arange(len(uniques)), -totals))
-    return [str(d) for d in uniques[ranked]]
-
-
-def borda_order(runs: Sequence[RankedRun]) -> list[str]:
-    """Borda count (Aslam and Montague 2001); see the module docstring.
-
-    A document's points are the sum over all runs of the share a run gives each
-    document it lacks, which is the same for every document, plus for each run
-    that retrieves it its points there minus that share; the order needs only
-    the second part.
-    """
-    c = len({docno for run in runs for docno in run.docnos})
-
-    def weights(run: RankedRun) -> list[float]:
-        share = (c - len(run.docnos) + 1) / 2
-        return [c - rank + 1 - share for rank in range(1, len(run.docnos) + 1)]
-
-    return fused_order(runs, weights)
-
-
-def min_max(run: RankedRun) -> list[float]:
-    """The run's scores min-max normalised to 0..1 (all 1 when they are all equal)."""
-    low, high = min(run.scores, default=0.0), max(run.scores, default=0.0)
-    return [1.0 if high == low else (score - low) / (high - low) for score in run.scores]
-
-
-def rrf_weights(k: float) -> Callable[[RankedRun], list[float]]:
-    """Reciprocal rank fusion: 1 / (k + rank) for ranks 1, 2, ..."""
-    return lambda run: [1 / (k + rank) for rank in range(1, len(run.docnos) + 1)]
-
-
-def rbp_weights(p: float) -> Callable[[RankedRun], list[float]]:
-    """Rank-biased precision weights: (1 - p) p^(rank - 1) for ranks 1, 2, ..."""
-    return lambda run: [(1 - p) * p ** (rank - 1) for rank in range(1, len(run.docnos) + 1)]
-
-
-# --- names and parameters --------------------------------------------------------------
+    if kind.name in STRATEGIES:
+        raise ValueError(f"strategy {kind.name!r} is registered twice")
+    if (kind.order is None) == (kind.build is None):
+        raise ValueError(f"strategy {kind.name!r} needs exactly one of a static order and a "
+                         "chooser builder")
+    STRATEGIES[kind.name] = kind
+    return kind
+
+
+def _whole(least: int, default: float) -> Parameter:
+    return Parameter(default, lambda v: v >= least and v == int(v), f"a whole number >= {least}")
+
+
+def _open_unit(default: float) -> Parameter:
+    return Parameter(default, lambda v: 0 < v < 1, "between 0 and 1 (exclusive)")
+
+
+register(StrategyKind("depth", {"k": _whole(1, 7)},
+                      order=lambda runs, p: depth_order(runs, int(p["k"]))))
+register(StrategyKind(
+    "rundepth", {"k": _whole(1, 7)},
+    order=run_depth_order,
+    run_parameters={"k": RunParameter(_whole(0, 0).valid, _whole(0, 0).wanted),
+                    "first": RunParameter(lambda v: v in (0, 1), "0 or 1")}))
+register(StrategyKind("roundrobin", order=lambda runs, p: round_robin_order(runs)))
+register(StrategyKind("rrf", {"k": Parameter(60, lambda v: v >= 0, ">= 0")},
+                      order=lambda runs, p: fused_order(runs, rrf_weights(p["k"]))))
+register(StrategyKind("borda", order=lambda runs, p: borda_order(runs)))
+register(StrategyKind("combsum", order=lambda runs, p: fused_order(runs, min_max)))
+register(StrategyKind("rbp", {"p": _open_unit(0.8)},
+                      order=lambda runs, p: fused_order(runs, rbp_weights(p["p"]))))
+register(StrategyKind("mtf", build=lambda runs, topic, p: MoveToFront(runs)))
+register(StrategyKind("maxmean", build=lambda runs, topic, p: MaxMean(runs)))
+register(StrategyKind("mmns", {"gamma": Parameter(0.9, lambda v: 0 < v <= 1, "in (0, 1]")},
+                      build=lambda runs, topic, p: MaxMeanNonStationary(runs, p["gamma"])))
+register(StrategyKind(
+    "thompson", {"seed": _whole(0, 0),
+                 "a": Parameter(1, lambda v: v > 0, "> 0"),
+                 "b": Parameter(1, lambda v: v > 0, "> 0")},
+    build=lambda runs, topic, p: Thompson(runs, topic, int(p["seed"]), p["a"], p["b"])))
+register(StrategyKind("hedge", {"beta": _open_unit(0.1)},
+                      build=lambda runs, topic, p: Hedge(runs, p["beta"])))
 
 
 @dataclass(frozen=True)
@@ -502,14 +270,19 @@ class Strategy:
     params: dict[str, float] = field(default_factory=dict)
 
     @property
+    def kind(self) -> StrategyKind:
+        """The registered strategy of this name (:data:`STRATEGIES`)."""
+        return STRATEGIES[self.name]
+
+    @property
     def label(self) -> str:
         """``name`` with its parameters, e.g. ``depth:k=7`` or ``mtf``."""
         shown = ",".join(f"{key}={_number(value)}" for key, value in self.params.items())
         return f"{self.name}:{shown}" if shown else self.name
 
     def check_run_tags(self, run_tags: Iterable[str]) -> None:
-        """Refuse per-run parameters (``KEY.TAG``, :data:`RUN_PARAMETERS`) naming a run
-        not among ``run_tags`` (the runs the strategy is to draw on).
+        """Refuse per-run parameters (``KEY.TAG``, :attr:`StrategyKind.run_parameters`)
+        naming a run not among ``run_tags`` (the runs the strategy is to draw on).
 
         :raises InvalidArgument: naming the unknown tags and the known ones.
         """
@@ -526,54 +299,16 @@ class Strategy:
         order = self.static_order(runs)
         if order is not None:
             return OrderChooser(order)
-        p = self.params
-        builders: dict[str, Callable[[], Chooser]] = {
-            "mtf": lambda: MoveToFront(runs),
-            "maxmean": lambda: MaxMean(runs),
-            "mmns": lambda: MaxMeanNonStationary(runs, p["gamma"]),
-            "thompson": lambda: Thompson(runs, topic, int(p["seed"]), p["a"], p["b"]),
-            "hedge": lambda: Hedge(runs, p["beta"]),
-        }
-        return builders[self.name]()
+        build = self.kind.build
+        if build is None:  # register() gives every kind an order or a builder
+            raise RuntimeError(f"strategy {self.name} has neither an order nor a chooser")
+        return build(runs, topic, self.params)
 
     def static_order(self, runs: Sequence[RankedRun]) -> list[str] | None:
         """A static strategy's order of the topic's documents (it never depends on the
         judgments, so a caller may keep it); ``None`` for an adaptive strategy."""
-        p = self.params
-        orders: dict[str, Callable[[], list[str]]] = {
-            "depth": lambda: depth_order(runs, int(p["k"])),
-            "rundepth": lambda: run_depth_order(runs, p),
-            "roundrobin": lambda: round_robin_order(runs),
-            "rrf": lambda: fused_order(runs, rrf_weights(p["k"])),
-            "borda": lambda: borda_order(runs),
-            "combsum": lambda: fused_order(runs, min_max),
-            "rbp": lambda: fused_order(runs, rbp_weights(p["p"])),
-        }
-        return orders[self.name]() if self.name in orders else None
-
-
-#: Every strategy with its parameters' defaults and the check each must pass.
-STRATEGIES: dict[str, dict[str, tuple[float, Callable[[float], bool], str]]] = {
-    "depth": {"k": (7, lambda v: v >= 1 and v == int(v), "a whole number >= 1")},
-    "rundepth": {"k": (7, lambda v: v >= 1 and v == int(v), "a whole number >= 1")},
-    "roundrobin": {},
-    "rrf": {"k": (60, lambda v: v >= 0, ">= 0")},
-    "borda": {},
-    "combsum": {},
-    "rbp": {"p": (0.8, lambda v: 0 < v < 1, "between 0 and 1 (exclusive)")},
-    "mtf": {},
-    "maxmean": {},
-    "mmns": {"gamma": (0.9, lambda v: 0 < v <= 1, "in (0, 1]")},
-    "thompson": {"seed": (0, lambda v: v >= 0 and v == int(v), "a whole number >= 0"),
-                 "a": (1, lambda v: v > 0, "> 0"), "b": (1, lambda v: v > 0, "> 0")},
-    "hedge": {"beta": (0.1, lambda v: 0 < v < 1, "between 0 and 1 (exclusive)")},
-}
-
-#: Parameters named per run (``KEY.TAG``), by strategy, with their check.
-RUN_PARAMETERS: dict[str, dict[str, tuple[Callable[[float], bool], str]]] = {
-    "rundepth": {"k": (lambda v: v >= 0 and v == int(v), "a whole number >= 0"),
-                 "first": (lambda v: v in (0, 1), "0 or 1")},
-}
+        order = self.kind.order
+        return None if order is None else order(runs, self.params)
 
 
 def parse_strategy(text: str, defaults: dict[str, float] | None = None) -> Strategy:
@@ -586,17 +321,16 @@ def parse_strategy(text: str, defaults: dict[str, float] | None = None) -> Strat
     name, _, listed = text.strip().partition(":")
     if name not in STRATEGIES:
         raise PooltoolError(f"unknown strategy {name!r}; choose one of {', '.join(STRATEGIES)}")
-    known = STRATEGIES[name]
-    params = {key: float((defaults or {}).get(key, spec[0])) for key, spec in known.items()}
-    per_run = RUN_PARAMETERS.get(name, {})
+    known = STRATEGIES[name].parameters
+    params = {key: float((defaults or {}).get(key, spec.default)) for key, spec in known.items()}
+    per_run = STRATEGIES[name].run_parameters
     for item in filter(None, (part.strip() for part in listed.split(","))):
         key, _, value = item.partition("=")
         stem, dot, tag = key.partition(".")
         if dot and stem in per_run and tag:
             params[key] = _parameter(name, key, value)
-            valid_run, wanted_run = per_run[stem]
-            if not valid_run(params[key]):
-                raise PooltoolError(f"strategy {name}: {key} must be {wanted_run}, "
+            if not per_run[stem].valid(params[key]):
+                raise PooltoolError(f"strategy {name}: {key} must be {per_run[stem].wanted}, "
                                     f"got {_number(params[key])}")
             continue
         if key not in known:
@@ -604,9 +338,10 @@ def parse_strategy(text: str, defaults: dict[str, float] | None = None) -> Strat
             raise PooltoolError(f"strategy {name} has no parameter {key!r}"
                                 + (f"; it takes {', '.join(takes)}" if takes else ""))
         params[key] = _parameter(name, key, value)
-    for key, (_, valid, wanted) in known.items():
-        if not valid(params[key]):
-            raise PooltoolError(f"strategy {name}: {key} must be {wanted}, got {_number(params[key])}")
+    for key, spec in known.items():
+        if not spec.valid(params[key]):
+            raise PooltoolError(f"strategy {name}: {key} must be {spec.wanted}, "
+                                f"got {_number(params[key])}")
     return Strategy(name, params)
 
 

@@ -28,7 +28,7 @@ from pooltool.formats.arrow_numbers import arrow_numbers, numbers
 from pooltool.formats.fingerprint import KeyTable, fingerprints, keyed, repeats
 from pooltool.measures.per_topic import EncodedRun
 from pooltool.measures.qrels_index import NONPOOL, QrelsIndex
-from pooltool.ranking import positions_in_groups
+from pooltool.ranking import order_lines, positions_in_groups
 
 
 def encode_table(table: pa.Table, qrels: QrelsIndex) -> tuple[str, EncodedRun] | None:
@@ -58,7 +58,7 @@ def encode_table(table: pa.Table, qrels: QrelsIndex) -> tuple[str, EncodedRun] |
     rows = np.flatnonzero(topic_pos >= 0)
     topic_pos, grade = topic_pos[rows], grade[rows]
     score = numbers(table["score"])[rows]
-    order, ties = _trec_order(topic_pos, score, docno, rows)
+    order, ties = order_lines(topic_pos, score, docno, rows, sorted_groups=False)
     topic_pos, score, ties, grade = topic_pos[order], score[order], ties[order], grade[order]
     return tags[0], EncodedRun(topic_pos, score, ties, grade, ignored, positions_in_groups(topic_pos))
 
@@ -142,41 +142,3 @@ def _check_duplicates(
     if len(same):
         line = int(order[same + 1].min())
         raise DuplicateDocno(tag, names[topic_codes[line]], docnos[doc_codes[line]].as_py())
-
-
-# --- trec_eval's order ----------------------------------------------------------------
-
-
-def _trec_order(topic_pos: np.ndarray, score: np.ndarray, docno: pa.Array,
-                rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The order of the lines by topic, score descending, docno descending, and per line
-    an integer that orders it among the lines tied with it on (topic, score) as the
-    docnos compare (``strcmp``), 0 elsewhere.
-
-    Files are usually written topic by topic, best score first: then the lines
-    keep their order but for ties, and only the tied docnos are sorted.
-
-    :param rows: each line's row in ``docno``.
-    """
-    same_topic = topic_pos[1:] == topic_pos[:-1]
-    grouped = int(np.count_nonzero(~same_topic)) + 1 == np.count_nonzero(np.bincount(topic_pos))
-    presorted = len(score) > 1 and grouped and bool(
-        (score[1:][same_topic] <= score[:-1][same_topic]).all())
-    order = np.arange(len(score)) if presorted else np.lexsort((-score, topic_pos))
-    same = (topic_pos[order][1:] == topic_pos[order][:-1]) & (score[order][1:] == score[order][:-1])
-    ties = np.zeros(len(score), dtype=np.int64)
-    if not same.any():
-        return order, ties
-    tied = np.zeros(len(score), dtype=bool)
-    tied[order[1:][same]] = True
-    tied[order[:-1][same]] = True
-    lines = np.flatnonzero(tied)
-    by_text = numbers(pc.sort_indices(docno.take(arrow_numbers(rows[lines]))))
-    ties[lines[by_text]] = np.arange(1, len(lines) + 1)  # distinct within a tie: no repeats
-    block = np.cumsum(np.concatenate(([0], ~same)))  # runs of tied lines, in order
-    at = np.flatnonzero(tied[order])  # only tied lines move, within their run
-    key = block[at] * (len(lines) + 1) + (len(lines) - ties[order[at]])
-    order[at] = order[at][np.argsort(key, kind="stable")]
-    return order, ties
-
-

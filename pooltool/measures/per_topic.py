@@ -39,6 +39,7 @@ import numpy as np
 from pooltool.errors import DuplicateDocno
 from pooltool.measures.qrels_index import NONPOOL, QrelsIndex
 from pooltool.ranking import order_run
+from pooltool.records import is_judged, is_relevant
 
 #: Result columns: name -> one value per row, every column of one length, in column order.
 Columns = dict[str, np.ndarray]
@@ -211,8 +212,8 @@ def _counts(topic: np.ndarray, rank: np.ndarray, grade: np.ndarray, qrels: Qrels
     """Per-topic integer counts: ``num_ret``, ``num_rel_ret`` and per k ``R``, ``U``, ``J``,
     of lines given by topic position, trec_eval rank and grade."""
     n_topics = len(qrels.topics)
-    relevant = grade >= qrels.level
-    unjudged = grade < 0
+    relevant = is_relevant(grade, qrels.level)
+    unjudged = ~is_judged(grade)
     has_line = grade != NONPOOL
 
     def count(mask: np.ndarray) -> np.ndarray:

@@ -63,7 +63,7 @@ def recall_figure(result: RecallResult) -> Figure:
     :param result: what :func:`~pooltool.measures.recall.evaluate_recall` returned.
     :returns: a matplotlib figure (close it with ``matplotlib.pyplot.close``).
     """
-    plt = _pyplot()
+    plt = pyplot()
     ks = list(result.options.ks)
     figure, (recall_axis, unjudged_axis) = plt.subplots(
         2, 1, sharex=True, figsize=(9, 7), dpi=100, height_ratios=(3, 2), layout="constrained")
@@ -102,14 +102,15 @@ def plot_recall(result: RecallResult, path: str | Path) -> Path:
     figure = recall_figure(result)
     path = Path(path)
     figure.savefig(path, bbox_inches="tight")
-    _pyplot().close(figure)
+    pyplot().close(figure)
     return path
 
 
-def _pyplot() -> Any:
+def pyplot() -> Any:
     """``matplotlib.pyplot`` on the Agg backend (files only, safe without a display),
     with math text off: run tags and topic ids are data, drawn as written (a tag
-    ``$x^2$`` or ``a$\\frac{$b`` is text, never TeX)."""
+    ``$x^2$`` or ``a$\\frac{$b`` is text, never TeX). Every plot of pooltool draws
+    through it (:mod:`pooltool.analysis.plots` too)."""
     import matplotlib
 
     matplotlib.use("Agg")

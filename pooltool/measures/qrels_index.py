@@ -27,6 +27,7 @@ import pyarrow.compute as pc
 from pooltool.errors import FrameError, InvalidArgument
 from pooltool.formats.arrow_numbers import arrow_numbers, arrow_strings, numbers
 from pooltool.formats.qrels import pair_codes
+from pooltool.records import is_relevant
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -133,12 +134,12 @@ def _index(table: pa.Table, level: int) -> QrelsIndex:
     grades = numbers(table["grade"]).astype(np.int64)
     keys = topic_pos.astype(np.int64) * len(encoded.dictionary) + doc_pos
     order = np.argsort(keys, kind="stable")
-    relevant = grades >= max(level, 0)
+    relevant = is_relevant(grades, max(level, 0))
     num_rel = np.bincount(topic_pos[relevant], minlength=len(topics)).astype(np.int64)
     return QrelsIndex(
         topics=topics,
         num_rel=num_rel,
-        positive_lines=int((grades > 0).sum()),
+        positive_lines=int(is_relevant(grades, 1).sum()),  # trec_eval -c: grade > 0, whatever -l
         doc_index=encoded.dictionary,
         keys=keys[order],
         grades=grades[order],

@@ -20,6 +20,7 @@ import pyarrow.compute as pc
 
 from pooltool.errors import StoreError
 from pooltool.store.core import StoreCore
+from pooltool.store.judged import LIVE
 from pooltool.store.provenance import utc_now
 
 
@@ -122,8 +123,7 @@ class AdaptiveTables(StoreCore):
         ``(judgment_id, docno, assessor, grade)``."""
         rows = self.conn.execute(
             "SELECT judgment_id, docno, assessor, grade FROM judgments j WHERE topic = ? "
-            "AND grade IS NOT NULL AND NOT EXISTS (SELECT 1 FROM judgments r "
-            "WHERE r.retracts = j.judgment_id) ORDER BY judgment_id", [topic])
+            f"AND {LIVE} ORDER BY judgment_id", [topic])
         return [(int(i), str(d), str(a), int(g)) for i, d, a, g in rows]
 
     def add_choice(self, pool: str, topic: str, docno: str,

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+from pooltool.records import is_judged
 from pooltool.store.core import StoreCore
-from pooltool.store.judged import _LIVE
 from pooltool.store.provenance import utc_now
 
 DEFAULT_CLAIM_MINUTES = 5.0
@@ -46,8 +46,9 @@ class ClaimTable(StoreCore):
 
         :returns: whether the assessor holds the claim now (``False``: another
             assessor's claim has not lapsed, or another assessor has judged the
-            document: its latest live judgment is theirs, with a grade >= 0, as
-            :meth:`~pooltool.store.JudgmentStore.judged_docnos` counts it).
+            document: its current grade, as
+            :meth:`~pooltool.store.JudgmentStore.judged_docnos` counts it, is
+            theirs and judged).
         """
         now = datetime.now(UTC)
         with self.writing() as conn:
@@ -55,10 +56,8 @@ class ClaimTable(StoreCore):
                                "AND docno = ?", [topic, docno]).fetchone()
             if row is not None and row[0] != assessor and row[1] > _stamp(now):
                 return False
-            latest = conn.execute(
-                f"SELECT assessor, grade FROM judgments j WHERE topic = ? AND docno = ? "
-                f"AND {_LIVE} ORDER BY judgment_id DESC LIMIT 1", [topic, docno]).fetchone()
-            if latest is not None and latest[0] != assessor and latest[1] >= 0:
+            current = self.current_judgment(topic, docno)
+            if current is not None and current[0] != assessor and is_judged(current[1]):
                 return False
             conn.execute(
                 "INSERT INTO claims(topic, docno, assessor, claimed_at, expires_at) "

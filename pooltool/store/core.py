@@ -4,7 +4,7 @@ reads (:class:`StoreCore`, the base of each of them and of
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -21,7 +21,8 @@ class StoreCore:
     module uses. The methods one table module takes from another are declared here
     once, for the type checker (their homes: ``run_id``/``run_entries`` in
     :mod:`pooltool.store.store`, ``pool_id`` in :mod:`pooltool.store.pools`,
-    ``machines`` in :mod:`pooltool.store.judged`)."""
+    ``machines`` and ``current_judgment`` in :mod:`pooltool.store.judged`, ``qrels`` in
+    :mod:`pooltool.store.judgments`)."""
 
     def __init__(self, engine: Engine) -> None:
         self.conn = engine
@@ -119,6 +120,11 @@ class StoreCore:
         def pool_id(self, pool: str) -> int: ...
 
         def machines(self) -> frozenset[str]: ...
+
+        def current_judgment(self, topic: str, docno: str) -> tuple[str, int] | None: ...
+
+        def qrels(self, version: str | None = None, policy: str = "latest",
+                  topics: Sequence[str] | None = None) -> pd.DataFrame: ...
 
 
 __all__ = ["StoreCore"]

@@ -4,12 +4,17 @@ The rules, defined here once and used by the judging queue, the judging UI,
 agreement and pace (the README's "Store rules" section says the same):
 
 * a judgment is **live** when it has a grade and no retraction row cancels it
-  (:meth:`~pooltool.store.judgments.JudgmentLog.live_judgments`);
+  (:func:`live`, the one SQL statement of it; read by
+  :meth:`~pooltool.store.judgments.JudgmentLog.live_judgments`);
 * an assessor's **own grade** of a document is their latest live judgment of it;
 * a document is **judged** by an assessor when their own grade is >= 0
   (:func:`~pooltool.records.is_judged`; a negative grade is unjudged, as in
   trec_eval), and **relevant** at level ``l`` when it is >= ``l``
   (:func:`~pooltool.records.is_relevant`);
+* a document is **judged by anyone** now when its grade in the current qrels
+  (policy :data:`CURRENT_POLICY`, ``latest``: people only) is >= 0
+  (:meth:`JudgedRules.current_grades`, :meth:`JudgedRules.judged_docnos`; the
+  judging queue, the judging screen and claims all read it so);
 * an assessor is a **person** or a **machine**: the latest row of
   ``assessor_kinds`` for the name, a person when there is none
   (:meth:`JudgedRules.assessor_kinds`); the default qrels policies use
@@ -32,9 +37,26 @@ from pooltool.store.provenance import utc_now
 
 KINDS = ("person", "machine")
 
-# a judgment row with a grade that no retraction row cancels
-_LIVE = ("grade IS NOT NULL AND NOT EXISTS "
-         "(SELECT 1 FROM judgments r WHERE r.retracts = j.judgment_id)")
+CURRENT_POLICY = "latest"
+"""The qrels policy of "judged by anyone now" (the queue's rule): the latest live
+judgment by a person (:mod:`pooltool.store.judgments`); machines' judgments do not
+take a document out of a person's queue."""
+
+
+def live(until: str | None = None) -> str:
+    """The SQL condition of a *live* judgment row ``j`` of table ``judgments``: it has
+    a grade and no retraction row cancels it (the one statement of the rule).
+
+    :param until: a SQL expression (a placeholder such as ``:limit``): count only
+        retraction rows up to that ``judgment_id`` (the log as it stood then).
+    """
+    upto = "" if until is None else f" AND r.judgment_id <= {until}"
+    return ("j.grade IS NOT NULL AND NOT EXISTS "
+            f"(SELECT 1 FROM judgments r WHERE r.retracts = j.judgment_id{upto})")
+
+
+LIVE = live()
+""":func:`live` of the log now."""
 
 
 class OwnJudgment(NamedTuple):
@@ -60,7 +82,7 @@ class JudgedRules(StoreCore):
         rows = self.conn.execute(
             "SELECT judgment_id, docno, grade, COALESCE(ms_active, ms_spent), note "
             "FROM judgments j "
-            f"WHERE topic = ? AND assessor = ? AND {_LIVE} ORDER BY judgment_id",
+            f"WHERE topic = ? AND assessor = ? AND {LIVE} ORDER BY judgment_id",
             [topic, assessor]).fetchall()
         return [OwnJudgment(*row) for row in rows]
 
@@ -78,18 +100,36 @@ class JudgedRules(StoreCore):
             where += " AND origin NOT LIKE 'qrels:%'"
         rows = self.query(
             "SELECT judgment_id, topic, docno, assessor, grade FROM judgments j "
-            f"WHERE {_LIVE} {where} ORDER BY judgment_id", params)
+            f"WHERE {LIVE} {where} ORDER BY judgment_id", params)
         return rows.drop_duplicates(["topic", "docno", "assessor"], keep="last").reset_index(
             drop=True)
 
+    def current_grades(self, topics: list[str] | None = None) -> pd.DataFrame:
+        """The current qrels of "judged by anyone" (policy :data:`CURRENT_POLICY`:
+        people's latest live judgments; the queue's rule, :mod:`pooltool.judging.queue`).
+
+        :param topics: only these topics (default: all).
+        :returns: columns ``topic, iteration, docno, grade``, one row per pair.
+        """
+        return self.qrels(policy=CURRENT_POLICY, topics=topics)
+
     def judged_docnos(self, topic: str) -> set[str]:
-        """Docnos of a topic judged by anyone now: their latest live judgment has a grade
-        >= 0 (the current ``latest`` qrels; the queue's "judged by anyone")."""
-        rows = self.conn.execute(
-            f"SELECT docno, grade FROM judgments j WHERE topic = ? AND {_LIVE} "
-            "ORDER BY judgment_id", [topic])
-        latest = dict(rows.fetchall())
-        return {str(docno) for docno, grade in latest.items() if is_judged(grade)}
+        """Docnos of a topic judged by anyone now: their grade in
+        :meth:`current_grades` is >= 0 (people only)."""
+        grades = self.current_grades([topic])
+        return {str(d) for d in grades.loc[is_judged(grades["grade"]), "docno"]}
+
+    def current_judgment(self, topic: str, docno: str) -> tuple[str, int] | None:
+        """``(assessor, grade)`` of the judgment that gives the pair its grade in
+        :meth:`current_grades` (``None``: none), read in the caller's transaction."""
+        from pooltool.store.judgments import LOG_COLUMNS, apply_policy
+
+        rows = self.query(f"SELECT {', '.join(LOG_COLUMNS)} FROM judgments j WHERE topic = ? "
+                          f"AND docno = ? AND {LIVE} ORDER BY judgment_id", [topic, docno])
+        chosen = apply_policy(rows, CURRENT_POLICY, self.machines())
+        if chosen.empty:
+            return None
+        return str(chosen["assessor"].iat[-1]), int(chosen["grade"].iat[-1])
 
     def judged_by(self, assessor: str) -> pd.DataFrame:
         """The ``topic, docno`` pairs an assessor has judged (own grade >= 0); none (not
@@ -104,7 +144,7 @@ class JudgedRules(StoreCore):
         judgments are left out, so counts agree with the qrels and the judging screen."""
         return self.query(
             f"SELECT assessor, COALESCE(ms_active, ms_spent) AS ms_spent FROM judgments j "
-            f"WHERE {_LIVE} "
+            f"WHERE {LIVE} "
             "AND ms_spent IS NOT NULL ORDER BY judgment_id")
 
     # -- assessor kinds -------------------------------------------------------

@@ -50,7 +50,7 @@ from pooltool.records import QRELS_COLUMNS, is_judged
 from pooltool.store.core import StoreCore
 from pooltool.store.docno_check import OnMissingDocnos, check_docnos
 from pooltool.store.engine import Engine
-from pooltool.store.judged import record_kind
+from pooltool.store.judged import live, record_kind
 from pooltool.store.provenance import file_sha256, utc_now
 from pooltool.store.topic_check import OnUnknownTopics, check_topics
 
@@ -281,9 +281,8 @@ class JudgmentLog(StoreCore):
         only = "" if topics is None else "AND topic IN (SELECT value FROM json_each(:topics)) "
         return self.query(
             f"SELECT {', '.join(LOG_COLUMNS)} FROM judgments j WHERE judgment_id <= :limit "
-            f"{only}AND grade IS NOT NULL AND NOT EXISTS (SELECT 1 FROM judgments r "
-            "WHERE r.retracts = j.judgment_id AND r.judgment_id <= :limit) "
-            "ORDER BY judgment_id", {"limit": limit, "topics": json.dumps(list(topics or []))})
+            f"{only}AND {live(until=':limit')} ORDER BY judgment_id",
+            {"limit": limit, "topics": json.dumps(list(topics or []))})
 
 
     def qrels(self, version: str | None = None, policy: str = "latest",

@@ -37,6 +37,7 @@ from pooltool.errors import (
     UnknownTopic,
 )
 from pooltool.judging.queue import ORDERS
+from pooltool.judging.session import JudgingSession
 from pooltool.records import topic_key
 from pooltool.store import DEFAULT_POOL, JudgmentStore
 from pooltool.store.journal import BUSY_WAIT_MS, PendingWrite, WriteQueue, journal_path, journals
@@ -53,7 +54,6 @@ from pooltool.tui.messages import (
 )
 from pooltool.tui.screens.judge import JudgeScreen
 from pooltool.tui.screens.topic_picker import TopicPickerScreen
-from pooltool.tui.session import JudgingSession
 
 RETRY_EVERY_S = 0.5
 WATCH_EVERY_S = 1.0

@@ -6,7 +6,7 @@ import math
 
 import pandas as pd
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pooltool.analysis.stability import compare_rankings, kendall_tau_b, tau_ap
@@ -37,6 +37,25 @@ def test_tau_b_with_ties() -> None:
     # x ties one pair; n0 = 6, n1 = 1, n2 = 0; nc = 5, nd = 0 -> 5 / sqrt(5 * 6)
     assert kendall_tau_b([1, 1, 2, 3], [1, 2, 3, 4]) == pytest.approx(5 / math.sqrt(30))
     assert math.isnan(kendall_tau_b([1, 1], [1, 2]))
+
+
+@given(st.lists(st.tuples(st.sampled_from([0.1, 0.2, 0.5, 0.7]), st.integers(0, 3)),
+                min_size=2, max_size=30))
+@settings(deadline=None)  # the first call imports scipy.stats
+def test_tau_b_is_scipys_to_the_last_bit_but_one(pairs: list[tuple[float, int]]) -> None:
+    """scipy.stats.kendalltau (variant b) gives the same tau-b, ties included, up to
+    rounding (it divides by the two square roots in turn: the last bit can differ,
+    which would change the JSON outputs, so the O(n^2) count stays)."""
+    import warnings
+
+    from scipy.stats import kendalltau
+
+    x, y = [p[0] for p in pairs], [float(p[1]) for p in pairs]
+    ours = kendall_tau_b(x, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # a constant side: scipy warns and gives NaN
+        theirs = float(kendalltau(x, y, variant="b").statistic)
+    assert (math.isnan(ours) and math.isnan(theirs)) or ours == pytest.approx(theirs, abs=1e-15)
 
 
 def test_different_runs_are_refused() -> None:

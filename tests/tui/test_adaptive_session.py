@@ -9,10 +9,10 @@ import pytest
 from judge_fixtures import write_lock_held
 
 from pooltool.judging.adaptive import AdaptivePicker, create_adaptive_pool
+from pooltool.judging.session import JudgingSession
 from pooltool.store import JudgmentStore
 from pooltool.store.journal import WriteQueue
 from pooltool.tui.screens.judge import stopping_text
-from pooltool.tui.session import JudgingSession
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from test_adaptive_pool import small_store  # noqa: E402

@@ -185,7 +185,7 @@ async def test_writes_waiting_when_the_app_stops_are_replayed(app_factory: AppFa
 KILLED = """
 import os, signal, sys
 from pooltool.tui.app import make_app
-from pooltool.tui.session import JudgingSession
+from pooltool.judging.session import JudgingSession
 app = make_app(sys.argv[1], "carol", ["1"])
 session = JudgingSession(app.writes, "1", "carol")
 session.grade(3, 1200)

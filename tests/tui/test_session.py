@@ -12,9 +12,9 @@ import pytest
 from judge_fixtures import log_rows, write_lock_held
 
 from pooltool.errors import StoreBusy
+from pooltool.judging.session import JudgingSession
 from pooltool.store import JudgmentStore
 from pooltool.store.journal import OPERATIONS, WriteQueue, is_busy, journal_path, journals
-from pooltool.tui.session import JudgingSession
 
 
 @pytest.fixture

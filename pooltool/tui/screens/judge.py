@@ -17,6 +17,7 @@ from textual.widgets import Footer, Header, Static
 
 from pooltool.errors import StoreConnectionLost
 from pooltool.judging.pace import eta_hours
+from pooltool.judging.session import JudgingSession
 from pooltool.store.guidelines import current_guidelines
 from pooltool.store.journal import PendingWrite
 from pooltool.store.provenance import utc_now
@@ -33,7 +34,6 @@ from pooltool.tui.messages import (
 from pooltool.tui.screens.guidelines import GuidelinesScreen
 from pooltool.tui.screens.help import HelpScreen
 from pooltool.tui.screens.prompt import PromptScreen
-from pooltool.tui.session import JudgingSession
 from pooltool.tui.widgets.document_view import MISSING_NOTICE, DocumentView, ReadMove
 from pooltool.tui.widgets.find_bar import FindBar
 from pooltool.tui.widgets.grade_bar import GradeBar

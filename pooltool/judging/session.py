@@ -4,10 +4,10 @@ No Textual here: the judging screen calls these methods and redraws. All
 writes go through a :class:`~pooltool.store.journal.WriteQueue`, so they are
 committed at once (or retried in order while the store is busy).
 
-The queue is the assessor's queue of :mod:`pooltool.judging.queue`: on a
-topic assigned to them, every pooled document; elsewhere, the pooled
-documents nobody has judged plus those they judged themselves. It may be
-empty (the app then does not open the topic).
+The queue is the assessor's queue of :mod:`pooltool.judging.queue`, whose
+docstring states the rule and says which part of choosing the next document
+lives where; this module holds the navigation part. The queue may be empty
+(the app then does not open the topic).
 
 Rules, in the order an assessor meets them:
 
@@ -71,7 +71,7 @@ from pooltool.errors import StoreConnectionLost, UnknownTopic
 from pooltool.judging.adaptive import AdaptivePicker, topic_stopping
 from pooltool.judging.pace import Pace, pace
 from pooltool.judging.queue import topic_queue
-from pooltool.records import Document, Topic, is_judged
+from pooltool.records import Document, Topic, is_judged, is_relevant
 from pooltool.store import DEFAULT_POOL, JudgmentStore, workspace
 from pooltool.store.claims import CLAIM_WAIT_MS, DEFAULT_CLAIM_MINUTES
 from pooltool.store.journal import PendingWrite, WriteQueue
@@ -332,7 +332,7 @@ class JudgingSession:
     def _adaptive_next(self) -> int | None:
         """The strategy's choice for the assessor, added to the queue (``None``: none)."""
         assert self.picker is not None
-        pending = [(m.docno, m.grade >= self.picker.level) for m in self.marks.values()
+        pending = [(m.docno, bool(is_relevant(m.grade, self.picker.level))) for m in self.marks.values()
                    if not m.write.done and is_judged(m.grade)]
         try:
             for shown in sorted(self.unrecorded):

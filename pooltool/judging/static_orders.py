@@ -1,0 +1,93 @@
+"""The static strategies' orders of one topic's documents (they never depend on the
+judgments): depth, rundepth, round robin, and the fusions rrf, borda, combsum and rbp
+(the catalogue, with the sources, is :mod:`pooltool.judging.strategies`' docstring).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+import pandas as pd
+
+from pooltool.judging.choosers import RankedRun
+
+# --- static orders -------------------------------------------------------------------
+
+
+def depth_order(runs: Sequence[RankedRun], k: int) -> list[str]:
+    """The union of the runs' first ``k`` documents in docno order (ascending)."""
+    return sorted({docno for run in runs for docno in run.docnos[:k]})
+
+
+def run_depth_order(runs: Sequence[RankedRun], params: dict[str, float]) -> list[str]:
+    """Per-run depths and priority runs (``rundepth``; see the module docstring)."""
+    depth = {run.tag: int(params.get(f"k.{run.tag}", params["k"])) for run in runs}
+    first = {docno for run in runs if params.get(f"first.{run.tag}", 0)
+             for docno in run.docnos[:depth[run.tag]]}
+    pooled = {docno for run in runs for docno in run.docnos[:depth[run.tag]]}
+    return sorted(first) + sorted(pooled - first)
+
+
+def round_robin_order(runs: Sequence[RankedRun]) -> list[str]:
+    """Take@N: rank by rank, runs in the order given, each document at its first appearance."""
+    if not runs:
+        return []
+    docnos = [d for run in runs for d in run.docnos]
+    ranks = np.concatenate([np.arange(len(run.docnos)) for run in runs])
+    which = np.concatenate([np.full(len(run.docnos), i) for i, run in enumerate(runs)])
+    order = np.lexsort((which, ranks))
+    return list(dict.fromkeys(docnos[i] for i in order.tolist()))
+
+
+def fused_order(runs: Sequence[RankedRun],
+                weights: Callable[[RankedRun], Sequence[float]]) -> list[str]:
+    """Documents by the sum over runs of their weight in the run, largest first, ties in
+    docno order; ``weights(run)`` gives the weight of each of its documents, best first.
+
+    Each document's terms are added in increasing order, so the same terms in any run
+    order give the same sum and documents with equal terms tie exactly.
+    """
+    docnos = np.array([d for run in runs for d in run.docnos], dtype=object)
+    if not len(docnos):
+        return []
+    terms = np.array([w for run in runs for w in weights(run)], dtype=np.float64)
+    codes, uniques = pd.factorize(docnos, sort=True)  # codes in docno order
+    order = np.lexsort((terms, codes))
+    starts = np.flatnonzero(np.r_[True, codes[order][1:] != codes[order][:-1]])
+    totals = np.add.reduceat(terms[order], starts)
+    ranked = np.lexsort((np.arange(len(uniques)), -totals))
+    return [str(d) for d in uniques[ranked]]
+
+
+def borda_order(runs: Sequence[RankedRun]) -> list[str]:
+    """Borda count (Aslam and Montague 2001); see the module docstring.
+
+    A document's points are the sum over all runs of the share a run gives each
+    document it lacks, which is the same for every document, plus for each run
+    that retrieves it its points there minus that share; the order needs only
+    the second part.
+    """
+    c = len({docno for run in runs for docno in run.docnos})
+
+    def weights(run: RankedRun) -> list[float]:
+        share = (c - len(run.docnos) + 1) / 2
+        return [c - rank + 1 - share for rank in range(1, len(run.docnos) + 1)]
+
+    return fused_order(runs, weights)
+
+
+def min_max(run: RankedRun) -> list[float]:
+    """The run's scores min-max normalised to 0..1 (all 1 when they are all equal)."""
+    low, high = min(run.scores, default=0.0), max(run.scores, default=0.0)
+    return [1.0 if high == low else (score - low) / (high - low) for score in run.scores]
+
+
+def rrf_weights(k: float) -> Callable[[RankedRun], list[float]]:
+    """Reciprocal rank fusion: 1 / (k + rank) for ranks 1, 2, ..."""
+    return lambda run: [1 / (k + rank) for rank in range(1, len(run.docnos) + 1)]
+
+
+def rbp_weights(p: float) -> Callable[[RankedRun], list[float]]:
+    """Rank-biased precision weights: (1 - p) p^(rank - 1) for ranks 1, 2, ..."""
+    return lambda run: [(1 - p) * p ** (rank - 1) for rank in range(1, len(run.docnos) + 1)]
