@@ -26,6 +26,8 @@ from pooltool.judging.strategies import judge_sequence, next_document, parse_str
 from pooltool.ranking import order_run
 from pooltool.store import JudgmentStore
 
+pytestmark = pytest.mark.both_engines  # the store's own SQL, rewritten for PostgreSQL
+
 # The runs of test_strategies: A: d1 d2 d3, B: d2 d4 d1, C: d5 d3 (one topic, "1")
 RUN_LINES = [("A", "d1", 3.0), ("A", "d2", 2.0), ("A", "d3", 1.0),
              ("B", "d2", 1.0), ("B", "d4", 0.75), ("B", "d1", 0.5),

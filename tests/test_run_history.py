@@ -16,6 +16,8 @@ from pooltool.errors import RunInPool, StoreError, UnknownRun
 from pooltool.store import JudgmentStore, migrations
 from pooltool.store.provenance import file_sha256
 
+pytestmark = pytest.mark.both_engines  # the store's own SQL, rewritten for PostgreSQL
+
 RUN_A1 = "1 Q0 a 1 3 A\n1 Q0 b 2 2 A\n1 Q0 c 3 1 A\n"
 RUN_A2 = "1 Q0 c 1 3 A\n1 Q0 a 2 2 A\n1 Q0 e 3 1 A\n"
 RUN_B = "1 Q0 b 1 9 B\n1 Q0 d 2 8 B\n"

@@ -18,6 +18,8 @@ from pooltool.store.changes import Changes, NotificationWatcher, watch
 from pooltool.tui.app import JudgeApp, make_app
 from pooltool.tui.screens.judge import JudgeScreen
 
+pytestmark = pytest.mark.both_engines  # change notifications (LISTEN on PostgreSQL, polling on SQLite)
+
 SIZE = (110, 30)
 PAUSES = 200  # of 0.05 s: the watch timer ticks every second
 

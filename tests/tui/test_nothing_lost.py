@@ -115,6 +115,7 @@ async def test_empty_note_removes_the_draft_and_undo_restores_it(app_factory: Ap
 # -- 2. the time of the key press ---------------------------------------------------------
 
 
+@pytest.mark.both_engines  # the write lock
 async def test_busy_store_keeps_the_key_press_time(app_factory: AppFactory,
                                                    store_path: str) -> None:
     app = app_factory()
@@ -143,6 +144,7 @@ async def test_busy_store_keeps_the_key_press_time(app_factory: AppFactory,
 # -- 7. the journal of waiting writes ------------------------------------------------------
 
 
+@pytest.mark.both_engines  # the journal, the write lock
 async def test_writes_waiting_when_the_app_stops_are_replayed(app_factory: AppFactory,
                                                               store_path: str,
                                                               monkeypatch: pytest.MonkeyPatch) -> None:
@@ -205,6 +207,7 @@ def run_killed_app(store_path: str) -> subprocess.CompletedProcess[str]:
                               env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
 
 
+@pytest.mark.both_engines  # the journal, the write lock
 async def test_writes_of_a_killed_process_are_replayed(app_factory: AppFactory,
                                                        store_path: str) -> None:
     child = run_killed_app(store_path)
@@ -221,6 +224,7 @@ async def test_writes_of_a_killed_process_are_replayed(app_factory: AppFactory,
     assert journals(journal_base_of(store_path), "carol") == []
 
 
+@pytest.mark.both_engines  # where the journal is
 def test_a_killed_apps_journal_shows_up_in_export_and_status(store_path: str) -> None:
     """No judgment waits unseen: the next command that reads judgments commits the
     writes a killed judging app left in its journal (it was short before)."""
@@ -241,6 +245,7 @@ def test_a_killed_apps_journal_shows_up_in_export_and_status(store_path: str) ->
     assert len(log_rows(store_path)) == 3  # nothing applied twice
 
 
+@pytest.mark.both_engines  # where the journal is
 def test_status_shows_writes_waiting_in_a_running_apps_journal(store_path: str) -> None:
     """A journal of a live process (this one) is left to it, and status names it."""
     import json
