@@ -7,6 +7,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pandas as pd
@@ -177,10 +178,12 @@ def test_a_killed_session_restarts_on_what_the_log_implies(new_store: str) -> No
         store.add_run_frame(frame)
         create_adaptive_pool(store, "live", "mmns", budget=None)
     child = subprocess.Popen([sys.executable, "-c", SCRIPT, str(db), ",".join(relevant)])
+    deadline = time.monotonic() + 120  # a bound, not a speed target: 15 judgments
     try:
         with JudgmentStore.open(db) as store:
             while len(store.topic_log("1")) < 15 and child.poll() is None:
-                store.conn.execute("SELECT 1")  # poll the log until the child has judged 15
+                assert time.monotonic() < deadline, "the child judged fewer than 15 in 120 s"
+                time.sleep(0.01)  # poll the log until the child has judged 15
     finally:
         os.kill(child.pid, signal.SIGKILL)
         child.wait()

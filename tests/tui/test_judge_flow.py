@@ -11,7 +11,7 @@ from contextlib import ExitStack
 from pathlib import Path
 
 import pytest
-from judge_fixtures import AppFactory, log_rows
+from judge_fixtures import AppFactory, log_rows, wait_until
 from textual.app import App
 
 from pooltool.judging.assignment import assign_topics
@@ -189,8 +189,7 @@ async def test_busy_store_queues_writes_without_freezing(app_factory: AppFactory
         assert app.writes.pending == 2
         assert "waiting: store busy" in screen_of(app).status_text().plain
         held.close()
-        await pilot.pause(1.2)  # the retry timer runs every 0.5 s
-        assert app.writes.pending == 0
+        assert await wait_until(pilot, lambda: app.writes.pending == 0)  # retried every 0.5 s
     blocker.close()
     rows = log_rows(store_path)
     assert list(zip(rows["docno"], rows["grade"], strict=True)) == [("d1", 2), ("d2", 1)]

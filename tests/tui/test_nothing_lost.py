@@ -15,7 +15,7 @@ from contextlib import ExitStack
 from pathlib import Path
 
 import pytest
-from judge_fixtures import AppFactory, journal_base_of, log_rows, write_lock_held
+from judge_fixtures import AppFactory, journal_base_of, log_rows, wait_until, write_lock_held
 from textual.widgets import Input
 
 from pooltool.store import JudgmentStore, workspace
@@ -128,12 +128,11 @@ async def test_busy_store_keeps_the_key_press_time(app_factory: AppFactory,
         await pilot.press("2")
         pressed = utc_now()
         on_screen_ms = (time.monotonic() - opened) * 1000  # an upper bound, whatever the load
-        await pilot.pause(1.5)  # the store stays busy well after the key press
+        await pilot.pause(0.6)  # the store stays busy past a retry (every 0.5 s)
         assert app.writes.pending == 1
         released = utc_now()
         held.close()
-        await pilot.pause(0.8)
-        assert app.writes.pending == 0
+        assert await wait_until(pilot, lambda: app.writes.pending == 0)
     blocker.close()
     rows = log_rows(store_path)
     judged_at = rows["judged_at"].iloc[0]
