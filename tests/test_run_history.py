@@ -176,7 +176,9 @@ def test_bias_reads_the_live_runs_that_built_the_pool(pooled: JudgmentStore) -> 
     assert pool_contributors(pooled) == (["A", "B"], 2)
     pooled.remove_run("B", force=True)
     assert pool_contributors(pooled) == (["A"], 2)
-    assert len(pooled.top_entries(["A"], 2)) > 0
+    # A (a1.run) ranks a (3), b (2), c (1): its top 2 by score, as trec_eval orders them
+    assert pooled.top_entries(["A"], 2).values.tolist() == [
+        ["A", "1", "a", 3.0, 1], ["A", "1", "b", 2.0, 2]]
 
 
 def test_bias_scores_a_run_replaced_after_pooling_as_a_new_run(files: Path,
