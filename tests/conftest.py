@@ -299,6 +299,21 @@ def demo_store(new_store: str) -> str:
     return new_store
 
 
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """An xdist worker hands its notes to the controller (which prints the summary)."""
+    output = getattr(session.config, "workeroutput", None)
+    if output is not None:
+        output["pooltool_notes"] = list(_POSTGRESQL_NOTE)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: object) -> None:
+    """The notes of an xdist worker that finished (see :func:`pytest_sessionfinish`)."""
+    for note in getattr(node, "workeroutput", {}).get("pooltool_notes", []):
+        if note not in _POSTGRESQL_NOTE:
+            _POSTGRESQL_NOTE.append(note)
+
+
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     """Say plainly when the real-data or the PostgreSQL tests did not run."""
     for note in _POSTGRESQL_NOTE:
