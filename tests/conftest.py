@@ -16,6 +16,15 @@ from pooltool.store import JudgmentStore
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 
 
+@pytest.fixture(autouse=True)
+def no_terminal_width(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tables are as wide as ``COLUMNS`` says (pooltool.report.table_width): without this,
+    a test's expected table depended on the shell or worker that ran the tests (with
+    ``COLUMNS=80`` exported, the recall and status tables split into parts and two tests
+    failed). A test that wants a width sets it itself."""
+    monkeypatch.delenv("COLUMNS", raising=False)
+
+
 @pytest.fixture(scope="session")
 def shared_data() -> Path:
     """The team's real data folder, ``../shared/data`` next to the repository.
