@@ -16,6 +16,15 @@ from pooltool.store import JudgmentStore
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 
 
+@pytest.fixture(autouse=True)
+def no_terminal_width(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tables are as wide as ``COLUMNS`` says (pooltool.report.table_width): without this,
+    a test's expected table depended on the shell or worker that ran the tests (with
+    ``COLUMNS=80`` exported, the recall and status tables split into parts and two tests
+    failed). A test that wants a width sets it itself."""
+    monkeypatch.delenv("COLUMNS", raising=False)
+
+
 @pytest.fixture(scope="session")
 def shared_data() -> Path:
     """The team's real data folder, ``../shared/data`` next to the repository.
@@ -29,9 +38,30 @@ def shared_data() -> Path:
 
 
 ENGINES = ["sqlite", "postgresql"]
-"""The engines a store can live on; tests using :func:`engine` (through
-:func:`memory_store`, :func:`store_address` or the judging UI's ``store_path``) run
-once on each, but for those marked ``sqlite_only``."""
+"""The engines a store can live on."""
+
+EVERY_TEST_ON_BOTH = os.environ.get("POOLTOOL_TEST_ENGINES") == "both"
+"""``POOLTOOL_TEST_ENGINES=both`` runs every engine test on both engines (the old, fuller
+and slower run; CI's second pass), ``sqlite_only`` tests excepted."""
+
+# Which engine a test's store is on. A test takes its store through the ``engine``
+# fixture (directly, or through memory_store, store_address, new_store, demo_store, the
+# judging UI's store_path) or through module_store. The rule:
+#
+# * SQLite by default. The judging UI, the CLI's reports and the measures sit above the
+#   store's API, which is one for both engines: a flow checked on SQLite is checked.
+# * Both engines for the tests marked ``both_engines`` (a test, or a module's
+#   ``pytestmark``): those whose outcome rests on what the engines do differently, so on
+#   code or database behaviour of PostgreSQL's own: claims, the write lock and a busy
+#   store, other connections' writes and read snapshots, change notifications (LISTEN),
+#   reconnects, roles and row-level security, migrations, copy between engines,
+#   streaming reads, the judging journal (kept beside a SQLite file, under
+#   $XDG_STATE_HOME for a PostgreSQL store), and the store's own SQL on its tables
+#   (rewritten for PostgreSQL by pooltool.store.postgresql: the store tests).
+# * SQLite only, even under POOLTOOL_TEST_ENGINES=both, for those marked ``sqlite_only``
+#   (about SQLite itself: WAL, files, its locks, old SQLite stores).
+#
+# Tests that need PostgreSQL alone take postgresql_store_url / postgresql_empty_url.
 
 _TEMPLATE = "pooltool_template"
 _POSTGRESQL_NOTE: list[str] = []
@@ -41,18 +71,33 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "sqlite_only: the test is about SQLite itself (WAL, files, locks, old "
         "SQLite stores): it runs on the SQLite engine only")
+    config.addinivalue_line(
+        "markers", "both_engines: the test checks what differs between the engines (see "
+        "tests/conftest.py): its store is on SQLite, then on PostgreSQL")
+
+
+def engines_of(definition: pytest.Function | pytest.Item) -> list[str]:
+    """The engines a test's store is on, by the rule above."""
+    if definition.get_closest_marker("sqlite_only"):
+        return ["sqlite"]
+    if EVERY_TEST_ON_BOTH or definition.get_closest_marker("both_engines"):
+        return ENGINES
+    return ["sqlite"]
 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    """Tests marked ``sqlite_only`` get the ``engine`` fixture's SQLite value only."""
-    if "engine" in metafunc.fixturenames and metafunc.definition.get_closest_marker("sqlite_only"):
-        metafunc.parametrize("engine", ["sqlite"])
+    """The ``engine`` fixture's and ``module_store``'s values, by :func:`engines_of`."""
+    engines = engines_of(metafunc.definition)
+    if "engine" in metafunc.fixturenames:
+        metafunc.parametrize("engine", engines)
+    if "module_store" in metafunc.fixturenames:
+        metafunc.parametrize("module_store", engines, indirect=True, scope="module")
 
 
-@pytest.fixture(params=ENGINES)
+@pytest.fixture
 def engine(request: pytest.FixtureRequest) -> str:
-    """The engine of the test's store: ``"sqlite"`` and ``"postgresql"`` in turn."""
+    """The engine of the test's store (given by :func:`pytest_generate_tests`)."""
     return str(request.param)
 
 
@@ -111,6 +156,11 @@ class PostgresqlDatabases:
                              f"(SELECT MAX({column}) FROM {table}))")
 
     def drop_all(self) -> None:
+        """Drop the databases kept for reuse; on a server started for these tests, none:
+        stopping it removes its folder, every database with it (dropping them one by one
+        took 10-40 s at the end of a run)."""
+        if self.server.folder is not None:
+            return
         for url in self.free:
             self.server.drop_database(url)
 
@@ -223,7 +273,7 @@ def postgresql_empty_url(postgresql_databases: PostgresqlDatabases,
 
 @pytest.fixture
 def memory_store(engine: str, request: pytest.FixtureRequest) -> Iterator[JudgmentStore]:
-    """A new, empty store, once on each engine: SQLite in memory, and a PostgreSQL
+    """A new, empty store (by the engine rule): SQLite in memory, or a PostgreSQL
     database; closed after the test."""
     if engine == "sqlite":
         store = JudgmentStore.memory()
@@ -235,8 +285,8 @@ def memory_store(engine: str, request: pytest.FixtureRequest) -> Iterator[Judgme
 
 @pytest.fixture
 def store_address(engine: str, request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    """Where a new store goes, once on each engine: a SQLite file path that does not
-    exist yet, and the URL of an empty PostgreSQL database (give it to ``--db`` or
+    """Where a new store goes (by the engine rule): a SQLite file path that does not
+    exist yet, or the URL of an empty PostgreSQL database (give it to ``--db`` or
     :meth:`JudgmentStore.open`; ``init`` or ``create=True`` makes the store)."""
     if engine == "sqlite":
         return str(tmp_path / "store.db")
@@ -245,7 +295,7 @@ def store_address(engine: str, request: pytest.FixtureRequest, tmp_path: Path) -
 
 @pytest.fixture
 def new_store(engine: str, request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    """The address of an empty store, once on each engine: a SQLite file, and a
+    """The address of an empty store (by the engine rule): a SQLite file, or a
     PostgreSQL database's URL (open it with :meth:`JudgmentStore.open`, or give it to
     ``--db``: it needs no ``init``)."""
     if engine == "sqlite":
@@ -255,11 +305,11 @@ def new_store(engine: str, request: pytest.FixtureRequest, tmp_path: Path) -> st
     return str(request.getfixturevalue("postgresql_store_url"))
 
 
-@pytest.fixture(scope="module", params=ENGINES)
+@pytest.fixture(scope="module")
 def module_store(request: pytest.FixtureRequest,
                  tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """The address of an empty store that a module's tests share, once on each engine
-    (as :func:`new_store`, for costly real-data stores a module builds once)."""
+    """The address of an empty store that a module's tests share (as :func:`new_store`,
+    for costly real-data stores a module builds once; its engine by :func:`engines_of`)."""
     if request.param == "sqlite":
         path = tmp_path_factory.mktemp("store") / "store.db"
         JudgmentStore.open(path, create=True).close()
@@ -273,11 +323,26 @@ def module_store(request: pytest.FixtureRequest,
 
 @pytest.fixture
 def demo_store(new_store: str) -> str:
-    """The demo store (``pooltool demo``'s content, pooled at its depth), once on each
-    engine: :func:`pooltool.demo.build_demo`'s steps on :func:`new_store`."""
+    """The demo store (``pooltool demo``'s content, pooled at its depth), by the engine
+    rule: :func:`pooltool.demo.build_demo`'s steps on :func:`new_store`."""
     with JudgmentStore.open(new_store) as store:
         demo.fill_demo(store)
     return new_store
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """An xdist worker hands its notes to the controller (which prints the summary)."""
+    output = getattr(session.config, "workeroutput", None)
+    if output is not None:
+        output["pooltool_notes"] = list(_POSTGRESQL_NOTE)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: object) -> None:
+    """The notes of an xdist worker that finished (see :func:`pytest_sessionfinish`)."""
+    for note in getattr(node, "workeroutput", {}).get("pooltool_notes", []):
+        if note not in _POSTGRESQL_NOTE:
+            _POSTGRESQL_NOTE.append(note)
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:

@@ -7,6 +7,13 @@ and start it keeping its data (a server going away under a judging app). When
 ``POOLTOOL_TEST_POSTGRESQL`` holds a URL, that server is used instead (the URL's role
 must be allowed to create databases).
 
+The server dies with the process it serves, however that process dies (a test run
+killed by a timeout, SIGKILL included): ``pg_ctl`` runs ``postgres`` in a session of
+its own, so nothing of the kind reaches it, and a watchdog (:func:`watch`, in a
+session of its own too) waits for the served process to end, then stops the server
+(``pg_ctl stop -m immediate``) and removes the folder. It leaves on its own when the
+folder is gone (:meth:`Server.stop`, or ``postgresql_server.py stop FOLDER``).
+
 PostgreSQL refuses to run as root, so as root the server runs as the ``postgres``
 user (Debian's packages make it), else as ``nobody``.
 """
@@ -16,11 +23,14 @@ from __future__ import annotations
 import glob
 import os
 import pwd
+import select
 import shutil
+import signal
 import socket
 import subprocess
 import sys
 import tempfile
+import time
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,6 +51,7 @@ class Server:
     bin_dir: Path | None = None
     run_as: list[str] = field(default_factory=list)
     options: str = ""  # the postgres options it was started with (port, socket, tuning)
+    watchdog: subprocess.Popen[bytes] | None = None  # stops the server if we die first
 
     def url(self, database: str) -> str:
         """The URL of ``database`` on this server, as the admin role."""
@@ -89,10 +100,10 @@ class Server:
         """Stop a server started by :func:`start` and remove its folder."""
         if self.folder is None or self.bin_dir is None:
             return
-        subprocess.run([*self.run_as, str(self.bin_dir / "pg_ctl"), "-D",
-                        str(self.folder / "data"), "-m", "immediate", "stop"],
-                       capture_output=True, check=False)
-        shutil.rmtree(self.folder, ignore_errors=True)
+        _stop(self.folder, self.bin_dir, self.run_as)
+        if self.watchdog is not None:
+            self.watchdog.kill()
+            self.watchdog.wait()
 
 
 def binaries() -> Path | None:
@@ -106,8 +117,15 @@ def binaries() -> Path | None:
     return Path(versions[-1]).parent if versions else None
 
 
-def start() -> Server:
-    """A server for the tests: ``POOLTOOL_TEST_POSTGRESQL``'s, else a new one.
+def _stop(folder: Path, bin_dir: Path, run_as: list[str]) -> None:
+    subprocess.run([*run_as, str(bin_dir / "pg_ctl"), "-D", str(folder / "data"), "-m",
+                    "immediate", "stop"], capture_output=True, check=False)
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def start(served: int | None = None) -> Server:
+    """A server for the tests: ``POOLTOOL_TEST_POSTGRESQL``'s, else a new one, that
+    stops when process ``served`` (default: this one) ends.
 
     :raises ServerUnavailable: no binaries, or the server did not start (the message
         holds its log).
@@ -122,6 +140,10 @@ def start() -> Server:
     run_as, owner = _unprivileged_user()
     folder = Path(tempfile.mkdtemp(prefix="pooltool-pg-"))
     os.chown(folder, owner, -1)
+    watchdog = subprocess.Popen(  # before initdb: a death from here on leaves nothing
+        [sys.executable, __file__, "watch", str(served or os.getpid()), str(folder)],
+        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        start_new_session=True)
     port = _free_port()
     data = folder / "data"
     options = (f"-p {port} -k {folder} -c listen_addresses=127.0.0.1 -c fsync=off "
@@ -137,11 +159,56 @@ def start() -> Server:
                               cwd=folder)
         if done.returncode != 0:
             log = (folder / "log").read_text() if (folder / "log").exists() else ""
-            shutil.rmtree(folder, ignore_errors=True)
+            _stop(folder, bin_dir, run_as)
+            watchdog.kill()
+            watchdog.wait()
             raise ServerUnavailable(f"{Path(step[0]).name} failed: {done.stderr.strip()} "
                                     f"{log.strip()}")
     return Server(admin_url=f"postgresql://{ROLE}@127.0.0.1:{port}/postgres", folder=folder,
-                  bin_dir=bin_dir, run_as=run_as, options=options)
+                  bin_dir=bin_dir, run_as=run_as, options=options,
+                  watchdog=watchdog)
+
+
+def watch(served: int, folder: Path) -> None:
+    """The watchdog: once process ``served`` has ended, stop the server of ``folder`` and
+    remove the folder; return at once when the folder is gone (stopped already).
+
+    The end of ``served`` is seen through a pidfd (no race with a new process that
+    reuses the pid); where there is none, by asking every 0.2 s whether it exists.
+    """
+    for name in ("SIGINT", "SIGTERM", "SIGHUP"):  # a terminal's or a job's: not ours
+        signal.signal(getattr(signal, name), signal.SIG_IGN)
+    try:
+        handle: int | None = os.pidfd_open(served)
+    except ProcessLookupError:
+        handle = None
+        ended = True
+    except (AttributeError, OSError):
+        handle, ended = None, False
+    else:
+        ended = False
+    while not ended:
+        if not folder.exists():
+            return
+        ended = _has_ended(served, handle)
+    bin_dir = binaries()
+    if bin_dir is not None:
+        _stop(folder, bin_dir, _unprivileged_user()[0])
+
+
+def _has_ended(pid: int, handle: int | None) -> bool:
+    """Whether process ``pid`` (its pidfd ``handle``, if any) has ended, waiting a second
+    at most for it to end."""
+    if handle is not None:
+        return bool(select.select([handle], [], [], 1.0)[0])
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        pass
+    time.sleep(0.2)
+    return False
 
 
 def _unprivileged_user() -> tuple[list[str], int]:
@@ -167,13 +234,15 @@ def _free_port() -> int:
 
 
 def main(argv: list[str]) -> int:
-    """``python tests/postgresql_server.py start``: start a server and print the shell
-    lines that point the tests at it (``POOLTOOL_TEST_POSTGRESQL``, and
-    ``POOLTOOL_TEST_POSTGRESQL_FOLDER`` for ``stop``); exit status 3 when the server
-    binaries are not installed. ``... stop FOLDER``: stop that server, remove FOLDER."""
-    if argv[:1] == ["start"]:
+    """``python tests/postgresql_server.py start PID``: start a server that stops when
+    process PID (the calling shell's ``$$``) ends, and print the shell lines that point
+    the tests at it (``POOLTOOL_TEST_POSTGRESQL``, and ``POOLTOOL_TEST_POSTGRESQL_FOLDER``
+    for ``stop``); exit status 3 when the server binaries are not installed.
+    ``... stop FOLDER``: stop that server, remove FOLDER. (``... watch PID FOLDER`` is
+    the watchdog :func:`start` runs.)"""
+    if argv[:1] == ["start"] and len(argv) == 2 and argv[1].isdigit():
         try:
-            server = start()
+            server = start(served=int(argv[1]))
         except ServerUnavailable as exc:
             print(f"echo 'PostgreSQL: {exc}' >&2")
             return 3 if binaries() is None else 1
@@ -184,7 +253,10 @@ def main(argv: list[str]) -> int:
         Server(admin_url="", folder=Path(argv[1]), bin_dir=binaries(),
                run_as=_unprivileged_user()[0]).stop()
         return 0
-    print("usage: postgresql_server.py start | stop FOLDER", file=sys.stderr)
+    if argv[:1] == ["watch"] and len(argv) == 3 and argv[1].isdigit():
+        watch(int(argv[1]), Path(argv[2]))
+        return 0
+    print("usage: postgresql_server.py start PID | stop FOLDER", file=sys.stderr)
     return 2
 
 

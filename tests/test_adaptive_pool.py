@@ -7,6 +7,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pandas as pd
@@ -25,6 +26,8 @@ from pooltool.judging.adaptive import (
 from pooltool.judging.strategies import judge_sequence, next_document, parse_strategy, topic_runs
 from pooltool.ranking import order_run
 from pooltool.store import JudgmentStore
+
+pytestmark = pytest.mark.both_engines  # the store's own SQL, rewritten for PostgreSQL
 
 # The runs of test_strategies: A: d1 d2 d3, B: d2 d4 d1, C: d5 d3 (one topic, "1")
 RUN_LINES = [("A", "d1", 3.0), ("A", "d2", 2.0), ("A", "d3", 1.0),
@@ -93,13 +96,11 @@ def test_the_budget_counts_judged_and_claimed_choices(memory_store: JudgmentStor
     store = small_store(memory_store)
     create_adaptive_pool(store, "live", "mtf", budget=2)
     picker = AdaptivePicker(store, "live")
-    first = picker.choose("1", "alice")
-    assert first is not None
-    second = picker.choose("1", "bob")
-    assert second is not None and second != first
+    # MTF starts on run A (d1 d2 d3): d1 for alice, then d2 for bob (d1 is on her screen)
+    assert (picker.choose("1", "alice"), picker.choose("1", "bob")) == ("d1", "d2")
     assert picker.choose("1", "carol") is None  # two chosen, on two screens
-    judge(store, first, "alice")
-    judge(store, second, "bob")
+    judge(store, "d1", "alice")
+    judge(store, "d2", "bob")
     assert picker.choose("1", "alice") is None
     status = adaptive_status(store, "live")
     assert status[["budget", "budget_used", "relevant_found"]].iloc[0].tolist() == [2, 2, 1]
@@ -117,10 +118,14 @@ def test_adaptive_status_counts_found_and_estimate(memory_store: JudgmentStore) 
     store = small_store(memory_store)
     create_adaptive_pool(store, "live", "mtf", budget=None)
     picker = AdaptivePicker(store, "live")
-    for _ in range(3):  # d1 (no), d2 (yes), d4 (yes)
+    chosen = []
+    for _ in range(3):
         docno = picker.choose("1", "alice")
         assert docno is not None
+        chosen.append(docno)
         judge(store, docno, "alice")
+    # MTF: A's d1 (not relevant) sends A back, B's d2 (relevant) keeps B, B's d4 (relevant)
+    assert chosen == ["d1", "d2", "d4"]
     row = adaptive_status(store, "live").iloc[0]
     assert (row["budget_used"], row["relevant_found"]) == (3, 2)
     # 2 of 3 relevant, 2 candidates left (d3, d5): 2/3 * 2
@@ -175,10 +180,12 @@ def test_a_killed_session_restarts_on_what_the_log_implies(new_store: str) -> No
         store.add_run_frame(frame)
         create_adaptive_pool(store, "live", "mmns", budget=None)
     child = subprocess.Popen([sys.executable, "-c", SCRIPT, str(db), ",".join(relevant)])
+    deadline = time.monotonic() + 120  # a bound, not a speed target: 15 judgments
     try:
         with JudgmentStore.open(db) as store:
             while len(store.topic_log("1")) < 15 and child.poll() is None:
-                store.conn.execute("SELECT 1")  # poll the log until the child has judged 15
+                assert time.monotonic() < deadline, "the child judged fewer than 15 in 120 s"
+                time.sleep(0.01)  # poll the log until the child has judged 15
     finally:
         os.kill(child.pid, signal.SIGKILL)
         child.wait()

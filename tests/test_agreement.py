@@ -16,6 +16,8 @@ from pooltool.judging.agreement import (
 )
 from pooltool.store import JudgmentStore
 
+pytestmark = pytest.mark.both_engines  # the store's own SQL, rewritten for PostgreSQL
+
 # Binary: 7 of 10 agree; a says 1 six times, b five times:
 # p_e = .6 * .5 + .4 * .5 = .5, kappa = (.7 - .5) / .5 = .4.
 BIN_A = [1, 1, 0, 0, 1, 0, 1, 1, 0, 1]

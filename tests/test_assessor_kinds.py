@@ -11,6 +11,8 @@ from pooltool.cli import cli
 from pooltool.errors import InvalidArgument, StoreError
 from pooltool.store import JudgmentStore
 
+pytestmark = pytest.mark.both_engines  # the store's own SQL, rewritten for PostgreSQL
+
 
 def _write(path: Path, lines: list[str]) -> Path:
     path.write_text("".join(f"{line}\n" for line in lines))

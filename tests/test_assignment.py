@@ -10,6 +10,8 @@ from pooltool.judging.assignment import assign_topics, plan_assignment
 from pooltool.pooling import pool_runs
 from pooltool.store import JudgmentStore
 
+pytestmark = pytest.mark.both_engines  # the store's own SQL, rewritten for PostgreSQL
+
 SIZES = {"1": 10, "2": 8, "3": 5, "4": 3}
 
 

@@ -66,6 +66,7 @@ def test_export_to_file(work: Path) -> None:
     assert (work / "out.txt").read_text() == QRELS
 
 
+@pytest.mark.both_engines  # each engine's own 'no store' message
 def test_missing_store(work: Path, engine: str) -> None:
     code, _, err = run(work, "status")
     db = os.environ["POOLTOOL_DB"]
@@ -113,6 +114,7 @@ def test_demo_builds_a_store(tmp_path: Path) -> None:
 DEMO_TOPICS = 10  # demo/topics.xml
 
 
+@pytest.mark.both_engines  # a PostgreSQL store is never replaced
 def test_demo_builds_where_db_says(store_address: str, tmp_path: Path) -> None:
     """A tester's ``pooltool --db URL demo`` built a temporary SQLite store instead."""
     result = CliRunner().invoke(cli, ["--db", store_address, "demo"])
@@ -138,6 +140,7 @@ def test_unwritable_output_is_a_clean_error(work: Path) -> None:
     assert (code, err) == (1, f"Error: {work / 'missing' / 'q.txt'}: No such file or directory\n")
 
 
+@pytest.mark.both_engines  # the write lock
 def test_a_locked_store_is_a_clean_error(work: Path, engine: str,
                                          monkeypatch: pytest.MonkeyPatch) -> None:
     import pooltool.store.store as store_module

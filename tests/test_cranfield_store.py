@@ -11,6 +11,8 @@ from pooltool.formats.documents import iter_documents
 from pooltool.formats.topics import read_topics
 from pooltool.store import JudgmentStore
 
+pytestmark = pytest.mark.both_engines  # the store's own SQL, rewritten for PostgreSQL
+
 
 def test_cranfield_documents_queries_and_qrels(memory_store: JudgmentStore, shared_data: Path) -> None:
     cran = shared_data / "cranfield"

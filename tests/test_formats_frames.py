@@ -15,6 +15,8 @@ from pooltool.formats.run import read_run
 from pooltool.measures import evaluate_recall
 from pooltool.store import JudgmentStore
 
+pytestmark = pytest.mark.both_engines  # the store's own SQL, rewritten for PostgreSQL
+
 RUN = read_run("1 Q0 a 1 2 t\n1 Q0 b 2 1 t\n2 Q0 c 1 1 t\n")
 QRELS = read_qrels("1 0 a 1\n2 0 c 0\n")
 

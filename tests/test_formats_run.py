@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import math
 from pathlib import Path
 from unittest import mock
 
@@ -14,7 +15,7 @@ from hypothesis import strategies as st
 from pooltool.errors import FormatError
 from pooltool.formats import run as run_module
 from pooltool.formats.run import read_run, read_run_table
-from pooltool.formats.source import BYTE_ORDER_MARK_REASON, NUMBER
+from pooltool.formats.source import BYTE_ORDER_MARK_REASON, NUL_REASON, NUMBER
 
 RUN = """\
 1 Q0 d1 1 2.5 tagA
@@ -181,13 +182,94 @@ CASES = {
 }
 
 
+ROWS_AB = [["t", "1", "a", 1, 1.5], ["t", "1", "b", 2, 0.5]]
+ROWS_AB_1 = [["t", "1", "a", 1, 1.0], ["t", "1", "b", 2, 1.0]]
+SIX = "expected 6 columns (topic Q0 docno rank score tag), got "
+Reading = list[list[object]] | tuple[int, str]
+# What each case reads as, worked out from its text by trec_eval's rules: the rows
+# (run_tag, topic, docno, rank, score), or the error's (line, reason). Lines end at
+# \n, \r, \r\n and the other breaks of str.splitlines (\v, \f); fields split on
+# ASCII white space; text after the sixth field is ignored.
+EXPECTED: dict[str, Reading] = {
+    "plain": ROWS_AB,
+    "tabs": ROWS_AB,
+    "tabs and padding": [["t", "1", "a", 1, 1.5], ["t", "2", "b", 2, 0.5]],
+    "doubled tab": [["t", "1", "a", 1, 1.0]],
+    "tabs and spaces": [["t", "1", "a", 1, 1.0]],
+    "leading spaces": ROWS_AB_1,
+    "trailing blanks": ROWS_AB_1,
+    "leading space hides a missing column": (1, SIX + "5"),
+    "doubled space hides a missing column": (1, SIX + "5"),
+    "doubled space before an empty score": (1, SIX + "5"),
+    "crlf": ROWS_AB,
+    "crlf after a space": [["t", "1", "a", 1, 1.5]],
+    "lone carriage return": ROWS_AB_1,
+    "no final newline": ROWS_AB,
+    "blank lines": ROWS_AB,
+    "only blanks": (0, "holds no run lines"),
+    "comment line": [["t", "1", "a", 1, 1.5]],
+    "indented comment line": [["t", "1", "a", 1, 1.5]],
+    "hash inside docno": [["t", "1", "doc#1", 1, 1.5]],
+    "byte order mark": (1, BYTE_ORDER_MARK_REASON),
+    "byte order mark before a comment": (1, BYTE_ORDER_MARK_REASON),
+    "two byte order marks": (1, BYTE_ORDER_MARK_REASON),
+    "signed and padded ranks": (3, "rank '1_0' is not an integer"),
+    "largest ranks": [["t", "1", "a", 2**63 - 1, 1.0], ["t", "1", "b", -(2**63), 1.0]],
+    "rank beyond int64": (2, "rank '9223372036854775808' is out of range (64-bit integer)"),
+    "exponent and inf scores": [["t", "1", "a", 1, 1000.0], ["t", "1", "b", 2, -math.inf],
+                                ["t", "1", "c", 3, math.inf]],
+    "several tags": [["t", "1", "a", 1, 1.0], ["u", "1", "a", 1, 1.0]],
+    "topic ids": [["t", "09", "a", 1, 1.0], ["t", "9", "a", 1, 1.0]],
+    "non-ascii docno": [["t", "1", "doc\u00e9", 1, 1.0]],
+    "non-breaking space": [["t", "1", "a\u00a0b", 1, 1.0]],
+    "unit separator": [["t", "1", "a\x1fb", 1, 1.0]],
+    "control character in docno": [["t", "1", "a\x01b", 1, 1.0]],
+    "nul": (1, NUL_REASON),
+    "quote in docno": [["t", "1", '"a', 1, 1.0], ["t", "1", 'b"', 2, 1.0]],
+    "rank 1.0": (1, "rank '1.0' is not an integer"),
+    "rank 1e2": (1, "rank '1e2' is not an integer"),
+    "nan score": (1, "score 'nan' is not a number (NaN)"),
+    "word score": (1, "score 'high' is not a number"),
+    "five columns": (1, SIX + "5"),
+    "five on line two": (2, SIX + "5"),
+    "seven columns": [["t", "1", "a", 1, 1.0]],
+    "seven on line one": ROWS_AB_1,
+    "seven on line two": ROWS_AB_1,
+    "duplicate docno": (2, "docno 'a' appears twice for topic '1' in run 't' (first on line 1)"),
+    "empty": (0, "holds no run lines"),
+    "vertical tab": (1, SIX + "3"),
+    "form feed": ROWS_AB_1,
+}
+WITHOUT_DUPLICATE_CHECK: dict[str, Reading] = {
+    "duplicate docno": [["t", "1", "a", 1, 1.0], ["t", "1", "a", 2, 1.0]],
+}
+
+
+def reading(source: str | Path, check_duplicates: bool) -> Reading:
+    """The rows read_run gives, or its error's (line, reason)."""
+    try:
+        frame = read_run(source, check_duplicates=check_duplicates)
+    except FormatError as exc:
+        return exc.line, exc.reason
+    assert list(frame.columns) == ["run_tag", "topic", "docno", "rank", "score"]
+    return [list(row) for row in frame.itertuples(index=False)]
+
+
+def test_every_case_has_its_expected_reading() -> None:
+    assert set(EXPECTED) == set(CASES)
+
+
 @pytest.mark.parametrize("check_duplicates", [True, False])
-@pytest.mark.parametrize("text", CASES.values(), ids=CASES.keys())
-def test_same_frame_or_same_error(tmp_path: Path, text: str, check_duplicates: bool) -> None:
+@pytest.mark.parametrize("name", CASES)
+def test_same_frame_or_same_error(tmp_path: Path, name: str, check_duplicates: bool) -> None:
+    text = CASES[name]
     path = tmp_path / "run.txt"
     path.write_bytes(text.encode("utf-8"))
-    same_as_strict(path, check_duplicates=check_duplicates)
-    same_as_strict(text, check_duplicates=check_duplicates)
+    expected = (WITHOUT_DUPLICATE_CHECK.get(name, EXPECTED[name]) if not check_duplicates
+                else EXPECTED[name])
+    for source in (path, text):
+        same_as_strict(source, check_duplicates=check_duplicates)
+        assert reading(source, check_duplicates) == expected, repr(source)
 
 
 @pytest.mark.parametrize("name", ["plain", "tabs", "tabs and padding", "doubled tab",

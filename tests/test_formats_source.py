@@ -74,3 +74,19 @@ def test_only_ascii_white_space_separates_fields() -> None:
     """trec_eval splits with C's isspace: a non-breaking space stays inside the docno."""
     assert read_run("1 Q0 a\u00a0b 1 1 t\n")["docno"].tolist() == ["a\u00a0b"]
     assert read_qrels("1 0 a\u00a0b 1\n")["docno"].tolist() == ["a\u00a0b"]
+
+
+@pytest.mark.parametrize(("reader", "text"), [("run", "1 Q0 d1 1 2 t\n2 Q0 d\x002 1 1 t\n"),
+                                              ("qrels", "1 0 d1 1\n2 0 d\x002 0\n")],
+                         ids=["run", "qrels"])
+def test_a_nul_byte_in_inline_text_is_refused_as_in_a_file(tmp_path: Path, reader: str,
+                                                            text: str) -> None:
+    """Inline text was read with the NUL inside docno 'd\\x002' (a file was refused)."""
+    read = read_run if reader == "run" else read_qrels
+    path = tmp_path / f"in.{reader}"
+    path.write_text(text)
+    for source, name in ((path, str(path)), (text, "<string>")):
+        with pytest.raises(FormatError) as info:
+            read(source)
+        assert str(info.value) == (f"{name}:2: holds a NUL byte (control character U+0000); "
+                                   "only text can be read")

@@ -12,6 +12,8 @@ from pooltool.judging.pace import IDLE_CAP_MS, STATS_COLUMNS, eta_hours, judging
 from pooltool.pooling import pool_runs
 from pooltool.store import JudgmentStore
 
+pytestmark = pytest.mark.both_engines  # the store's own SQL, rewritten for PostgreSQL
+
 
 def test_pace_from_times() -> None:
     speed = pace([1000, 3000, None, 2000])

@@ -13,6 +13,8 @@ from pooltool.formats.run import read_run
 from pooltool.judging.queue import judging_queue, pool_status
 from pooltool.store import JudgmentStore, pools
 
+pytestmark = pytest.mark.both_engines  # the store's own SQL, rewritten for PostgreSQL
+
 RUNS = """\
 1 Q0 a 1 3 A
 1 Q0 b 2 2 A

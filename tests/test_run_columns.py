@@ -28,6 +28,8 @@ from pooltool.pooling import pool_runs
 from pooltool.ranking import order_run, order_table, table_trec_ranks
 from pooltool.store import JudgmentStore, migrations, run_columns
 
+pytestmark = pytest.mark.both_engines  # the store's own SQL, rewritten for PostgreSQL
+
 COVID_RUNS = ["BM25R2", "T5R1", "sab20.1.meta.docs", "udel_fang_run2"]
 
 

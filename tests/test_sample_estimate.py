@@ -82,13 +82,24 @@ def test_strata_with_a_gap_in_the_ranks_are_refused() -> None:
 
 
 def test_the_draw_is_a_simple_random_sample() -> None:
-    """Over 3000 seeds each document of a stratum of 20 is drawn (n = 3) about 3/20 of the time."""
-    frame = _frame()
-    frame = frame[frame["stratum"] == "11+"]
-    counts = pd.concat([draw_sample(frame, 3, seed)[0] for seed in range(3000)])
-    share = counts.groupby("docno").size() / 3000
+    """Over 3000 draws each document of a stratum of 20 is drawn (n = 3) about 3/20 of
+    the time. Each topic is drawn with keys of its own (sha256 of seed, topic, docno),
+    so 3000 topics holding the same stratum are 3000 draws in one call (3000 calls, one
+    per seed, took 30-160 s); another seed draws them anew."""
+    stratum = _frame().query("stratum == '11+'")
+    frame = pd.concat([stratum.assign(topic=f"t{i}") for i in range(3000)], ignore_index=True)
+    docs = draw_sample(frame, 3, 0)[0]
+    assert docs.groupby("topic").size().eq(3).all() and docs["topic"].nunique() == 3000
+    share = docs.groupby("docno").size() / 3000
     assert len(share) == 20
     assert share.between(0.15 - 0.035, 0.15 + 0.035).all()  # about 5 standard errors
+    first = frame[frame["topic"].isin([f"t{i}" for i in range(300)])]
+    drawn = {seed: draw_sample(first, 3, seed)[0].groupby("topic")["docno"].apply(frozenset)
+             for seed in (0, 1)}
+    assert drawn[0].equals(docs[docs["topic"].isin(first["topic"])]
+                           .groupby("topic")["docno"].apply(frozenset))  # a topic's own draw
+    # the same 3 of 20 by chance for 1 topic in C(20, 3) = 1140: hardly any of 300
+    assert (drawn[0] == drawn[1]).sum() < 5
 
 
 @pytest.fixture

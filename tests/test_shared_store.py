@@ -12,6 +12,8 @@ from pooltool.store import JudgmentStore
 from pooltool.store.claims import DEFAULT_CLAIM_MINUTES
 from pooltool.store.journal import WriteQueue, is_busy
 
+pytestmark = pytest.mark.both_engines  # claims and the write lock, across connections and processes
+
 DOCS = [f"d{n:02d}" for n in range(30)]
 
 

@@ -20,6 +20,8 @@ from pooltool.errors import (
 from pooltool.records import Document, Topic
 from pooltool.store import GradeLevel, JudgmentStore
 
+pytestmark = pytest.mark.both_engines  # the store's own SQL, rewritten for PostgreSQL
+
 RUN_A = "1 Q0 d1 1 3 A\n1 Q0 d2 2 2 A\n2 Q0 d3 1 1 A\n"
 
 

@@ -25,6 +25,8 @@ from pooltool.store.copy import (
 )
 from pooltool.store.migrations import postgresql_schema
 
+pytestmark = pytest.mark.both_engines  # copies between the engines
+
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ["010vptx3", "02f0opkr", "04ftw7k9", "zz-unretrieved-1", "zz-unretrieved-2"]
 

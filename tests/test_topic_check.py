@@ -13,6 +13,8 @@ from pooltool.records import Topic
 from pooltool.store import JudgmentStore
 from pooltool.store.topic_check import UnknownTopics
 
+pytestmark = pytest.mark.both_engines  # the store's own SQL, rewritten for PostgreSQL
+
 RUN = "7 Q0 a 1 3 A\n07 Q0 b 1 2 A\n999 Q0 c 1 1 A\n"
 QRELS = "7 0 a 1\n999 0 c 0\n"
 

@@ -18,6 +18,8 @@ from pooltool.judging.queue import (
 from pooltool.pooling import pool_runs
 from pooltool.store import JudgmentStore
 
+pytestmark = pytest.mark.both_engines  # the store's own SQL, rewritten for PostgreSQL
+
 ROWS = [("9", 1), ("10", 3), ("b", None), ("a", 2)]
 
 

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
+
 from pooltool.store import JudgmentStore, workspace
+
+pytestmark = pytest.mark.both_engines  # the store's own SQL, rewritten for PostgreSQL
 
 
 def test_note_drafts_per_assessor_topic_and_document(memory_store: JudgmentStore) -> None:

@@ -123,6 +123,9 @@ def open_text(source: Source) -> Iterator[IO[str]]:
     if isinstance(source, Path):
         raise FormatError(source, 0, "no such file")
     if isinstance(source, str):
+        position = source.find("\0")
+        if position >= 0:
+            raise FormatError("<string>", source.count("\n", 0, position) + 1, NUL_REASON)
         yield io.StringIO(source)
         return
     yield source

@@ -13,7 +13,8 @@ from pooltool.tui.app import JudgeApp, make_app
 
 @pytest.fixture
 def store_path(new_store: str) -> str:
-    """The fixture store, once on each engine (a SQLite file's path, a PostgreSQL URL):
+    """The fixture store, on the engine of the rule in tests/conftest.py (a SQLite file's
+    path, a PostgreSQL URL):
     topic 1 pools d1 d2 d3 d4 d5 (d5 without text), topic 2 pools d1 d2 d6."""
     return build_store(new_store)
 

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import pandas as pd
 
@@ -15,6 +16,7 @@ from pooltool.store import JudgmentStore
 
 if TYPE_CHECKING:
     from textual.app import App
+    from textual.pilot import Pilot
 
     from pooltool.tui.app import JudgeApp
 
@@ -93,6 +95,25 @@ def write_lock_held(address: str | Path) -> Iterator[None]:
     ``BEGIN IMMEDIATE``, PostgreSQL's write lock): the store is busy for every writer."""
     with JudgmentStore.open(address) as blocker, blocker.writing():
         yield
+
+
+WAIT_S = 30.0
+"""How long :func:`wait_until` lets the app run for a condition: far more than any
+timer of the app needs (a retry every 0.5 s, a watch tick every second), so that
+a loaded machine only makes a test slower, never fails it."""
+
+
+async def wait_until(pilot: Pilot[Any], condition: Callable[[], bool],
+                     timeout: float = WAIT_S) -> bool:
+    """Let the app run (pauses of 0.05 s) until ``condition`` holds or ``timeout``
+    seconds have passed; whether it holds. Use it instead of a pause of a fixed length
+    before an assertion on what a timer of the app does."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            return condition()
+        await pilot.pause(0.05)
+    return True
 
 
 def screen_text(app: App[None]) -> str:

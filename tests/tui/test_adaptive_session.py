@@ -17,6 +17,8 @@ from pooltool.tui.screens.judge import stopping_text
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from test_adaptive_pool import small_store  # noqa: E402
 
+pytestmark = pytest.mark.both_engines  # live pools' claims and a busy store (the write lock)
+
 
 @pytest.fixture
 def live(new_store: str) -> str:

@@ -10,7 +10,8 @@ import time
 from contextlib import ExitStack
 from pathlib import Path
 
-from judge_fixtures import AppFactory, log_rows
+import pytest
+from judge_fixtures import AppFactory, log_rows, wait_until
 from textual.app import App
 
 from pooltool.judging.assignment import assign_topics
@@ -154,6 +155,7 @@ async def test_resume_skips_skipped_documents(app_factory: AppFactory) -> None:
         assert screen_of(pilot.app).session.docno == "d2"
 
 
+@pytest.mark.both_engines  # two connections writing at once
 async def test_two_apps_on_one_store_lose_no_row(app_factory: AppFactory, store_path: str) -> None:
     """Two assessors judge every document of topic 1 (an overlap assignment: on a
     shared topic they would be shown different documents) at the same time."""
@@ -175,6 +177,7 @@ async def test_two_apps_on_one_store_lose_no_row(app_factory: AppFactory, store_
         assert len(store.qrels(policy="assessor:alice")) == 4
 
 
+@pytest.mark.both_engines  # the write lock
 async def test_busy_store_queues_writes_without_freezing(app_factory: AppFactory, store_path: str) -> None:
     app = app_factory()
     blocker, held = JudgmentStore.open(store_path), ExitStack()
@@ -186,8 +189,7 @@ async def test_busy_store_queues_writes_without_freezing(app_factory: AppFactory
         assert app.writes.pending == 2
         assert "waiting: store busy" in screen_of(app).status_text().plain
         held.close()
-        await pilot.pause(1.2)  # the retry timer runs every 0.5 s
-        assert app.writes.pending == 0
+        assert await wait_until(pilot, lambda: app.writes.pending == 0)  # retried every 0.5 s
     blocker.close()
     rows = log_rows(store_path)
     assert list(zip(rows["docno"], rows["grade"], strict=True)) == [("d1", 2), ("d2", 1)]
@@ -281,6 +283,7 @@ print(n)
 """
 
 
+@pytest.mark.both_engines  # the write lock, another process
 async def test_app_and_another_process_write_at_once(app_factory: AppFactory, store_path: str,
                                                     tmp_path: Path) -> None:
     stop = tmp_path / "writer.stop"
@@ -318,6 +321,7 @@ async def test_punctuation_and_letter_grade_keys_work(app_factory: AppFactory,
     assert rows[["docno", "grade"]].values.tolist() == [["d1", 0], ["d2", 1]]
 
 
+@pytest.mark.both_engines  # claims
 async def test_left_right_pass_over_what_others_judge_on_a_shared_topic(
         app_factory: AppFactory, store_path: str) -> None:
     """alice grades d1 and goes on to d3 (d2 is on bob's screen): ← takes her back to

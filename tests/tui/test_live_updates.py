@@ -6,21 +6,20 @@ screen's progress show it (:mod:`pooltool.store.changes`)."""
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 
 import pytest
-from judge_fixtures import build_store
+from judge_fixtures import WAIT_S, build_store, wait_until
 from test_picker import rows_of
-from textual.pilot import Pilot
 
 from pooltool.store import JudgmentStore
-from pooltool.store.changes import Changes
+from pooltool.store.changes import Changes, ChangeWatcher
 from pooltool.store.postgresql import NotificationWatcher
 from pooltool.tui.app import JudgeApp, make_app
 from pooltool.tui.screens.judge import JudgeScreen
 
+pytestmark = pytest.mark.both_engines  # change notifications (LISTEN on PostgreSQL, polling on SQLite)
+
 SIZE = (110, 30)
-PAUSES = 200  # of 0.05 s: the watch timer ticks every second
 
 
 @pytest.fixture
@@ -31,13 +30,15 @@ def address(store_address: str) -> str:
     return store_address
 
 
-async def wait_until(pilot: Pilot[None], condition: Callable[[], bool]) -> bool:
-    """Let the app run until ``condition`` holds (at most :data:`PAUSES` pauses)."""
-    for _ in range(PAUSES):
-        if condition():
-            return True
-        await pilot.pause(0.05)
-    return condition()
+def poll_until_changed(watcher: ChangeWatcher) -> Changes:
+    """The watcher's changes once there are some (a notification may take a moment to
+    arrive), or none after :data:`WAIT_S` seconds."""
+    deadline = time.monotonic() + WAIT_S
+    changes = watcher.poll()
+    while not changes and time.monotonic() < deadline:
+        time.sleep(0.05)
+        changes = watcher.poll()
+    return changes
 
 
 def status_line(app: JudgeApp) -> str:
@@ -49,12 +50,7 @@ def test_a_watcher_sees_another_connections_judgment(address: str) -> None:
         watcher = store.watch_changes()
         assert not watcher.poll()
         other.record_judgment("2", "d6", 1, "bob")
-        changes = watcher.poll()
-        for _ in range(PAUSES):  # a notification may take a moment to arrive
-            if changes:
-                break
-            time.sleep(0.05)
-            changes = watcher.poll()
+        changes = poll_until_changed(watcher)
         assert changes.touches("2")
         assert changes.topics == (frozenset({"2"}) if store.engine == "postgresql"
                                   else frozenset())
@@ -100,11 +96,6 @@ def test_a_lost_listener_reports_one_change_then_none(postgresql_store_url: str)
         assert isinstance(watcher, NotificationWatcher) and watcher.conn is not None
         pid = watcher.conn.raw.info.backend_pid
         store.conn.execute("SELECT pg_terminate_backend(?)", [pid])
-        changes = watcher.poll()
-        for _ in range(PAUSES):  # the server may take a moment to end it
-            if changes:
-                break
-            time.sleep(0.05)
-            changes = watcher.poll()
+        changes = poll_until_changed(watcher)  # the server may take a moment to end it
         assert changes == Changes(any_topic=True, lost=True)  # the app makes a new watcher
         assert not watcher.poll() and watcher.conn is None

@@ -15,7 +15,7 @@ from contextlib import ExitStack
 from pathlib import Path
 
 import pytest
-from judge_fixtures import AppFactory, journal_base_of, log_rows, write_lock_held
+from judge_fixtures import AppFactory, journal_base_of, log_rows, wait_until, write_lock_held
 from textual.widgets import Input
 
 from pooltool.store import JudgmentStore, workspace
@@ -115,6 +115,7 @@ async def test_empty_note_removes_the_draft_and_undo_restores_it(app_factory: Ap
 # -- 2. the time of the key press ---------------------------------------------------------
 
 
+@pytest.mark.both_engines  # the write lock
 async def test_busy_store_keeps_the_key_press_time(app_factory: AppFactory,
                                                    store_path: str) -> None:
     app = app_factory()
@@ -127,12 +128,11 @@ async def test_busy_store_keeps_the_key_press_time(app_factory: AppFactory,
         await pilot.press("2")
         pressed = utc_now()
         on_screen_ms = (time.monotonic() - opened) * 1000  # an upper bound, whatever the load
-        await pilot.pause(1.5)  # the store stays busy well after the key press
+        await pilot.pause(0.6)  # the store stays busy past a retry (every 0.5 s)
         assert app.writes.pending == 1
         released = utc_now()
         held.close()
-        await pilot.pause(0.8)
-        assert app.writes.pending == 0
+        assert await wait_until(pilot, lambda: app.writes.pending == 0)
     blocker.close()
     rows = log_rows(store_path)
     judged_at = rows["judged_at"].iloc[0]
@@ -143,6 +143,7 @@ async def test_busy_store_keeps_the_key_press_time(app_factory: AppFactory,
 # -- 7. the journal of waiting writes ------------------------------------------------------
 
 
+@pytest.mark.both_engines  # the journal, the write lock
 async def test_writes_waiting_when_the_app_stops_are_replayed(app_factory: AppFactory,
                                                               store_path: str,
                                                               monkeypatch: pytest.MonkeyPatch) -> None:
@@ -205,6 +206,7 @@ def run_killed_app(store_path: str) -> subprocess.CompletedProcess[str]:
                               env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
 
 
+@pytest.mark.both_engines  # the journal, the write lock
 async def test_writes_of_a_killed_process_are_replayed(app_factory: AppFactory,
                                                        store_path: str) -> None:
     child = run_killed_app(store_path)
@@ -221,6 +223,7 @@ async def test_writes_of_a_killed_process_are_replayed(app_factory: AppFactory,
     assert journals(journal_base_of(store_path), "carol") == []
 
 
+@pytest.mark.both_engines  # where the journal is
 def test_a_killed_apps_journal_shows_up_in_export_and_status(store_path: str) -> None:
     """No judgment waits unseen: the next command that reads judgments commits the
     writes a killed judging app left in its journal (it was short before)."""
@@ -241,6 +244,7 @@ def test_a_killed_apps_journal_shows_up_in_export_and_status(store_path: str) ->
     assert len(log_rows(store_path)) == 3  # nothing applied twice
 
 
+@pytest.mark.both_engines  # where the journal is
 def test_status_shows_writes_waiting_in_a_running_apps_journal(store_path: str) -> None:
     """A journal of a live process (this one) is left to it, and status names it."""
     import json

@@ -22,6 +22,7 @@ from urllib.parse import urljoin
 
 import aiohttp
 import pytest
+from judge_fixtures import build_store
 
 from pooltool.errors import InvalidArgument
 from pooltool.tui.serve import app_command, assessor_name, command_for
@@ -65,9 +66,12 @@ def _free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-@pytest.fixture
-def server(store_path: str) -> Iterator[str]:
-    """``pooltool judge --serve`` on a free loopback port; yields its base URL."""
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """``pooltool judge --serve`` on a free loopback port, on the judging fixture store
+    (a SQLite file: serving is the same on either engine); yields its base URL. One
+    server for the module's tests: they load pages and open apps, and judge nothing."""
+    store_path = build_store(tmp_path_factory.mktemp("serve") / "store.db")
     port = _free_port()
     process = subprocess.Popen([sys.executable, "-m", "pooltool", "--db", str(store_path),
                                 "judge", "--serve", "--port", str(port)],

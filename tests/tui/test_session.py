@@ -16,6 +16,8 @@ from pooltool.judging.session import JudgingSession
 from pooltool.store import JudgmentStore
 from pooltool.store.journal import OPERATIONS, WriteQueue, is_busy, journal_path, journals
 
+pytestmark = pytest.mark.both_engines  # the write queue on a busy store (the write lock), claims, journals
+
 
 @pytest.fixture
 def writes(store_path: str) -> Iterator[WriteQueue]:
