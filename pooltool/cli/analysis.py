@@ -18,7 +18,7 @@ from pooltool.cli.group import (
     plot_option,
     warn,
 )
-from pooltool.cli.sources import load_qrels, load_runs
+from pooltool.cli.sources import check_run_specs, load_qrels, load_runs
 from pooltool.errors import InvalidArgument
 from pooltool.report import emit, emit_json, records
 
@@ -137,7 +137,7 @@ def qrels_diff(ctx: click.Context, qrels_a: str, qrels_b: str, level: int,
                    "are their own group.")
 @click.option("--groups", "groups_file", type=click.Path(exists=True, dir_okay=False),
               help="TSV file 'run_tag<TAB>group' (e.g. run -> team).")
-@click.option("--new", "new_runs", multiple=True, metavar="RUN",
+@click.option("--new", "new_runs", multiple=True, metavar="RUN", callback=check_run_specs,
               help="A run that did not contribute (file or stored tag; repeat). Stored runs "
                    "outside the pool are always included.")
 @level_option
