@@ -17,11 +17,23 @@ from __future__ import annotations
 
 import re
 
-CONTROL_CHARACTERS = "\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069"
-"""As a regular-expression class: C0 (U+0000-U+001F), DEL, C1 (U+0080-U+009F), and the
-bidirectional embeddings, overrides (U+202A-U+202E) and isolates (U+2066-U+2069)."""
-CONTROL = re.compile(f"[{CONTROL_CHARACTERS}]")
-_CONTROL_BUT_LINES = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+CONTROL_RANGES = ((0x00, 0x1F), (0x7F, 0x9F), (0x202A, 0x202E), (0x2066, 0x2069))
+"""The control characters, as ranges of code points: C0 (U+0000-U+001F), DEL and C1
+(U+007F-U+009F), the bidirectional embeddings and overrides (U+202A-U+202E) and
+isolates (U+2066-U+2069)."""
+
+
+def control_class(ranges: tuple[tuple[int, int], ...] = CONTROL_RANGES, *,
+                  re2: bool = False) -> str:
+    """``ranges`` as a regular-expression class for Python's ``re`` (``[\\u0000-...]``),
+    or with ``re2`` for RE2, Arrow's ``match_substring_regex`` (``[\\x{0000}-...]``)."""
+    def point(code: int) -> str:
+        return f"\\x{{{code:04x}}}" if re2 else f"\\u{code:04x}"
+    return "[" + "".join(f"{point(low)}-{point(high)}" for low, high in ranges) + "]"
+
+
+CONTROL = re.compile(control_class())
+_CONTROL_BUT_LINES = re.compile(control_class(((0x00, 0x08), (0x0B, 0x1F), *CONTROL_RANGES[1:])))
 
 
 def _escape(match: re.Match[str]) -> str:
@@ -30,7 +42,7 @@ def _escape(match: re.Match[str]) -> str:
 
 
 def visible(text: str, *, lines: bool = False) -> str:
-    """``text`` with every control character (:data:`CONTROL_CHARACTERS`) written as an
+    """``text`` with every control character (:data:`CONTROL_RANGES`) written as an
     escape (``\\x1b``, ``\\u202e``), so that it is shown, never obeyed.
 
     :param lines: keep TAB and LF (text shown as lines: a document, a note on screen, a
@@ -41,7 +53,7 @@ def visible(text: str, *, lines: bool = False) -> str:
 
 
 def control_character(text: str) -> str | None:
-    """The first control character (:data:`CONTROL_CHARACTERS`) in ``text``, or ``None``."""
+    """The first control character (:data:`CONTROL_RANGES`) in ``text``, or ``None``."""
     found = CONTROL.search(text)
     return None if found is None else found.group()
 
