@@ -275,17 +275,20 @@ def _correction_line(overall: dict[str, Any]) -> str:
 
 
 def _read_groups(path: str) -> dict[str, str]:
+    import pathlib
+
     from pooltool.errors import FormatError
+    from pooltool.formats.source import check_identifier, open_text
 
     groups = {}
-    with open(path, encoding="utf-8") as handle:
+    with open_text(pathlib.Path(path)) as handle:
         for number, line in enumerate(handle, start=1):
             fields = line.rstrip("\n").split("\t")
             if not line.strip() or line.startswith("#"):
                 continue
             if len(fields) != 2 or not all(f.strip() for f in fields):
                 raise FormatError(path, number, "expected 'run_tag<TAB>group'")
-            groups[fields[0].strip()] = fields[1].strip()
+            groups[check_identifier(fields[0].strip(), "run tag", path, number)] = fields[1].strip()
     return groups
 
 
