@@ -268,3 +268,10 @@ def _up(base: str, host: str) -> int | None:
         return _status(base + "/", host)
     except OSError:
         return None
+
+
+def test_a_typed_name_with_control_characters_is_shown_visibly(server: str) -> None:
+    status, form = _get(server + "/?assessor=al%1B%5D2%3BPWNED%07ice")
+    assert status == 400
+    assert 'value="al\\x1b]2;PWNED\\x07ice"' in form
+    assert "\x1b" not in form and "\x07" not in form
