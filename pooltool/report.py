@@ -11,6 +11,11 @@ ones are named on stderr); what still does not fit is split into several
 tables, each repeating the key columns (run tag, topic, k). The choice can be
 forced with :data:`COLUMN_CHOICE` (the CLI's ``--columns`` / ``--all-columns``).
 
+Data is shown, never obeyed: every text value, header and title goes through
+:func:`pooltool.text.visible` (ESC as ``\\x1b``, a bidi override as ``\\u202e``;
+TAB and line breaks kept in table cells and in CSV/TSV, which quote them). JSON
+keeps values exact: it writes every control character as a ``\\u`` escape.
+
 Rows come as a DataFrame or as :data:`Columns` (name -> numpy array, what the
 measures give), which are written without importing pandas, each format as
 pandas writes the same columns.
@@ -33,6 +38,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
 from pooltool.errors import InvalidArgument
+from pooltool.text import CONTROL, visible
 
 #: Rows as columns: name -> values (numpy arrays of one length), in column order.
 Columns = Mapping[str, "np.ndarray"]
@@ -87,16 +93,54 @@ def emit(frame: Rows, fmt: str = "table", stream: IO[str] | None = None,
     elif fmt in ("csv", "tsv"):
         separator = "," if fmt == "csv" else "\t"
         if isinstance(frame, Mapping):
-            _write_csv(frame, out, separator)
+            _write_csv(_visible_columns(frame), out, separator)
         else:
-            frame.to_csv(out, index=False, sep=separator, lineterminator="\n")
+            _visible_frame(frame).to_csv(out, index=False, sep=separator, lineterminator="\n")
     elif fmt == "json":
         emit_json(records(frame), out)
     elif fmt == "jsonl":
         for row in records(frame):
-            out.write(json.dumps(row) + "\n")
+            out.write(json_text(row) + "\n")
     else:
         raise InvalidArgument(f"unknown output format {fmt!r}; choose one of {', '.join(FORMATS)}")
+
+
+def json_text(obj: Any, indent: int | None = None, allow_nan: bool = True) -> str:
+    """``obj`` as JSON text with no raw control character: ``json.dumps`` escapes C0, C1
+    and the bidi controls (``ensure_ascii``) but not DEL, written ``\\u007f`` here."""
+    return json.dumps(obj, indent=indent, allow_nan=allow_nan).replace("\x7f", "\\u007f")
+
+
+def _holds_control(values: Any) -> bool:
+    """Whether any text value of a column holds a control character (one search)."""
+    return CONTROL.search("".join(v for v in values if isinstance(v, str))) is not None
+
+
+def _shown(value: Any) -> Any:
+    return visible(value, lines=True) if isinstance(value, str) else value
+
+
+def _visible_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with its text shown visibly (:func:`pooltool.text.visible`): header and
+    values; the frame itself when there is nothing to change (the usual case)."""
+    from pandas.api.types import is_object_dtype, is_string_dtype
+
+    texts = [c for c in frame.columns if (is_object_dtype(frame[c]) or is_string_dtype(frame[c]))
+             and _holds_control(frame[c])]
+    names = [str(c) for c in frame.columns]
+    if not texts and not _holds_control(names):
+        return frame
+    shown = frame.assign(**{str(c): frame[c].map(_shown) for c in texts}) if texts else frame
+    return shown.set_axis([visible(n) for n in names], axis=1)
+
+
+def _visible_columns(columns: Columns) -> Columns:
+    """:func:`_visible_frame` for :data:`Columns`."""
+    import numpy as np
+
+    return {visible(str(name)): (np.array([_shown(v) for v in values], dtype=object)
+                                 if values.dtype == object and _holds_control(values) else values)
+            for name, values in columns.items()}
 
 
 def records(frame: Rows) -> list[dict[str, Any]]:
@@ -154,7 +198,7 @@ def plain(value: Any) -> Any:
 def emit_json(obj: Any, stream: IO[str] | None = None) -> None:
     """Write ``obj`` as indented JSON followed by a newline (NaN written as ``null``)."""
     out = stream if stream is not None else sys.stdout
-    out.write(json.dumps(_json_ready(obj), indent=2, allow_nan=False) + "\n")
+    out.write(json_text(_json_ready(obj), indent=2, allow_nan=False) + "\n")
 
 
 def _json_ready(obj: Any) -> Any:
@@ -282,10 +326,11 @@ def _print_part(frame: Rows, cells: dict[str, list[str]], columns: list[str],
     from rich.table import Table
     from rich.text import Text
 
-    table = Table(title=Text(title) if title else None, show_edge=False, header_style="bold")
+    table = Table(title=Text(visible(title)) if title else None, show_edge=False,
+                  header_style="bold")
     for column in columns:
         numeric = _is_numeric(frame[column])
-        table.add_column(Text(column), justify="right" if numeric else "left",
+        table.add_column(Text(visible(column)), justify="right" if numeric else "left",
                          overflow="fold")
     for row in zip(*(cells[c] for c in columns), strict=True):
         table.add_row(*(Text(v) for v in row))
@@ -312,7 +357,7 @@ def _cell(value: Any, places: int = 4) -> str:
         return "-"
     if isinstance(value, float):
         return f"{value:,.0f}" if places == 0 else f"{value:.{places}f}"
-    return str(value)
+    return visible(str(value), lines=True)
 
 
 def _is_pandas_na(value: Any) -> bool:

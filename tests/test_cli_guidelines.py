@@ -104,4 +104,5 @@ def test_a_file_not_in_utf8_is_named(db: str, tmp_path: Path) -> None:
     latin = tmp_path / "latin.txt"
     latin.write_bytes("caf\xe9\n".encode("latin-1"))
     code, _, err = run(db, "guidelines", "--text", str(latin))
-    assert code != 0 and f"{latin}: not UTF-8 text (byte 3 cannot be read)" in err
+    assert (code, err) == (1, f"Error: {latin}:1: is not UTF-8 text (byte 0xE9); convert it "
+                              "with iconv first\n")

@@ -150,8 +150,10 @@ def test_unknown_run_without_store(tmp_path: Path, files: tuple[str, str]) -> No
     _, qrels = files
     result = CliRunner().invoke(cli, ["--db", str(tmp_path / "none.db"), "recall", "bm25",
                                       "--qrels", qrels])
-    assert result.exit_code == 1
-    assert "'bm25' is not a file, and there is no store at" in result.stderr
+    assert result.exit_code == 2  # a missing input is a usage error, as click's exists=True
+    assert result.stderr.endswith(
+        f"Error: Invalid value for 'RUN...': 'bm25' is not a file, and there is no store at "
+        f"{tmp_path / 'none.db'} (set --db or POOLTOOL_DB)\n")
 
 
 def test_runs_and_qrels_from_the_store(tmp_path: Path, files: tuple[str, str],
@@ -170,7 +172,8 @@ def test_runs_and_qrels_from_the_store(tmp_path: Path, files: tuple[str, str],
     assert frame["run_tag"].tolist() == ["t", "bm25"]
     assert frame["recall"].tolist() == [0.25, 0.25]
     unknown = CliRunner().invoke(cli, ["--db", db, "recall", "nope", "--version", "round1"])
-    assert unknown.exit_code == 1 and "'nope' is neither a file nor a run in the store" in unknown.stderr
+    assert unknown.exit_code == 2 and unknown.stderr.endswith(
+        "Error: Invalid value for 'RUN...': 'nope' is neither a file nor a run in the store\n")
     twice = tmp_path / "bm25.txt"
     twice.write_text(RUN.replace(" t\n", " bm25\n"))
     clash = CliRunner().invoke(cli, ["--db", db, "recall", "bm25", str(twice), "--version",

@@ -44,7 +44,7 @@ def impact_figure(result: ImpactResult, label_a: str = "A", label_b: str = "B") 
 
     :returns: the matplotlib figure (not yet saved).
     """
-    from pooltool.measures.plot import run_styles
+    from pooltool.measures.plot import plot_label, run_styles
 
     plt = pyplot()
     runs = result.per_run
@@ -53,10 +53,11 @@ def impact_figure(result: ImpactResult, label_a: str = "A", label_b: str = "B") 
     axis.plot([low, high], [low, high], "--", color="grey", linewidth=1, label="no change")
     for row, style in zip(runs.itertuples(index=False), run_styles(len(runs)), strict=True):
         axis.plot([row.recall_a], [row.recall_b], linestyle="none", marker=style.marker,
-                  color=style.color, label=str(row.run_tag), zorder=3)
+                  color=style.color, label=plot_label(row.run_tag), zorder=3)
     axis.set_xlim(low, high)
     axis.set_ylim(low, high)
     axis.set_aspect("equal")
+    label_a, label_b = plot_label(label_a), plot_label(label_b)
     axis.set_xlabel(f"mean Recall@{result.k} under {label_a}")
     axis.set_ylabel(f"mean Recall@{result.k} under {label_b}")
     mode = "-c" if result.complete else "topics in run"
@@ -65,7 +66,7 @@ def impact_figure(result: ImpactResult, label_a: str = "A", label_b: str = "B") 
     axis.legend(loc="upper left", bbox_to_anchor=(1.02, 1), fontsize="small", borderaxespad=0)
     figure.tight_layout()
     place_labels(axis, list(zip(runs["recall_a"], runs["recall_b"], strict=True)),
-                 [str(tag) for tag in runs["run_tag"]])
+                 [plot_label(tag) for tag in runs["run_tag"]])
     return figure
 
 
@@ -144,6 +145,8 @@ def plot_bias(result: BiasResult, path: str | Path) -> Path:
     :param path: the image file to write.
     :returns: the path written.
     """
+    from pooltool.measures.plot import plot_label
+
     plt = pyplot()
     runs = result.per_run
     positions = range(len(runs))
@@ -151,8 +154,8 @@ def plot_bias(result: BiasResult, path: str | Path) -> Path:
     axis.bar([p - 0.2 for p in positions], runs["recall"], width=0.4, label="all qrels")
     axis.bar([p + 0.2 for p in positions], runs["recall_loo"], width=0.4,
              label="without its unique documents")
-    axis.set_xticks(list(positions), runs["run_tag"], rotation=45, ha="right",
-                    fontsize="small")
+    axis.set_xticks(list(positions), [plot_label(tag) for tag in runs["run_tag"]], rotation=45,
+                    ha="right", fontsize="small")
     axis.set_ylabel(f"mean Recall@{result.k}")
     overall = result.overall()
     axis.set_title(f"Leave-one-out at pool depth {result.depth}: MAE {overall['mae']:.4f}, "
@@ -169,7 +172,7 @@ def plot_simulation(result: SimulationResult, path: str | Path) -> Path:
     :param path: the image file to write.
     :returns: the path written.
     """
-    from pooltool.measures.plot import run_styles
+    from pooltool.measures.plot import plot_label, run_styles
 
     plt = pyplot()
     curve = result.curve
@@ -178,7 +181,7 @@ def plot_simulation(result: SimulationResult, path: str | Path) -> Path:
     for label, style in zip(labels, run_styles(len(labels)), strict=True):
         line = curve[curve["strategy"] == label]
         axis.plot(line["judgments"], line["found"], color=style.color,
-                  linestyle=style.linestyle, label=label)
+                  linestyle=style.linestyle, label=plot_label(label))
     relevant = int(result.summary["num_rel"].iloc[0])
     axis.axhline(relevant, color="grey", linestyle="--", linewidth=1,
                  label=f"relevant in the qrels ({relevant})")

@@ -18,7 +18,7 @@ from pooltool.cli.group import (
     plot_option,
     warn,
 )
-from pooltool.cli.sources import load_qrels, load_runs
+from pooltool.cli.sources import check_run_specs, load_qrels, load_runs
 from pooltool.errors import InvalidArgument
 from pooltool.json_documents import bias_correction_document, bias_document, impact_document
 from pooltool.report import emit, emit_json, records
@@ -138,7 +138,7 @@ def qrels_diff(ctx: click.Context, qrels_a: str, qrels_b: str, level: int,
                    "are their own group.")
 @click.option("--groups", "groups_file", type=click.Path(exists=True, dir_okay=False),
               help="TSV file 'run_tag<TAB>group' (e.g. run -> team).")
-@click.option("--new", "new_runs", multiple=True, metavar="RUN",
+@click.option("--new", "new_runs", multiple=True, metavar="RUN", callback=check_run_specs,
               help="A run that did not contribute (file or stored tag; repeat). Stored runs "
                    "outside the pool are always included.")
 @level_option
@@ -275,17 +275,20 @@ def _correction_line(overall: dict[str, Any]) -> str:
 
 
 def _read_groups(path: str) -> dict[str, str]:
+    import pathlib
+
     from pooltool.errors import FormatError
+    from pooltool.formats.source import check_identifier, open_text
 
     groups = {}
-    with open(path, encoding="utf-8") as handle:
+    with open_text(pathlib.Path(path)) as handle:
         for number, line in enumerate(handle, start=1):
             fields = line.rstrip("\n").split("\t")
             if not line.strip() or line.startswith("#"):
                 continue
             if len(fields) != 2 or not all(f.strip() for f in fields):
                 raise FormatError(path, number, "expected 'run_tag<TAB>group'")
-            groups[fields[0].strip()] = fields[1].strip()
+            groups[check_identifier(fields[0].strip(), "run tag", path, number)] = fields[1].strip()
     return groups
 
 

@@ -18,6 +18,7 @@ from click.core import ParameterSource
 from pooltool import pooling
 from pooltool.cli.group import (
     F,
+    check_assessor,
     cli,
     db_path,
     level_option,
@@ -359,7 +360,7 @@ def export_pool(ctx: click.Context, pool_name: str, queue: bool, output: Path | 
 @click.argument("file", type=existing_file)
 @click.option("--version", "version", required=True, callback=_non_blank,
               help="Name the resulting qrels version.")
-@click.option("--assessor", default="qrels", show_default=True, callback=_non_blank,
+@click.option("--assessor", default="qrels", show_default=True, callback=check_assessor,
               help="Assessor recorded on the imported judgments.")
 @click.option("--replace", is_flag=True,
               help="Retract the assessor's judgments of pairs absent from FILE, so "

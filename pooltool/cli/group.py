@@ -10,6 +10,7 @@ from __future__ import annotations
 import gc
 import importlib
 import os
+import re
 import sqlite3
 import sys
 from collections.abc import Callable, Iterable, Iterator
@@ -21,6 +22,7 @@ import click
 from pooltool.cli.lazy import COMMAND_MODULES, command_index
 from pooltool.errors import PooltoolError, StoreBusy, StoreConnectionLost
 from pooltool.report import COLUMN_CHOICE, FORMATS, ColumnChoice
+from pooltool.text import identifier_problem, visible
 
 if TYPE_CHECKING:
     from pooltool.store import JudgmentStore
@@ -35,6 +37,8 @@ class PooltoolGroup(click.Group):
     pooltool's own, files that cannot be written or read (``OSError``), a store
     that another process keeps locked past the busy timeout, and a PostgreSQL server
     that went away (which says that nothing was changed: a write is one transaction).
+    Any data an error quotes is shown visibly (:func:`pooltool.text.visible`: ESC as
+    ``\\x1b``).
 
     Commands are imported on first use (:mod:`pooltool.cli.lazy`): listing
     them reads their help from the source, running one imports its module."""
@@ -65,19 +69,22 @@ class PooltoolGroup(click.Group):
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
+        except click.ClickException as exc:  # a usage error, or a command's own
+            exc.message = visible(exc.message, lines=True)  # type: ignore[misc]  # may quote data
+            raise
         except StoreBusy as exc:
             raise _busy(exc) from exc
         except StoreConnectionLost as exc:  # a read's says nothing of writes: nothing was
             said = str(exc) if "; nothing was " in str(exc) else f"{exc}; nothing was changed"
             raise click.ClickException(said) from exc
         except PooltoolError as exc:
-            raise click.ClickException(str(exc)) from exc
+            raise click.ClickException(visible(str(exc), lines=True)) from exc
         except BrokenPipeError:
             # the reader went away (| head): stop quietly, as Unix tools do
             sys.stdout = open(os.devnull, "w")  # noqa: SIM115  stdout is closed at exit
             ctx.exit(0)
         except OSError as exc:
-            raise click.ClickException(_os_message(exc)) from exc
+            raise click.ClickException(visible(_os_message(exc))) from exc
         except sqlite3.OperationalError as exc:  # SQLite's own, while a store is opened
             if "locked" not in str(exc) and "busy" not in str(exc):
                 raise
@@ -219,7 +226,17 @@ def store_address(db: str) -> str | Path:
         return db
     if not db:
         raise click.BadParameter("an empty store path", param_hint="'--db'")
+    if _LIBPQ_KEYWORDS.search(db):  # never echoed: it may hold a password
+        raise click.BadParameter(
+            "this is a libpq keyword string (host=... dbname=...), not a SQLite path: name a "
+            "PostgreSQL store by a URL, postgresql://USER@HOST:PORT/DBNAME, with the "
+            "password in PGPASSWORD or ~/.pgpass", param_hint="'--db'")
     return Path(db)
+
+
+_LIBPQ_KEYWORDS = re.compile(
+    r"(?:^|\s)(?:host|hostaddr|port|dbname|user|password|passfile|service|sslmode|"
+    r"connect_timeout|options|application_name|target_session_attrs)\s*=")
 
 
 def db_path(ctx: click.Context) -> str | Path:
@@ -232,9 +249,25 @@ def store_exists(address: str | Path) -> bool:
     return not isinstance(address, Path) or address.is_file()
 
 
+def check_assessor(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
+    """A click callback: refuse an assessor name (``-a/--assessor``) that is blank or holds
+    a control character (:func:`pooltool.text.identifier_problem`), as a usage error.
+
+    :returns: the name, spaces around it removed.
+    """
+    if value is None:
+        return None
+    if not value.strip():
+        raise click.BadParameter("an assessor name must not be blank")
+    problem = identifier_problem("assessor name", value)
+    if problem is not None:
+        raise click.BadParameter(problem)
+    return value.strip()
+
+
 def warn(message: str) -> None:
     """Print a message for people on stderr (never mixed with data on stdout)."""
-    click.echo(message, err=True)
+    click.echo(visible(message, lines=True), err=True)
 
 
 def open_store(ctx: click.Context) -> JudgmentStore:

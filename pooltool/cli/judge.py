@@ -8,7 +8,15 @@ from pathlib import Path
 
 import click
 
-from pooltool.cli.group import cli, db_path, open_store, open_store_to_write, output_option, warn
+from pooltool.cli.group import (
+    check_assessor,
+    cli,
+    db_path,
+    open_store,
+    open_store_to_write,
+    output_option,
+    warn,
+)
 from pooltool.errors import InvalidArgument, PooltoolError, StoreWriteFailed
 from pooltool.judging.agreement import store_agreement
 from pooltool.judging.assignment import assign_topics
@@ -21,7 +29,8 @@ pool_option = click.option("--pool", "pool_name", default=DEFAULT_POOL, show_def
 
 
 @cli.command()
-@click.option("-a", "--assessor", help="Who is judging (recorded with each grade); with --serve "
+@click.option("-a", "--assessor", callback=check_assessor,
+              help="Who is judging (recorded with each grade); with --serve "
               "each browser tab gives its own name instead.")
 @click.option("-t", "--topic", "topics", multiple=True,
               help="Judge this topic (repeatable); one topic opens straight on it.")

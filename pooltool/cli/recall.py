@@ -18,6 +18,7 @@ import numpy as np
 from pooltool.cli.group import cli, level_option, output_option, plot_option, warn
 from pooltool.cli.sources import (
     check_run_names,
+    check_run_specs,
     load_qrels,
     load_qrels_table,
     load_runs,
@@ -61,7 +62,7 @@ def parse_ks(_ctx: click.Context, _param: click.Parameter, value: str) -> tuple[
 
 
 @cli.command()
-@click.argument("runs", nargs=-1, required=True, metavar="RUN...")
+@click.argument("runs", nargs=-1, required=True, metavar="RUN...", callback=check_run_specs)
 @click.option("--qrels", "qrels_file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="Qrels file (TREC format).")
 @click.option("--version", "version", metavar="NAME", help="Take the qrels from this stored version.")

@@ -4,6 +4,7 @@ guidelines assessors read."""
 from __future__ import annotations
 
 import re
+import sys
 from pathlib import Path
 from textwrap import indent
 
@@ -22,6 +23,7 @@ from pooltool.store.guidelines import (
     current_guidelines,
     guideline_history,
 )
+from pooltool.text import visible
 from pooltool.tui.activity import DEFAULT_IDLE_S
 
 
@@ -150,16 +152,15 @@ def judge_settings(ctx: click.Context, show_runs: bool | None, require_end: bool
 
 
 def _read_text(path: str) -> str:
-    """The text of a guidelines file (``-``: stdin), trailing blanks removed.
+    """The text of a guidelines file (``-``: stdin), trailing blanks removed
+    (:func:`~pooltool.formats.guidelines.read_guidelines`).
 
-    :raises InvalidArgument: not UTF-8 text, or nothing in it.
+    :raises FormatError: a pipe or device, a damaged gzip file, not UTF-8, a NUL byte.
+    :raises InvalidArgument: nothing in it.
     """
-    try:
-        with click.open_file(path, encoding="utf-8") as handle:
-            text = str(handle.read()).rstrip()
-    except UnicodeDecodeError as error:
-        raise InvalidArgument(f"{path}: not UTF-8 text (byte {error.start} cannot be read); "
-                              "save it as UTF-8") from None
+    from pooltool.formats.guidelines import read_guidelines
+
+    text = read_guidelines(sys.stdin if path == "-" else Path(path))
     if not text:
         raise InvalidArgument(f"{path} is empty: use --clear to withdraw a text")
     return text
@@ -182,24 +183,29 @@ def _grade_definition(spec: str, scale: list[GradeLevel]) -> GuidelineText:
     return GuidelineText("grade", grade.strip(), text.strip(), "command line")
 
 
+def _echo(text: str) -> None:
+    """Print a line of store data for people (control characters shown visibly)."""
+    click.echo(visible(text, lines=True))
+
+
 def _show_guidelines(store: JudgmentStore) -> None:
     """Print the guidelines in force as text (stdout)."""
     now = current_guidelines(store)
-    click.echo("Grades")
+    _echo("Grades")
     for level in store.grade_scale():
         definition = now.grades.get(level.grade, "(no definition: --grade-definition)")
-        click.echo(f"  {level.grade} {level.name}: {definition}")
-    click.echo("Collection guidelines")
-    click.echo(indent(now.collection or "(none: --text FILE)", "  "))
-    click.echo("Topic instructions" + ("" if now.topics else
+        _echo(f"  {level.grade} {level.name}: {definition}")
+    _echo("Collection guidelines")
+    _echo(indent(now.collection or "(none: --text FILE)", "  "))
+    _echo("Topic instructions" + ("" if now.topics else
                                        " (none: the judging app shows each narrative)"))
     for topic in sorted(now.topics, key=topic_key):
-        click.echo(f"  topic {topic}:")
-        click.echo(indent(now.topics[topic], "    "))
+        _echo(f"  topic {topic}:")
+        _echo(indent(now.topics[topic], "    "))
 
 
 @cli.command("guidelines")
-@click.option("--text", "text_file", type=click.Path(dir_okay=False, allow_dash=True),
+@click.option("--text", "text_file", type=click.Path(exists=True, dir_okay=False, allow_dash=True),
               help="Set the collection-wide guidelines (with --topic: that topic's "
                    "instructions) to the text of this file; - reads stdin.")
 @click.option("--topic", help="With --text or --clear: the topic whose instructions to set "
@@ -249,15 +255,12 @@ def guidelines(ctx: click.Context, text_file: str | None, topic: str | None, cle
                  "guidelines: nothing changed (each text given is already the one in force)")
         if history:
             for scope, target, text, source, at in guideline_history(store):
-                click.echo(f"{at}  {scope} {target}".rstrip() + f"  from {source}")
-                click.echo(indent(text or "(withdrawn)", "    "))
+                _echo(f"{at}  {scope} {target}".rstrip() + f"  from {source}")
+                _echo(indent(text or "(withdrawn)", "    "))
         else:
             _show_guidelines(store)
 
 
 def _source(path: str) -> str:
-    """A guidelines file as its source is recorded: the absolute path, ``stdin``, or the
-    path as given with "(a pipe)" (``<(...)``: its resolved name means nothing later)."""
-    if path == "-":
-        return "stdin"
-    return str(Path(path).resolve()) if Path(path).is_file() else f"{path} (a pipe)"
+    """A guidelines file as its source is recorded: the absolute path, or ``stdin``."""
+    return "stdin" if path == "-" else str(Path(path).resolve())

@@ -28,6 +28,36 @@ if TYPE_CHECKING:
     from pooltool.store import JudgmentStore
 
 
+def check_run_specs(ctx: click.Context, _param: click.Parameter,
+                    value: tuple[str, ...]) -> tuple[str, ...]:
+    """A click callback for RUN values (a file, or the tag of a stored run): one that is
+    neither is a usage error (exit 2), as a missing input file is for every command
+    (click's ``exists=True``). The store is opened only when a value is not a file.
+
+    :returns: ``value``.
+    """
+    missing = [spec for spec in value if not Path(spec).exists()]
+    if not missing:
+        return value
+    path = db_path(ctx)
+    stored: set[str] = set()
+    if store_exists(path):
+        from pooltool.store import JudgmentStore
+
+        try:
+            with JudgmentStore.open(path) as store:
+                stored = {spec for spec in missing if store.has_run(spec)}
+        except StoreError:
+            pass
+    for spec in missing:
+        if not store_exists(path):
+            raise click.BadParameter(f"{spec!r} is not a file, and there is no store at {path} "
+                                     "(set --db or POOLTOOL_DB)")
+        if spec not in stored:
+            raise click.BadParameter(f"{spec!r} is neither a file nor a run in the store")
+    return value
+
+
 def load_qrels(ctx: click.Context, spec: str, policy: str = "latest") -> pd.DataFrame:
     """Qrels from a file path, else from the store version named ``spec`` (under
     ``policy``), else, when ``spec`` is a policy (``assessor:alice``,

@@ -23,6 +23,11 @@ line of any error):
   the lines starting with ``#`` emptied (Arrow skips empty lines), which
   Arrow then reads.
 
+The string columns kept must hold no control character
+(:data:`pooltool.text.CONTROL_RANGES`; the line readers refuse one in an
+identifier, :func:`pooltool.formats.source.check_identifier`): a column with
+one sends the file back.
+
 Either way every field of every line is read (the ones not asked for as
 strings) and must be non-empty, so each line has exactly as many fields as
 ``split_fields`` gives it; Arrow refuses a line of another length and a
@@ -40,11 +45,14 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from pyarrow import csv
 
+from pooltool.text import control_class
+
 # white space to str.split() or line breaks to str.splitlines(), but not a separator here
 _ODD_SPACE = re.compile(r"[^\S \t\r\n]")
 _ODD_ASCII = (b"\x00", b"\x0b", b"\x0c", b"\x1c", b"\x1d", b"\x1e", b"\x1f")
 _COMMENT = re.compile(rb"(?m)^#.*$")
 _COMMENT_LINE = re.compile(rb"(?m)^[ \t]*#")
+_CONTROL = control_class(re2=True)
 
 
 def read_columns(data: bytes, names: Sequence[str], types: Mapping[str, pa.DataType],
@@ -79,7 +87,8 @@ def read_columns(data: bytes, names: Sequence[str], types: Mapping[str, pa.DataT
         table = _parse(text, separator, names, types, threads)
     if table is None or not table.num_rows:
         return None
-    return table.select(list(types))
+    table = table.select(list(types))
+    return None if any(_has_control(table[name]) for name in types) else table
 
 
 def _parse(data: bytes, separator: bytes, names: Sequence[str],
@@ -102,6 +111,16 @@ def _has_empty(column: pa.ChunkedArray) -> bool:
     if pa.types.is_string(column.type):
         return column.null_count > 0 or pc.min(pc.binary_length(column)).as_py() == 0
     return column.null_count > 0
+
+
+def _has_control(column: pa.ChunkedArray) -> bool:
+    """Whether a text column holds a control character (ASCII printable text, the usual
+    case, is told by one pass; the rest by RE2)."""
+    if pa.types.is_dictionary(column.type):
+        return any(_has_control(pa.chunked_array([chunk.dictionary])) for chunk in column.chunks)
+    if not pa.types.is_string(column.type) or pc.all(pc.ascii_is_printable(column)).as_py():
+        return False
+    return bool(pc.any(pc.match_substring_regex(column, _CONTROL)).as_py())
 
 
 def _has_comment(data: bytes) -> bool:

@@ -39,6 +39,11 @@ When ``fmt`` is ``None`` the format is told from the first non-blank line
 from the file extension (``.jsonl``, ``.tsv``, ``.trec``/``.sgml``; ``.gz`` is
 looked through).
 
+A docno with a control character (ESC, a bidi override:
+:func:`~pooltool.formats.source.check_identifier`) is refused; titles and texts
+are kept as written (whoever shows them shows such characters visibly,
+:func:`pooltool.text.visible`).
+
 Every error is a :class:`~pooltool.errors.FormatError` naming file and line.
 Because reading is lazy, errors are raised while iterating, after the
 documents before the bad line have been yielded.
@@ -55,6 +60,7 @@ from typing import IO, Any, NamedTuple
 from pooltool.errors import FormatError
 from pooltool.formats.source import (
     Source,
+    check_identifier,
     extension,
     first_key,
     json_object,
@@ -161,6 +167,7 @@ def _unique(pairs: Iterable[tuple[int, Document]], name: str) -> Iterator[Docume
     """Pass documents through, rejecting a docno seen before or an empty file."""
     seen: set[str] = set()
     for number, document in pairs:
+        check_identifier(document.docno, "docno", name, number)
         if document.docno in seen:
             raise FormatError(name, number, f"docno {document.docno!r} appears twice")
         seen.add(document.docno)

@@ -40,6 +40,7 @@ from pooltool.formats.columns import integers, read_columns
 from pooltool.formats.source import (
     INTEGER,
     Source,
+    check_identifier,
     in_int64,
     is_skipped,
     open_text,
@@ -156,13 +157,16 @@ def _check_repeat(qrel: Qrel, earlier: Qrel, first: int, name: str, number: int)
 def parse_qrels_fields(fields: list[str], name: str, number: int) -> Qrel:
     """Check one split qrels line and turn it into a :class:`Qrel`.
 
-    :raises FormatError: wrong column count or non-integer grade.
+    :raises FormatError: wrong column count, non-integer grade, a topic id or docno
+        with a control character.
     """
     if len(fields) != 4:
         raise FormatError(
             name, number, f"expected 4 columns (topic iteration docno grade), got {len(fields)}"
         )
     topic, iteration, docno, grade_text = fields
+    check_identifier(topic, "topic id", name, number)
+    check_identifier(docno, "docno", name, number)
     if not INTEGER.fullmatch(grade_text):
         raise FormatError(name, number, f"grade {grade_text!r} is not an integer")
     grade = int(grade_text)

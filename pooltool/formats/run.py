@@ -47,6 +47,7 @@ from pooltool.formats.source import (
     INTEGER,
     NUMBER,
     Source,
+    check_identifier,
     in_int64,
     is_skipped,
     open_text,
@@ -124,13 +125,16 @@ def iter_run_entries(
 def parse_run_fields(fields: list[str], name: str, number: int) -> RunEntry:
     """Check one split run line and turn it into a :class:`RunEntry`.
 
-    :raises FormatError: fewer than 6 columns, non-integer rank, bad score.
+    :raises FormatError: fewer than 6 columns, non-integer rank, bad score, a topic id,
+        docno or run tag with a control character.
     """
     if len(fields) < 6:
         raise FormatError(
             name, number, f"expected 6 columns (topic Q0 docno rank score tag), got {len(fields)}"
         )
     topic, _q0, docno, rank_text, score_text, tag = fields[:6]
+    for value, what in ((topic, "topic id"), (docno, "docno"), (tag, "run tag")):
+        check_identifier(value, what, name, number)
     if not INTEGER.fullmatch(rank_text):
         raise FormatError(name, number, f"rank {rank_text!r} is not an integer")
     rank = int(rank_text)

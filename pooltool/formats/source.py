@@ -10,12 +10,14 @@ import gzip
 import io
 import json
 import re
+import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any, Union
 
 from pooltool.errors import FormatError
+from pooltool.text import identifier_problem
 
 Source = Union[str, Path, IO[str]]
 GZIP_MAGIC = b"\x1f\x8b"
@@ -24,6 +26,7 @@ BYTE_ORDER_MARK = b"\xef\xbb\xbf"
 BYTE_ORDER_MARK_REASON = ("starts with a UTF-8 byte order mark (bytes EF BB BF), which trec_eval "
                           "reads as part of the first topic id, so its scores would differ from "
                           "ours; save the file without it")
+GZIP_REASON = "is a damaged gzip file (truncated or corrupt), it cannot be read"
 SPECIAL_FILE_REASON = ("is a pipe or device, not a regular file (pooltool reads an input more "
                        "than once: hash, fast reader, strict reader); save it to a file first, "
                        "gzip files are read as they are")
@@ -76,6 +79,23 @@ def is_skipped(fields: list[str]) -> bool:
     return not fields or fields[0].startswith("#")
 
 
+def check_identifier(value: str, what: str, name: str, number: int) -> str:
+    """Refuse an identifier (docno, run tag, topic id, assessor name) that holds a control
+    character (:data:`pooltool.text.CONTROL_RANGES`: C0, DEL, C1, bidi overrides): on a
+    terminal it would be obeyed, not shown (ESC sets the title, clears the screen), and
+    two ids that look the same could differ.
+    :func:`pooltool.formats.columns.read_columns` leaves a file with one to the line
+    readers, which call this.
+
+    :returns: ``value``.
+    :raises FormatError: naming ``name`` and line ``number``.
+    """
+    problem = identifier_problem(what, value)
+    if problem is not None:
+        raise FormatError(name, number, problem)
+    return value
+
+
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 # ASCII decimal only: Python's int() and float() also take "1_000" and other scripts'
 # digits, which C's atol/atof (trec_eval) read differently.
@@ -98,8 +118,9 @@ def open_text(source: Source) -> Iterator[IO[str]]:
     (whatever their name) are decompressed. Text is decoded as UTF-8; a byte
     order mark at the start is dropped.
 
-    :raises FormatError: the file does not exist, is not valid gzip, is not
-        valid UTF-8, or holds a NUL byte (the message names the first bad line).
+    :raises FormatError: the file does not exist, is not a regular file (a pipe or
+        device), is a damaged gzip file, is not valid UTF-8, or holds a NUL byte
+        (the message names the first bad line).
     """
     if isinstance(source, (str, Path)) and (isinstance(source, Path) or _looks_like_path(source)):
         path = Path(source)
@@ -117,8 +138,8 @@ def open_text(source: Source) -> Iterator[IO[str]]:
                               "convert it with iconv first") from exc
         except _NulByte:
             raise FormatError(path, _first_nul_line(path), NUL_REASON) from None
-        except (gzip.BadGzipFile, EOFError) as exc:
-            raise FormatError(path, 0, f"cannot be read: {exc}") from exc
+        except (gzip.BadGzipFile, EOFError, zlib.error) as exc:
+            raise FormatError(path, 0, f"{GZIP_REASON} ({exc})") from None
         return
     if isinstance(source, Path):
         raise FormatError(source, 0, "no such file")
@@ -145,7 +166,7 @@ def refuse_byte_order_mark(source: Source) -> None:
         try:
             with _open_binary(Path(source)) as handle:
                 marked = handle.read(3) == BYTE_ORDER_MARK
-        except (OSError, EOFError):  # a damaged gzip file: the reader names it
+        except (OSError, EOFError, zlib.error):  # a damaged gzip file: the reader names it
             marked = False
     else:
         marked = False
@@ -184,9 +205,20 @@ class _NulGuard(io.RawIOBase):
         return len(data)
 
 
-def _first_nul_line(path: Path) -> int:
+def _readable_bytes(path: Path) -> bytes:
+    """The bytes of ``path`` (decompressed), up to where a damaged gzip stream stops."""
+    parts = []
     with _open_binary(path) as handle:
-        return nul_line(handle.read()) or 0
+        try:
+            while chunk := handle.read(1 << 20):
+                parts.append(chunk)
+        except (gzip.BadGzipFile, EOFError, zlib.error):
+            pass
+    return b"".join(parts)
+
+
+def _first_nul_line(path: Path) -> int:
+    return nul_line(_readable_bytes(path)) or 0
 
 
 def nul_line(data: bytes) -> int | None:
@@ -197,8 +229,7 @@ def nul_line(data: bytes) -> int | None:
 
 def _first_bad_utf8(path: Path) -> tuple[int, bytes]:
     """The 1-based line and the byte where ``path``'s UTF-8 decoding first fails."""
-    with _open_binary(path) as handle:
-        data = handle.read()
+    data = _readable_bytes(path)
     try:
         data.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -46,7 +46,9 @@ When ``fmt`` is ``None`` the format is told from the first non-blank line
 ``.tsv``, ``.jsonl``, ``.qry``; ``.gz`` is looked through).
 
 In every format runs of whitespace in the text are collapsed to one space, and
-every topic needs a non-empty id and title. Every error is a
+every topic needs a non-empty id and title; an id with a control character
+(ESC, a bidi override: :func:`~pooltool.formats.source.check_identifier`) is
+refused. Every error is a
 :class:`~pooltool.errors.FormatError` naming file and line.
 """
 
@@ -61,6 +63,7 @@ from pooltool.errors import FormatError
 from pooltool.formats.documents import iter_cranfield_records
 from pooltool.formats.source import (
     Source,
+    check_identifier,
     extension,
     first_key,
     json_object,
@@ -174,6 +177,7 @@ def _checked(pairs: Iterable[tuple[int, Topic]], name: str) -> list[Topic]:
     for number, topic in pairs:
         if not topic.topic:
             raise FormatError(name, number, "empty topic id")
+        check_identifier(topic.topic, "topic id", name, number)
         if topic.topic in first_line:
             raise FormatError(
                 name,

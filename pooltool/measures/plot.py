@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import pandas as pd
 
 from pooltool.measures.recall import RecallResult
+from pooltool.text import visible
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -26,6 +27,12 @@ class RunStyle(NamedTuple):
     color: str
     marker: str
     linestyle: str | tuple[int, tuple[int, ...]]
+
+
+def plot_label(text: str) -> str:
+    """Data (a run tag, a qrels name) as a plot's label: control characters shown visibly
+    (:func:`pooltool.text.visible`) and ``$`` escaped, so it is never read as mathtext."""
+    return visible(str(text)).replace("$", r"\$")
 
 
 def run_styles(count: int) -> list[RunStyle]:
@@ -74,7 +81,8 @@ def recall_figure(result: RecallResult) -> Figure:
         rows = result.summary[result.summary["run_tag"] == tag]
         for axis, column in ((recall_axis, "recall"), (unjudged_axis, "unjudged")):
             axis.plot(rows["k"], rows[column], color=style.color, marker=style.marker,
-                      linestyle=style.linestyle, label=tag if column == "recall" else None)
+                      linestyle=style.linestyle,
+                      label=plot_label(tag) if column == "recall" else None)
     if max(ks) > 10 * min(ks):
         unjudged_axis.set_xscale("log")
     unjudged_axis.set_xticks(ks, [str(k) for k in ks])

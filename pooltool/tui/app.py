@@ -42,6 +42,7 @@ from pooltool.records import topic_key
 from pooltool.store import DEFAULT_POOL, JudgmentStore
 from pooltool.store.journal import BUSY_WAIT_MS, PendingWrite, WriteQueue, journal_path, journals
 from pooltool.store.roles import check_may_judge
+from pooltool.text import visible
 from pooltool.tui.activity import DEFAULT_IDLE_S
 from pooltool.tui.keys import check_grade_scale
 from pooltool.tui.messages import (
@@ -93,7 +94,7 @@ class JudgeApp(App[None]):
         self.show_runs = bool(store.setting("show_runs", False))
         self.require_end = bool(store.setting("require_end", False))
         self.idle_s = float(store.setting("idle_seconds", DEFAULT_IDLE_S))
-        self.sub_title = f"assessor {assessor}"
+        self.sub_title = f"assessor {visible(assessor)}"
         self.watcher = store.watch_changes()
         self.unreachable_shown = False  # the notice of a lost server is on screen
 
@@ -124,9 +125,9 @@ class JudgeApp(App[None]):
             session = JudgingSession(self.writes, topic, self.assessor, self.order, self.seed,
                                      self.pool)
             if not session.queue:
-                self.notify(f"Nothing to judge in topic {topic}: every pooled document is "
-                            "judged (the topic is not assigned to you).", title="Topic done",
-                            markup=False)
+                self.notify(f"Nothing to judge in topic {visible(topic)}: every pooled "
+                            "document is judged (the topic is not assigned to you).",
+                            title="Topic done", markup=False)
                 return
             self.push_screen(self._judge_screen(session))
         except StoreConnectionLost as exc:

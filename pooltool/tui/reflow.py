@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+from pooltool.text import visible
+
 # a line that starts a list item: "- x", "* x", "• x", "1. x", "2) x", "a) x"
 _ITEM = re.compile(r"^\s*(?:[-*•]|\d{1,3}[.)]|[a-z][)])\s")
 # a word broken after its hyphen: "boundary-" then "layer" joins as "boundary-layer"
@@ -30,7 +32,9 @@ def reflow(text: str) -> str:
 
     :param text: any text; ``""`` gives ``""``.
     :returns: the text with one line per paragraph and list item, paragraphs
-        that were separated by blank lines separated by one blank line.
+        that were separated by blank lines separated by one blank line; any other
+        control character shown visibly (:func:`pooltool.text.visible`: ESC as
+        ``\\x1b``), since the text is data, never to be obeyed by a terminal.
     """
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     out: list[str] = []  # output lines; "" is a blank line
@@ -47,7 +51,7 @@ def reflow(text: str) -> str:
             joining = True
     while out and out[-1] == "":
         out.pop()
-    return "\n".join(out)
+    return visible("\n".join(out), lines=True)
 
 
 def _join(paragraph: str, line: str) -> str:

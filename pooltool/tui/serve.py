@@ -24,6 +24,9 @@ from pooltool.records import is_postgresql_url
 from pooltool.store import DEFAULT_POOL
 
 LOOPBACK = "127.0.0.1"
+LOOPBACK_NAMES = frozenset({"127.0.0.1", "localhost", "::1"})
+"""The host names a server bound to loopback answers to (in a request's ``Host``)."""
+WILDCARDS = frozenset({"0.0.0.0", "::", ""})
 NAME_MAX = 64
 NAME_RULE = (f"1 to {NAME_MAX} letters, digits, spaces or . _ - @ ' (with at least one "
              "letter or digit)")
@@ -46,6 +49,30 @@ def assessor_name(text: str) -> str:
     if not _NAME.fullmatch(name) or not re.search(r"[^\W_]", name):
         raise InvalidArgument(f"an assessor name is {NAME_RULE}")
     return name
+
+
+def served_names(host: str) -> frozenset[str]:
+    """The host names a server started with ``--host HOST`` answers to, lower-case: a
+    request whose ``Host`` header names another is refused, so that a page of another
+    site whose name was made to point at this machine (DNS rebinding) cannot reach it.
+
+    Loopback (the default) answers to ``127.0.0.1``, ``localhost`` and ``::1``; a named
+    host or address to that name only; every address (``0.0.0.0``, ``::``) to the
+    loopback names, this machine's host name and fully qualified name, and the
+    addresses they resolve to.
+    """
+    name = host.strip("[]").lower()
+    if name in LOOPBACK_NAMES:
+        return LOOPBACK_NAMES
+    if name not in WILDCARDS:
+        return frozenset({name})
+    names = {*LOOPBACK_NAMES, socket.gethostname().lower(), socket.getfqdn().lower()}
+    for machine in list(names - LOOPBACK_NAMES):
+        try:
+            names.update(str(info[4][0]).lower() for info in socket.getaddrinfo(machine, None))
+        except OSError:
+            pass
+    return frozenset(names)
 
 
 def app_command(db: str | Path, assessor: str, topics: Sequence[str] = (),

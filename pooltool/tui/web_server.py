@@ -10,6 +10,11 @@ changes three things:
 * ``/ws/NAME`` checks the name again (:func:`~pooltool.tui.serve.assessor_name`)
   and spawns that tab's own command, built from the name. A websocket opened
   by a page of another site (its ``Origin`` is not this server) is refused.
+* Every request (page, websocket, static file) whose ``Host`` header names
+  another host than those the server was started for
+  (:func:`~pooltool.tui.serve.served_names`) is refused with 421: a page of
+  another site whose name was rebound to this machine's address (DNS
+  rebinding) would otherwise be "this server" to the Origin check.
 * The pages are pooltool's own templates (``pooltool/tui/web/``), autoescaped,
   and load only textual-serve's local files under ``/static``: its script, its
   style sheet and the Roboto Mono font it ships (no Google Fonts, no CDN).
@@ -19,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from urllib.parse import quote, urlsplit
 
@@ -29,11 +35,28 @@ from textual_serve.app_service import AppService
 from textual_serve.server import Server, to_int
 
 from pooltool.errors import InvalidArgument
-from pooltool.tui.serve import LOOPBACK, NAME_MAX, NAME_RULE, CommandFor, assessor_name
+from pooltool.text import visible
+from pooltool.tui.serve import (
+    LOOPBACK,
+    NAME_MAX,
+    NAME_RULE,
+    CommandFor,
+    assessor_name,
+    served_names,
+)
 
 TEMPLATES = Path(__file__).with_name("web")
 TITLE = "pooltool judge"
 log = logging.getLogger("textual-serve")
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+
+def host_name(host: str) -> str:
+    """The name in a ``Host`` header, lower-case, without its port or IPv6 brackets."""
+    try:
+        return urlsplit(f"//{host}").hostname or ""
+    except ValueError:  # an unclosed IPv6 bracket, a port that is not a number
+        return ""
 
 
 class JudgeServer(Server):
@@ -47,9 +70,19 @@ class JudgeServer(Server):
     def __init__(self, command: CommandFor, host: str = LOOPBACK, port: int = 8000) -> None:
         super().__init__(TITLE, host=host, port=port, title=TITLE, templates_path=TEMPLATES)
         self.command_for = command
+        self.names = served_names(host)
+
+    @web.middleware
+    async def refuse_foreign_host(self, request: web.Request, handler: Handler) -> web.StreamResponse:
+        """Answer only requests whose ``Host`` names this server (421 otherwise)."""
+        if host_name(request.host) not in self.names:
+            raise web.HTTPMisdirectedRequest(
+                text="this server does not answer to that host name (its Host header); "
+                     "open it by the address it was started with\n")
+        return await handler(request)
 
     async def _make_app(self) -> web.Application:
-        app = web.Application()
+        app = web.Application(middlewares=[self.refuse_foreign_host])
         aiohttp_jinja2.setup(app, loader=jinja2.FileSystemLoader(self.templates_path),
                              autoescape=True)
         app.add_routes([
@@ -77,7 +110,7 @@ class JudgeServer(Server):
         return aiohttp_jinja2.render_template("terminal.html", request, context)
 
     def _name_form(self, request: web.Request, typed: str, error: str | None) -> web.Response:
-        context = {"title": TITLE, "typed": typed[:NAME_MAX * 2], "error": error,
+        context = {"title": TITLE, "typed": visible(typed[:NAME_MAX * 2]), "error": error,
                    "rule": NAME_RULE, "max": NAME_MAX}
         return aiohttp_jinja2.render_template("name.html", request, context,
                                               status=400 if error else 200)

@@ -12,6 +12,7 @@ from pooltool.pooling import pool_runs
 from pooltool.records import Document, Topic
 from pooltool.store import GradeLevel, JudgmentStore, workspace
 from pooltool.store.guidelines import GuidelineText, add_guidelines
+from pooltool.text import visible
 from pooltool.tui.app import make_app
 from pooltool.tui.screens.judge import JudgeScreen
 from pooltool.tui.screens.topic_picker import TopicPickerScreen
@@ -111,3 +112,29 @@ async def test_notices_and_find_show_file_names_and_queries_as_written(
         app.report_failed()
         await pilot.pause()
         assert f"Could not write the journal /tmp/{markup}/x.journal" in screen_text(app)
+
+
+ESCAPES = ["\x1b]2;PWNED\x1b\\", "\x1b[2J", "\u202e", "\x9b"]
+
+
+@pytest.mark.parametrize("control", ESCAPES)
+async def test_control_characters_show_visibly(new_store: str, control: str) -> None:
+    """ESC (title, clear screen), a bidi override, C1 CSI in every field: the screen
+    shows their escapes (``\\x1b``) and holds none of them raw."""
+    f = fields(control)
+    path = literal_store(new_store, f)
+    shown = visible(control)
+    app = make_app(path, f["assessor"])
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await pilot.pause()
+        picker = screen_text(app)
+        assert f"t{shown}" in picker and control not in picker
+        await pilot.press("enter")
+        assert isinstance(app.screen, JudgeScreen)
+        judging = screen_text(app)
+        for key in ("title", "doc_title", "text", "docno", "run", "grade0", "scan"):
+            assert visible(f[key]) in judging, key
+        assert control not in judging and "\x1b" not in judging
+        await pilot.press("g")
+        guide = screen_text(app)
+        assert visible(f["guidelines"]) in guide and "\x1b" not in guide

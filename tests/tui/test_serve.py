@@ -25,7 +25,7 @@ import pytest
 from judge_fixtures import build_store
 
 from pooltool.errors import InvalidArgument
-from pooltool.tui.serve import app_command, assessor_name, command_for
+from pooltool.tui.serve import app_command, assessor_name, command_for, served_names
 from pooltool.tui.web_server import JudgeServer
 
 LOCAL_HOSTS = {"127.0.0.1", "localhost"}
@@ -200,3 +200,82 @@ def test_a_bad_name_or_another_site_opens_no_app(server: str) -> None:
     assert asyncio.run(connect("/ws/%5Bb%5D")) == 400
     assert asyncio.run(connect("/ws/ann", "https://evil.example")) == 403
     assert asyncio.run(connect("/ws/ann", server)) == 101  # a browser on this server's page
+
+
+def test_loopback_serves_loopback_names_only() -> None:
+    assert served_names("127.0.0.1") == {"127.0.0.1", "localhost", "::1"}
+    assert served_names("judge.lab.example") == {"judge.lab.example"}
+    assert {"127.0.0.1", "localhost", "::1"} <= served_names("0.0.0.0")
+    assert "evil.example" not in served_names("0.0.0.0")
+
+
+def _status(url: str, host: str) -> int:
+    request = urllib.request.Request(url, headers={"Host": host})
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return int(response.status)
+    except urllib.error.HTTPError as error:
+        return int(error.code)
+
+
+async def _ws_status(server: str, host: str, origin: str) -> int:
+    async with aiohttp.ClientSession() as session:
+        try:
+            async with session.ws_connect(server.replace("http://", "ws://") + "/ws/ann",
+                                          headers={"Host": host, "Origin": origin}):
+                return 101
+        except aiohttp.WSServerHandshakeError as error:
+            return error.status
+
+
+def test_a_foreign_host_name_is_refused_dns_rebinding(server: str) -> None:
+    """A page of evil.example whose name was made to point at 127.0.0.1 sends
+    ``Host: evil.example:PORT`` and ``Origin: http://evil.example:PORT``: refused (421),
+    page, static file and websocket; the loopback names are served."""
+    port = server.rsplit(":", 1)[1]
+    evil = f"evil.example:{port}"
+    for path in ("/", "/?assessor=ann", "/static/js/textual.js"):
+        assert _status(server + path, evil) == 421, path
+    assert asyncio.run(_ws_status(server, evil, f"http://{evil}")) == 421
+    for name in ("127.0.0.1", "localhost", "LOCALHOST", "[::1]"):
+        assert _status(server + "/", f"{name}:{port}") == 200, name
+    assert asyncio.run(_ws_status(server, f"localhost:{port}", f"http://localhost:{port}")) == 101
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="binds 127.0.0.2 (all of 127/8 is Linux's)")
+def test_the_host_given_is_the_name_served(store_path: str) -> None:
+    """``--host 127.0.0.2``: that name is served, another one (a loopback name
+    included) is refused."""
+    port = _free_port()
+    process = subprocess.Popen([sys.executable, "-m", "pooltool", "--db", str(store_path),
+                                "judge", "--serve", "--host", "127.0.0.2", "--port", str(port)],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    base = f"http://127.0.0.2:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while _up(base, f"127.0.0.2:{port}") is None and time.monotonic() < deadline:
+            assert process.poll() is None, process.stderr.read()  # type: ignore[union-attr]
+            time.sleep(0.2)
+        assert _status(base + "/", f"127.0.0.2:{port}") == 200
+        assert _status(base + "/?assessor=ann", f"127.0.0.2:{port}") == 200
+        assert _status(base + "/", f"localhost:{port}") == 421
+        assert _status(base + "/", f"evil.example:{port}") == 421
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+        assert process.stderr is not None
+        process.stderr.close()
+
+
+def _up(base: str, host: str) -> int | None:
+    try:
+        return _status(base + "/", host)
+    except OSError:
+        return None
+
+
+def test_a_typed_name_with_control_characters_is_shown_visibly(server: str) -> None:
+    status, form = _get(server + "/?assessor=al%1B%5D2%3BPWNED%07ice")
+    assert status == 400
+    assert 'value="al\\x1b]2;PWNED\\x07ice"' in form
+    assert "\x1b" not in form and "\x07" not in form

@@ -21,6 +21,7 @@ from textual.widgets import Static
 from pooltool.records import Topic
 from pooltool.store.guidelines import Guidelines
 from pooltool.store.settings import GradeLevel
+from pooltool.text import visible
 from pooltool.tui.reflow import reflow
 
 NO_DEFINITION = "no definition (pooltool guidelines --grade-definition GRADE:TEXT)"
@@ -34,9 +35,9 @@ def guidelines_text(topic: Topic, scale: list[GradeLevel], guidelines: Guideline
     text = Text()
     _heading(text, "Grades")
     for level in scale:
-        text.append(f" {level.key} ", style="bold reverse")
+        text.append(f" {visible(level.key)} ", style="bold reverse")
         text.append(" ")
-        text.append(level.name, style="bold")
+        text.append(visible(level.name), style="bold")
         text.append(f" (grade {level.grade}): ")
         definition = guidelines.grades.get(level.grade)
         text.append(reflow(definition) if definition else NO_DEFINITION,
@@ -46,7 +47,7 @@ def guidelines_text(topic: Topic, scale: list[GradeLevel], guidelines: Guideline
     _body(text, guidelines.collection, NO_GUIDELINES)
     instructions = guidelines.topics.get(topic.topic, "")
     label = "instructions" if instructions else "narrative (no instructions set)"
-    _heading(text, f"Topic {topic.topic}: {label}")
+    _heading(text, f"Topic {visible(topic.topic)}: {label}")
     _body(text, instructions or topic.narrative, NO_INSTRUCTIONS)
     return text
 
@@ -76,7 +77,7 @@ class GuidelinesScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="guidelines"):
-            yield Static(Text(f"Guidelines · topic {self.topic.topic} · Esc closes"),
+            yield Static(Text(f"Guidelines · topic {visible(self.topic.topic)} · Esc closes"),
                          id="guidelines-title")
             yield Static(guidelines_text(self.topic, self.scale, self.guidelines),
                          id="guidelines-text")

@@ -13,6 +13,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from pooltool.store.settings import GradeLevel
+from pooltool.text import visible
 
 COMMAND_KEYS = [
     ("Space PgDn", "page down in the document (it has these keys as soon as it opens)"),
@@ -69,8 +70,8 @@ def help_table(scale: list[GradeLevel]) -> Table:
     table.add_column(style="bold")
     table.add_column()
     for level in scale:
-        table.add_row(Text(level.key),
-                      Text(f"grade {level.grade}: {level.name} (saves and moves on)"))
+        table.add_row(Text(visible(level.key)),
+                      Text(f"grade {level.grade}: {visible(level.name)} (saves and moves on)"))
     for key, what in COMMAND_KEYS:
         table.add_row(Text(key), Text(what))
     for heading, keys in (("On the topic list", PICKER_KEYS), ("In dialogs", DIALOG_KEYS)):

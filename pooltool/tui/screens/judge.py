@@ -22,6 +22,7 @@ from pooltool.store.guidelines import current_guidelines
 from pooltool.store.journal import PendingWrite
 from pooltool.store.provenance import utc_now
 from pooltool.store.settings import GradeLevel
+from pooltool.text import visible
 from pooltool.tui.activity import DEFAULT_IDLE_S, ActivityClock
 from pooltool.tui.keys import key_name
 from pooltool.tui.messages import (
@@ -195,7 +196,7 @@ class JudgeScreen(Screen[None]):
         waiting = self.session.docno in self.session.notes
         line.update(Text.assemble((NOTE_MARKER, "bold"),
                                   (" (waits for a grade)" if waiting else "", "italic"),
-                                  ": ", note))
+                                  ": ", visible(note, lines=True)))
 
     def status_text(self, reading: bool = True) -> Text:
         """``Topic 7 · 37 / 120 · doc184 · judged 36/120 · 5 by others · 142/h · 12.3 s/doc ·
@@ -208,9 +209,9 @@ class JudgeScreen(Screen[None]):
         """
         s = self.session
         speed = s.pace()
-        parts = [Text(f"Topic {s.topic}", style="bold"),
+        parts = [Text(f"Topic {visible(s.topic)}", style="bold"),
                  Text(f"{s.position + 1} / {len(s.queue)}", style="bold"),
-                 Text(shorten(s.docno, DOCNO_WIDTH), style="bold"),
+                 Text(shorten(visible(s.docno), DOCNO_WIDTH), style="bold"),
                  Text(f"judged {s.judged}/{len(s.queue)}")]
         if s.judged_by_others_only:
             parts.append(Text(f"{s.judged_by_others_only} by others"))
@@ -222,7 +223,7 @@ class JudgeScreen(Screen[None]):
         if stopping is not None:
             parts.append(Text(stopping_text(stopping)))
         if self.show_runs and reading:
-            parts.append(Text(f"runs: {s.provenance()}", style="dim"))
+            parts.append(Text(f"runs: {visible(s.provenance())}", style="dim"))
         return Text(" · ").join(parts + self._waiting())
 
     def _waiting(self) -> list[Text]:
@@ -240,7 +241,7 @@ class JudgeScreen(Screen[None]):
         others have judged anew, and say so when it is the document on screen."""
         judged = self.session.others_judged()
         if self.session.docno in judged and not self.session.is_judged(self.session.docno):
-            self.notify(f"{self.session.docno} was just judged by another assessor: "
+            self.notify(f"{visible(self.session.docno)} was just judged by another assessor: "
                         "j goes to the next document nobody has judged.",
                         title="Judged meanwhile", severity="warning", markup=False)
         self.draw_state()

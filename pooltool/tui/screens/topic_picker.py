@@ -32,6 +32,7 @@ from pooltool.judging.queue import topic_progress
 from pooltool.records import Topic, topic_key
 from pooltool.store import JudgmentStore, workspace
 from pooltool.store.guidelines import current_guidelines
+from pooltool.text import visible
 from pooltool.tui.messages import StoreUnreachable, TopicChosen
 from pooltool.tui.screens.guidelines import GuidelinesScreen
 from pooltool.tui.screens.help import HelpScreen
@@ -119,7 +120,7 @@ class TopicPickerScreen(Screen[None]):
         table.move_cursor(row=rows.index(highlight) if highlight in rows else 0)
         judged, pooled = int(frame["judged_me"].sum()), int(frame["pooled"].sum())
         self.query_one("#picker-title", Static).update(Text.assemble(
-            ("Assessor ", "dim"), (self.assessor, "bold"),
+            ("Assessor ", "dim"), (visible(self.assessor), "bold"),
             (f" · {len(frame)} topic{'' if len(frame) == 1 else 's'} · you judged {judged} of "
              f"{pooled} pooled · By all/By me: judged by anyone/you · Left: still to judge · "
              "Enter opens · g: guidelines", "dim")))
@@ -173,7 +174,7 @@ def _cells(topic: str, row: pd.Series, title_width: int) -> list[Text]:
     """One table row; topic and title are :class:`Text` so that the table shows
     them as written (a ``str`` cell would be read as markup). The title is
     reflowed to one line and cut to ``title_width`` characters."""
-    title = " ".join(str(row["title"]).split())
+    title = visible(" ".join(str(row["title"]).split()))
     if len(title) > title_width:
         title = title[: title_width - 1] + "…"
     numbers = row[["pooled", "judged_any", "judged_me", "remaining", "relevant"]]
@@ -181,4 +182,4 @@ def _cells(topic: str, row: pd.Series, title_width: int) -> list[Text]:
     pooled = int(row["pooled"])
     mine = int(row["judged_me"]) / pooled if pooled else 0.0
     share = progress_bar(int(row["judged_any"]) / pooled if pooled else 0.0, BAR_WIDTH)
-    return [Text(topic), Text(title), *right, share + Text(f"·{int(mine * 100):3d}%")]
+    return [Text(visible(topic)), Text(title), *right, share + Text(f"·{int(mine * 100):3d}%")]

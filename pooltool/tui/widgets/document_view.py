@@ -24,6 +24,7 @@ from textual.geometry import Region
 from textual.widgets import Static
 
 from pooltool.records import Document
+from pooltool.text import visible
 from pooltool.tui.reflow import reflow
 from pooltool.tui.widgets.highlight import find_spans, highlight
 
@@ -85,10 +86,10 @@ class DocumentView(VerticalScroll, inherit_bindings=False):
         """
         self.set_class(document is None, "-missing")
         if document is None:
-            self._title = Text(f"{docno}", style="bold")
+            self._title = Text(visible(docno), style="bold")
             self._body = Text(missing, style="italic")
         else:
-            heading = Text(f"{docno}  ", style="dim") + Text(reflow(document.title)
+            heading = Text(f"{visible(docno)}  ", style="dim") + Text(reflow(document.title)
                                                               or "(no title)")
             self._title = highlight(heading, query, scan, show_query)
             self._body = highlight(reflow(document.text), query, scan, show_query)

@@ -9,6 +9,7 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 from pooltool.store.settings import GradeLevel
+from pooltool.text import visible
 
 
 class GradeBar(Widget):
@@ -32,8 +33,8 @@ class GradeBar(Widget):
         for level in self.scale:
             lit = level.grade == self.grade
             style = "bold reverse" if lit else ""
-            text.append(f" {level.key} ", style="bold reverse" if lit else "bold")
-            text.append(f" {level.name} ", style=style)
+            text.append(f" {visible(level.key)} ", style="bold reverse" if lit else "bold")
+            text.append(f" {visible(level.name)} ", style=style)
             text.append("  ")
         text.append_text(self._state())
         return text

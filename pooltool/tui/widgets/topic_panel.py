@@ -8,6 +8,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from pooltool.records import Topic
+from pooltool.text import visible
 from pooltool.tui.reflow import reflow
 from pooltool.tui.widgets.highlight import SCAN_STYLE, highlight
 
@@ -17,7 +18,7 @@ def statement_text(topic: Topic, query: list[str], scan: list[str], show_query: 
     """The topic statement as text: title (query), description and narrative, each
     reflowed (:func:`~pooltool.tui.reflow.reflow`); then the scan terms unless not
     ``scan_line``."""
-    text = Text(f"Topic {topic.topic}\n", style="bold")
+    text = Text(f"Topic {visible(topic.topic)}\n", style="bold")
     if not (topic.title or topic.description or topic.narrative):
         text.append("No statement for this topic in the store.\n", style="italic")
     for label, value in (("Query", topic.title), ("Description", topic.description),
@@ -31,7 +32,7 @@ def statement_text(topic: Topic, query: list[str], scan: list[str], show_query: 
         return text
     text.append("\nScan terms ", style="bold underline")
     text.append("(/ to edit)\n", style="dim")
-    text.append(", ".join(scan) if scan else "none", style=SCAN_STYLE if scan else "dim")
+    text.append(visible(", ".join(scan)) if scan else "none", style=SCAN_STYLE if scan else "dim")
     return text
 
 
