@@ -360,7 +360,9 @@ def export_pool(ctx: click.Context, pool_name: str, queue: bool, output: Path | 
 @click.argument("file", type=existing_file)
 @click.option("--version", "version", required=True, callback=_non_blank,
               help="Name the resulting qrels version.")
-@click.option("--assessor", default="qrels", show_default=True, callback=check_assessor,
+@click.option("--assessor", default="qrels", show_default=True,
+              callback=lambda ctx, param, value: check_assessor(ctx, param,
+                                                                 _non_blank(ctx, param, value)),
               help="Assessor recorded on the imported judgments.")
 @click.option("--replace", is_flag=True,
               help="Retract the assessor's judgments of pairs absent from FILE, so "

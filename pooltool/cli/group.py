@@ -250,19 +250,16 @@ def store_exists(address: str | Path) -> bool:
 
 
 def check_assessor(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
-    """A click callback: refuse an assessor name (``-a/--assessor``) that is blank or holds
-    a control character (:func:`pooltool.text.identifier_problem`), as a usage error.
+    """A click callback: refuse an assessor name (``-a/--assessor``) that holds a control
+    character (:func:`pooltool.text.identifier_problem`), as a usage error (a blank
+    name is left to the command).
 
-    :returns: the name, spaces around it removed.
+    :returns: ``value``.
     """
-    if value is None:
-        return None
-    if not value.strip():
-        raise click.BadParameter("an assessor name must not be blank")
-    problem = identifier_problem("assessor name", value)
+    problem = None if value is None else identifier_problem("assessor name", value)
     if problem is not None:
         raise click.BadParameter(problem)
-    return value.strip()
+    return value
 
 
 def warn(message: str) -> None:

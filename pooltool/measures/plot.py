@@ -31,8 +31,9 @@ class RunStyle(NamedTuple):
 
 def plot_label(text: str) -> str:
     """Data (a run tag, a qrels name) as a plot's label: control characters shown visibly
-    (:func:`pooltool.text.visible`) and ``$`` escaped, so it is never read as mathtext."""
-    return visible(str(text)).replace("$", r"\$")
+    (:func:`pooltool.text.visible`); ``$`` stays as written (mathtext is off:
+    ``text.parse_math``)."""
+    return visible(str(text))
 
 
 def run_styles(count: int) -> list[RunStyle]:
