@@ -222,8 +222,10 @@ EXPECTED: dict[str, Reading] = {
     "topic ids": [["t", "09", "a", 1, 1.0], ["t", "9", "a", 1, 1.0]],
     "non-ascii docno": [["t", "1", "doc\u00e9", 1, 1.0]],
     "non-breaking space": [["t", "1", "a\u00a0b", 1, 1.0]],
-    "unit separator": [["t", "1", "a\x1fb", 1, 1.0]],
-    "control character in docno": [["t", "1", "a\x01b", 1, 1.0]],
+    "unit separator": (1, "docno 'a\\x1fb' holds a control character (\\x1f); docnos, run "
+                          "tags, topic ids and assessor names may not"),
+    "control character in docno": (1, "docno 'a\\x01b' holds a control character (\\x01); "
+                                      "docnos, run tags, topic ids and assessor names may not"),
     "nul": (1, NUL_REASON),
     "quote in docno": [["t", "1", '"a', 1, 1.0], ["t", "1", 'b"', 2, 1.0]],
     "rank 1.0": (1, "rank '1.0' is not an integer"),

@@ -260,4 +260,5 @@ def test_a_copy_that_differs_is_an_error(demo_store: Path, tmp_path: Path,
     assert result.exit_code == 1
     assert result.stderr.splitlines()[-1] == (
         f"Error: the copy in {tmp_path / 'c.db'} differs from {demo_store}, do not use it: "
-        "table settings: the row key='demo' is in SRC only (after 0 equal rows)")
+        "table settings: SRC and DST differ at key='demo' (SRC) / key='schema_written_by' "
+        "(DST)")  # DST's own row: the record of the pooltool that made its schema

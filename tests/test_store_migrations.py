@@ -112,10 +112,10 @@ def test_a_store_of_a_newer_pooltool_is_refused(postgresql_store_url: str,
     assert migrations.pooltool_version() == "0.2.0"
 
 
-@pytest.mark.parametrize("engine", ["sqlite", "postgresql"])
-def test_retractions_follow_the_rules_on_both_engines(engine: str, tmp_path: Path,
+@pytest.mark.parametrize("kind", ["sqlite", "postgresql"])
+def test_retractions_follow_the_rules_on_both_engines(kind: str, tmp_path: Path,
                                                       request: pytest.FixtureRequest) -> None:
-    address = (str(tmp_path / "s.db") if engine == "sqlite"
+    address = (str(tmp_path / "s.db") if kind == "sqlite"
                else request.getfixturevalue("postgresql_store_url"))
     with JudgmentStore.open(address, create=True) as store:
         first = store.record_judgment("1", "d1", 1, "alice")

@@ -141,12 +141,20 @@ def test_queue_rule_unassigned_topic_skips_what_others_judged(store: JudgmentSto
     store.record_judgment("1", "da", 0, "ann")
     assert topic_queue(store, "1", assessor="ann") == ["da"]  # kept to revisit
     assert topic_queue(store, "1", assessor="ben") == []
+    # a later -1 of the same pair ("pooled, not judged") is no judgment: it never
+    # replaces the grade given before (issue 24), so dz stays judged ...
     store.record_judgment("1", "dz", -1, "qrels", origin="qrels:y")
-    assert topic_queue(store, "1", assessor="ben") == ["dz"]
-    assert topic_queue(store, "1") == ["da", "dz"]  # no assessor: the whole pool
+    assert topic_queue(store, "1", assessor="ben") == []
+    # ... and a pair whose only grade is negative is unjudged
+    store.record_judgment("1", "dy", -1, "qrels", origin="qrels:y")
+    store.add_run_frame(pd.DataFrame([("late", "1", "dy", 1, 1.0)],
+                                     columns=["run_tag", "topic", "docno", "rank", "score"]))
+    pool_runs(store, depth=1, run_tags=["late"])
+    assert topic_queue(store, "1", assessor="ben") == ["dy"]
+    assert topic_queue(store, "1") == ["da", "dy", "dz"]  # no assessor: the whole pool
     row = topic_progress(store, "ann").set_index("topic").loc["1"]
     assert row[["pooled", "judged_any", "judged_me", "queue", "remaining"]].tolist() == [
-        2, 1, 1, 2, 1]
+        3, 2, 1, 2, 1]
     assert row["done"] == 0.5
 
 

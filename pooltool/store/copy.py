@@ -51,6 +51,7 @@ from pooltool.errors import StoreError
 from pooltool.records import QRELS_COLUMNS
 from pooltool.store.engine import Engine, Table
 from pooltool.store.judgments import apply_policy
+from pooltool.store.migrations import WRITTEN_BY
 
 if TYPE_CHECKING:
     from pooltool.store.store import JudgmentStore
@@ -200,8 +201,11 @@ def _rows(store: JudgmentStore, table: Table) -> Iterator[tuple[Any, ...]]:
 
 
 def _refuse_rows(dst: JudgmentStore, tables: list[Table]) -> None:
-    filled = [t.name for t in tables
-              if dst.conn.execute(f'SELECT 1 FROM "{t.name}" LIMIT 1').fetchone() is not None]
+    # a new store's one row is the record of the pooltool that made its schema
+    new_store_rows = {"settings": f"WHERE key <> '{WRITTEN_BY}' "}
+    filled = [t.name for t in tables if dst.conn.execute(
+        f'SELECT 1 FROM "{t.name}" {new_store_rows.get(t.name, "")}LIMIT 1').fetchone()
+        is not None]
     if filled:
         raise StoreError(
             f"{dst.address} already holds rows (in {', '.join(filled[:5])}"
