@@ -10,7 +10,7 @@ import pytest
 
 from pooltool.records import is_judged
 from pooltool.store import JudgmentStore
-from pooltool.store.judgments import apply_policy
+from pooltool.store.policy import apply_policy
 
 
 @pytest.fixture

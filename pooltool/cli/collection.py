@@ -42,7 +42,7 @@ from pooltool.report import emit, emit_json, records
 from pooltool.store import DEFAULT_POOL, JudgmentStore
 from pooltool.store.docno_check import MissingDocnos
 from pooltool.store.journal import waiting_writes
-from pooltool.store.judgments import POLICIES
+from pooltool.store.policy import POLICIES
 from pooltool.store.topic_check import UnknownTopics
 
 existing_file = click.Path(exists=True, dir_okay=False, path_type=Path)

@@ -70,7 +70,7 @@ def load_qrels(ctx: click.Context, spec: str, policy: str = "latest") -> pd.Data
     """
     if _is_qrels_file(ctx, spec):
         return read_qrels(Path(spec))
-    from pooltool.store.judgments import is_policy  # only with a store: it loads pandas
+    from pooltool.store.policy import is_policy  # only with a store: it loads pandas
 
     try:
         return stored_qrels(ctx, spec, policy)

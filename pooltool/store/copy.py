@@ -23,7 +23,7 @@ Two details of the schema:
 table the row count and a sha256 over its rows in primary-key order (each row as
 its Python literal: integers as integers, floats by ``repr``, text, bytes, so
 ``1``, ``1.0`` and ``'1'`` differ); the qrels of every version (and of the log
-now) under every export policy (:data:`~pooltool.store.judgments.POLICIES`:
+now) under every export policy (:data:`~pooltool.store.policy.POLICIES`:
 ``assessor:NAME`` for each assessor, ``prefer:`` over all of them), whose sha256
 is that of the file ``export-qrels`` writes; and the judgment log as
 :meth:`~pooltool.store.judgments.JudgmentLog.judgment_log` reads it. The first
@@ -50,8 +50,8 @@ import pandas as pd
 from pooltool.errors import StoreError
 from pooltool.records import QRELS_COLUMNS
 from pooltool.store.engine import Engine, Table
-from pooltool.store.judgments import apply_policy
 from pooltool.store.migrations import WRITTEN_BY
+from pooltool.store.policy import apply_policy
 
 if TYPE_CHECKING:
     from pooltool.store.store import JudgmentStore

@@ -33,6 +33,7 @@ from pooltool.errors import StoreError
 from pooltool.records import is_judged
 from pooltool.store.core import StoreCore
 from pooltool.store.engine import Engine
+from pooltool.store.policy import LOG_COLUMNS, apply_policy
 from pooltool.store.provenance import utc_now
 
 KINDS = ("person", "machine")
@@ -122,8 +123,6 @@ class JudgedRules(StoreCore):
     def current_judgment(self, topic: str, docno: str) -> tuple[str, int] | None:
         """``(assessor, grade)`` of the judgment that gives the pair its grade in
         :meth:`current_grades` (``None``: none), read in the caller's transaction."""
-        from pooltool.store.judgments import LOG_COLUMNS, apply_policy
-
         rows = self.query(f"SELECT {', '.join(LOG_COLUMNS)} FROM judgments j WHERE topic = ? "
                           f"AND docno = ? AND {LIVE} ORDER BY judgment_id", [topic, docno])
         chosen = apply_policy(rows, CURRENT_POLICY, self.machines())

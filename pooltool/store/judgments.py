@@ -7,23 +7,8 @@ qrels at any point of the log are derived:
 
 1. *live* judgments: rows with a grade, up to the point, not retracted by a
    row up to the point;
-2. a *policy* picks one grade per (topic, docno) from the live rows:
-
-   * ``latest`` (default): the most recent live judgment by a person;
-   * ``max``: each person's latest, then the highest grade among them;
-   * ``majority``: each person's latest, then the most frequent grade; a
-     tie goes to the tied grade judged most recently;
-   * ``latest:all``, ``max:all``, ``majority:all``: the same over every
-     assessor, machines included;
-   * ``assessor:NAME``: that assessor's latest judgment only (person or machine);
-   * ``prefer:A,B,...``: A's own grade where A judged the pair (grade >= 0),
-     else B's, and so on; where none of them judged it, the first of them
-     with a (negative) grade.
-
-   Under every policy a negative grade ("pooled, not judged": NIST's ``-1``) is no
-   judgment: it never replaces, outvotes or outranks a grade >= 0. Each policy picks
-   among the rows with a grade >= 0; only a pair that has none gets the negative
-   grade its rows give by the same policy (so it stays in the qrels as unjudged).
+2. a *policy* picks one grade per (topic, docno) from the live rows
+   (:mod:`pooltool.store.policy`).
 
 An assessor is a *person* unless marked a *machine* (``import-qrels
 --machine``, ``assessor-kind``; :mod:`pooltool.store.judged`): the policies
@@ -37,7 +22,7 @@ version can be exported again exactly, whatever was judged after it.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -46,21 +31,14 @@ import pandas as pd
 from pooltool.errors import InvalidArgument, NoGrades, StoreError, UnknownVersion
 from pooltool.formats.qrels import folded_lines, read_qrels
 from pooltool.formats.source import in_int64
-from pooltool.records import QRELS_COLUMNS, is_judged
+from pooltool.records import QRELS_COLUMNS
 from pooltool.store.core import StoreCore
 from pooltool.store.docno_check import OnMissingDocnos, check_docnos
 from pooltool.store.engine import Engine
 from pooltool.store.judged import live, record_kind
+from pooltool.store.policy import LOG_COLUMNS, apply_policy
 from pooltool.store.provenance import file_sha256, utc_now
 from pooltool.store.topic_check import OnUnknownTopics, check_topics
-
-POLICIES = ("latest", "majority", "max", "latest:all", "majority:all", "max:all",
-            "assessor:NAME", "prefer:A,B")
-_PEOPLE_POLICIES = ("latest", "majority", "max")
-LOG_COLUMNS = [
-    "judgment_id", "topic", "docno", "grade", "iteration", "assessor",
-    "judged_at", "ms_spent", "ms_active", "note", "origin", "retracts",
-]
 
 
 class JudgmentLog(StoreCore):
@@ -362,107 +340,9 @@ def _check_judgment(topic: str, docno: str, grade: int, assessor: str) -> None:
             raise InvalidArgument(f"the judgment's {what} must be a non-blank string, got {value!r}")
 
 
-def is_policy(name: str) -> bool:
-    """Whether ``name`` is spelled as one of :data:`POLICIES` (its assessors unchecked)."""
-    base, colon, scope = name.partition(":")
-    if base in _PEOPLE_POLICIES:
-        return scope == "all" or not colon
-    return base in ("assessor", "prefer") and bool(scope)
-
-
 def _by_kind(names: list[str], machines: frozenset[str]) -> str:
     people = [n for n in names if n not in machines]
     robots = [n for n in names if n in machines]
     parts = ([f"people ({', '.join(people)})"] if people else []) + (
         [f"machine{'s' if len(robots) > 1 else ''} ({', '.join(robots)})"] if robots else [])
     return " and ".join(parts) or "no judgments"
-
-
-def apply_policy(live: pd.DataFrame, policy: str,
-                 machines: frozenset[str] = frozenset()) -> pd.DataFrame:
-    """Pick one judgment per (topic, docno) from live log rows.
-
-    :param live: rows as :meth:`JudgmentLog.live_judgments` returns (log order).
-    :param policy: one of :data:`POLICIES` (see the module docstring).
-    :param machines: the assessors that are machines; ``latest``, ``max`` and
-        ``majority`` leave their rows out.
-    :returns: the chosen rows, in log order.
-    :raises StoreError: unknown policy, or ``prefer:`` naming an assessor with
-        no row in ``live``.
-    """
-    base, _, scope = policy.partition(":")
-    if base in _PEOPLE_POLICIES and scope in ("", "all"):
-        rows = live if scope == "all" else live[~live["assessor"].isin(machines)]
-        return _judged_first(rows, _PICK[base])
-    if base == "assessor" and scope:
-        return _judged_first(live[live["assessor"] == scope], _pick_latest)
-    if base == "prefer" and scope:
-        names = [name.strip() for name in scope.split(",")]
-        _check_known(live, names)
-        return _judged_first(live[live["assessor"].isin(names)],
-                             lambda rows: _prefer(rows, names))
-    raise InvalidArgument(f"unknown policy {policy!r}; choose one of {', '.join(POLICIES)}")
-
-
-def _judged_first(rows: pd.DataFrame,
-                  pick: Callable[[pd.DataFrame], pd.DataFrame]) -> pd.DataFrame:
-    """``pick`` over the rows with a grade >= 0; for the pairs with none, over their
-    negative rows (see the module docstring: a negative grade is no judgment)."""
-    judged = is_judged(rows["grade"])
-    chosen = pick(rows[judged])
-    keys = ["topic", "docno"]
-    done = pd.MultiIndex.from_frame(chosen[keys])
-    unjudged = rows[~judged]
-    unjudged = unjudged[~pd.MultiIndex.from_frame(unjudged[keys]).isin(done)]
-    if unjudged.empty:
-        return chosen
-    return pd.concat([chosen, pick(unjudged)]).sort_values("judgment_id")
-
-
-def _pick_latest(rows: pd.DataFrame) -> pd.DataFrame:
-    return _latest(rows, ["topic", "docno"])
-
-
-def _pick_max(rows: pd.DataFrame) -> pd.DataFrame:
-    own = _latest(rows, ["topic", "docno", "assessor"])
-    ranked = own.sort_values(["grade", "judgment_id"], kind="mergesort")
-    return _latest(ranked, ["topic", "docno"], by_order=True).sort_values("judgment_id")
-
-
-def _pick_majority(rows: pd.DataFrame) -> pd.DataFrame:
-    return _majority(_latest(rows, ["topic", "docno", "assessor"]))
-
-
-_PICK = {"latest": _pick_latest, "max": _pick_max, "majority": _pick_majority}
-
-
-def _check_known(live: pd.DataFrame, names: list[str]) -> None:
-    """Refuse ``prefer:`` naming an assessor with no live judgment (a typo, most often)."""
-    unknown = [n for n in names if not n or n not in set(live["assessor"])]
-    if unknown:
-        known = ", ".join(sorted(set(live["assessor"]))) or "none yet"
-        raise StoreError(f"policy prefer: names {unknown[0]!r}, who has no live judgment "
-                         f"(assessors: {known})")
-
-
-def _prefer(rows: pd.DataFrame, names: list[str]) -> pd.DataFrame:
-    """The own grade of the first of ``names`` with one for the pair."""
-    own = _latest(rows, ["topic", "docno", "assessor"])
-    ranked = own.assign(_priority=own["assessor"].map({n: i for i, n in enumerate(names)}))
-    chosen = ranked.sort_values("_priority", kind="mergesort").drop_duplicates(
-        ["topic", "docno"], keep="first")
-    return chosen.drop(columns="_priority").sort_values("judgment_id")
-
-
-def _latest(rows: pd.DataFrame, keys: list[str], by_order: bool = False) -> pd.DataFrame:
-    """The last row of each group (by log order, or by the frame's order)."""
-    ordered = rows if by_order else rows.sort_values("judgment_id", kind="mergesort")
-    return ordered.drop_duplicates(keys, keep="last").sort_values("judgment_id")
-
-
-def _majority(own: pd.DataFrame) -> pd.DataFrame:
-    counts = own.groupby(["topic", "docno", "grade"], sort=False).agg(
-        votes=("judgment_id", "size"), last=("judgment_id", "max")).reset_index()
-    winners = counts.sort_values(["votes", "last"], kind="mergesort").drop_duplicates(
-        ["topic", "docno"], keep="last")
-    return own[own["judgment_id"].isin(winners["last"])].sort_values("judgment_id")
