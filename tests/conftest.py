@@ -63,7 +63,10 @@ and slower run; CI's second pass), ``sqlite_only`` tests excepted."""
 #
 # Tests that need PostgreSQL alone take postgresql_store_url / postgresql_empty_url.
 
-_TEMPLATE = "pooltool_template"
+# one template per xdist worker: on a server given to the tests (CI's), the workers
+# share the server, and one's drop-and-create must not pull another's template away
+_TEMPLATE = "pooltool_template" + (f"_{os.environ['PYTEST_XDIST_WORKER']}"
+                                   if os.environ.get("PYTEST_XDIST_WORKER") else "")
 _POSTGRESQL_NOTE: list[str] = []
 
 
