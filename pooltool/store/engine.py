@@ -89,7 +89,7 @@ class Engine(ABC):
     name: ClassVar[str]
     address: str
     read_only: bool = False
-    upgraded: list[str] = []  # noqa: RUF012  the migrations opening applied (set per engine)
+    upgraded: Sequence[str] = ()  # the migrations opening applied (set by the opener)
 
     # -- statements ---------------------------------------------------------------
 

@@ -115,7 +115,7 @@ class JudgmentStore(SettingsTable, CollectionTables, RunTables, JudgmentLog, Jud
     @property
     def upgraded(self) -> list[str]:
         """The migrations opening the store applied (none: it was current or read as it is)."""
-        return self.conn.upgraded
+        return list(self.conn.upgraded)
 
     @classmethod
     def memory(cls) -> JudgmentStore:
