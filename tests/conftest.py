@@ -227,13 +227,11 @@ def postgresql_databases(postgresql_server: postgresql_server_module.Server) -> 
 def own_postgresql_server(postgresql_journals: Path) -> Iterator[postgresql_server_module.Server]:
     """A PostgreSQL server of this test's own, which it may stop and start again
     (:meth:`~tests.postgresql_server.Server.halt`, ``start_again``): the session's server
-    is shared by every test. Skipped as :func:`postgresql_server` is, and when the tests
-    run on a given server (``POOLTOOL_TEST_POSTGRESQL``: it is not this process's to stop)."""
-    if os.environ.get("POOLTOOL_TEST_POSTGRESQL"):
-        pytest.skip("the tests run on a given server (POOLTOOL_TEST_POSTGRESQL): "
-                    "it cannot be stopped here")
+    is shared by every test. A new server even when the tests run on a given one
+    (``POOLTOOL_TEST_POSTGRESQL``, CI's: not this test's to stop). Skipped as
+    :func:`postgresql_server` is."""
     try:
-        server = postgresql_server_module.start()
+        server = postgresql_server_module.start(own=True)
     except postgresql_server_module.ServerUnavailable as exc:
         if os.environ.get("POOLTOOL_REQUIRE_POSTGRESQL") != "1" and \
                 postgresql_server_module.binaries() is None:

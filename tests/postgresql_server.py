@@ -123,15 +123,15 @@ def _stop(folder: Path, bin_dir: Path, run_as: list[str]) -> None:
     shutil.rmtree(folder, ignore_errors=True)
 
 
-def start(served: int | None = None) -> Server:
-    """A server for the tests: ``POOLTOOL_TEST_POSTGRESQL``'s, else a new one, that
-    stops when process ``served`` (default: this one) ends.
+def start(served: int | None = None, own: bool = False) -> Server:
+    """A server for the tests: ``POOLTOOL_TEST_POSTGRESQL``'s (unless ``own``), else a
+    new one, that stops when process ``served`` (default: this one) ends.
 
     :raises ServerUnavailable: no binaries, or the server did not start (the message
         holds its log).
     """
     given = os.environ.get("POOLTOOL_TEST_POSTGRESQL")
-    if given:
+    if given and not own:
         return Server(admin_url=given)
     bin_dir = binaries()
     if bin_dir is None:
