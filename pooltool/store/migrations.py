@@ -363,17 +363,7 @@ def apply_postgresql(engine: Engine, now: str) -> list[str]:
     for name, script in _POSTGRESQL_STEPS:
         if name not in lacking:
             continue
-        engine.begin_write()
-        try:
-            engine.executescript(script)
-            engine.execute("INSERT INTO pooltool_migrations(name, applied_at) VALUES (?, ?)",
-                           [name, now])
-            record_writer(engine)
-            engine.commit()
-        except BaseException:
-            if engine.in_transaction:
-                engine.rollback()
-            raise
+        _migrate_once(engine, script, [name], now)
         done.append(name)
     return done
 
@@ -409,11 +399,17 @@ def create_postgresql(engine: Engine, now: str) -> None:
     """Make an empty PostgreSQL database a store at the baseline (one transaction);
     :func:`apply_postgresql` then brings it to the newest schema."""
     baseline = names()[:names().index(POSTGRESQL_BASELINE) + 1]
+    _migrate_once(engine, postgresql_baseline(), baseline, now)
+
+
+def _migrate_once(engine: Engine, script: str, recorded: list[str], now: str) -> None:
+    """Run ``script`` and record the migrations ``recorded`` (and this pooltool as the
+    schema's writer) in one write transaction: all of it, or nothing."""
     engine.begin_write()
     try:
-        engine.executescript(postgresql_baseline())
+        engine.executescript(script)
         engine.executemany("INSERT INTO pooltool_migrations(name, applied_at) VALUES (?, ?)",
-                           [(name, now) for name in baseline])
+                           [(name, now) for name in recorded])
         record_writer(engine)
         engine.commit()
     except BaseException:
