@@ -216,3 +216,25 @@ def test_a_shared_store_is_upgraded_by_its_owner_only(covid_store: Path,  # noqa
         assert store.conn.pending_migrations() == []
         assert store.setting(migrations.WRITTEN_BY) == {
             "pooltool": migrations.pooltool_version(), "migration": migrations.names()[-1]}
+
+
+def test_an_sqlite_store_of_the_previous_schema_keeps_every_row(covid_store: Path,  # noqa: F811
+                                                                tmp_path: Path) -> None:
+    """TREC-COVID's every table written into a SQLite store at m013 (as the previous
+    pooltool made it), then opened: m014 is applied and every row is as in the source."""
+    old = sqlite3.connect(tmp_path / "old.db")
+    migrations.migrations.apply(Database(old), stop_before=AFTER_BASELINE[0])
+    old.execute("PRAGMA foreign_keys = OFF")
+    with JudgmentStore.open(covid_store) as src:
+        for table in copy_order(src, src):
+            old.execute(f'DELETE FROM "{table.name}"')
+            marks = ", ".join("?" * len(table.columns))
+            old.executemany(f'INSERT INTO "{table.name}" ({", ".join(table.columns)}) '
+                            f"VALUES ({marks})", src.conn.stream(
+                                f'SELECT {", ".join(table.columns)} FROM "{table.name}"', 10_000))
+        old.commit()
+        old.close()
+        with JudgmentStore.open(tmp_path / "old.db") as upgraded:
+            assert upgraded.upgraded == AFTER_BASELINE
+            check = compare_stores(src, upgraded)
+    assert len(check.tables) >= 25 and all(d.rows > 0 for d in check.tables)
