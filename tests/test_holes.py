@@ -35,6 +35,7 @@ from pooltool.measures.holes import (
     rprec_hole,
     success_hole,
 )
+from pooltool.measures.holes import ndcg as ndcg_module
 
 TOL = 1e-12
 
@@ -153,14 +154,45 @@ def test_the_cases_reach_both_sides_of_the_questions() -> None:
     assert max(sum(g is None for g in c.ranked) for c in CASES) == 6
 
 
-def test_ndcg_bound_past_the_limit_contains_every_score() -> None:
-    """With no enumeration allowed (limit 0) the proven bound still holds every score."""
+def test_ndcg_bound_contains_every_score(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fallback when Dinkelbach's method does not settle (forced: no step allowed)."""
+    monkeypatch.setattr(ndcg_module, "ITERATIONS", 0)
     for case in CASES:
-        hole = ndcg_hole(case.array, case.qrels_grades, case.max_grade, k=case.k, limit=0)
+        hole = ndcg_hole(case.array, case.qrels_grades, case.max_grade, k=case.k)
         scores = trec_scores(case, f"ndcg_cut.{case.k}", case.k)
         assert scores.min() >= hole.low - TOL and scores.max() <= hole.high + TOL
-        exact = ndcg_hole(case.array, case.qrels_grades, case.max_grade, k=case.k)
-        assert hole.low <= exact.low + TOL and exact.high <= hole.high + TOL
+        assert not (hole.low_exact or hole.high_exact)
+
+
+def test_ndcg_ends_on_long_rankings_against_trec_eval() -> None:
+    """30 unjudged documents among 60, grades 0..2: every assignment with the grades in
+    descending (ascending) order down the ranking, one per chain t_1 >= t_2, scored by
+    pytrec_eval; the hole's high (low) is their max (min), as the rearrangement
+    inequality says it must be (checked on every assignment by the tests above)."""
+    rng = np.random.default_rng(8)
+    grades = rng.integers(0, 3, 60).astype(float)
+    grades[rng.choice(60, 30, replace=False)] = np.nan
+    holes = np.flatnonzero(np.isnan(grades))
+    extra = rng.integers(0, 3, 20)
+    qrels, run = {}, {}
+    for t1 in range(31):
+        for t2 in range(t1 + 1):
+            for name in ("desc", "asc"):
+                filled = np.nan_to_num(grades, nan=0.0)
+                slots = holes if name == "desc" else holes[::-1]
+                filled[slots[:t2]] = 2
+                filled[slots[t2:t1]] = 1
+                q = f"{name}-{t1}-{t2}"
+                qrels[q] = {f"d{i}": int(g) for i, g in enumerate(filled)}
+                qrels[q].update({f"x{j}": int(g) for j, g in enumerate(extra)})
+                run[q] = {f"d{i}": float(60 - i) for i in range(60)}
+    result = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg"}).evaluate(run)
+    judged = np.concatenate([grades[~np.isnan(grades)], extra]).astype(int)
+    hole = ndcg_hole(grades, judged, 2)
+    assert hole.high == pytest.approx(max(v["ndcg"] for q, v in result.items()
+                                          if q.startswith("desc")), abs=TOL)
+    assert hole.low == pytest.approx(min(v["ndcg"] for q, v in result.items()
+                                         if q.startswith("asc")), abs=TOL)
 
 
 def test_judged_at_k_against_ir_measures() -> None:

@@ -34,8 +34,9 @@ import numpy as np
 from pooltool.measures.holes.interval import Hole, Ranked, prepare
 from pooltool.records import is_relevant
 
-#: A measure of a fully judged binary ranking: ``(relevant (n,), made relevant) -> value``.
-Measure = Callable[[np.ndarray, int], float]
+#: A measure of fully judged binary rankings: ``(relevant (rows, n), made relevant
+#: (rows,)) -> values (rows,)``.
+Measure = Callable[[np.ndarray, np.ndarray], np.ndarray]
 
 
 def ap_hole(
@@ -82,45 +83,44 @@ def bpref_hole(
     Parameters, result and errors as :func:`ap_hole` (no cutoff); both ends exact.
     """
     top = prepare(ranked, qrels_grades, level, max_grade)
-    num_nonrel = int((~is_relevant(top.judged_grades, level)).sum())
+    num_nonrel = int((~is_relevant(top.judged_grades, level)).sum()) + int(top.unjudged.sum())
+    return _extremes(top, lambda relevant, made: _bpref(relevant, top.num_rel + made,
+                                                        num_nonrel - made))
 
-    def bpref(relevant: np.ndarray, made: int) -> float:
-        return _bpref(relevant, ~relevant, top.num_rel + made,
-                      num_nonrel + int(top.unjudged.sum()) - made)
 
-    return _extremes(top, bpref)
+#: Rows x ranks of one block of rankings evaluated at once (memory, not speed).
+_BLOCK = 1 << 21
 
 
 def _extremes(top: Ranked, measure: Measure) -> Hole:
-    """Min and max of ``measure`` over the first / last ``r`` unjudged made relevant."""
-    positions = np.flatnonzero(top.unjudged)
-    count = len(positions) if top.can_relevant else 0
-    lows: list[float] = []
-    highs: list[float] = []
-    for r in range(count + 1):
-        for chosen, out in ((positions[:r], highs), (positions[len(positions) - r:], lows)):
-            relevant = top.relevant.copy()
-            relevant[chosen] = True
-            out.append(measure(relevant, r))
-    if not top.can_relevant:
-        value = measure(top.relevant, 0)
-        return Hole(value, value)
-    return Hole(min(lows), max(highs))
+    """Min and max of ``measure`` over the first / last ``r`` unjudged made relevant,
+    ``r = 0..U``, evaluated a block of rankings at a time."""
+    order = np.cumsum(top.unjudged)  # 1-based order of each unjudged position
+    count = int(order[-1]) if len(order) and top.can_relevant else 0
+    rows = max(1, _BLOCK // max(len(order), 1))
+    low, high = np.inf, -np.inf
+    for start in range(0, count + 1, rows):
+        made = np.arange(start, min(count + 1, start + rows))
+        first = top.unjudged & (order[None, :] <= made[:, None])
+        last = top.unjudged & (order[None, :] > count - made[:, None])
+        high = max(high, float(measure(top.relevant | first, made).max()))
+        low = min(low, float(measure(top.relevant | last, made).min()))
+    return Hole(low, high)
 
 
-def _ap(relevant: np.ndarray, num_rel: int) -> float:
-    """AP of a binary ranking with ``num_rel`` relevant documents in the qrels."""
-    if num_rel == 0:
-        return 0.0
-    ranks = np.flatnonzero(relevant) + 1.0
-    return float((np.arange(1, len(ranks) + 1) / ranks).sum() / num_rel)
+def _ap(relevant: np.ndarray, num_rel: np.ndarray) -> np.ndarray:
+    """AP of each row of a binary ranking matrix ``(rows, n)``, ``num_rel`` per row."""
+    ranks = np.arange(1, relevant.shape[1] + 1, dtype=np.float64)
+    total = (relevant * np.cumsum(relevant, axis=1) / ranks).sum(axis=1)
+    return np.where(num_rel > 0, total / np.maximum(num_rel, 1), 0.0)
 
 
-def _bpref(relevant: np.ndarray, nonrel: np.ndarray, num_rel: int, num_nonrel: int) -> float:
-    """bpref of a ranking whose every document is judged, as ``m_bpref.c`` adds it up."""
-    if num_rel == 0:
-        return 0.0
-    above = np.cumsum(nonrel)[relevant]  # nonrelevant above each relevant document
-    scale = max(min(num_nonrel, num_rel), 1)  # above > 0 implies num_nonrel >= 1
-    terms = np.where(above > 0, 1.0 - np.minimum(above, num_rel) / scale, 1.0)
-    return float(terms.sum() / num_rel)
+def _bpref(relevant: np.ndarray, num_rel: np.ndarray, num_nonrel: np.ndarray) -> np.ndarray:
+    """bpref of each row of a fully judged binary ranking matrix ``(rows, n)``, as
+    ``m_bpref.c`` adds it up; ``num_rel``, ``num_nonrel`` per row."""
+    above = np.cumsum(~relevant, axis=1)  # at a relevant rank: the nonrelevant above it
+    scale = np.maximum(np.minimum(num_nonrel, num_rel), 1)[:, None]  # above > 0: N >= 1
+    capped = np.minimum(above, num_rel[:, None])
+    terms = np.where(above > 0, 1.0 - capped / scale, 1.0)
+    total = (relevant * terms).sum(axis=1)
+    return np.where(num_rel > 0, total / np.maximum(num_rel, 1), 0.0)

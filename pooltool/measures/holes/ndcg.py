@@ -1,38 +1,50 @@
-"""The hole of nDCG and nDCG@k: exact by enumerating grade counts, else a proven bound.
+"""The hole of nDCG and nDCG@k: exact, by fractional programming over grade thresholds.
 
 nDCG as trec_eval 10.0 computes it (``m_ndcg.c``, ``m_ndcg_cut.c``; Järvelin &
 Kekäläinen, ACM TOIS 20(4), 2002): gain = grade (trec_eval's default gains; the
 relevance level ``-l`` plays no part), ``DCG@k = sum_{i <= k} g_i / log2(i + 1)``,
 nDCG@k = ``DCG@k / IDCG@k``, the ideal ranking being every judged qrels grade
 sorted descending (cut at ``k``; without a cutoff, the whole ideal ranking),
-and 0 when ``IDCG = 0``. An unjudged document graded ``g > 0`` raises both DCG and
-the ideal, so nDCG is not monotone in the grades it gets.
+and 0 when ``IDCG = 0``. An unjudged document graded ``g > 0`` raises both DCG
+and the ideal, so nDCG is not monotone in the grades it gets.
 
-*Exact ends.* Fix the counts ``c_1..c_G`` of unjudged documents given each
-grade (``G = max_grade``). The ideal depends on the counts only. Over the
-orders of those grades among the unjudged positions, DCG is largest with the
-grades in descending order down the ranking and smallest in ascending order
-(rearrangement inequality: the discounts ``1/log2(i+1)`` fall with the rank).
-So the max (min) over all assignments is the max (min) over the
-``C(U + G, G)`` count vectors of those two DCGs over the ideal, which this
-module evaluates at once with prefix sums, when they number at most ``limit``.
+*Reduction.* Fix how many unjudged documents get each grade. The ideal depends
+on those counts only, and over the orders of those grades among the unjudged
+positions DCG is largest with the grades descending down the ranking and
+smallest ascending (rearrangement inequality: the discounts ``1/log2(i + 1)``
+fall with the rank). Write ``t_g`` for the number of unjudged documents graded
+``>= g`` (``U >= t_1 >= t_2 >= ... >= t_G >= 0``, ``G = max_grade``). A grade
+``a`` is the number of thresholds ``g <= a``, so for the descending order
 
-*Bound*, past ``limit``: DCG and IDCG both rise with every grade, so for any
-assignment ``DCG_0 <= DCG <= DCG_G`` and ``IDCG_0 <= IDCG <= IDCG_G`` (``_0``:
-every unjudged document graded 0, ``_G``: graded ``max_grade``), hence
-``DCG_0 / IDCG_G <= nDCG <= min(1, DCG_G / IDCG_0)``: proven, not reached in general.
+    ``DCG(t) = DCG_0 + sum_g W(t_g)``,  ``IDCG(t) = sum_g Z(m_g + t_g)``,
+
+``W(t)`` the sum of the discounts of the first ``t`` unjudged positions (for the
+ascending order: of the last ``t``), ``m_g`` the judged qrels documents graded
+``>= g``, ``Z(x)`` the sum of the first ``min(x, K)`` ideal discounts (``K`` the
+cutoff, or no cap). The max (min) of nDCG is the max (min) of ``DCG / IDCG`` over
+the chains ``t``.
+
+*Dinkelbach's method* (Dinkelbach, "On nonlinear fractional programming",
+Management Science 13(7), 1967): ``max DCG/IDCG = λ`` exactly when
+``max_t DCG(t) - λ IDCG(t) = 0``. For a fixed ``λ`` that objective is a sum of
+one term per ``g`` under the chain constraint, maximised exactly by a dynamic
+programme over ``g`` with prefix maxima (``O(G U)``); each step sets ``λ`` to the
+ratio of the chain found, which rises strictly until the optimum, a finite
+set's. Both ends are the ratios of real assignments, hence exact. Should the
+iteration not settle in :data:`ITERATIONS` steps (rounding), the proven bound
+``DCG_0 / IDCG_G <= nDCG <= min(1, DCG_G / IDCG_0)`` is returned instead (``_0``:
+every unjudged document graded 0, ``_G``: graded ``max_grade``; DCG and IDCG both
+rise with every grade), flagged not exact.
 """
 
 from __future__ import annotations
-
-from math import comb
 
 import numpy as np
 
 from pooltool.measures.holes.interval import Hole, prepare
 
-#: The most grade-count vectors :func:`ndcg_hole` enumerates before it falls back on the bound.
-LIMIT = 200_000
+#: Dinkelbach steps before giving up for the bound (each strictly raises λ; few are needed).
+ITERATIONS = 100
 
 
 def ndcg_hole(
@@ -40,7 +52,6 @@ def ndcg_hole(
     qrels_grades: np.ndarray,
     max_grade: int,
     k: int | None = None,
-    limit: int = LIMIT,
 ) -> Hole:
     """The hole of nDCG (``ndcg``) or, with ``k``, of nDCG@k (``ndcg_cut.k``).
 
@@ -51,79 +62,88 @@ def ndcg_hole(
     :param qrels_grades: the topic's judged qrels grades; int ``(m,)``.
     :param max_grade: the highest grade an unjudged document can get.
     :param k: the cutoff, or ``None`` for nDCG over the whole ranking.
-    :param limit: enumerate the grade counts when ``C(U + G, G) <= limit``.
-    :returns: a :class:`Hole` in 0..1: exact ends when enumerated, else the
-        proven bound of the module docstring (``low_exact = high_exact = False``
-        unless no document is unjudged).
+    :returns: a :class:`Hole` in 0..1, both ends exact (module docstring); in
+        ``O(G U)`` per step, ``U`` the unjudged documents graded.
     :raises InvalidArgument: see :func:`~pooltool.measures.holes.interval.prepare`.
     """
     top = prepare(ranked, qrels_grades, 1, max_grade, k)
     discount = 1.0 / np.log2(np.arange(2, len(top.grades) + 2))
     slots = discount[top.unjudged]  # discounts of the unjudged positions, falling
-    dcg0 = float((top.grades * discount).sum())
-    judged = np.bincount(top.judged_grades, minlength=max_grade + 1)
     depth = len(top.judged_grades) + len(slots)
-    ideal_discount = 1.0 / np.log2(np.arange(2, (depth if k is None else min(k, depth)) + 2))
-    if comb(len(slots) + max_grade, max_grade) > limit:
-        return _bound(dcg0, slots, judged, ideal_discount, max_grade)
-    counts = _count_vectors(len(slots), max_grade)  # (v, G): column g-1 = count of grade g
-    ideal = _ideal(judged, counts, ideal_discount)
-    high = dcg0 + _placed(counts, np.concatenate([[0.0], np.cumsum(slots)]))
-    low = dcg0 + _placed(counts, np.concatenate([[0.0], np.cumsum(slots[::-1])]))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        high_ratio = np.where(ideal > 0, high / ideal, 0.0)
-        low_ratio = np.where(ideal > 0, low / ideal, 0.0)
-    return Hole(float(low_ratio.min()), float(high_ratio.max()))
+    cut = depth if k is None else min(k, depth)
+    ideal = np.concatenate([[0.0], np.cumsum(1.0 / np.log2(np.arange(2, cut + 2)))])
+    # m_g, the judged documents graded >= g, for g = 1..G
+    at_least = np.array([int((top.judged_grades >= g).sum()) for g in range(1, max_grade + 1)])
+    frac = _Fraction(float((top.grades * discount).sum()), ideal, at_least, len(slots))
+    first = np.concatenate([[0.0], np.cumsum(slots)])
+    last = np.concatenate([[0.0], np.cumsum(slots[::-1])])
+    high, low = frac.optimum(first, maximise=True), frac.optimum(last, maximise=False)
+    if high is None or low is None:
+        return frac.bound(first)
+    return Hole(low, high)
 
 
-def _count_vectors(total: int, grades: int) -> np.ndarray:
-    """Every ``(c_1..c_G)`` of non-negative integers with sum ``<= total``; int ``(v, G)``."""
-    vectors = np.zeros((1, 0), dtype=np.int64)
-    for _ in range(grades):
-        room = total - vectors.sum(axis=1)
-        repeat = room + 1
-        base = np.repeat(vectors, repeat, axis=0)
-        starts = np.cumsum(repeat) - repeat
-        added = np.arange(int(repeat.sum())) - np.repeat(starts, repeat)
-        vectors = np.column_stack([base, added])
-    return vectors
+class _Fraction:
+    """``DCG(t) / IDCG(t)`` over the threshold chains ``t`` (module docstring)."""
+
+    def __init__(self, dcg0: float, ideal: np.ndarray, at_least: np.ndarray, slots: int):
+        self.dcg0, self.ideal, self.at_least = dcg0, ideal, at_least
+        self.t = np.arange(slots + 1)
+        cut = len(ideal) - 1
+        # IDCG's term of grade g at t_g = t: row g - 1, column t
+        self.ideal_terms = ideal[np.minimum(at_least[:, None] + self.t[None, :], cut)]
+
+    def ratio(self, placed: np.ndarray, chain: np.ndarray) -> float:
+        """nDCG of one chain ``(t_1..t_G)``; ``placed`` is ``W`` (``(U + 1,)``)."""
+        rows = np.arange(len(chain))
+        denominator = float(self.ideal_terms[rows, chain].sum())
+        numerator = self.dcg0 + float(placed[chain].sum())
+        return numerator / denominator if denominator > 0 else 0.0
+
+    def optimum(self, placed: np.ndarray, maximise: bool) -> float | None:
+        """The max (min) ratio by Dinkelbach's method, ``None`` if it does not settle."""
+        zero = np.zeros(len(self.at_least), dtype=np.int64)
+        value = self.ratio(placed, zero)
+        sign = 1.0 if maximise else -1.0
+        for _ in range(ITERATIONS):
+            chain = self._best_chain(sign * (placed[None, :] - value * self.ideal_terms))
+            found = self.ratio(placed, chain)
+            if not sign * (found - value) > 0:
+                return value
+            value = found
+        return None
+
+    def _best_chain(self, terms: np.ndarray) -> np.ndarray:
+        """The chain ``t_1 >= ... >= t_G`` that maximises ``sum_g terms[g - 1, t_g]``."""
+        grades = len(terms)
+        if grades == 0:
+            return np.zeros(0, dtype=np.int64)
+        best_below: list[np.ndarray] = [np.zeros(0, dtype=np.int64)] * grades
+        total = terms[grades - 1]
+        for g in range(grades - 2, -1, -1):  # fold grade g + 2 into grade g + 1 (0-based g)
+            best_below[g + 1] = _prefix_argmax(total)
+            total = terms[g] + total[best_below[g + 1]]
+        chain = np.zeros(grades, dtype=np.int64)
+        chain[0] = int(np.argmax(total))
+        for g in range(1, grades):
+            chain[g] = best_below[g][chain[g - 1]]
+        return chain
+
+    def bound(self, first: np.ndarray) -> Hole:
+        """The proven bound ``[DCG_0 / IDCG_G, min(1, DCG_G / IDCG_0)]`` (module docstring)."""
+        grades = len(self.at_least)
+        none = np.zeros(grades, dtype=np.int64)
+        every = np.full(grades, self.t[-1], dtype=np.int64)
+        rows = np.arange(grades)
+        ideal0 = float(self.ideal_terms[rows, none].sum())
+        ideal_g = float(self.ideal_terms[rows, every].sum())
+        dcg_g = self.dcg0 + grades * float(first[-1])
+        low = self.dcg0 / ideal_g if ideal_g > 0 else 0.0
+        high = min(1.0, dcg_g / ideal0) if ideal0 > 0 else 1.0
+        return Hole(low, high, low_exact=False, high_exact=False)
 
 
-def _placed(counts: np.ndarray, prefix: np.ndarray) -> np.ndarray:
-    """DCG the assigned grades add when grade ``G`` takes the first ``c_G`` slots, ``G - 1``
-    the next ``c_{G-1}``, ...; ``prefix`` are the slots' cumulative discounts, ``(U + 1,)``."""
-    gained = np.zeros(len(counts))
-    start = np.zeros(len(counts), dtype=np.int64)
-    for grade in range(counts.shape[1], 0, -1):
-        end = start + counts[:, grade - 1]
-        gained += grade * (prefix[end] - prefix[start])
-        start = end
-    return gained
-
-
-def _ideal(judged: np.ndarray, counts: np.ndarray, discount: np.ndarray) -> np.ndarray:
-    """IDCG of the judged grade counts ``judged`` (by grade) plus each row of ``counts``."""
-    prefix = np.concatenate([[0.0], np.cumsum(discount)])
-    cut = len(discount)
-    ideal = np.zeros(len(counts))
-    start = np.zeros(len(counts), dtype=np.int64)
-    for grade in range(counts.shape[1], 0, -1):
-        end = start + judged[grade] + counts[:, grade - 1]
-        ideal += grade * (prefix[np.minimum(end, cut)] - prefix[np.minimum(start, cut)])
-        start = end
-    return ideal
-
-
-def _bound(
-    dcg0: float, slots: np.ndarray, judged: np.ndarray, discount: np.ndarray, max_grade: int
-) -> Hole:
-    """The proven bound ``[DCG_0 / IDCG_G, min(1, DCG_G / IDCG_0)]`` (module docstring)."""
-    none = np.zeros((1, max_grade), dtype=np.int64)
-    every = none.copy()
-    every[0, max_grade - 1] = len(slots)
-    ideal0 = float(_ideal(judged, none, discount)[0])
-    ideal_g = float(_ideal(judged, every, discount)[0])
-    dcg_g = dcg0 + max_grade * float(slots.sum())
-    low = dcg0 / ideal_g if ideal_g > 0 else 0.0
-    high = min(1.0, dcg_g / ideal0) if ideal0 > 0 else 1.0
-    return Hole(low, high, low_exact=False, high_exact=False)
+def _prefix_argmax(values: np.ndarray) -> np.ndarray:
+    """``out[t]`` = an index of the largest of ``values[0..t]`` (the last that reaches it)."""
+    reaches = values == np.maximum.accumulate(values)
+    return np.maximum.accumulate(np.where(reaches, np.arange(len(values)), 0))
