@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from pooltool.analysis.multiple_comparisons import holm, tukey_hsd
+from pooltool.analysis.multiple_comparisons import holm, pairwise_hole_verdicts, tukey_hsd
 from pooltool.errors import InvalidArgument
 
 
@@ -66,3 +66,28 @@ def test_blocking_ignores_topic_effects() -> None:
 def test_bad_arguments_are_refused(call: object) -> None:
     with pytest.raises(InvalidArgument):
         call()  # type: ignore[operator]
+
+
+def test_pairwise_hole_verdicts_adjust_each_family_by_holm() -> None:
+    """Three runs on 8 topics; the raw p-values come from scipy's ttest_rel."""
+    rng = np.random.default_rng(12)
+    base = rng.random(8)
+    scores = {"A": base + 0.3 + rng.normal(0, 0.05, 8), "B": base + 0.25 + rng.normal(0, 0.05, 8),
+              "C": base}
+    holes = {tag: (s, s + rng.uniform(0, 0.2, 8)) for tag, s in scores.items()}
+    result = pairwise_hole_verdicts(scores, holes)
+    assert [(p.run_a, p.run_b) for p in result] == [("A", "B"), ("A", "C"), ("B", "C")]
+    ends = {"observed": (scores, scores), "a_low_b_high": ({t: h[0] for t, h in holes.items()},
+                                                           {t: h[1] for t, h in holes.items()}),
+            "a_high_b_low": ({t: h[1] for t, h in holes.items()},
+                             {t: h[0] for t, h in holes.items()})}
+    for side, (of_a, of_b) in ends.items():
+        raw = np.array([stats.ttest_rel(of_a[p.run_a], of_b[p.run_b]).pvalue for p in result])
+        got = [getattr(p.verdict, side) for p in result]
+        assert [t.p_value for t in got] == pytest.approx(holm(raw), rel=1e-12)
+        assert {t.adjustment for t in got} == {"holm"}
+    unadjusted = pairwise_hole_verdicts(scores, holes, adjust=False)
+    assert unadjusted[0].verdict.observed.p_value == pytest.approx(
+        float(stats.ttest_rel(scores["A"], scores["B"]).pvalue), rel=1e-12)
+    with pytest.raises(InvalidArgument):
+        pairwise_hole_verdicts({"A": base}, holes)

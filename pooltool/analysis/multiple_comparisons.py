@@ -9,15 +9,22 @@
   ("Multiple testing in statistical analysis of systems-based information
   retrieval experiments", ACM TOIS 30(1), 2012); ``blocked=False`` is the
   one-way test of ``scipy.stats.tukey_hsd`` (runs as independent groups).
+* :func:`pairwise_hole_verdicts`: every pair of runs by a paired test, at the
+  scores as judged and at both ends of the holes
+  (:func:`pooltool.analysis.significance.hole_verdict`), Holm-adjusted within
+  each of those three sets of scores.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from itertools import combinations
 
 import numpy as np
 from scipy import stats
 
+from pooltool.analysis.significance import HoleVerdict, PairedTest, Test, hole_verdict, paired_t
 from pooltool.errors import InvalidArgument
 
 
@@ -101,3 +108,68 @@ def tukey_hsd(scores: np.ndarray, blocked: bool = True) -> TukeyHSD:
     p = np.asarray(stats.studentized_range.sf(q, r, df), dtype=np.float64)
     np.fill_diagonal(p, 1.0)
     return TukeyHSD(diff, q, np.minimum(p, 1.0), mse, df, blocked)
+
+
+@dataclass(frozen=True)
+class PairVerdict:
+    """One pair of runs of :func:`pairwise_hole_verdicts`.
+
+    :ivar run_a: the first run's tag (earlier in the input's order).
+    :ivar run_b: the second's; differences are ``run_a - run_b``.
+    :ivar verdict: the :class:`~pooltool.analysis.significance.HoleVerdict`,
+        its three p-values Holm-adjusted (``adjustment="holm"``) when asked.
+    """
+
+    run_a: str
+    run_b: str
+    verdict: HoleVerdict
+
+
+def pairwise_hole_verdicts(
+    scores: Mapping[str, np.ndarray],
+    holes: Mapping[str, tuple[np.ndarray, np.ndarray]],
+    test: Test = paired_t,
+    alpha: float = 0.05,
+    adjust: bool = True,
+) -> list[PairVerdict]:
+    """Every pair of runs by a paired test that knows about the holes, Holm-adjusted.
+
+    Each pair gets :func:`~pooltool.analysis.significance.hole_verdict`. With
+    ``adjust``, the ``r (r - 1) / 2`` p-values at the scores as judged are
+    adjusted together by :func:`holm`, and likewise those at the
+    ``A low / B high`` ends and those at the ``A high / B low`` ends, so that
+    each verdict controls the family-wise error rate at ``alpha``.
+
+    :param scores: run tag -> per-topic scores as judged, float ``(n,)``, the
+        same topics in the same order for every run.
+    :param holes: run tag -> ``(low, high)`` per topic, float ``(n,)`` each.
+    :param test: the paired test (see ``hole_verdict``).
+    :param alpha: the family-wise significance level, ``0 < alpha < 1``.
+    :param adjust: Holm-adjust the p-values (else raw).
+    :returns: one :class:`PairVerdict` per pair, in ``combinations`` order of ``scores``.
+    :raises InvalidArgument: fewer than 2 runs, a run without holes, or as ``hole_verdict``.
+    """
+    tags = list(scores)
+    if len(tags) < 2 or set(tags) - set(holes):
+        raise InvalidArgument("need at least 2 runs, each with its holes")
+    pairs = list(combinations(tags, 2))
+    verdicts = [hole_verdict(scores[a], scores[b], holes[a], holes[b], test, alpha)
+                for a, b in pairs]
+    if adjust:
+        verdicts = _adjusted(verdicts)
+    return [PairVerdict(a, b, v) for (a, b), v in zip(pairs, verdicts, strict=True)]
+
+
+def _adjusted(verdicts: list[HoleVerdict]) -> list[HoleVerdict]:
+    """The verdicts with each of their three p-value families Holm-adjusted."""
+    sides = ("observed", "a_low_b_high", "a_high_b_low")
+    adjusted: dict[str, list[PairedTest]] = {}
+    for side in sides:
+        tests = [getattr(v, side) for v in verdicts]
+        p = holm(np.array([t.p_value for t in tests]))
+        adjusted[side] = [replace(t, p_value=float(q), adjustment="holm")
+                          for t, q in zip(tests, p, strict=True)]
+    return [replace(v, observed=observed, a_low_b_high=worst, a_high_b_low=best)
+            for v, observed, worst, best in zip(verdicts, adjusted["observed"],
+                                                adjusted["a_low_b_high"],
+                                                adjusted["a_high_b_low"], strict=True)]

@@ -53,6 +53,9 @@ class PairedTest:
         ``None`` when nothing was drawn.
     :ivar samples: the sign flips or resamples drawn, ``None`` when nothing was drawn.
     :ivar exact: the p-value is exact (analytic, or every sign flip counted).
+    :ivar adjustment: ``"holm"`` when ``p_value`` is adjusted for a family of
+        comparisons (:func:`pooltool.analysis.multiple_comparisons.pairwise_hole_verdicts`),
+        ``None`` when raw.
     """
 
     test: str
@@ -62,6 +65,7 @@ class PairedTest:
     seed: int | None = None
     samples: int | None = None
     exact: bool = True
+    adjustment: str | None = None
 
     def verdict(self, alpha: float = 0.05) -> int:
         """1 when A is significantly better (``p < alpha``, mean difference > 0), -1 when B

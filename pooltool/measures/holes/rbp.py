@@ -49,7 +49,7 @@ def rbp_hole(
     """
     if not 0.0 < p < 1.0:
         raise InvalidArgument(f"the persistence p must be in (0, 1), not {p}")
-    top = prepare(ranked, np.zeros(0, dtype=np.int64), level or 1, max_grade)
+    top = prepare(ranked, np.zeros(0, dtype=np.int64), 1 if level is None else level, max_grade)
     if level is not None:
         gain = top.relevant.astype(np.float64)
         best = 1.0 if top.can_relevant else 0.0
