@@ -253,3 +253,31 @@ def test_recall_high_is_recall_upper() -> None:
 def test_bad_arguments_are_refused(call: Callable[[], Hole]) -> None:
     with pytest.raises(InvalidArgument):
         call()
+
+
+@pytest.mark.parametrize("measure", ["map", "bpref"])
+def test_ap_and_bpref_ends_on_long_rankings_against_trec_eval(measure: str) -> None:
+    """80 documents, 35 unjudged, 15 judged nonrelevant unretrieved: the first r (for the
+    high) and the last r (for the low) unjudged made relevant, r = 0..35, scored by
+    pytrec_eval; the hole's ends are their max and min (the exchange lemma, checked on
+    every assignment above, says no other assignment goes further)."""
+    rng = np.random.default_rng(31)
+    grades = (rng.random(80) < 0.3).astype(float)
+    grades[rng.choice(80, 35, replace=False)] = np.nan
+    holes = np.flatnonzero(np.isnan(grades))
+    qrels, run = {}, {}
+    for r in range(36):
+        for name, chosen in (("first", holes[:r]), ("last", holes[len(holes) - r:])):
+            filled = np.nan_to_num(grades, nan=0.0)
+            filled[chosen] = 1
+            q = f"{name}-{r}"
+            qrels[q] = {f"d{i}": int(g) for i, g in enumerate(filled)}
+            qrels[q].update({f"x{j}": 0 for j in range(15)})
+            run[q] = {f"d{i}": float(80 - i) for i in range(80)}
+    result = pytrec_eval.RelevanceEvaluator(qrels, {measure}).evaluate(run)
+    judged = np.concatenate([grades[~np.isnan(grades)], np.zeros(15)]).astype(int)
+    hole = (ap_hole if measure == "map" else bpref_hole)(grades, judged, 1)
+    assert hole.high == pytest.approx(max(v[measure] for q, v in result.items()
+                                          if q.startswith("first")), abs=TOL)
+    assert hole.low == pytest.approx(min(v[measure] for q, v in result.items()
+                                         if q.startswith("last")), abs=TOL)

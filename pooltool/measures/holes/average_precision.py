@@ -22,21 +22,17 @@ set of unjudged documents it makes relevant. For a fixed count ``r`` of them
 
 Repeated exchanges turn any ``r``-set into the first (last) ``r``, so the max
 (min) over all assignments is the max (min) over ``r = 0..U`` of these two
-rankings: both ends are exact, at a cost of ``U + 1`` evaluations.
+rankings: both ends are exact. AP's ``2 (U + 1)`` values are found in
+``O(n + U)`` by adding the made documents one at a time, bpref's in
+``O((n + U) log n)`` by prefix sums of capped counts.
 """
 
 from __future__ import annotations
-
-from collections.abc import Callable
 
 import numpy as np
 
 from pooltool.measures.holes.interval import Hole, Ranked, prepare
 from pooltool.records import is_relevant
-
-#: A measure of fully judged binary rankings: ``(relevant (rows, n), made relevant
-#: (rows,)) -> values (rows,)``.
-Measure = Callable[[np.ndarray, np.ndarray], np.ndarray]
 
 
 def ap_hole(
@@ -62,7 +58,8 @@ def ap_hole(
     :raises InvalidArgument: see :func:`~pooltool.measures.holes.interval.prepare`.
     """
     top = prepare(ranked, qrels_grades, level, max_grade, k)
-    return _extremes(top, lambda relevant, made: _ap(relevant, top.num_rel + made))
+    first, last = _ap_families(top)
+    return Hole(float(last.min()), float(first.max()))
 
 
 def bpref_hole(
@@ -83,44 +80,83 @@ def bpref_hole(
     Parameters, result and errors as :func:`ap_hole` (no cutoff); both ends exact.
     """
     top = prepare(ranked, qrels_grades, level, max_grade)
-    num_nonrel = int((~is_relevant(top.judged_grades, level)).sum()) + int(top.unjudged.sum())
-    return _extremes(top, lambda relevant, made: _bpref(relevant, top.num_rel + made,
-                                                        num_nonrel - made))
+    num_nonrel = int((~is_relevant(top.judged_grades, level)).sum())
+    first, last = _bpref_families(top, num_nonrel)
+    return Hole(float(last.min()), float(first.max()))
 
 
-#: Rows x ranks of one block of rankings evaluated at once (memory, not speed).
-_BLOCK = 1 << 21
+def _ap_families(top: Ranked) -> tuple[np.ndarray, np.ndarray]:
+    """AP with the first ``r`` (resp. the last ``r``) unjudged documents made relevant,
+    ``r = 0..U``, in ``O(n + U)``: float ``(U + 1,)`` each.
+
+    Making unjudged rank ``q`` relevant adds its precision ``C(q) / q`` and ``1 / i``
+    for every relevant rank ``i > q``. In the first-``r`` family the ``r - 1``
+    made before it sit above ``q`` (``C(q) = J(q) + r``) and none below; in the
+    last-``r`` family none sit above (``C(q) = J(q) + 1``) and ``r - 1`` below.
+    ``J(q)``: judged relevant above ``q``.
+    """
+    ranks = np.arange(1, len(top.relevant) + 1, dtype=np.float64)
+    judged_upto = np.cumsum(top.relevant)
+    base = float((top.relevant * judged_upto / ranks).sum())
+    after = np.cumsum((top.relevant / ranks)[::-1])[::-1] - top.relevant / ranks  # S(q)
+    q = np.flatnonzero(top.unjudged) if top.can_relevant else np.zeros(0, dtype=np.int64)
+    made = np.arange(1, len(q) + 1)
+    above, below, rank = judged_upto[q], after[q], ranks[q]  # unjudged: own rank not relevant
+    first = base + np.cumsum((above + made) / rank + below)
+    below_made = np.concatenate([[0.0], np.cumsum(1.0 / rank[::-1])[:-1]])  # T(r - 1)
+    last = base + np.cumsum((above[::-1] + 1) / rank[::-1] + below[::-1] + below_made)
+    num_rel = top.num_rel + np.arange(len(q) + 1)
+    divide = np.maximum(num_rel, 1)
+    sums_first, sums_last = np.concatenate([[base], first]), np.concatenate([[base], last])
+    return (np.where(num_rel > 0, sums_first / divide, 0.0),
+            np.where(num_rel > 0, sums_last / divide, 0.0))
 
 
-def _extremes(top: Ranked, measure: Measure) -> Hole:
-    """Min and max of ``measure`` over the first / last ``r`` unjudged made relevant,
-    ``r = 0..U``, evaluated a block of rankings at a time."""
-    order = np.cumsum(top.unjudged)  # 1-based order of each unjudged position
-    count = int(order[-1]) if len(order) and top.can_relevant else 0
-    rows = max(1, _BLOCK // max(len(order), 1))
-    low, high = np.inf, -np.inf
-    for start in range(0, count + 1, rows):
-        made = np.arange(start, min(count + 1, start + rows))
-        first = top.unjudged & (order[None, :] <= made[:, None])
-        last = top.unjudged & (order[None, :] > count - made[:, None])
-        high = max(high, float(measure(top.relevant | first, made).max()))
-        low = min(low, float(measure(top.relevant | last, made).min()))
-    return Hole(low, high)
+def _bpref_families(top: Ranked, judged_nonrel: int) -> tuple[np.ndarray, np.ndarray]:
+    """bpref with the first ``r`` (resp. last ``r``) unjudged documents made relevant and
+    the rest nonrelevant, ``r = 0..U``, in ``O((n + U) log n)``: float ``(U + 1,)`` each.
+
+    With every document judged,
+    ``bpref = (R_ret - sum_d min(n_d, R) / max(1, min(N, R))) / R`` over the relevant
+    retrieved ``d`` (``m_bpref.c``'s terms; a term with ``n_d = 0`` is 1 either way).
+    Down the ranking ``jn`` (judged nonrelevant above) and ``u`` (unjudged above)
+    never fall, so each sum of ``min(., cap)`` is a prefix sum and a binary search
+    (:func:`_capped`). First ``r``: a made document has ``n = jn``, a judged
+    relevant one ``jn + max(0, u - r)``. Last ``r`` (the ``w = U - r`` left
+    nonrelevant all stand above every made one): a made document has
+    ``n = jn + w``, a judged relevant one ``jn + min(u, w)``.
+    """
+    nonrel = ~top.relevant & ~top.unjudged
+    jn = np.cumsum(nonrel) - nonrel  # judged nonrelevant above each rank
+    un = np.cumsum(top.unjudged) - top.unjudged  # unjudged above each rank
+    rel = np.flatnonzero(top.relevant)
+    jn_rel, u_rel = jn[rel], un[rel]
+    b_rel = jn_rel + u_rel
+    a = jn[top.unjudged]
+    count = len(a)
+    r = np.arange(count + 1) if top.can_relevant else np.zeros(1, dtype=np.int64)
+    w = count - r
+    num_rel = top.num_rel + r
+    scale = np.maximum(np.minimum(judged_nonrel + w, num_rel), 1)
+    n_rel, zero, end = len(rel), np.zeros_like(r), np.full_like(r, count)
+    split = np.searchsorted(u_rel, r, side="right")  # judged relevant with u <= r
+    first = (_capped(a, zero, r, num_rel) + _capped(jn_rel, zero, split, num_rel)
+             + _capped(b_rel, split, np.full_like(r, n_rel), num_rel + r)
+             - (n_rel - split) * r)
+    split = np.searchsorted(u_rel, w, side="right")  # judged relevant with u <= w
+    last = (_capped(a, w, end, num_rel - w) + r * w
+            + _capped(b_rel, zero, split, num_rel)
+            + _capped(jn_rel, split, np.full_like(r, n_rel), num_rel - w)
+            + (n_rel - split) * w)
+    retrieved, divide = n_rel + r, np.maximum(num_rel, 1)
+    high = np.where(num_rel > 0, (retrieved - first / scale) / divide, 0.0)
+    low = np.where(num_rel > 0, (retrieved - last / scale) / divide, 0.0)
+    return high, low
 
 
-def _ap(relevant: np.ndarray, num_rel: np.ndarray) -> np.ndarray:
-    """AP of each row of a binary ranking matrix ``(rows, n)``, ``num_rel`` per row."""
-    ranks = np.arange(1, relevant.shape[1] + 1, dtype=np.float64)
-    total = (relevant * np.cumsum(relevant, axis=1) / ranks).sum(axis=1)
-    return np.where(num_rel > 0, total / np.maximum(num_rel, 1), 0.0)
-
-
-def _bpref(relevant: np.ndarray, num_rel: np.ndarray, num_nonrel: np.ndarray) -> np.ndarray:
-    """bpref of each row of a fully judged binary ranking matrix ``(rows, n)``, as
-    ``m_bpref.c`` adds it up; ``num_rel``, ``num_nonrel`` per row."""
-    above = np.cumsum(~relevant, axis=1)  # at a relevant rank: the nonrelevant above it
-    scale = np.maximum(np.minimum(num_nonrel, num_rel), 1)[:, None]  # above > 0: N >= 1
-    capped = np.minimum(above, num_rel[:, None])
-    terms = np.where(above > 0, 1.0 - capped / scale, 1.0)
-    total = (relevant * terms).sum(axis=1)
-    return np.where(num_rel > 0, total / np.maximum(num_rel, 1), 0.0)
+def _capped(values: np.ndarray, lo: np.ndarray, hi: np.ndarray, cap: np.ndarray) -> np.ndarray:
+    """``sum_{lo <= i < hi} min(values[i], cap)`` for each ``(lo, hi, cap)``, int arrays of
+    one shape; ``values`` never falls, so the ``values <= cap`` of a range are its head."""
+    prefix = np.concatenate([[0], np.cumsum(values)])
+    head = np.clip(np.searchsorted(values, cap, side="right"), lo, hi)
+    return prefix[head] - prefix[lo] + (hi - head) * cap
