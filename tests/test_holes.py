@@ -12,6 +12,7 @@ they are exact.
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -93,19 +94,31 @@ def assignments(case: Case, cut: int | None) -> list[tuple[int, ...]]:
     return out
 
 
+CUT_MEASURES = ("P", "recall", "success", "map_cut", "ndcg_cut")
+WHOLE_MEASURES = ("map", "ndcg", "recip_rank", "Rprec", "bpref")
+
+
 def trec_scores(case: Case, measure: str, cut: int | None) -> np.ndarray:
-    """pytrec_eval's ``measure`` for every assignment: one query per assignment."""
-    filled = assignments(case, cut)
+    """pytrec_eval's ``measure`` for every assignment (``cut``: the case's k or None)."""
+    return _scored(case, cut is not None)[measure.replace(".", "_")]
+
+
+@functools.cache
+def _scored(case: Case, cut: bool) -> dict[str, np.ndarray]:
+    """Every measure of the family for every assignment: one query per assignment, one
+    evaluator per case and family (cached: the tests share them)."""
+    filled = assignments(case, case.k if cut else None)
     qrels, run = {}, {}
     for q, grades in enumerate(filled):
         docs = {f"d{i}": g for i, g in enumerate(grades) if g >= 0}
         docs.update({f"x{j}": g for j, g in enumerate(case.extra)})
         qrels[f"q{q}"] = docs
         run[f"q{q}"] = {f"d{i}": float(len(grades) - i) for i in range(len(grades))}
-    evaluator = pytrec_eval.RelevanceEvaluator(qrels, {measure}, relevance_level=case.level)
-    key = measure.replace(".", "_")
-    result = evaluator.evaluate(run)
-    return np.array([result[f"q{q}"][key] for q in range(len(filled))])
+    measures = {f"{m}.{case.k}" for m in CUT_MEASURES} if cut else set(WHOLE_MEASURES)
+    result = pytrec_eval.RelevanceEvaluator(qrels, measures,
+                                            relevance_level=case.level).evaluate(run)
+    keys = [m.replace(".", "_") for m in measures]
+    return {key: np.array([result[f"q{q}"][key] for q in range(len(filled))]) for key in keys}
 
 
 def check(hole: Hole, scores: np.ndarray) -> None:
