@@ -15,6 +15,12 @@ ideal ranking when relevant. Unjudged documents outside the ranked list (or past
 ``k``) stay unjudged. A :class:`Hole` is ``[min, max]`` of the measure over every
 assignment; ``low_exact`` / ``high_exact`` say whether the end is reached by
 some assignment (otherwise it is a proven bound, looser than the true end).
+
+For every measure here but bpref and judged@k, a document left unjudged counts
+as grade 0 (trec_eval's reading), so the score as judged now is the value of
+one assignment and lies in the hole. bpref skips unjudged documents, so its
+score now may lie outside; judged@k is 1 under every full assignment, so its
+hole is over partial ones (see :func:`~pooltool.measures.holes.judged_hole`).
 """
 
 from __future__ import annotations
