@@ -68,6 +68,8 @@ class TopicPickerScreen(Screen[None]):
         self.list_topics = topics
         self.topics = sorted(topics(), key=topic_key)
         self.title_width = TITLE_WIDTH
+        self.progress: pd.DataFrame | None = None  # the last rows read from the store
+        self._stale = False  # set when another screen covers the list
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -86,15 +88,24 @@ class TopicPickerScreen(Screen[None]):
             last = None
         self.action_reload(last)
 
+    def on_screen_suspend(self) -> None:
+        self._stale = True
+
     def on_screen_resume(self) -> None:
-        self.action_reload()
+        """Read the progress again when the list shows anew (back from a topic or a
+        dialog); not on its first showing, which :meth:`on_mount` has just read."""
+        if self._stale or self.progress is None:
+            self._stale = False
+            self.action_reload()
 
     def on_resize(self) -> None:
-        """Widen or narrow the query column to the screen."""
+        """Widen or narrow the query column to the screen (the rows last read are
+        shown again: a resize asks nothing of the store)."""
         width = max(TITLE_WIDTH, self.size.width - OTHER_COLUMNS)
         if width != self.title_width:
             self.title_width = width
-            self.action_reload()
+            if self.progress is not None:
+                self._show(self.progress, None)
 
     def action_reload(self, highlight: str | None = None) -> None:
         """Recompute every topic's progress from the store (while its server is
@@ -110,7 +121,13 @@ class TopicPickerScreen(Screen[None]):
     def _reload(self, highlight: str | None) -> None:
         self.topics = sorted(self.list_topics(), key=topic_key)
         frame = topic_progress(self.store, self.assessor, self.topics, self.pool)
-        frame = frame.set_index("topic").reindex(self.topics).dropna(subset=["pooled"])
+        self.progress = frame.set_index("topic").reindex(self.topics).dropna(subset=["pooled"])
+        self._show(self.progress, highlight)
+
+    def _show(self, frame: pd.DataFrame, highlight: str | None) -> None:
+        """Fill the table with ``frame`` (:func:`topic_progress`'s rows, indexed by topic)
+        and the title line with its totals; the cursor on ``highlight`` (default: where
+        it was)."""
         table = self.query_one("#topics", DataTable)
         highlight = highlight or self.highlighted_topic()
         table.clear()
