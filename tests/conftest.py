@@ -3,15 +3,34 @@
 from __future__ import annotations
 
 import os
+import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import postgresql_server as postgresql_server_module
 import pytest
+from hypothesis import settings
 
 from pooltool import demo
 from pooltool.store import JudgmentStore
+
+# No per-example time limit for hypothesis: its default 200 ms deadline failed
+# tests on a loaded machine (an example took 278 ms once, 135 ms when rerun). A
+# test that fails by timing is a defect; speed is measured in bench/.
+settings.register_profile("pooltool", deadline=None)
+settings.load_profile("pooltool")
+
+# The tests start many Python processes (xdist workers, the CLI in subprocesses, servers'
+# watchdogs); where PYTHONDONTWRITEBYTECODE is set (as in our development shells) each compiled
+# pooltool's and the test modules' sources again: about 0.3 s of CPU per process. Their
+# bytecode is cached outside the checkout instead (the variable's usual intent is a
+# checkout without __pycache__ folders).
+if os.environ.pop("PYTHONDONTWRITEBYTECODE", None):
+    sys.pycache_prefix = os.environ.setdefault(
+        "PYTHONPYCACHEPREFIX", str(Path(tempfile.gettempdir()) / "pooltool-test-pycache"))
+    sys.dont_write_bytecode = False
 
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 
@@ -67,13 +86,22 @@ and slower run; CI's second pass), ``sqlite_only`` tests excepted."""
 # share the server, and one's drop-and-create must not pull another's template away
 _TEMPLATE = "pooltool_template" + (f"_{os.environ['PYTEST_XDIST_WORKER']}"
                                    if os.environ.get("PYTEST_XDIST_WORKER") else "")
-_POSTGRESQL_NOTE: list[str] = []
+_NOTES: list[str] = []
+
+RUN_SLOW = os.environ.get("POOLTOOL_TEST_SLOW") == "1"
+"""``POOLTOOL_TEST_SLOW=1`` also runs the tests marked ``slow`` (CI does): long
+reproductions on real data (reference implementations transcribed line by line,
+simulations over thousands of draws) and extra variants of a check whose first
+variant runs anyway. The README's command leaves them out to stay within minutes."""
 
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "sqlite_only: the test is about SQLite itself (WAL, files, locks, old "
         "SQLite stores): it runs on the SQLite engine only")
+    config.addinivalue_line(
+        "markers", "slow: a long reproduction on real data or an extra variant: run with "
+        "POOLTOOL_TEST_SLOW=1 (CI does), left out of the README's command")
     config.addinivalue_line(
         "markers", "both_engines: the test checks what differs between the engines (see "
         "tests/conftest.py): its store is on SQLite, then on PostgreSQL")
@@ -96,6 +124,20 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         metafunc.parametrize("engine", engines)
     if "module_store" in metafunc.fixturenames:
         metafunc.parametrize("module_store", engines, indirect=True, scope="module")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Leave the ``slow`` tests out unless ``POOLTOOL_TEST_SLOW=1`` (see :data:`RUN_SLOW`)."""
+    if RUN_SLOW:
+        return
+    skip = pytest.mark.skip(reason="slow: a long reproduction or an extra variant; "
+                                   "POOLTOOL_TEST_SLOW=1 runs it (CI does)")
+    slow = [item for item in items if item.get_closest_marker("slow")]
+    for item in slow:
+        item.add_marker(skip)
+    if slow:
+        _NOTES.append(f"{len(slow)} slow tests (long reproductions on real data, extra "
+                      "variants) were left out; POOLTOOL_TEST_SLOW=1 runs them, as CI does.")
 
 
 @pytest.fixture
@@ -199,9 +241,9 @@ def postgresql_server() -> Iterator[postgresql_server_module.Server]:
     except postgresql_server_module.ServerUnavailable as exc:
         if os.environ.get("POOLTOOL_REQUIRE_POSTGRESQL") != "1" and \
                 postgresql_server_module.binaries() is None:
-            _POSTGRESQL_NOTE.append(f"the PostgreSQL tests were skipped: {exc}")
+            _NOTES.append(f"the PostgreSQL tests were skipped: {exc}")
             pytest.skip(f"no PostgreSQL server: {exc}")
-        _POSTGRESQL_NOTE.append(f"the PostgreSQL server did not start: {exc}")
+        _NOTES.append(f"the PostgreSQL server did not start: {exc}")
         raise
     template = server.url(_TEMPLATE)
     try:
@@ -209,7 +251,7 @@ def postgresql_server() -> Iterator[postgresql_server_module.Server]:
         with _connect(server.admin_url) as conn:
             conn.execute(f"CREATE DATABASE {_TEMPLATE}")
         JudgmentStore.open(template, create=True).close()
-        _POSTGRESQL_NOTE.append(f"PostgreSQL tests ran on {server.admin_url.rsplit('/', 1)[0]}")
+        _NOTES.append(f"PostgreSQL tests ran on {server.admin_url.rsplit('/', 1)[0]}")
         yield server
     finally:
         server.stop()
@@ -335,21 +377,22 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     """An xdist worker hands its notes to the controller (which prints the summary)."""
     output = getattr(session.config, "workeroutput", None)
     if output is not None:
-        output["pooltool_notes"] = list(_POSTGRESQL_NOTE)
+        output["pooltool_notes"] = list(_NOTES)
 
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_testnodedown(node: Any, error: object) -> None:
     """The notes of an xdist worker that finished (see :func:`pytest_sessionfinish`)."""
     for note in getattr(node, "workeroutput", {}).get("pooltool_notes", []):
-        if note not in _POSTGRESQL_NOTE:
-            _POSTGRESQL_NOTE.append(note)
+        if note not in _NOTES:
+            _NOTES.append(note)
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     """Say plainly when the real-data or the PostgreSQL tests did not run."""
-    for note in _POSTGRESQL_NOTE:
+    for note in _NOTES:
         terminalreporter.write_line(f"note: {note}", yellow="ran" not in note)
+
     if not SHARED_DATA.is_dir():
         terminalreporter.write_line(
             f"note: {SHARED_DATA} is absent, so the tests on real TREC data were skipped; "

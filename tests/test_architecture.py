@@ -5,6 +5,7 @@ check the layers; this test checks the SQL itself, which imports cannot show."""
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from pathlib import Path
 
@@ -16,6 +17,13 @@ CONNECTION_USE = {"execute", "executemany", "executescript", "query"}
 STORE_LIKE = re.compile(r"(store|conn|db|cursor)\b", re.IGNORECASE)
 
 
+@functools.cache
+def _nodes(path: Path) -> tuple[ast.AST, ...]:
+    """Every node of a Python file's syntax tree (each file parsed once for all the
+    checks of this module)."""
+    return tuple(ast.walk(ast.parse(path.read_text(encoding="utf-8"))))
+
+
 def sql_outside(root: Path, allowed: str = "store") -> list[str]:
     """``path:line: what`` for every SQL string or connection use in the Python files
     under ``root``, except those in folders named ``allowed``."""
@@ -23,7 +31,7 @@ def sql_outside(root: Path, allowed: str = "store") -> list[str]:
     for path in sorted(root.rglob("*.py")):
         if path.parent.name == allowed:
             continue
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in _nodes(path):
             where = f"{path.relative_to(root.parent)}:{getattr(node, 'lineno', 0)}"
             if isinstance(node, ast.Constant) and isinstance(node.value, str) \
                     and SQL.match(node.value):
@@ -83,7 +91,7 @@ def grade_rules_outside(root: Path, allowed: str = "records.py") -> list[str]:
     for path in sorted(root.rglob("*.py")):
         if path.name == allowed:
             continue
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in _nodes(path):
             if isinstance(node, ast.Compare) and any(isinstance(op, ORDERING) for op in node.ops) \
                     and any(_is_grade(side) for side in [node.left, *node.comparators]):
                 found.append(f"{path.relative_to(root.parent)}:{node.lineno}: {ast.unparse(node)}")
@@ -129,7 +137,7 @@ def score_sorts_outside(root: Path, allowed: str = "ranking.py",
     for path in sorted(root.rglob("*.py")):
         if path.name == allowed or path.relative_to(root).as_posix() in (not_a_run or {}):
             continue
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in _nodes(path):
             if not isinstance(node, ast.Call):
                 continue
             func = node.func
@@ -170,7 +178,7 @@ def schema_documents_outside(root: Path, allowed: str = "json_documents.py") -> 
     for path in sorted(root.rglob("*.py")):
         if path.name == allowed:
             continue
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in _nodes(path):
             if isinstance(node, ast.Dict) and any(
                     isinstance(key, ast.Constant) and key.value == "schema" for key in node.keys):
                 found.append(f"{path.relative_to(root.parent)}:{node.lineno}")

@@ -18,6 +18,9 @@ from cranfield_sampling import Experiment, load, summarize
 
 from pooltool.analysis.sampling import DEFAULT_STRATA
 
+# repeated campaigns over Cranfield (minutes on 2 cores): CI runs them (POOLTOOL_TEST_SLOW=1)
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="module")
 def figures(shared_data: Path) -> dict[str, float]:

@@ -81,6 +81,7 @@ def test_strata_with_a_gap_in_the_ranks_are_refused() -> None:
         build_frame(["1"], pooled, best, parse_strata("6-10,21+"), None)
 
 
+@pytest.mark.slow  # 3000 draws
 def test_the_draw_is_a_simple_random_sample() -> None:
     """Over 3000 draws each document of a stratum of 20 is drawn (n = 3) about 3/20 of
     the time. Each topic is drawn with keys of its own (sha256 of seed, topic, docno),

@@ -124,6 +124,7 @@ def test_a_side_that_judged_nothing_is_refused(campaign: Campaign) -> None:
                                     "gpt-judge; groups: @people, @machines)")
 
 
+@pytest.mark.slow  # impact over 15 real runs at k 100
 def test_impact_of_the_machine_on_the_ranking(campaign: Campaign) -> None:
     runs = [str(p) for p in campaign.runs]
     result = CliRunner().invoke(cli, ["--db", str(campaign.db), "impact", "--from",

@@ -147,6 +147,7 @@ def test_the_covid_store_fills_every_table(covid_store: Path) -> None:
     assert empty == []
 
 
+@pytest.mark.slow  # TREC-COVID there and back (test_every_table... checks the demo store)
 def test_sqlite_to_postgresql_to_sqlite_keeps_everything(
         covid_store: Path, shared_data: Path, postgresql_empty_url: str, tmp_path: Path) -> None:
     back = tmp_path / "back.db"

@@ -122,7 +122,8 @@ def _pooltool(frames: tuple[pd.DataFrame, ...], method: str, measure: str) -> pd
 
 
 @pytest.mark.parametrize(("measure", "true", "webber"), [
-    ("P", TRUE_P, WEBBER_P), ("recall", TRUE_RECALL, WEBBER_RECALL)])
+    ("P", TRUE_P, WEBBER_P),
+    pytest.param("recall", TRUE_RECALL, WEBBER_RECALL, marks=pytest.mark.slow)])
 def test_webber_park_equals_their_webber_on_runs(frames: tuple[pd.DataFrame, ...], measure: str,
                                                  true: dict[str, float],
                                                  webber: dict[str, float]) -> None:
@@ -148,6 +149,8 @@ def test_lipani_is_theirs_but_for_their_rounding(frames: tuple[pd.DataFrame, ...
     assert kendall_tau_b([TRUE_P[t] for t in POOLED], mine.tolist()) == pytest.approx(tau)
 
 
+# the transcription is plain Python over whole runs (minutes): with the slow tests
+@pytest.mark.slow
 def test_the_transcription_reproduces_their_output(
         transcribed: tuple[dict[str, pbe.Run], dict[str, pbe.Run], pbe.Qrels]) -> None:
     pooled, new, qrels = transcribed
@@ -162,6 +165,7 @@ def test_the_transcription_reproduces_their_output(
     assert lipani == pytest.approx(LIPANI_P, abs=1e-9)
 
 
+@pytest.mark.slow
 def test_without_their_rounding_the_transcription_is_pooltool(
         frames: tuple[pd.DataFrame, ...],
         transcribed: tuple[dict[str, pbe.Run], dict[str, pbe.Run], pbe.Qrels]) -> None:

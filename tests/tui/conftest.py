@@ -29,6 +29,15 @@ def app_factory(store_path: str) -> Callable[..., JudgeApp]:
 
 
 @pytest.fixture(autouse=True)
+def no_settle_pass(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Keep the app's settle step (a full garbage collection, then ``gc.freeze``: about
+    key latency in a long session, see :meth:`JudgeApp.settle`) out of these short
+    apps: in the test process, whose heap holds every test module, each full pass cost
+    about 0.3 s, twice per app, more than the rest of most tests."""
+    monkeypatch.setattr("pooltool.tui.app.SETTLE_S", 3600.0)
+
+
+@pytest.fixture(autouse=True)
 def no_cursor_blink(monkeypatch: pytest.MonkeyPatch) -> None:
     """Keep a focused Input's cursor shown: a blink tick between frames would make
     snapshots differ from run to run (as harlequin's functional tests do)."""

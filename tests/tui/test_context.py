@@ -23,7 +23,7 @@ from pooltool.tui.screens.help import HELP_TITLE, HelpScreen
 from pooltool.tui.screens.judge import JudgeScreen
 from pooltool.tui.screens.topic_picker import TITLE_WIDTH, TopicPickerScreen
 
-SIZES = [(80, 24), (200, 50)]
+SIZES = [(80, 24), pytest.param((200, 50), marks=pytest.mark.slow)]  # 80x24 in the README's run
 POOLED = {"1": ["1", "12", "184"], "2": ["12", "13"]}
 # Cranfield query 1 (the qrels' topic 1), as the store holds it
 QUERY_1 = ("what similarity laws must be obeyed when constructing aeroelastic models of "

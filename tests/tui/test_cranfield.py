@@ -65,6 +65,7 @@ async def judge_some(path: str, grades: dict[str, int], count: int | None) -> in
     return judged
 
 
+@pytest.mark.slow  # a whole real topic, key by key: CI runs it
 async def test_judge_a_whole_cranfield_topic(
         cranfield_store: tuple[str, dict[str, int]]) -> None:
     path, grades = cranfield_store

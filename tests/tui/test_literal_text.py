@@ -18,7 +18,9 @@ from pooltool.tui.screens.judge import JudgeScreen
 from pooltool.tui.screens.topic_picker import TopicPickerScreen
 
 SIZE = (200, 50)
-MARKUP = ["[/]", "[b]", "[link=x]", "[bold"]
+# the first two run in the README's command, the rest with the slow tests (same paths)
+MARKUP = ["[/]", "[b]", pytest.param("[link=x]", marks=pytest.mark.slow),
+          pytest.param("[bold", marks=pytest.mark.slow)]
 
 
 def fields(m: str) -> dict[str, str]:
@@ -114,7 +116,8 @@ async def test_notices_and_find_show_file_names_and_queries_as_written(
         assert f"Could not write the journal /tmp/{markup}/x.journal" in screen_text(app)
 
 
-ESCAPES = ["\x1b]2;PWNED\x1b\\", "\x1b[2J", "\u202e", "\x9b"]
+ESCAPES = ["\x1b]2;PWNED\x1b\\", "\x9b", pytest.param("\x1b[2J", marks=pytest.mark.slow),
+           pytest.param("\u202e", marks=pytest.mark.slow)]
 
 
 @pytest.mark.parametrize("control", ESCAPES)
