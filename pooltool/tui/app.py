@@ -409,6 +409,8 @@ def quit_question(writes: WriteQueue) -> str:
            "the store is busy (another writer holds it)")
     kept = ("They stay in the journal next to the store, and the next pooltool command "
             "here saves them." if writes.kept_on_disk else
+            "There is no journal (a store in memory): quitting now loses them."
+            if writes.journal is None else
             "The journal could not be written either: quitting now loses them.")
     return f"{count} write(s) are not saved yet: {why}. {kept} Quit anyway?"
 

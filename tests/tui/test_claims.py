@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 from click.testing import CliRunner
-from judge_fixtures import AppFactory, Clock, wait_until
+from judge_fixtures import AppFactory, Clock, wait_until, write_lock_held
 
 from pooltool.cli import cli
 from pooltool.errors import InvalidArgument
@@ -141,3 +141,30 @@ async def test_an_assessor_is_told_who_holds_every_document_left(
         assert [n.message for n in app._notifications] == [
             "Nothing to open in topic 1 now: 5 documents are being judged by bob; they come "
             f"back when released or at {back.astimezone().strftime('%H:%M')}."]
+
+
+def test_a_document_shown_unclaimed_while_the_store_was_busy_is_claimed_by_the_renewal(
+        store_path: str, other: JudgmentStore) -> None:
+    """alice grades d1 while another process holds the write lock: d2 is shown at once,
+    unclaimed (no wait: the store is known busy). The next renewal after the lock is
+    released claims it; had bob claimed it meanwhile, the renewal says it is lost."""
+    store = JudgmentStore.open(store_path)
+    store.set_busy_timeout(50)
+    writes = WriteQueue(store)
+    alice = JudgingSession(writes, "1", "alice")
+    with write_lock_held(store_path):
+        alice.grade(2, 100)
+        assert alice.docno == "d2" and writes.busy
+        assert alice.renew_claim() == "busy"
+    assert [c[:2] for c in claims(other)] == [("d1", "alice")]
+    assert alice.renew_claim() == "renewed"
+    assert [c[:2] for c in claims(other)] == [("d1", "alice"), ("d2", "alice")]
+    assert writes.pending == 1 and writes.busy  # d1's grade: not retried yet
+    with write_lock_held(store_path):
+        alice.move(1)  # d3: shown unclaimed, at once
+        assert alice.docno == "d3"
+    assert other.claim("1", "d3", "bob", 5)  # bob's app took it meanwhile
+    assert alice.renew_claim() == "lost"
+    assert writes.flush() and not writes.busy
+    assert [c[:2] for c in claims(other)] == [("d1", "alice"), ("d2", "alice"), ("d3", "bob")]
+    store.close()

@@ -10,15 +10,18 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
-from judge_fixtures import AppFactory, log_rows, wait_until, write_lock_held
+import pytest
+from judge_fixtures import AppFactory, build_store, log_rows, wait_until, write_lock_held
 from textual.widgets import Input
 
 from pooltool.judging.session import JudgingSession
 from pooltool.store import JudgmentStore, workspace
 from pooltool.store.journal import WriteQueue
-from pooltool.tui.app import FULL_NOTICE, SAVED_NOTICE
+from pooltool.tui.app import FULL_NOTICE, SAVED_NOTICE, make_app, quit_question
 from pooltool.tui.screens.judge import JudgeScreen
 from pooltool.tui.screens.prompt import ConfirmScreen, PromptScreen
 
@@ -103,3 +106,52 @@ def test_writes_kept_in_memory_reach_the_journal_once_it_can_be_written(
     assert list(zip(log_rows(store_path)["docno"], log_rows(store_path)["grade"],
                     strict=True)) == [("d1", 2), ("d2", 1)]
     store.close()
+
+
+@pytest.fixture
+def small_disk(tmp_path: Path) -> Iterator[Path]:
+    """A 4 MB filesystem of its own (tmpfs), to fill for real; skipped where this
+    process may not mount one (it needs root)."""
+    mount = tmp_path / "disk"
+    mount.mkdir()
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(mount)],
+                          capture_output=True, check=False)
+    if done.returncode != 0:
+        pytest.skip("mounting a small filesystem (mount -t tmpfs) needs root")
+    yield mount
+    subprocess.run(["umount", "-l", str(mount)], capture_output=True, check=False)
+
+
+def fill(folder: Path) -> Path:
+    """Fill the filesystem of ``folder`` with one file, until it refuses a byte more."""
+    filler = folder / "filler"
+    with filler.open("wb", buffering=0) as out:
+        for size in (1 << 16, 1 << 10, 1):
+            try:
+                while out.write(b"\0" * size):
+                    pass
+            except OSError:  # ENOSPC: the rest in smaller pieces
+                continue
+    return filler
+
+
+async def test_a_really_full_disk_keeps_the_grade_in_memory_until_space_returns(
+        small_disk: Path) -> None:
+    """The store and its journal on one full filesystem: the grade stays in memory (the
+    journal cannot be written either; the screen and the quit question say so) and is
+    committed once the filler is deleted."""
+    path = build_store(small_disk / "store.db")
+    app = make_app(path, "alice", ["1"])
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        assert isinstance(app.screen, JudgeScreen)
+        filler = fill(small_disk)
+        await pilot.press("2")
+        assert app.is_running and app.writes.pending == 1 and app.writes.full is not None
+        assert not app.writes.kept_on_disk
+        assert "1 write(s) not saved yet: the disk is full" in status_line(app)
+        assert quit_question(app.writes).endswith(
+            "The journal could not be written either: quitting now loses them. Quit anyway?")
+        filler.unlink()  # space returns
+        assert await wait_until(pilot, lambda: app.writes.pending == 0)
+    assert list(zip(log_rows(path)["docno"], log_rows(path)["grade"], strict=True)) == [
+        ("d1", 2)]
