@@ -46,6 +46,12 @@ class StoreWriteFailed(StoreError, sqlite3.OperationalError):
     """
 
 
+class StoreFull(StoreWriteFailed):
+    """The store's disk is full (SQLite's SQLITE_FULL, also when a ``max_page_count`` is
+    reached; PostgreSQL's ``disk_full``): nothing of the write was stored, and the same
+    write can succeed once space returns (a judging app keeps it and retries)."""
+
+
 class StoreBusy(StoreError, sqlite3.OperationalError):
     """Another connection held the store's write lock longer than this one waits
     (SQLite's SQLITE_BUSY, PostgreSQL's lock timeout); nothing of the write was stored.

@@ -16,7 +16,7 @@ from pooltool.errors import InvalidArgument
 from pooltool.records import topic_key
 from pooltool.report import emit
 from pooltool.store import GradeLevel, JudgmentStore
-from pooltool.store.claims import DEFAULT_CLAIM_MINUTES
+from pooltool.store.claims import claim_minutes as claim_length
 from pooltool.store.guidelines import (
     GuidelineText,
     add_guidelines,
@@ -120,9 +120,10 @@ def set_grades(ctx: click.Context, levels: tuple[str, ...]) -> None:
 @click.option("--idle-seconds", type=click.FloatRange(min=1), default=None,
               help="Active judging time counts a gap between key or mouse events up to this "
                    "many seconds (default 60); pace and ETA use active time.")
-@click.option("--claim-minutes", type=click.FloatRange(min=0), default=None,
+@click.option("--claim-minutes", type=click.FloatRange(min=0, min_open=True), default=None,
               help="How long a judging app's claim on the document it shows lasts on a shared "
-                   "topic, renewed as the assessor moves on (default 5).")
+                   "topic (more than 0; default 5); renewed while the document stays on "
+                   "screen, given up when the assessor leaves the topic.")
 @click.pass_context
 def judge_settings(ctx: click.Context, show_runs: bool | None, require_end: bool | None,
                    idle_seconds: float | None, claim_minutes: float | None) -> None:
@@ -144,7 +145,7 @@ def judge_settings(ctx: click.Context, show_runs: bool | None, require_end: bool
         shown = bool(store.setting("show_runs", False))
         end = bool(store.setting("require_end", False))
         idle = float(store.setting("idle_seconds", DEFAULT_IDLE_S))
-        claim = float(store.setting("claim_minutes", DEFAULT_CLAIM_MINUTES))
+        claim = claim_length(store.setting("claim_minutes"))
     click.echo(f"show runs: {'yes' if shown else 'no'}")
     click.echo(f"require end: {'yes' if end else 'no'}")
     click.echo(f"idle after: {idle:g} s")

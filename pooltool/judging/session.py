@@ -47,7 +47,7 @@ Rules, in the order an assessor meets them:
   document is taken instead (read and claim are two steps, so two apps can
   choose one document at once; only one of them shows it). On an assigned
   topic (``assign``, ``--overlap`` for deliberate double judging) claims do
-  not apply.
+  not apply. Renewing and giving up claims: :mod:`pooltool.judging.claiming`.
 * **Others' judgments** (shared topics): when another assessor's judgment reaches
   the store (the app watches it: :mod:`pooltool.store.changes`),
   :meth:`JudgingSession.others_judged` re-reads which documents of the queue
@@ -69,11 +69,12 @@ from typing import Literal, NamedTuple
 
 from pooltool.errors import StoreConnectionLost, UnknownTopic
 from pooltool.judging.adaptive import AdaptivePicker, topic_stopping
+from pooltool.judging.claiming import Renewal, SessionClaims
 from pooltool.judging.pace import Pace, pace
 from pooltool.judging.queue import topic_queue
 from pooltool.records import Document, Topic, is_judged, is_relevant
 from pooltool.store import DEFAULT_POOL, JudgmentStore, workspace
-from pooltool.store.claims import CLAIM_WAIT_MS, DEFAULT_CLAIM_MINUTES
+from pooltool.store.claims import Claim, claim_minutes
 from pooltool.store.journal import PendingWrite, WriteQueue
 from pooltool.store.provenance import utc_now
 
@@ -121,7 +122,8 @@ class JudgingSession:
         if self.picker is not None:
             self.queue = [docno for docno in self.queue if self.is_judged(docno)]
         self.shared = self.picker is not None or topic not in self.store.assigned_topics(assessor)
-        self.claim_minutes = float(self.store.setting("claim_minutes", DEFAULT_CLAIM_MINUTES))
+        self.claim_minutes = claim_minutes(self.store.setting("claim_minutes"))
+        self.claims = SessionClaims(writes, topic, assessor, self.claim_minutes)
         self.judged_by_others = self._judged_by_others()
         self._position = 0
         self._resume()
@@ -175,28 +177,34 @@ class JudgingSession:
         return new
 
     def _claim(self, docno: str) -> bool:
-        """Claim the document on screen of a shared topic, waiting up to
-        :data:`~pooltool.store.claims.CLAIM_WAIT_MS` for a busy store (best effort: a
-        store still busy then, or read-only, leaves it unclaimed); returns whether the
-        assessor may keep it."""
+        """Claim the document on screen of a shared topic
+        (:meth:`~pooltool.judging.claiming.SessionClaims.take`: best effort while the
+        store is busy); returns whether the assessor may keep it."""
         if not self.shared or self.is_judged(docno):
             return True
-        try:
-            with self.store.waiting(CLAIM_WAIT_MS):
-                return self.store.claim(self.topic, docno, self.assessor, self.claim_minutes)
-        except sqlite3.OperationalError:
-            return True
+        return self.claims.take(docno)
+
+    def renew_claim(self) -> Renewal:
+        """Renew the claim on the document on screen (:mod:`pooltool.judging.claiming`)."""
+        if not self.shared or not self.queue or self.is_judged(self.docno):
+            return "none"
+        return self.claims.renew(self.docno)
 
     def release_claims(self) -> None:
         """Give up the assessor's claims on this topic (they leave it); best effort.
         While writes of theirs still wait for a busy store the claims are kept (they
         lapse), so nobody takes a document whose judgment is not in the store yet."""
-        if self.writes.pending:
-            return
-        try:
-            self.store.release_claims(self.topic, self.assessor)
-        except sqlite3.OperationalError:
-            pass
+        self.claims.release()
+
+    def held_by_others(self) -> list[Claim]:
+        """On a shared topic, others' claims on documents nobody has judged (read now):
+        why nothing opens (:func:`~pooltool.judging.claiming.held_text`)."""
+        if not self.shared:
+            return []
+        judged = self.store.judged_docnos(self.topic)
+        mine = {docno for docno in self.marks if self.is_judged(docno)}
+        return [claim for claim in self.store.claims_of_others(self.topic, self.assessor)
+                if claim.docno not in judged and claim.docno not in mine]
 
     def is_judged(self, docno: str) -> bool:
         """Whether the assessor has judged the document: their own grade is >= 0
@@ -335,11 +343,12 @@ class JudgingSession:
         pending = [(m.docno, bool(is_relevant(m.grade, self.picker.level))) for m in self.marks.values()
                    if not m.write.done and is_judged(m.grade)]
         try:
-            for shown in sorted(self.unrecorded):
-                self.store.add_choice(self.pool, self.topic, shown,
-                                      self.picker.hits(self.topic, shown))
-            self.unrecorded.clear()
-            docno = self.picker.choose(self.topic, self.assessor, pending)
+            with self.writes.trying():  # no wait while the store is known busy
+                for shown in sorted(self.unrecorded):
+                    self.store.add_choice(self.pool, self.topic, shown,
+                                          self.picker.hits(self.topic, shown))
+                self.unrecorded.clear()
+                docno = self.picker.choose(self.topic, self.assessor, pending)
         except sqlite3.OperationalError:  # busy: shown now, recorded in the pool later
             docno = self.picker.next_for(self.topic, self.assessor, pending)
             if docno is not None:

@@ -5,17 +5,24 @@ its assessor (on an assigned topic every assessor judges every document, so
 claims do not apply). A claim lasts :data:`DEFAULT_CLAIM_MINUTES` minutes
 (store setting ``claim_minutes``) from the assessor's last action on it; it
 lapses when the app dies or idles, and another assessor can then take the
-document. One claim per (topic, docno); claims are working state, replaced
-freely (table ``claims``, migration ``m008_claims``).
+document. The judging app renews the claim on the document it shows while it stays
+on screen (:class:`~pooltool.judging.claiming.SessionClaims`), and gives its claims
+up on every way out of the judging screen. One claim per (topic, docno); claims are
+working state, replaced freely (table ``claims``, migration ``m008_claims``).
+
+Claims are stamped and compared with the store's :attr:`ClaimTable.claim_clock`
+(UTC now; tests give it another clock rather than sleep).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
+from typing import NamedTuple
 
+from pooltool.errors import InvalidArgument
 from pooltool.records import is_judged
 from pooltool.store.core import StoreCore
-from pooltool.store.provenance import utc_now
 
 DEFAULT_CLAIM_MINUTES = 5.0
 
@@ -24,8 +31,10 @@ CLAIM_WAIT_MS = 2_000
 the document it is about to show (a store still busy then leaves it shown unclaimed).
 Longer than a write's wait (:data:`~pooltool.store.journal.BUSY_WAIT_MS`): a write
 that must wait is journalled and retried, but a claim decides which of two apps shows
-a document. Short enough that the screen does not freeze for long while another
-process holds the lock (an import). PostgreSQL's advisory lock serves waiters in turn;
+a document. Once a write or a claim found the lock held that long, later claims do not wait
+until a write gets the lock again (:attr:`~pooltool.store.journal.WriteQueue.busy`),
+so another process holding the lock for long (an import) freezes the screen once,
+not on every document. PostgreSQL's advisory lock serves waiters in turn;
 SQLite's waiters poll, so with many writers a claim can time out
 (``bench/bench_store_load.py``, bench/README.md)."""
 
@@ -35,8 +44,49 @@ def _stamp(moment: datetime) -> str:
     return moment.astimezone(UTC).isoformat(timespec="milliseconds")
 
 
+def utc_clock() -> datetime:
+    """Now, in UTC (the claim clock of a store, unless a test gives it another)."""
+    return datetime.now(UTC)
+
+
+def check_claim_minutes(minutes: float) -> float:
+    """``minutes`` as a claim's length, checked.
+
+    :raises InvalidArgument: not more than 0 (a claim of 0 minutes lapses at once, which
+        would turn claims off: two assessors would be shown one document).
+    """
+    if not minutes > 0:
+        raise InvalidArgument(f"a claim lasts more than 0 minutes, not {minutes:g}")
+    return float(minutes)
+
+
+def claim_minutes(setting: object) -> float:
+    """How long claims last, from the store's ``claim_minutes`` setting (``None``:
+    unset): :data:`DEFAULT_CLAIM_MINUTES` when unset, or when not more than 0 (which
+    an older pooltool accepted, and which would turn claims off)."""
+    try:
+        minutes = float(setting)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return DEFAULT_CLAIM_MINUTES
+    return minutes if minutes > 0 else DEFAULT_CLAIM_MINUTES
+
+
+class Claim(NamedTuple):
+    """Another assessor's claim that has not lapsed: ``expires_at`` in UTC."""
+
+    docno: str
+    assessor: str
+    expires_at: datetime
+
+
 class ClaimTable(StoreCore):
-    """Claim methods of :class:`~pooltool.store.JudgmentStore` (a mixin)."""
+    """Claim methods of :class:`~pooltool.store.JudgmentStore` (a mixin).
+
+    :ivar claim_clock: gives the time claims are stamped and compared with (UTC);
+        :func:`utc_clock` unless replaced (tests replace it instead of sleeping).
+    """
+
+    claim_clock: Callable[[], datetime] = staticmethod(utc_clock)
 
     def claim(self, topic: str, docno: str, assessor: str, minutes: float) -> bool:
         """Claim a document for ``minutes`` from now (renewing the assessor's own claim).
@@ -49,8 +99,10 @@ class ClaimTable(StoreCore):
             document: its current grade, as
             :meth:`~pooltool.store.JudgmentStore.judged_docnos` counts it, is
             theirs and judged).
+        :raises InvalidArgument: ``minutes`` is not more than 0.
         """
-        now = datetime.now(UTC)
+        minutes = check_claim_minutes(minutes)
+        now = self.claim_clock()
         with self.writing() as conn:
             row = conn.execute("SELECT assessor, expires_at FROM claims WHERE topic = ? "
                                "AND docno = ?", [topic, docno]).fetchone()
@@ -69,10 +121,15 @@ class ClaimTable(StoreCore):
 
     def claimed_by_others(self, topic: str, assessor: str) -> set[str]:
         """Docnos of a topic that other assessors hold claims on that have not lapsed."""
+        return {claim.docno for claim in self.claims_of_others(topic, assessor)}
+
+    def claims_of_others(self, topic: str, assessor: str) -> list[Claim]:
+        """The claims other assessors hold on a topic that have not lapsed, by docno."""
         rows = self.conn.execute(
-            "SELECT docno FROM claims WHERE topic = ? AND assessor != ? AND expires_at > ?",
-            [topic, assessor, utc_now()])
-        return {str(row[0]) for row in rows}
+            "SELECT docno, assessor, expires_at FROM claims WHERE topic = ? AND assessor != ? "
+            "AND expires_at > ? ORDER BY docno", [topic, assessor, _stamp(self.claim_clock())])
+        return [Claim(str(docno), str(who), datetime.fromisoformat(str(expires)))
+                for docno, who, expires in rows]
 
     def release_claims(self, topic: str, assessor: str) -> None:
         """Drop the assessor's claims on a topic (they left it)."""

@@ -9,10 +9,20 @@ no judgment waits unseen.
 Every write (a grade, an undo, a skip mark, a note draft, ...) is committed
 the moment it is submitted, in its own short transaction, on the UI thread.
 When another process holds the store's write lock, SQLite waits at most
-:data:`BUSY_WAIT_MS` (the app sets its connection's busy timeout to it), so
-the screen never freezes for longer; the write then stays queued, in order,
-and the app retries it on a timer. Later writes queue behind it, so the log
-keeps the order in which keys were pressed.
+:data:`BUSY_WAIT_MS` (the app sets its connection's busy timeout to it); the write
+then stays queued, in order, and the app retries it on a timer. The queue is then
+:attr:`WriteQueue.busy`: later writes queue behind it without trying the lock (they
+cannot be committed before it), and each retry waits at most :data:`RETRY_WAIT_MS`,
+so a store locked for long (an import, ``BEGIN EXCLUSIVE`` held for minutes) freezes
+the screen once for :data:`BUSY_WAIT_MS`, not on every key or retry. The log keeps
+the order in which keys were pressed.
+
+**A full disk.** A write the store cannot take because its disk is full
+(:class:`~pooltool.errors.StoreFull`: SQLITE_FULL, PostgreSQL's ``disk_full``) is
+kept, queued and journalled as a busy store's is (:attr:`WriteQueue.full` says why),
+and retried on the timer until space returns. A journal that could not be written
+(the journal's own disk is full too) keeps the writes in memory, and each retry
+writes the whole queue to the journal again until it can (:attr:`WriteQueue.kept_on_disk`).
 
 **Journal.** A write is data (an operation name from :data:`OPERATIONS` and
 its arguments, with the time of the key press), so a write that has to wait
@@ -48,16 +58,26 @@ import sqlite3
 import time
 import uuid
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from pooltool.errors import InvalidArgument, PooltoolError, StoreBusy, StoreConnectionLost
+from pooltool.errors import (
+    InvalidArgument,
+    PooltoolError,
+    StoreBusy,
+    StoreConnectionLost,
+    StoreFull,
+)
 from pooltool.store import JudgmentStore, workspace
 from pooltool.store.postgresql import RoleRefused
 
 BUSY_WAIT_MS = 200
 """How long, in milliseconds, one write attempt waits for another writer."""
+RETRY_WAIT_MS = 20
+"""How long, in milliseconds, a retry waits for the lock once the queue is
+:attr:`~WriteQueue.busy` (another writer held it longer than :data:`BUSY_WAIT_MS`)."""
 RECONNECT_FIRST_S = 0.5
 """After the server went away, the first try to connect again comes this many seconds
 later (the app's retry timer's period); each failed try doubles the wait ..."""
@@ -203,6 +223,12 @@ class WriteQueue:
         self._wait_s = RECONNECT_FIRST_S
         self._next_try = 0.0
         self._journal_ok = True  # every write queued is in the journal file
+        self.busy = False
+        """Whether another writer held the store's lock at the last try (a write, or a
+        claim: :meth:`lock_busy`); cleared once a try gets the lock."""
+        self.full: StoreFull | None = None
+        """Why the store could not take the first queued write: its disk is full
+        (``None``: it is not known to be)."""
 
     @property
     def kept_on_disk(self) -> bool:
@@ -239,6 +265,24 @@ class WriteQueue:
         self.lost = None
         return True
 
+    def lock_busy(self) -> None:
+        """Another writer holds the store's lock (a claim found it so): until a write
+        gets it, tries wait at most :data:`RETRY_WAIT_MS`."""
+        self.busy = True
+
+    @contextmanager
+    def trying(self, ms: int | None = None) -> Iterator[None]:
+        """Within the block, a try for the store's lock waits at most ``ms``
+        milliseconds (``None``: the connection's own wait), and at most
+        :data:`RETRY_WAIT_MS` while the queue is :attr:`busy`."""
+        if self.busy:
+            ms = RETRY_WAIT_MS if ms is None else min(ms, RETRY_WAIT_MS)
+        if ms is None:
+            yield
+            return
+        with self.store.waiting(ms):
+            yield
+
     @property
     def pending(self) -> int:
         """Writes submitted but not yet committed."""
@@ -258,9 +302,12 @@ class WriteQueue:
             raise InvalidArgument(f"unknown write operation {kind!r}")
         write = PendingWrite(kind, args, after=after)
         self._queue.append(write)
-        self.flush()
-        if not write.done:
+        if not (self.busy and len(self._queue) > 1):  # behind a write waiting for the lock
+            self.flush()
+        if not write.done and self._journal_ok:
             self._journal([write])
+        elif not write.done:  # an earlier try to journal failed: the whole queue again
+            self._journal(self._queue, "w")
         return write
 
     def extend(self, writes: Iterable[PendingWrite]) -> None:
@@ -276,31 +323,42 @@ class WriteQueue:
         A write the store rejects for good (a :class:`PooltoolError`, such as
         an undo of a judgment already retracted, or a write the login's role may
         not make) is dropped and kept in :attr:`failed`, so that it cannot hold
-        up the writes behind it.
+        up the writes behind it. A write refused because the store's disk is full
+        stays queued (:attr:`full`). Writes kept in memory only (the journal could
+        not be written) are written to the journal again first.
 
         :returns: whether the queue is now empty.
-        :raises sqlite3.OperationalError: an error other than a busy store or a lost
-            server.
+        :raises sqlite3.OperationalError: an error other than a busy store, a full
+            disk or a lost server.
         """
+        if self._queue and self.journal is not None and not self._journal_ok:
+            self._journal(self._queue, mode="w")  # space may have returned
         if not self._reconnected():
             return not self._queue
         while self._queue:
             write = self._queue[0]
             try:
-                write.result = self._commit(write)
+                with self.trying():
+                    write.result = self._commit(write)
             except StoreConnectionLost as exc:  # kept: committed once the server is back
                 self.connection_lost(exc)
+                return False
+            except StoreFull as exc:  # kept: committed once space returns
+                self.full = exc
                 return False
             except RoleRefused as exc:  # this login may never write it (store roles)
                 self.failed.append((write, exc))
             except sqlite3.OperationalError as exc:  # rolled back by store.writing()
                 if not is_busy(exc):
                     raise
+                self.busy = True
                 return False
             except PooltoolError as exc:
                 self.failed.append((write, exc))
+            self.busy, self.full = False, None
             write.done = True
             self._queue.popleft()
+        self.busy, self.full = False, None
         if self._journal_written and self.journal is not None:
             self.journal.unlink(missing_ok=True)
             self._journal_written = False
@@ -351,8 +409,12 @@ class WriteQueue:
                 out.flush()
                 os.fsync(out.fileno())
         except OSError as exc:  # the writes stay queued in memory; the app says so
-            self.journal_error = f"{self.journal}: {exc.strerror or exc}"
+            if self._journal_ok:  # said once, not on every retry
+                self.journal_error = f"{self.journal}: {exc.strerror or exc}"
             self._journal_ok = False
+            return
+        if mode == "w":
+            self._journal_ok = True
 
     def recover(self, paths: Iterable[Path]) -> int:
         """Queue the writes of journals left by processes that died (see the module

@@ -43,6 +43,7 @@ from pooltool.errors import (
     StoreBusy,
     StoreConnectionLost,
     StoreError,
+    StoreFull,
     StoreRefused,
     StoreWriteFailed,
 )
@@ -549,6 +550,8 @@ def _store_errors(engine: PostgresqlEngine) -> Iterator[None]:
             raise RoleRefused(engine.address, message) from exc
         if isinstance(exc, psycopg.IntegrityError):
             raise StoreRefused(message) from exc
+        if isinstance(exc, errors.DiskFull):
+            raise StoreFull(f"{engine.address}: the disk is full ({message})") from exc
         if engine.raw.closed or engine.raw.broken or isinstance(
                 exc, errors.AdminShutdown | errors.CrashShutdown | errors.CannotConnectNow):
             raise StoreConnectionLost(

@@ -21,7 +21,14 @@ from typing import Any, ClassVar, NoReturn
 import pandas as pd
 from sqlite_utils import Database
 
-from pooltool.errors import StoreBusy, StoreDamaged, StoreError, StoreRefused, StoreWriteFailed
+from pooltool.errors import (
+    StoreBusy,
+    StoreDamaged,
+    StoreError,
+    StoreFull,
+    StoreRefused,
+    StoreWriteFailed,
+)
 from pooltool.store import migrations
 from pooltool.store.changes import Changes, ChangeWatcher
 from pooltool.store.engine import Cursor, Engine, Params, Table
@@ -286,14 +293,15 @@ def write_failure(exc: BaseException, path: Path | None, what: str) -> StoreWrit
         writes the ``-wal`` and ``-shm`` files).
     :param path: the store file (``None``: in memory).
     :param what: the past participle for "nothing was ...".
-    :returns: for SQLITE_FULL (disk full, or a ``max_page_count`` reached) and
-        SQLITE_READONLY (read-only file or folder): the error, with the store's
-        path and the cause; ``None`` for any other error.
+    :returns: for SQLITE_FULL (disk full, or a ``max_page_count`` reached:
+        :class:`~pooltool.errors.StoreFull`) and SQLITE_READONLY (read-only file or
+        folder): the error, with the store's path and the cause; ``None`` for any
+        other error.
     """
     code = error_code(exc)
     if code == SQLITE_FULL:
-        reason = f"the disk is full ({exc})"
-    elif code == SQLITE_READONLY:
+        return StoreFull(f"{path or ':memory:'}: the disk is full ({exc}); nothing was {what}")
+    if code == SQLITE_READONLY:
         reason = f"the store cannot be written ({exc}): check the permissions of the file " \
                  "and its folder"
     else:

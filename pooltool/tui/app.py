@@ -16,6 +16,15 @@ not be read is not graded), and the retry timer connects again with backoff
 (:class:`~pooltool.store.journal.WriteQueue`); once it is back the journal is
 committed, the notice goes, and the screen is read again. Quitting meanwhile
 leaves the writes in the journal, for the next pooltool command run here.
+
+When the store's disk is full (:class:`~pooltool.errors.StoreFull`), the write is kept
+(in memory, and in the journal as soon as its disk takes it), the screen says
+:data:`FULL_NOTICE`, and the retry timer commits it once space returns. Quitting with
+writes not saved yet asks first (:class:`~pooltool.tui.screens.prompt.ConfirmScreen`).
+
+On a shared topic a timer renews the claim on the document on screen (every
+:data:`RENEW_EVERY_S`, :mod:`pooltool.judging.claiming`), and every way out of the
+judging screen gives its claims up: Esc, ``q``, closing the app.
 """
 
 from __future__ import annotations
@@ -36,6 +45,7 @@ from pooltool.errors import (
     StoreWriteFailed,
     UnknownTopic,
 )
+from pooltool.judging.claiming import held_text
 from pooltool.judging.queue import ORDERS
 from pooltool.judging.session import JudgingSession
 from pooltool.records import topic_key
@@ -54,9 +64,13 @@ from pooltool.tui.messages import (
     TopicChosen,
 )
 from pooltool.tui.screens.judge import JudgeScreen
+from pooltool.tui.screens.prompt import ConfirmScreen
 from pooltool.tui.screens.topic_picker import TopicPickerScreen
 
 RETRY_EVERY_S = 0.5
+RENEW_EVERY_S = 5.0
+"""How often the app looks whether the claim on the document on screen is due for
+renewal (:data:`~pooltool.judging.claiming.RENEW_SHARE` of its length)."""
 WATCH_EVERY_S = 1.0
 """How often the app looks for other assessors' writes (:mod:`pooltool.store.changes`)."""
 JUDGE_SCREEN = "judge"
@@ -97,6 +111,8 @@ class JudgeApp(App[None]):
         self.sub_title = f"assessor {visible(assessor)}"
         self.watcher = store.watch_changes()
         self.unreachable_shown = False  # the notice of a lost server is on screen
+        self.quit_confirmed = False  # the assessor chose to quit with writes not saved
+        self.judging: JudgingSession | None = None  # the session of the judging screen shown
 
     def on_mount(self) -> None:
         if self.recovered:
@@ -111,6 +127,7 @@ class JudgeApp(App[None]):
         if self.open_topic is not None:
             self.open(self.open_topic)
         self.set_interval(RETRY_EVERY_S, self.retry_writes)
+        self.set_interval(RENEW_EVERY_S, self.renew_claim)
         self.set_interval(WATCH_EVERY_S, self.show_changes)
         self.set_timer(SETTLE_S, self.settle)
 
@@ -125,11 +142,17 @@ class JudgeApp(App[None]):
             session = JudgingSession(self.writes, topic, self.assessor, self.order, self.seed,
                                      self.pool)
             if not session.queue:
-                self.notify(f"Nothing to judge in topic {visible(topic)}: every pooled "
-                            "document is judged (the topic is not assigned to you).",
-                            title="Topic done", markup=False)
+                held = held_text(session.held_by_others())
+                if held:
+                    self.notify(f"Nothing to open in topic {visible(topic)} now: {held}.",
+                                title="Being judged", severity="warning", markup=False)
+                else:
+                    self.notify(f"Nothing to judge in topic {visible(topic)}: every pooled "
+                                "document is judged (the topic is not assigned to you).",
+                                title="Topic done", markup=False)
                 return
             self.push_screen(self._judge_screen(session))
+            self.judging = session
         except StoreConnectionLost as exc:
             self.connection_lost(exc)
             return
@@ -162,6 +185,8 @@ class JudgeApp(App[None]):
                               events.MouseScrollDown, events.MouseScrollUp)) \
                 and isinstance(self.screen, JudgeScreen):
             self.screen.activity.touch()
+            if isinstance(event, events.Key):  # a key grades only the document drawn then
+                self.screen.on_screen.key_time = event.time
         await super().on_event(event)
 
     @on(TopicChosen)
@@ -174,6 +199,7 @@ class JudgeApp(App[None]):
         """Back from a judging screen to the picker (its claims are given up)."""
         if isinstance(self.screen, JudgeScreen):
             self.screen.session.release_claims()
+        self.judging = None
         self.pop_screen()
 
     @on(GradeRecorded)
@@ -183,6 +209,8 @@ class JudgeApp(App[None]):
         """Warn when a write could not be committed at once."""
         if self.writes.lost is not None:
             self.connection_lost(self.writes.lost)
+        elif self.writes.full is not None:
+            self.notify(FULL_NOTICE, title="Not saved yet", severity="error", markup=False)
         elif self.writes.pending:
             self.notify(BUSY_NOTICE, severity="warning")
         self.report_failed()
@@ -260,9 +288,12 @@ class JudgeApp(App[None]):
     def retry_writes(self) -> None:
         """Commit writes the store refused earlier, or connect again to its server
         that went away (a timer calls this; the queue keeps the backoff)."""
-        if not (self.writes.pending or self.writes.offline):
+        if not (self.writes.pending or self.writes.offline or self.writes.busy):
             return
-        waiting = self.writes.pending
+        waiting, full = self.writes.pending, self.writes.full
+        if not waiting and not self.writes.offline:  # a claim found the lock held
+            self.writes.flush()  # an empty queue: tries nothing, forgets the busy store
+            return
         self.writes.flush()
         if self.is_running and isinstance(self.screen, JudgeScreen):
             self.screen.take_back_refused()
@@ -270,6 +301,9 @@ class JudgeApp(App[None]):
             self.connection_lost(self.writes.lost)
         elif self.unreachable_shown:
             self.server_back(waiting - self.writes.pending)
+        elif full is not None and self.writes.full is None:
+            self.notify(SAVED_NOTICE.format(saved=waiting - self.writes.pending),
+                        title="Saved", timeout=5)
         # not while the app shuts down: its screens are being taken apart
         if self.is_running and isinstance(self.screen, JudgeScreen):
             self.screen.draw_state()
@@ -294,30 +328,52 @@ class JudgeApp(App[None]):
             self.connection_lost(exc)
 
     async def action_quit(self) -> None:
-        """Commit anything still queued (waiting for the lock if needed), then exit;
-        while the store's server is unreachable (tried once more), exit with the writes
-        kept in the journal (``pooltool judge`` says so), unless the journal could not
-        be written."""
-        if not self.writes.drain(QUIT_WAIT_S):
-            if self.writes.offline and self.writes.kept_on_disk:
-                self.exit()
-                return
-            if self.writes.offline:
-                self.notify(f"{self.writes.pending} write(s) wait for the store's server, "
-                            "in memory only (the journal could not be written): keep this "
-                            "app open until the server is back.", severity="error")
-                return
-            self.notify(f"{self.writes.pending} write(s) wait: the store stayed locked "
-                        f"for {QUIT_WAIT_S:.0f} s. Try q again (they are kept in a journal "
-                        "next to the store until saved).", severity="error")
+        """Commit anything still queued (one try, not waiting: the screen stays live),
+        then exit; while the store's server is unreachable, exit with the writes kept in
+        the journal (``pooltool judge`` says so). Writes not saved otherwise (a busy
+        store, a full disk, a journal that could not be written) are named, and the
+        assessor is asked first (:func:`quit_question`); yes exits, keeping them in the
+        journal where it could be written."""
+        self.writes.flush()
+        if not self.writes.pending or (self.writes.offline and self.writes.kept_on_disk):
+            self.exit()
             return
-        self.exit()
+        self.push_screen(ConfirmScreen(quit_question(self.writes)), self._quit_answer)
+
+    def _quit_answer(self, leave: bool | None) -> None:
+        if leave:
+            self.quit_confirmed = True
+            self.exit()
 
     def on_unmount(self) -> None:
-        self.writes.drain(QUIT_WAIT_S)
+        # writes the assessor chose to leave unsaved are tried once, not waited for
+        self.writes.drain(0 if self.quit_confirmed else QUIT_WAIT_S)
+        if self.judging is not None:  # every way out gives the claims up
+            self.judging.release_claims()
         self.watcher.close()
         self.store.close()
         gc.unfreeze()  # what on_mount froze may now be collected (another app may follow)
+
+    def _judging_screens(self) -> list[JudgeScreen]:
+        """The judging screen, when it is shown or waits under a help or prompt screen
+        (the document it shows is still the assessor's)."""
+        return [screen for screen in self.screen_stack if isinstance(screen, JudgeScreen)]
+
+    def renew_claim(self) -> None:
+        """Renew the claim on the document on screen while it stays there (a timer calls
+        this, also under a help or prompt screen); says so when another assessor took
+        it meanwhile (the claim lapsed while the store was busy)."""
+        for screen in self._judging_screens():
+            try:
+                renewal = screen.session.renew_claim()
+            except StoreConnectionLost as exc:
+                self.connection_lost(exc)
+                return
+            if renewal == "lost":
+                self.notify(f"{visible(screen.session.docno)} is on another assessor's "
+                            "screen too (your claim lapsed while the store was busy): j goes "
+                            "to the next document nobody has on screen.", title="Claimed",
+                            severity="warning", markup=False)
 
 
 def refused_text(write: PendingWrite, error: Exception) -> str:
@@ -336,9 +392,27 @@ UNREACHABLE_NOTICE = ("The store's server is unreachable: your grades wait in a 
 UNREACHABLE_NOTICE_S = 24 * 3600.0
 """The notice of a lost server stays until the server is back (:meth:`JudgeApp.server_back`)."""
 BACK_NOTICE = "The store's server is back: {saved} waiting write(s) saved."
+FULL_NOTICE = ("Your judgment is not saved yet: the disk is full. It is kept and saved as "
+               "soon as there is space again; free some space on the store's disk.")
+SAVED_NOTICE = "There is space again: {saved} waiting write(s) saved."
 BUSY_NOTICE = ("The store is busy (another writer): your judgment is kept in a journal "
                "next to the store and saved in a moment, or when you next open pooltool "
                "judge if this app is stopped first.")
+
+
+def quit_question(writes: WriteQueue) -> str:
+    """What quitting with writes not saved yet would leave, and the question: why they
+    wait (full disk, busy store, unreachable server) and where they stay."""
+    count = writes.pending
+    why = ("the disk is full" if writes.full is not None else
+           "the store's server is unreachable" if writes.offline else
+           "the store is busy (another writer holds it)")
+    kept = ("They stay in the journal next to the store, and the next pooltool command "
+            "here saves them." if writes.kept_on_disk else
+            "There is no journal (a store in memory): quitting now loses them."
+            if writes.journal is None else
+            "The journal could not be written either: quitting now loses them.")
+    return f"{count} write(s) are not saved yet: {why}. {kept} Quit anyway?"
 
 
 def make_app(db: str | Path, assessor: str, topics: Sequence[str] = (), order: str = "docno",

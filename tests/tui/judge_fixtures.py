@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -95,6 +96,21 @@ def write_lock_held(address: str | Path) -> Iterator[None]:
     ``BEGIN IMMEDIATE``, PostgreSQL's write lock): the store is busy for every writer."""
     with JudgmentStore.open(address) as blocker, blocker.writing():
         yield
+
+
+class Clock:
+    """A clock for the store's claims (``store.claim_clock = clock``) that moves only when
+    told: tests of claims that last minutes advance it instead of sleeping."""
+
+    def __init__(self, start: datetime | None = None) -> None:
+        self.now = start or datetime.now(UTC)
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def advance(self, minutes: float) -> None:
+        """Move the clock ``minutes`` minutes on."""
+        self.now += timedelta(minutes=minutes)
 
 
 WAIT_S = 30.0

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import psycopg
 import pytest
-from judge_fixtures import log_rows, write_lock_held
+from judge_fixtures import Clock, log_rows, write_lock_held
 
 from pooltool.errors import StoreBusy
 from pooltool.judging.session import JudgingSession
@@ -182,8 +182,12 @@ def test_claims_lapse_and_do_not_apply_to_assigned_topics(
         writes: WriteQueue, other: JudgmentStore) -> None:
     from pooltool.judging.assignment import assign_topics
 
-    writes.store.set_setting("claim_minutes", 0)  # every claim has lapsed at once
+    clock = Clock()
+    writes.store.claim_clock = other.claim_clock = clock
     alice = JudgingSession(writes, "1", "alice")
+    clock.advance(4.9)  # alice's claim on d1 holds for 5 minutes...
+    assert JudgingSession(WriteQueue(other), "1", "bob").docno == "d2"
+    clock.advance(0.2)  # ...then lapses (her app died, or she left it on screen unrenewed)
     assert JudgingSession(WriteQueue(other), "1", "bob").docno == "d1"
     assign_topics(writes.store, ["alice", "bob"], ["1"], overlap=1.0)
     writes.store.set_setting("claim_minutes", 5)

@@ -16,6 +16,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
 from pooltool.errors import StoreConnectionLost
+from pooltool.judging.claiming import held_text
 from pooltool.judging.pace import eta_hours
 from pooltool.judging.session import JudgingSession
 from pooltool.store.guidelines import current_guidelines
@@ -32,6 +33,7 @@ from pooltool.tui.messages import (
     NoteChanged,
     StoreUnreachable,
 )
+from pooltool.tui.on_screen import OnScreen
 from pooltool.tui.screens.guidelines import GuidelinesScreen
 from pooltool.tui.screens.help import HelpScreen
 from pooltool.tui.screens.prompt import PromptScreen
@@ -72,6 +74,8 @@ UNREACHABLE_TEXT = ("The text cannot be read: the store's server is unreachable.
                     "once the server is back; until then this document cannot be graded.")
 UNREAD_NOTICE = ("{docno} is not graded: its text could not be read (the store's server "
                  "is unreachable). It shows once the server is back.")
+TYPED_AHEAD_NOTICE = ("A grade key was pressed before {docno} was on screen (typed ahead "
+                      "while the screen was busy): it grades nothing. Press it again.")
 NOTE_MARKER = "✎ Note"
 NOTE_MESSAGES = {
     "recorded": "Note saved with your grade.",
@@ -108,6 +112,7 @@ class JudgeScreen(Screen[None]):
         self._bindings = _with_grades(scale, self._bindings)
         self._starting = False  # a topic given by start() waits to be drawn
         self.unread: str | None = None  # the docno shown whose text the lost server kept
+        self.on_screen = OnScreen()  # a grade key counts only for the document drawn then
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -153,6 +158,7 @@ class JudgeScreen(Screen[None]):
         self.draw_state()
         self.shown_at = time.monotonic()
         self.activity.restart()
+        self.on_screen.showing(self, self.session.docno)
 
     def draw_topic(self) -> None:
         """Redraw the topic statement (highlighting or scan terms changed); while the
@@ -232,6 +238,9 @@ class JudgeScreen(Screen[None]):
         if offline:
             return [Text(f"store's server unreachable: {pending} write(s) wait in the journal"
                          if pending else "store's server unreachable", style="bold red")]
+        if pending and self.session.writes.full is not None:
+            return [Text(f"{pending} write(s) not saved yet: the disk is full",
+                         style="bold red")]
         if pending:
             return [Text(f"{pending} write(s) waiting: store busy", style="bold red")]
         return []
@@ -283,6 +292,10 @@ class JudgeScreen(Screen[None]):
         the key press and the time on screen are taken first, so a write that
         waits for a busy store keeps them). With ``require_end``, a document whose
         end has not been on screen is not graded: a notice says so."""
+        if not self.on_screen.pressed_on(self.session.docno):  # typed ahead
+            self.notify(TYPED_AHEAD_NOTICE.format(docno=visible(self.session.docno)),
+                        title="Not graded", severity="warning", markup=False)
+            return
         if self.require_end and not self.query_one(DocumentView).reached_end:
             self.notify(END_NOTICE, title="Read to the end first", severity="warning")
             return
@@ -303,7 +316,18 @@ class JudgeScreen(Screen[None]):
                 self.notify(f"All {len(self.session.queue)} documents of topic "
                             f"{self.session.topic} are judged.", title="Topic done",
                             markup=False)
+            elif self.session.docno == docno:
+                self.say_held()
         self.show_document()
+
+    def say_held(self) -> bool:
+        """Say who has the documents left on screen, when nothing else is left to judge
+        here (:func:`~pooltool.judging.claiming.held_text`); returns whether it did."""
+        held = held_text(self.session.held_by_others())
+        if held:
+            self.notify(f"Nothing else to open now: {held}.", title="Being judged",
+                        severity="warning", markup=False)
+        return bool(held)
 
     def action_read(self, move: ReadMove) -> None:
         """Scroll the document (whichever pane has the focus)."""
@@ -344,7 +368,7 @@ class JudgeScreen(Screen[None]):
 
     def action_next_unjudged(self) -> None:
         """Go to the next document not judged yet."""
-        if not self.session.jump_unjudged():
+        if not self.session.jump_unjudged() and not self.say_held():
             self.notify("Every document of this topic is judged.")
         self.show_document()
 

@@ -1,0 +1,126 @@
+"""The claims of one judging session on a shared topic: taken, renewed, given up, and
+told when others hold what is left.
+
+No Textual here. The session (:class:`~pooltool.judging.session.JudgingSession`)
+claims the document it puts on screen (:mod:`pooltool.store.claims`); the rules of
+this module:
+
+* **Taking** a claim waits for the store's write lock at most
+  :data:`~pooltool.store.claims.CLAIM_WAIT_MS`, and not at all once the write queue
+  knows the store is busy (:attr:`~pooltool.store.journal.WriteQueue.busy`): a store
+  locked for long never freezes the screen on every document. A claim the busy store
+  did not take leaves the document shown unclaimed, and the next renewal claims it.
+* **Renewing**: while a document stays on screen its claim is renewed (the app's
+  timer calls :meth:`SessionClaims.renew`) once a third of its length has passed
+  (:data:`RENEW_SHARE`), so reading for longer than a claim lasts never lets a second
+  assessor open it. A renewal that finds another assessor's claim (this one lapsed
+  while the store was busy) says so (``"lost"``).
+* **Giving up**: :meth:`SessionClaims.release` drops every claim of the assessor on
+  the topic (the app calls it on every way out of the judging screen), unless writes
+  of theirs still wait for the store (the claims then lapse on their own, so nobody
+  takes a document whose judgment is not in the store yet).
+* **Why nothing opens**: :func:`held_text` says who holds the documents left and
+  when they come back, for a topic whose documents left are all on others' screens.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections import Counter
+from datetime import datetime, timedelta
+from typing import Literal
+
+from pooltool.store.claims import CLAIM_WAIT_MS, Claim
+from pooltool.store.journal import BUSY_WAIT_MS, WriteQueue, is_busy
+from pooltool.text import visible
+
+RENEW_SHARE = 1 / 3
+"""A claim is renewed once this share of its length has passed since it was taken."""
+
+Renewal = Literal["renewed", "kept", "lost", "busy", "none"]
+"""What :meth:`SessionClaims.renew` did: renewed (or taken, for a document shown
+unclaimed), nothing needed yet, refused (another assessor's claim), not done (the
+store is busy: tried again on the next tick), or nothing to claim."""
+
+
+class SessionClaims:
+    """One assessor's claims on one topic, through the app's write queue's store.
+
+    :param writes: the app's write queue (its store, and whether the store is busy).
+    :param minutes: how long a claim lasts (more than 0).
+    """
+
+    def __init__(self, writes: WriteQueue, topic: str, assessor: str, minutes: float) -> None:
+        self.writes, self.store = writes, writes.store
+        self.topic, self.assessor, self.minutes = topic, assessor, minutes
+        self.held: str | None = None
+        """The docno this session holds a claim on (``None``: none)."""
+        self.taken_at: datetime | None = None
+        """When that claim was taken or last renewed (the store's claim clock)."""
+
+    def take(self, docno: str, wait_ms: int = CLAIM_WAIT_MS) -> bool:
+        """Claim ``docno`` (see the module docstring); returns whether the assessor may
+        show it (``False``: another assessor holds it or judged it). A store still busy
+        after the wait, or read-only, leaves it shown unclaimed (``True``)."""
+        try:
+            with self.writes.trying(wait_ms):
+                taken = self.store.claim(self.topic, docno, self.assessor, self.minutes)
+        except sqlite3.OperationalError as exc:
+            if is_busy(exc):
+                self.writes.lock_busy()
+            self.held = self.taken_at = None
+            return True
+        if taken:
+            self.held, self.taken_at = docno, self.store.claim_clock()
+        return taken
+
+    def renew(self, docno: str) -> Renewal:
+        """Renew the claim on ``docno``, the document on screen, when due (see the
+        module docstring); a document shown unclaimed is claimed now."""
+        now = self.store.claim_clock()
+        due = timedelta(minutes=self.minutes * RENEW_SHARE)
+        if self.held == docno and self.taken_at is not None and now - self.taken_at < due:
+            return "kept"
+        try:
+            with self.writes.trying(BUSY_WAIT_MS):
+                taken = self.store.claim(self.topic, docno, self.assessor, self.minutes)
+        except sqlite3.OperationalError as exc:
+            if is_busy(exc):
+                self.writes.lock_busy()
+                return "busy"
+            return "none"  # a store that cannot be written: nothing to renew
+        if not taken:
+            self.held = self.taken_at = None
+            return "lost"
+        self.held, self.taken_at = docno, now
+        return "renewed"
+
+    def release(self) -> None:
+        """Give up the assessor's claims on the topic (best effort; see the module
+        docstring for claims kept while writes wait)."""
+        if self.writes.pending:
+            return
+        try:
+            self.store.release_claims(self.topic, self.assessor)
+        except sqlite3.OperationalError:
+            return
+        self.held = self.taken_at = None
+
+
+def held_text(claims: list[Claim]) -> str:
+    """Who has the documents left on screen, and when they come back:
+    ``3 documents are being judged by bob; they come back when released or at 10:05``
+    (several assessors: ``by bob (2) and carol (1)``). The time is the earliest a claim
+    lapses, in the local time zone, as ``HH:MM``. Empty when ``claims`` is."""
+    if not claims:
+        return ""
+    count = len(claims)
+    noun = "document is" if count == 1 else "documents are"
+    who = Counter(claim.assessor for claim in claims)
+    names = sorted(who, key=lambda name: (-who[name], name))
+    by = visible(names[0]) if len(names) == 1 else (
+        ", ".join(f"{visible(n)} ({who[n]})" for n in names[:-1])
+        + f" and {visible(names[-1])} ({who[names[-1]]})")
+    back = min(claim.expires_at for claim in claims).astimezone().strftime("%H:%M")
+    it = "it comes" if count == 1 else "they come"
+    return f"{count} {noun} being judged by {by}; {it} back when released or at {back}"
