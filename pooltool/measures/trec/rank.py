@@ -42,3 +42,15 @@ def unjudged(topic: Topic, cutoffs: tuple[int, ...], _options: Options) -> list[
     """``unj_k`` per cutoff."""
     found = topic.unjudged_within(np.array(cutoffs))
     return [float(u) / float(k) for u, k in zip(found.tolist(), cutoffs, strict=True)]
+
+
+def judged(topic: Topic, cutoffs: tuple[int, ...], _options: Options) -> list[float]:
+    """``judged_k`` (ir_measures' ``Judged@k``, not a trec_eval measure): the documents
+    among the first k that have a qrels line, negative grades included, over
+    ``min(k, n)``; 0 when nothing is retrieved (ir_measures 0.4.3,
+    ``providers/judged_provider.py``; ir_measures itself breaks score ties by docno
+    ascending, pooltool by trec_eval's descending order)."""
+    has_line = np.flatnonzero(topic.rel != RELVALUE_NONPOOL) + 1
+    found = np.searchsorted(has_line, np.array(cutoffs), side="right")
+    return [float(j) / float(min(k, topic.num_ret)) if topic.num_ret else 0.0
+            for j, k in zip(found.tolist(), cutoffs, strict=True)]

@@ -114,14 +114,16 @@ MEASURES: tuple[TrecMeasure, ...] = (
     _m("rbp", rbp.rbp, "m_rbp.c", "pair"),
     _m("rbp_resid", rbp.rbp_residual, "m_rbp_resid.c", "pair"),
     _m("unj", rank.unjudged, "m_unjudged.c", "cut_long", (5, 10, 20)),
+    # not trec_eval's: ir_measures' Judged@k, after every trec_eval measure
+    _m("judged", rank.judged, "ir_measures providers/judged_provider.py", "cut_long", (10,)),
 )
 
 BY_NAME: dict[str, TrecMeasure] = {m.name: m for m in MEASURES}
 
 #: trec_eval's nicknames (``measures.c``); ``all_trec`` is every measure above but
-#: ``dcg`` and ``ideal_dcg``.
+#: ``dcg``, ``ideal_dcg`` and pooltool's ``judged``.
 NICKNAMES: dict[str, tuple[str, ...]] = {
-    "all_trec": tuple(m.name for m in MEASURES if m.name not in ("dcg", "ideal_dcg")),
+    "all_trec": tuple(m.name for m in MEASURES if m.name not in ("dcg", "ideal_dcg", "judged")),
     "official": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map",
                  "Rprec", "bpref", "recip_rank", "iprec_at_recall", "P"),
     "set": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P",
