@@ -74,15 +74,16 @@ class EvalResult:
     options: Options
 
 
-def unjudged_rate(topic: Topic, request: Request, position: int) -> float:
-    """The share of the ranks a value looks at whose document is unjudged (no qrels line,
-    or a negative grade): ``U(k) / k`` for a cutoff k (trec_eval's ``unj_k``, ranks past
-    the end count as judged), ``U(n) / n`` over the n retrieved documents otherwise (0
-    when n = 0)."""
+def unjudged_rates(topic: Topic, request: Request) -> list[float]:
+    """Per value of ``request``, the share of the ranks it looks at whose document is
+    unjudged (no qrels line, or a negative grade): ``U(k) / k`` for a cutoff k (trec_eval's
+    ``unj_k``; ranks past the end count as judged), ``U(n) / n`` over the n retrieved
+    documents otherwise (0 when n = 0)."""
     if request.measure.kind == "cut_long":
-        depth = int(request.params.values[position])  # type: ignore[call-overload]
-        return float(topic.unjudged_within(np.array([depth]))[0]) / depth
-    return len(topic.unjudged_ranks) / topic.num_ret if topic.num_ret else 0.0
+        depths = np.array(request.params.values, dtype=np.int64)
+        return (topic.unjudged_within(depths) / depths).tolist()
+    rate = len(topic.unjudged_ranks) / topic.num_ret if topic.num_ret else 0.0
+    return [rate] * len(request.names)
 
 
 def evaluate_runs(runs: Iterable[tuple[str, EncodedRun]], qrels: QrelsIndex,
@@ -115,9 +116,10 @@ def _run(tag: str, encoded: EncodedRun, qrels: QrelsIndex, requests: list[Reques
         for topic in topics:
             seen = topic if request.level is None else replace(topic, level=request.level)
             got = _values(seen, request, options)
+            shares = unjudged_rates(seen, request)
             for position, name in enumerate(request.names):
                 per_name[name].append(got[position])
-                rates[name].append(unjudged_rate(seen, request, position))
+                rates[name].append(shares[position])
         values.append({name: ([str(v) for v in column] if request.measure.name == "relstring"
                               else np.array(column, dtype=np.float64))
                        for name, column in per_name.items()})

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from pooltool.measures.trec.c_arith import c_atol, c_int, msort
+from pooltool.measures.trec.ranked import Topic
 
 #: A gain parameter as given: (name, value), e.g. ("2", 9.0) or ("p", 0.8).
 Pair = tuple[str, float]
@@ -72,6 +73,17 @@ def valid_int(text: str) -> bool:
     """``valid_int`` of ``gain_init.c``: an optional sign, then one or more digits."""
     body = text[1:] if text[:1] in ("+", "-") else text
     return bool(body) and all("0" <= c <= "9" for c in body)
+
+
+def topic_gains(topic: Topic, pairs: tuple[Pair, ...]) -> tuple[Gains, np.ndarray]:
+    """:func:`setup_gains` of a topic and the gain of each of its retrieved documents,
+    computed once per topic and parameter list (``ndcg``, ``G``, ``Rndcg``... share them)."""
+    key = ("gains", pairs)
+    if key not in topic.cache:
+        gains = setup_gains(pairs, topic.rel_levels)
+        topic.cache[key] = (gains, gains.of(topic.rel))
+    found: tuple[Gains, np.ndarray] = topic.cache[key]
+    return found
 
 
 def setup_gains(pairs: tuple[Pair, ...], rel_levels: np.ndarray) -> Gains:

@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from pooltool.measures.trec.c_arith import C_NAN, discounts, seq_prefix, seq_sum
-from pooltool.measures.trec.gains import Pair, setup_gains
+from pooltool.measures.trec.gains import Pair, topic_gains
 from pooltool.measures.trec.ranked import Options, Topic
 
 
@@ -35,9 +35,9 @@ def _dcg_terms(gains: np.ndarray) -> np.ndarray:
 
 
 def _sums(topic: Topic, pairs: tuple[Pair, ...]) -> tuple[float, float]:
-    gains = setup_gains(pairs, topic.rel_levels)
+    gains, results = topic_gains(topic, pairs)
     ideal, _after = gains.ideal()
-    return seq_sum(_dcg_terms(gains.of(topic.rel))), seq_sum(ideal / discounts(len(ideal)))
+    return seq_sum(_dcg_terms(results)), seq_sum(ideal / discounts(len(ideal)))
 
 
 def ndcg(topic: Topic, pairs: tuple[Pair, ...], _options: Options) -> list[float]:
@@ -74,10 +74,9 @@ def ndcg_cut(topic: Topic, cutoffs: tuple[int, ...], _options: Options) -> list[
 
 def ndcg_rel(topic: Topic, pairs: tuple[Pair, ...], _options: Options) -> list[float]:
     """``ndcg_rel``."""
-    gains = setup_gains(pairs, topic.rel_levels)
+    gains, results = topic_gains(topic, pairs)
     ideal, _after = gains.ideal()
     size = len(ideal)
-    results = gains.of(topic.rel)
     run_dcg = np.cumsum(_dcg_terms(results)) if len(results) else np.zeros(0)
     ideal_dcg_at = np.cumsum(ideal / discounts(size)) if size else np.zeros(0)
     hits = np.flatnonzero(results > 0)
@@ -95,12 +94,12 @@ def ndcg_rel(topic: Topic, pairs: tuple[Pair, ...], _options: Options) -> list[f
 
 def r_ndcg(topic: Topic, pairs: tuple[Pair, ...], _options: Options) -> list[float]:
     """``Rndcg``."""
-    gains = setup_gains(pairs, topic.rel_levels)
     if topic.num_rel == 0:
         return [0.0]
+    gains, results = topic_gains(topic, pairs)
     ideal, after = gains.ideal()
     size, ret = len(ideal), topic.num_ret
-    run = seq_prefix(_dcg_terms(gains.of(topic.rel)))  # run[i]: dcg of ranks 0..i-1
+    run = seq_prefix(_dcg_terms(results))  # run[i]: dcg of ranks 0..i-1
     best = seq_prefix(ideal / discounts(size))          # best[i]: ideal dcg of 0..i-1
     walk = np.append(ideal, after)                      # the ideal gain at ranks 0..size
     before = np.append(gains.initial, walk[:-1])

@@ -16,7 +16,7 @@ import math
 import numpy as np
 
 from pooltool.measures.trec.c_arith import log2_table, seq_sum
-from pooltool.measures.trec.gains import Pair, setup_gains
+from pooltool.measures.trec.gains import Pair, topic_gains
 from pooltool.measures.trec.ranked import Options, Topic
 
 MIN_COST = 1.0
@@ -34,9 +34,8 @@ def binary_gain(topic: Topic, _params: tuple[()], _options: Options) -> list[flo
 
 def gain(topic: Topic, pairs: tuple[Pair, ...], _options: Options) -> list[float]:
     """``G``."""
-    gains = setup_gains(pairs, topic.rel_levels)
+    gains, results = topic_gains(topic, pairs)
     ideal, _after = gains.ideal()
-    results = gains.of(topic.rel)
     n = len(results)
     cost = np.full(n, MIN_COST)
     shared = min(n, len(ideal))

@@ -19,8 +19,9 @@ values are then set back to 0 (see :mod:`pooltool.measures.trec.evaluate`).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 
@@ -42,6 +43,7 @@ class Topic:
         (trec_eval's ``rel_levels``, its length ``num_rel_levels``); int64.
     :ivar level: minimum grade of a relevant document (``-l``), >= 0.
     :ivar present: ``False`` for a qrels topic the run lacks (scored under ``-c``).
+    :ivar cache: values the measures of one family share (the gains of a parameter list).
     """
 
     topic: str
@@ -49,6 +51,7 @@ class Topic:
     rel_levels: np.ndarray
     level: int
     present: bool = True
+    cache: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def num_ret(self) -> int:
@@ -136,7 +139,10 @@ def ranked_topics(encoded: EncodedRun, qrels: QrelsIndex, options: Options) -> I
         run is skipped (pooltool's rule, as in :mod:`pooltool.measures.recall`).
     :returns: one :class:`Topic` per qrels topic present (or every qrels topic under ``-c``).
     """
-    topic_pos, _rank, grade = ordered_lines(encoded)
+    topic_pos, rank, grade = ordered_lines(encoded)
+    if len(topic_pos) > 1 and (np.diff(topic_pos) < 0).any():  # topics grouped, not sorted
+        order = np.lexsort((rank, topic_pos))
+        topic_pos, grade = topic_pos[order], grade[order]
     codes = np.where(grade == NONPOOL, RELVALUE_NONPOOL,
                      np.where(grade < 0, RELVALUE_UNJUDGED, grade)).astype(np.int64)
     bounds = np.searchsorted(topic_pos, np.arange(len(qrels.topics) + 1))

@@ -9,7 +9,7 @@ Long shape (``schemas/eval-v1.json``): one row per run x topic x measure value, 
 * ``measure``: the name as asked for (``nDCG@10``) or as trec_eval prints it (``P_10``);
 * ``value``: the value: a fraction, a count, or a string (``relstring``);
 * ``unjudged``: the share of the ranks the value looks at whose document is unjudged
-  (:func:`~pooltool.measures.trec.evaluate.unjudged_rate`; the mean over topics on an
+  (:func:`~pooltool.measures.trec.evaluate.unjudged_rates`; the mean over topics on an
   ``all`` row);
 * ``low``, ``high``: the lowest and highest value judging the unjudged documents could
   give; ``None`` (null) for now.
