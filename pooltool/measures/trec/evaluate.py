@@ -13,8 +13,10 @@ grade > 0 of every topic, whatever ``-l`` says (``te_calc_avg_num_rel``).
 
 A qrels topic the run lacks is scored under ``-c`` on trec_eval's one-document
 stand-in ranking, after which ``num_ret``, ``utility``, ``unj``, ``rbp_resid`` and
-``relstring`` are set back to 0 (``trec_eval.c``); without ``-c`` it is left out and
-reported (trec_eval 10.0 stops there with exit code 4; 9.x and pytrec_eval skip it).
+``relstring`` are set back to 0 (``trec_eval.c``; only under those exact printed names,
+so ``utility_2,-1,0,0`` or ``relstring_20`` keep the stand-in's value, as in trec_eval);
+without ``-c`` it is left out and reported (trec_eval 10.0 stops there with exit code
+4; 9.x and pytrec_eval skip it).
 """
 
 from __future__ import annotations
@@ -31,8 +33,9 @@ from pooltool.measures.qrels_index import QrelsIndex
 from pooltool.measures.trec.ranked import Options, Topic, ranked_topics
 from pooltool.measures.trec.select import Request
 
-#: Measures set back to 0 for a topic the run lacks (``trec_eval.c``, "clean up leftovers").
-_RESET = ("num_ret", "utility", "unj", "rbp_resid")
+#: Printed names set back to 0 (relstring: '') for a topic the run lacks (``trec_eval.c``,
+#: "clean up leftovers": exact names, so ``utility_2,-1,0,0`` keeps its value; any ``unj*``).
+_RESET = ("num_ret", "utility", "relstring", "rbp_resid")
 
 
 @dataclass(frozen=True)
@@ -133,11 +136,11 @@ def _run(tag: str, encoded: EncodedRun, qrels: QrelsIndex, requests: list[Reques
 def _values(topic: Topic, request: Request, options: Options) -> list[object]:
     """One topic's values of one request, with the stand-in ranking's resets."""
     got = request.measure.compute(topic, request.params.values, options)
-    if isinstance(got, str):
-        return [got if topic.present else ""]
-    if not topic.present and request.measure.name in _RESET:
-        return [0.0] * len(got)
-    return list(got)
+    values: list[object] = [got] if isinstance(got, str) else list(got)
+    if topic.present:
+        return values
+    return [("" if isinstance(v, str) else 0.0) if name in _RESET or name.startswith("unj")
+            else v for name, v in zip(request.names, values, strict=True)]
 
 
 def _summary(request: Request, values: dict[str, np.ndarray | list[str]], tag: str, count: int,

@@ -7,7 +7,8 @@ grades; a name that is not an integer (``rbp``'s ``p``) is no gain. The levels a
 then sorted by gain with glibc's merge sort and trec_eval's comparator, which
 truncates the difference of two gains to an integer (so 0.5 and 0.3 tie), and the
 ideal ranking takes them from the last (highest) down: each level's judged
-documents in turn, stopping at the first level whose gain is not positive.
+documents in turn, stopping at the first level whose gain is not positive (and
+empty when the last level's gain is not positive, even with no document at it).
 """
 
 from __future__ import annotations
@@ -55,6 +56,8 @@ class Gains:
         :returns: ``(gains, after)``: float64 ``(L,)`` and a float.
         """
         run: list[float] = []
+        if self.initial <= 0.0:  # the C loops test the top level's gain before any count
+            return np.zeros(0, dtype=np.float64), self.initial
         for _grade, gain, count in reversed(self.levels):
             if count <= 0:
                 continue

@@ -27,6 +27,7 @@ import numpy as np
 
 from pooltool.measures.per_topic import EncodedRun, ordered_lines
 from pooltool.measures.qrels_index import NONPOOL, QrelsIndex
+from pooltool.records import is_judged
 
 RELVALUE_NONPOOL = -1
 RELVALUE_UNJUDGED = -2
@@ -115,7 +116,7 @@ def level_counts(qrels: QrelsIndex) -> list[np.ndarray]:
     """``rel_levels`` of every qrels topic, in :attr:`QrelsIndex.topics` order."""
     cached = qrels.cache.get("rel_levels")
     if cached is None:
-        judged = qrels.grades >= 0
+        judged = is_judged(qrels.grades)
         topics, grades = qrels.judgment_topics[judged], qrels.grades[judged]
         width = int(grades.max()) + 1 if len(grades) else 0
         counts = np.zeros((len(qrels.topics), width), dtype=np.int64)
@@ -144,7 +145,7 @@ def ranked_topics(encoded: EncodedRun, qrels: QrelsIndex, options: Options) -> I
         order = np.lexsort((rank, topic_pos))
         topic_pos, grade = topic_pos[order], grade[order]
     codes = np.where(grade == NONPOOL, RELVALUE_NONPOOL,
-                     np.where(grade < 0, RELVALUE_UNJUDGED, grade)).astype(np.int64)
+                     np.where(is_judged(grade), grade, RELVALUE_UNJUDGED)).astype(np.int64)
     bounds = np.searchsorted(topic_pos, np.arange(len(qrels.topics) + 1))
     levels = level_counts(qrels)
     for pos, name in enumerate(qrels.topics):
