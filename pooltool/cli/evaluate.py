@@ -64,8 +64,9 @@ def eval_command(ctx: click.Context, runs: tuple[str, ...], qrels_file: Path | N
     RUN is a run file, or the tag of a run in the store. Measures follow
     trec_eval (-m all_trec prints all 37 families in trec_eval's order, whatever
     order -m names them in; a measure named twice keeps its first parameters);
-    ir_measures names map onto the same definitions ('pooltool explain eval'
-    lists them). Documents are ranked by score, ties by docno descending. A
+    ir_measures names map onto the same definitions (nDCG@10 is ndcg_cut.10,
+    AP@100 map_cut.100, P(rel=2)@10 P.10 at level 2, RBP alone p = 0.8; the table
+    is in pooltool/measures/trec/names.py). Documents are ranked by score, ties by docno descending. A
     qrels topic missing from a run is left out of its means (named on stderr;
     trec_eval 10.0 stops there) unless -c.
 
