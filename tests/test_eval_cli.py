@@ -85,3 +85,22 @@ def test_bad_measure_is_one_line(files: tuple[str, str]) -> None:
         assert result.exit_code == 1 and result.stdout == ""
         assert result.stderr.count("\n") == 1 and says in result.stderr
         assert result.stderr.startswith("Error: ")
+
+
+def test_stored_tags_and_frames_score_as_files(files: tuple[str, str], tmp_path: Path) -> None:
+    """A stored run (evaluate_tables) and a mix of a file and a tag (evaluate, one frame)
+    print what the file itself prints."""
+    run, qrels = files
+    other = tmp_path / "b.run"
+    other.write_text(RUN.replace(" t\n", " u\n"))
+    db = str(tmp_path / "s.db")
+    for args in (["init"], ["add-runs", run]):
+        assert CliRunner().invoke(cli, ["--db", db, *args]).exit_code == 0
+    measures = ["-m", "all_trec", "-q", "-c", "--qrels", qrels]
+    from_file = invoke(run, *measures).stdout
+    stored = CliRunner().invoke(cli, ["--db", db, "eval", "t", *measures])
+    assert stored.exit_code == 0, stored.output
+    assert stored.stdout == from_file and from_file.count("\n") > 150
+    mixed = CliRunner().invoke(cli, ["--db", db, "eval", "t", str(other), *measures])
+    assert mixed.exit_code == 0, mixed.output
+    assert mixed.stdout == from_file + from_file.replace("\tt\n", "\tu\n")
