@@ -12,13 +12,16 @@ from pathlib import Path
 import click
 
 from pooltool.cli.group import cli, level_option, output_option, warn
-from pooltool.cli.recall import _names, _qrels, _source, _use_system_allocator
 from pooltool.cli.sources import (
     check_run_names,
     check_run_specs,
     load_runs,
+    measured_qrels,
+    qrels_source,
     say_runs_per_file,
+    some_topics,
     stored_run_tables,
+    use_system_allocator,
 )
 from pooltool.errors import InvalidArgument
 from pooltool.measures.trec import EvalResult, Options, evaluate_files, evaluate_tables
@@ -83,7 +86,7 @@ def eval_command(ctx: click.Context, runs: tuple[str, ...], qrels_file: Path | N
     """
     if (qrels_file is None) == (version is None and policy is None):
         raise click.UsageError("give exactly one of --qrels FILE or --version NAME / --policy")
-    _use_system_allocator()
+    use_system_allocator()
     options = Options(level, complete, max_docs, judged_only, num_docs)
     from pooltool.measures.trec.select import select
 
@@ -91,14 +94,14 @@ def eval_command(ctx: click.Context, runs: tuple[str, ...], qrels_file: Path | N
     stored = (version, policy or "latest")
     result = _evaluate(ctx, runs, qrels_file, stored, list(measures), options)
     _warn_topics(result)
-    _write(result, fmt, per_topic, no_summary, str(qrels_file) if qrels_file else _source(*stored))
+    _write(result, fmt, per_topic, no_summary, str(qrels_file) if qrels_file else qrels_source(*stored))
 
 
 def _evaluate(ctx: click.Context, runs: tuple[str, ...], qrels_file: Path | None,
               stored: tuple[str | None, str], measures: list[str], options: Options
               ) -> EvalResult:
     check_run_names(ctx, runs)
-    qrels = _qrels(ctx, qrels_file, stored)
+    qrels = measured_qrels(ctx, qrels_file, stored)
     if all(Path(run).is_file() for run in runs):
         result, sources = evaluate_files([Path(run) for run in runs], qrels, measures, options)
         say_runs_per_file((file, tag) for tag, file in sources.items())
@@ -113,10 +116,10 @@ def _warn_topics(result: EvalResult) -> None:
         if run.missing and not result.options.complete:
             warn(f"warning: run {run.run_tag}: {len(run.missing)} qrels topic(s) not in the run, "
                  f"left out of its means (use -c to score them): "
-                 f"{_names(sorted(run.missing, key=topic_key))}")
+                 f"{some_topics(sorted(run.missing, key=topic_key))}")
         if run.ignored:
             warn(f"note: run {run.run_tag}: {len(run.ignored)} run topic(s) not in the qrels, "
-                 f"ignored: {_names(sorted(run.ignored, key=topic_key))}")
+                 f"ignored: {some_topics(sorted(run.ignored, key=topic_key))}")
 
 
 def _write(result: EvalResult, fmt: str, per_topic: bool, no_summary: bool, source: str) -> None:
