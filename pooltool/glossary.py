@@ -37,6 +37,19 @@ GLOSSARY: dict[str, Term] = {
     # identifiers
     "run_tag": Term("The run's name (the 6th column of a TREC run line).", "TREC run format"),
     "topic": Term("The topic (query) id; 'all' is the row over every topic.", "TREC format"),
+    "run": Term("eval: the run's tag (run_tag).", "TREC run format"),
+    "measure": Term("eval: the measure's name as asked for in ir_measures' spelling "
+                    "(nDCG@10), else as trec_eval prints it (P_10, ndcg_cut_10); the formula "
+                    "and its m_*.c file are in pooltool/measures/trec/.",
+                    f"{TREC_EVAL} (measures.c); ir_measures 0.4 (parse_measure)"),
+    "value": Term("eval: the measure's value for the run and topic (a fraction, a count, or "
+                  "relstring's grades); on an 'all' row trec_eval's summary (mean over "
+                  "topics; sum for counts; geometric mean for gm_map, gm_bpref).",
+                  f"{TREC_EVAL}, meas_avg.c"),
+    "low": Term("eval: the lowest value judging the run's unjudged documents could give "
+                "(not computed yet: empty).", "pooltool (issue 25, item 3)"),
+    "high": Term("eval: the highest value judging the run's unjudged documents could give "
+                 "(not computed yet: empty).", "pooltool (issue 25, item 3)"),
     "k": Term("The cutoff: only a run's first k documents (trec_eval order) count.",
               f"{TREC_EVAL}, m_recall.c"),
     "docno": Term("The document id.", "TREC format"),
@@ -68,7 +81,9 @@ GLOSSARY: dict[str, Term] = {
     "P": Term("Precision@k = num_rel_ret@k / k; missing ranks count as not relevant.",
               f"{TREC_EVAL}, m_P.c"),
     "unjudged": Term("recall, bias, impact: documents in the first k with no qrels line or a "
-                     "negative grade, divided by k. status: pooled documents not judged yet.",
+                     "negative grade, divided by k. eval: the same over the ranks the value "
+                     "looks at (k for a cutoff measure, else all n retrieved: U(n)/n); on an "
+                     "'all' row the mean over topics. status: pooled documents not judged yet.",
                      f"{TREC_EVAL}, m_unjudged.c (unj.k)"),
     "judged": Term("recall: documents in the first k with any qrels line (negative grades "
                    "included), divided by min(k, num_ret); not 1 - unjudged. status, qrels "

@@ -2,6 +2,7 @@
 layer, above measures and analysis; the CLI only writes them).
 
 One function per schema of ``schemas/``: :func:`recall_document` (``recall-v1``),
+:func:`eval_document` (``eval-v1``),
 :func:`bias_document` (``bias-v1``), :func:`bias_correction_document`
 (``bias-correction-v1``), :func:`impact_document` (``impact-v1``) and
 :func:`simulate_document` (``simulate-v1``). Analysis types are imported for
@@ -21,13 +22,16 @@ if TYPE_CHECKING:
     from pooltool.analysis.bias_correction import Corrected
     from pooltool.analysis.impact import ImpactResult
     from pooltool.analysis.simulation import SimulationResult
+    from pooltool.measures.trec import EvalResult
 
 SCHEMA_ID = "recall-v1"
 BIAS_SCHEMA = "bias-v1"
 BIAS_CORRECTION_SCHEMA = "bias-correction-v1"
 IMPACT_SCHEMA = "impact-v1"
 SIMULATE_SCHEMA = "simulate-v1"
-SCHEMAS = (SCHEMA_ID, BIAS_SCHEMA, BIAS_CORRECTION_SCHEMA, IMPACT_SCHEMA, SIMULATE_SCHEMA)
+EVAL_SCHEMA = "eval-v1"
+SCHEMAS = (SCHEMA_ID, BIAS_SCHEMA, BIAS_CORRECTION_SCHEMA, IMPACT_SCHEMA, SIMULATE_SCHEMA,
+           EVAL_SCHEMA)
 """Every schema a document of this module names (``schemas/NAME.json``)."""
 
 SIMULATE_NOTE = ("documents without a qrels line count as non-relevant (the qrels stand for "
@@ -153,3 +157,37 @@ def simulate_document(result: SimulationResult, qrels_source: str, budgets: Sequ
                         "topics": len(result.topics)},
             "summary": records(result.summary), "per_run": records(result.per_run),
             "per_topic": records(result.per_topic) if per_topic else []}
+
+
+def eval_document(result: EvalResult, per_topic: bool = False, qrels_source: str | None = None,
+                  summary: bool = True) -> dict[str, Any]:
+    """The JSON-ready document ``pooltool eval --format json`` writes (``eval-v1``).
+
+    :param result: what :func:`pooltool.measures.trec.evaluate_files` (or its siblings)
+        returned.
+    :param per_topic: include the per-topic rows (``-q``).
+    :param qrels_source: where the qrels came from (a path or ``version:NAME``).
+    :param summary: include the ``all`` rows (``False`` for ``-n``).
+    :returns: a dict with ``schema``, ``options``, ``qrels``, ``runs`` (tags with their
+        missing and ignored topics) and ``rows``: one object per run x topic x measure
+        value in the long shape of :mod:`pooltool.measures.trec.shapes` (``topic`` is
+        ``all`` for a summary row; ``low``/``high`` are null).
+    """
+    from pooltool.measures.trec.shapes import long_rows
+
+    rows = long_rows(result, per_topic)
+    if not summary:
+        keep = rows["topic"] != "all"
+        rows = {name: column[keep] for name, column in rows.items()}
+    options = result.options
+    return {
+        "schema": EVAL_SCHEMA,
+        "options": {"measures": [name for r in result.requests for name in r.labels],
+                    "level": options.level, "complete": options.complete,
+                    "max_docs": options.max_docs, "judged_only": options.judged_only,
+                    "num_docs": options.num_docs},
+        "qrels": {"source": qrels_source},
+        "runs": [{"run_tag": run.run_tag, "missing_topics": run.missing,
+                  "ignored_topics": run.ignored} for run in result.runs],
+        "rows": records(rows),
+    }

@@ -45,6 +45,8 @@ RUNS = sorted(str(p) for p in (DEMO / "runs").glob("*.run"))
 QRELS = str(DEMO / "qrels.txt")
 COMMANDS = [
     ["recall", *RUNS, "--version", "demo-partial", "-k", "5,10", "-q", "--format", "csv"],
+    ["eval", *RUNS, "--version", "demo-partial", "-m", "P.5", "-m", "nDCG@5", "-q",
+     "--format", "csv"],
     ["recall", *RUNS, "--version", "demo-partial", "-k", "5,10", "--format", "csv"],
     ["recall", *RUNS, "--version", "demo-partial", "-k", "5", "-q", "--all-columns"],
     ["qrels", "versions", "--format", "csv"],

@@ -6,7 +6,6 @@ In Python: :func:`pooltool.measures.evaluate_recall` and
 
 from __future__ import annotations
 
-import os
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -20,11 +19,14 @@ from pooltool.cli.sources import (
     check_run_names,
     check_run_specs,
     load_qrels,
-    load_qrels_table,
     load_runs,
+    measured_qrels,
+    qrels_source,
     say_runs_per_file,
+    some_topics,
     stored_qrels,
     stored_run_tables,
+    use_system_allocator,
 )
 from pooltool.measures import (
     RecallResult,
@@ -37,7 +39,6 @@ from pooltool.report import FORMATS, Columns, emit, emit_json
 
 if TYPE_CHECKING:
     import pandas as pd
-    import pyarrow as pa
 
 RECALL_FORMATS = (*FORMATS, "trec")
 #: Summary columns a table shows by default (--all-columns adds the rest; csv/json have all).
@@ -47,7 +48,6 @@ TABLE_SUMMARY = ["run_tag", "k", "num_q", "recall", "micro_recall", "median_reca
 #: The columns of a table too wide for the terminal.
 COMPACT_SUMMARY = ["run_tag", "k", "num_q", "recall", "P", "unjudged"]
 COMPACT_PER_TOPIC = ["run_tag", "topic", "k", "num_rel", "rel_ret", "recall", "P", "unjudged"]
-MISSING_SHOWN = 50
 
 
 def parse_ks(_ctx: click.Context, _param: click.Parameter, value: str) -> tuple[int, ...]:
@@ -127,7 +127,7 @@ def recall(ctx: click.Context, runs: tuple[str, ...], qrels_file: Path | None, v
     """
     if (qrels_file is None) == (version is None and policy is None):
         raise click.UsageError("give exactly one of --qrels FILE or --version NAME / --policy")
-    _use_system_allocator()
+    use_system_allocator()
     if sample_name is not None and fmt == "trec":
         raise click.UsageError("--estimate has no trec_eval layout: use --format table, csv, "
                                "tsv, json or jsonl")
@@ -144,7 +144,7 @@ def recall(ctx: click.Context, runs: tuple[str, ...], qrels_file: Path | None, v
     else:
         result = _evaluate(ctx, runs, qrels_file, stored, options)
     _warn_topics(result)
-    source = str(qrels_file) if qrels_file else _source(*stored)
+    source = str(qrels_file) if qrels_file else qrels_source(*stored)
     if sample_name is not None:
         from pooltool.cli.estimate import write_estimates
 
@@ -157,27 +157,6 @@ def recall(ctx: click.Context, runs: tuple[str, ...], qrels_file: Path | None, v
         warn(f"plot written: {plot_recall(result, plot)}")
 
 
-def _use_system_allocator() -> None:
-    """Give Arrow the C library's allocator, unless ``ARROW_DEFAULT_MEMORY_POOL`` names one.
-
-    pyarrow's default (mimalloc) asks the kernel for transparent huge pages,
-    and zeroing them on first touch took a quarter of the CPU time of recall
-    on the 15 TREC-COVID runs; with the system allocator recall took 0.79x the
-    CPU time there (peak 94 MiB against 154) and 0.9x on 250,000-line runs.
-    """
-    if "ARROW_DEFAULT_MEMORY_POOL" not in os.environ:
-        import pyarrow as pa
-
-        pa.set_memory_pool(pa.system_memory_pool())
-
-
-def _source(version: str | None, policy: str) -> str:
-    """How the JSON document names stored qrels: ``version:NAME``, with the policy
-    when it is not the default (``log:now`` when no version is named)."""
-    where = f"version:{version}" if version else "log:now"
-    return where if policy == "latest" else f"{where} policy:{policy}"
-
-
 def _evaluate(ctx: click.Context, runs: tuple[str, ...], qrels_file: Path | None,
               stored: tuple[str | None, str], options: dict[str, Any]) -> RecallResult:
     """Score file by file when every RUN is a file, run by run from the store's columns
@@ -185,20 +164,14 @@ def _evaluate(ctx: click.Context, runs: tuple[str, ...], qrels_file: Path | None
     check_run_names(ctx, runs)
     if all(Path(run).is_file() for run in runs):
         files = [Path(run) for run in runs]
-        result = evaluate_recall_files(files, _qrels(ctx, qrels_file, stored), **options)
+        result = evaluate_recall_files(files, measured_qrels(ctx, qrels_file, stored), **options)
         say_runs_per_file((file, tag) for tag, file in result.sources.items())
         return result
     if runs and not any(Path(run).is_file() for run in runs):
         tables = stored_run_tables(ctx, runs)
-        return evaluate_recall_tables(tables, _qrels(ctx, qrels_file, stored), **options)
+        return evaluate_recall_tables(tables, measured_qrels(ctx, qrels_file, stored), **options)
     frame = load_runs(ctx, runs)
-    return evaluate_recall(frame, _qrels(ctx, qrels_file, stored), **options)
-
-
-def _qrels(ctx: click.Context, qrels_file: Path | None,
-           stored: tuple[str | None, str]) -> pd.DataFrame | pa.Table:
-    """The qrels: a file as Arrow columns (no pandas on the way), else the store's."""
-    return load_qrels_table(ctx, str(qrels_file)) if qrels_file else _judged(ctx, stored)
+    return evaluate_recall(frame, measured_qrels(ctx, qrels_file, stored), **options)
 
 
 def _qrels_frame(ctx: click.Context, qrels_file: Path | None,
@@ -222,17 +195,11 @@ def _warn_topics(result: RecallResult) -> None:
             fate = ("scored 0 and counted (-c)" if result.options.complete
                     else "left out of its mean (use -c to score them 0)")
             warn(f"warning: run {tag}: {len(missing)} qrels topic(s) not in the run, {fate}: "
-                 f"{_names(sorted(missing, key=topic_key))}")
+                 f"{some_topics(sorted(missing, key=topic_key))}")
         ignored = result.ignored_topics[tag]
         if ignored:
             warn(f"note: run {tag}: {len(ignored)} run topic(s) not in the qrels, ignored: "
-                 f"{_names(sorted(ignored, key=topic_key))}")
-
-
-def _names(topics: list[str]) -> str:
-    shown = " ".join(topics[:MISSING_SHOWN])
-    return shown + (f" ... ({len(topics) - MISSING_SHOWN} more)" if len(topics) > MISSING_SHOWN
-                    else "")
+                 f"{some_topics(sorted(ignored, key=topic_key))}")
 
 
 def _write(result: RecallResult, fmt: str, per_topic: bool, source: str) -> None:

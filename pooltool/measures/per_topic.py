@@ -151,16 +151,7 @@ def finish_run(
     list, which keeps their ``strcmp`` order and spares it the strings. See
     :func:`score_run` for the parameters and the result.
     """
-    if encoded.trec_rank is None:
-        import pandas as pd  # only lines given as Python objects (encode_run) come unordered
-
-        ordered = order_run(pd.DataFrame({
-            "topic": encoded.topic_pos, "score": encoded.score,
-            "docno": encoded.docno, "grade": encoded.grade,
-        }))
-        topic, rank, grade = (ordered[name].to_numpy() for name in ("topic", "trec_rank", "grade"))
-    else:
-        topic, rank, grade = encoded.topic_pos, encoded.trec_rank, encoded.grade
+    topic, rank, grade = ordered_lines(encoded)
     if max_docs is not None:
         kept = rank <= max_docs
         topic, rank, grade = topic[kept], rank[kept], grade[kept]
@@ -169,6 +160,24 @@ def finish_run(
     keep = np.ones(len(present), dtype=bool) if complete else present
     columns = _columns(run_tag, qrels, counts, ks, keep)
     return RunScores(columns, qrels.topics[~present].tolist(), encoded.ignored)
+
+
+def ordered_lines(encoded: EncodedRun) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The encoded lines in trec_eval's order (:func:`pooltool.ranking.order_run`).
+
+    :returns: ``(topic_pos, trec_rank, grade)``, int64 arrays of one length, sorted by
+        topic position then ``trec_rank`` (1-based within the topic).
+    """
+    if encoded.trec_rank is None:
+        import pandas as pd  # only lines given as Python objects (encode_run) come unordered
+
+        ordered = order_run(pd.DataFrame({
+            "topic": encoded.topic_pos, "score": encoded.score,
+            "docno": encoded.docno, "grade": encoded.grade,
+        }))
+        topic, rank, grade = (ordered[name].to_numpy() for name in ("topic", "trec_rank", "grade"))
+        return topic, rank, grade
+    return encoded.topic_pos, encoded.trec_rank, encoded.grade
 
 
 def _doc_codes(docno: np.ndarray, qrels: QrelsIndex) -> tuple[np.ndarray, int, np.ndarray]:

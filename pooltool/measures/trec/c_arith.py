@@ -1,0 +1,125 @@
+"""trec_eval's C arithmetic where Python's differs: libm ``log2``, ``lround``, sequential sums,
+glibc's merge sort, and ``printf`` formats (``%6.4f`` of a NaN, ``%3.2f`` names cut to a buffer).
+
+Byte-identical output needs the same doubles as the C code (usnistgov/trec_eval
+10.0), so every sum here adds left to right as the C loops do (``np.cumsum`` is a
+sequential fold; ``np.sum`` is pairwise and can differ in the last bit), and every
+logarithm is ``math.log2`` (the C library's) rather than numpy's own vector
+implementation.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from typing import TypeVar
+
+import numpy as np
+
+T = TypeVar("T")
+
+#: 0.0 / 0.0 on x86-64 is the default NaN, whose sign bit is set: glibc prints ``-nan``.
+C_NAN = -math.nan
+
+_LOG2: list[np.ndarray] = [np.array([-math.inf, 0.0])]
+
+
+def log2_table(n: int) -> np.ndarray:
+    """``math.log2(k)`` for ``k = 0 .. n`` (``-inf`` at 0), float64, shape ``(>= n + 1,)``."""
+    table = _LOG2[0]
+    if len(table) <= n:
+        size = max(n + 1, 2 * len(table))
+        table = np.array([-math.inf] + [math.log2(k) for k in range(1, size)])
+        _LOG2[0] = table
+    return table
+
+
+def discounts(n: int) -> np.ndarray:
+    """``log2(i + 2)`` for ranks ``i = 0 .. n - 1`` (the DCG discount of ``m_ndcg.c``)."""
+    return log2_table(n + 1)[2:n + 2]
+
+
+def seq_sum(values: np.ndarray) -> float:
+    """``values`` added left to right from 0.0, as a C ``for`` loop does; 0.0 when empty."""
+    return float(np.cumsum(values)[-1]) if len(values) else 0.0
+
+
+def seq_prefix(values: np.ndarray) -> np.ndarray:
+    """Running sums ``[0, v0, v0+v1, ...]`` (length ``n + 1``), each a left-to-right sum."""
+    out = np.zeros(len(values) + 1, dtype=np.float64)
+    if len(values):
+        np.cumsum(values, out=out[1:])
+    return out
+
+
+def lround(x: float) -> int:
+    """C's ``lround``: the nearest integer, halves away from zero (Python's ``round``
+    sends halves to even)."""
+    low = math.floor(abs(x))
+    value = low + 1 if abs(x) - low >= 0.5 else low
+    return int(math.copysign(value, x)) if value else 0
+
+
+def msort(items: Sequence[T], compare: Callable[[T, T], int]) -> list[T]:
+    """glibc 2.x ``qsort`` on small arrays (``msort_with_tmp``): a top-down merge sort that
+    takes from the left run when ``compare(left, right) <= 0``. Kept exact because trec_eval
+    sorts gains with a comparator that truncates to ``int`` (``comp_rel_gain`` in
+    ``gain_init.c``), which is no order at all on fractional gains."""
+    if len(items) <= 1:
+        return list(items)
+    half = len(items) // 2
+    left, right = msort(items[:half], compare), msort(items[half:], compare)
+    merged: list[T] = []
+    i = j = 0
+    while i < len(left) and j < len(right):
+        if compare(left[i], right[j]) <= 0:
+            merged.append(left[i])
+            i += 1
+        else:
+            merged.append(right[j])
+            j += 1
+    return merged + left[i:] + right[j:]
+
+
+def c_int(x: float) -> int:
+    """C's conversion of a double to ``int``: truncation toward zero."""
+    return int(x)
+
+
+def c_atol(text: str) -> int:
+    """C's ``atol``: leading blanks, a sign, then digits; 0 when there are none."""
+    stripped = text.lstrip(" \t\n\v\f\r")
+    sign, digits = 1, stripped
+    if digits[:1] in ("+", "-"):
+        sign, digits = (-1 if digits[0] == "-" else 1), digits[1:]
+    count = 0
+    while count < len(digits) and digits[count].isdigit() and digits[count].isascii():
+        count += 1
+    return sign * int(digits[:count]) if count else 0
+
+
+def c_atof(text: str) -> float:
+    """C's ``atof`` on the usual inputs: the longest leading decimal number, 0.0 if none."""
+    stripped = text.lstrip(" \t\n\v\f\r")
+    best = 0.0
+    for end in range(len(stripped), 0, -1):
+        try:
+            best = float(stripped[:end])
+        except ValueError:
+            continue
+        if stripped[:end].strip() == stripped[:end] and "_" not in stripped[:end]:
+            return best
+    return 0.0
+
+
+def value_text(value: float) -> str:
+    """``printf("%6.4f", value)`` as glibc prints it (``-nan`` and ``nan`` included)."""
+    if math.isnan(value):
+        return f"{'-nan' if math.copysign(1.0, value) < 0 else 'nan':>6}"
+    return f"{value:6.4f}"
+
+
+def name_with_double(name: str, value: float) -> str:
+    """``append_double`` of ``meas_init.c``: ``NAME_%3.2f`` in a buffer of
+    ``len(NAME) + 10`` bytes, so at most ``len(NAME) + 9`` characters are kept."""
+    return f"{name}_{value:3.2f}"[:len(name) + 9]

@@ -1,0 +1,166 @@
+"""Every requested measure of every run, per topic and summarised, as trec_eval 10.0 does.
+
+:func:`evaluate_runs` takes runs already encoded against the qrels
+(:class:`~pooltool.measures.per_topic.EncodedRun`, from
+:func:`~pooltool.measures.arrow_run.encode_table` or
+:func:`~pooltool.measures.per_topic.encode_run`) and returns an :class:`EvalResult`.
+
+The ``all`` line of each measure (``meas_avg.c``): the mean of the per-topic values
+(added left to right in topic order, divided by the topics scored: every qrels topic
+under ``-c``); the sum for the counts; ``exp`` of the mean of the logs for
+``gm_map`` and ``gm_bpref``; ``num_rel`` under ``-c`` counts the qrels lines with
+grade > 0 of every topic, whatever ``-l`` says (``te_calc_avg_num_rel``).
+
+A qrels topic the run lacks is scored under ``-c`` on trec_eval's one-document
+stand-in ranking, after which ``num_ret``, ``utility``, ``unj``, ``rbp_resid`` and
+``relstring`` are set back to 0 (``trec_eval.c``; only under those exact printed names,
+so ``utility_2,-1,0,0`` or ``relstring_20`` keep the stand-in's value, as in trec_eval);
+without ``-c`` it is left out and reported (trec_eval 10.0 stops there with exit code
+4; 9.x and pytrec_eval skip it).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from pooltool.errors import NothingToScore
+from pooltool.measures.per_topic import EncodedRun
+from pooltool.measures.qrels_index import QrelsIndex
+from pooltool.measures.trec.ranked import Options, Topic, ranked_topics
+from pooltool.measures.trec.select import Request
+
+#: Printed names set back to 0 (relstring: '') for a topic the run lacks (``trec_eval.c``,
+#: "clean up leftovers": exact names, so ``utility_2,-1,0,0`` keeps its value; any ``unj*``).
+_RESET = ("num_ret", "utility", "relstring", "rbp_resid")
+
+
+@dataclass(frozen=True)
+class RunEval:
+    """One run's values.
+
+    :ivar run_tag: the run.
+    :ivar topics: the topics scored, in qrels (``strcmp``) order.
+    :ivar values: per request, per printed name, the per-topic values (float64
+        arrays aligned with ``topics``; ``relstring``: a list of str).
+    :ivar unjudged: per request, per printed name, the per-topic unjudged rate of the
+        ranks the value looks at (float64; see :func:`unjudged_rate`).
+    :ivar summary: per request, per printed name, the ``all`` value (float, int or
+        str for runid; absent for relstring).
+    :ivar missing: qrels topics the run lacks.
+    :ivar ignored: run topics without qrels.
+    """
+
+    run_tag: str
+    topics: list[str]
+    values: list[dict[str, np.ndarray | list[str]]]
+    unjudged: list[dict[str, np.ndarray]]
+    summary: list[dict[str, float | int | str]]
+    missing: list[str]
+    ignored: list[str]
+
+
+@dataclass(frozen=True)
+class EvalResult:
+    """What :func:`evaluate_runs` returns.
+
+    :ivar runs: one :class:`RunEval` per run, in input order.
+    :ivar requests: the measures, in printing order.
+    :ivar options: the flags.
+    """
+
+    runs: list[RunEval]
+    requests: list[Request]
+    options: Options
+
+
+def unjudged_rates(topic: Topic, request: Request) -> list[float]:
+    """Per value of ``request``, the share of the ranks it looks at whose document is
+    unjudged (no qrels line, or a negative grade): ``U(k) / k`` for a cutoff k (trec_eval's
+    ``unj_k``; ranks past the end count as judged), ``U(n) / n`` over the n retrieved
+    documents otherwise (0 when n = 0)."""
+    if request.measure.kind == "cut_long":
+        depths = np.array(request.params.values, dtype=np.int64)
+        return (topic.unjudged_within(depths) / depths).tolist()
+    rate = len(topic.unjudged_ranks) / topic.num_ret if topic.num_ret else 0.0
+    return [rate] * len(request.names)
+
+
+def evaluate_runs(runs: Iterable[tuple[str, EncodedRun]], qrels: QrelsIndex,
+                  requests: Sequence[Request], options: Options) -> EvalResult:
+    """Score every run.
+
+    :param runs: ``(run_tag, encoded lines)`` per run.
+    :param qrels: the judgments, indexed at ``options.level``.
+    :param requests: the measures (:func:`pooltool.measures.trec.select.select`).
+    :param options: trec_eval's flags.
+    :returns: an :class:`EvalResult`; fractions are in 0..1, counts integers.
+    :raises NothingToScore: a run has no topic in the qrels (and not ``-c``).
+    """
+    results = [_run(tag, run, qrels, list(requests), options) for tag, run in runs]
+    return EvalResult(results, list(requests), options)
+
+
+def _run(tag: str, encoded: EncodedRun, qrels: QrelsIndex, requests: list[Request],
+         options: Options) -> RunEval:
+    topics = list(ranked_topics(encoded, qrels, options))
+    present = {t.topic for t in topics if t.present}
+    if not topics:
+        raise NothingToScore(f"run {tag!r} has no topic in the qrels (qrels topics: "
+                             f"{', '.join(qrels.topics[:5].tolist())} ...)")
+    values: list[dict[str, np.ndarray | list[str]]] = []
+    unjudged: list[dict[str, np.ndarray]] = []
+    for request in requests:
+        per_name: dict[str, list[object]] = {name: [] for name in request.names}
+        rates: dict[str, list[float]] = {name: [] for name in request.names}
+        for topic in topics:
+            seen = topic if request.level is None else replace(topic, level=request.level)
+            got = _values(seen, request, options)
+            shares = unjudged_rates(seen, request)
+            for position, name in enumerate(request.names):
+                per_name[name].append(got[position])
+                rates[name].append(shares[position])
+        values.append({name: ([str(v) for v in column] if request.measure.name == "relstring"
+                              else np.array(column, dtype=np.float64))
+                       for name, column in per_name.items()})
+        unjudged.append({name: np.array(column) for name, column in rates.items()})
+    summary = [_summary(r, v, tag, len(topics), qrels, options) for r, v in zip(requests, values,
+                                                                               strict=True)]
+    return RunEval(tag, [t.topic for t in topics], values, unjudged, summary,
+                   [t for t in qrels.topics.tolist() if t not in present], list(encoded.ignored))
+
+
+def _values(topic: Topic, request: Request, options: Options) -> list[object]:
+    """One topic's values of one request, with the stand-in ranking's resets."""
+    got = request.measure.compute(topic, request.params.values, options)
+    values: list[object] = [got] if isinstance(got, str) else list(got)
+    if topic.present:
+        return values
+    return [("" if isinstance(v, str) else 0.0) if name in _RESET or name.startswith("unj")
+            else v for name, v in zip(request.names, values, strict=True)]
+
+
+def _summary(request: Request, values: dict[str, np.ndarray | list[str]], tag: str, count: int,
+             qrels: QrelsIndex, options: Options) -> dict[str, float | int | str]:
+    how = request.measure.summary
+    if how == "runid":
+        return {"runid": tag}
+    if how == "none":
+        return {}
+    out: dict[str, float | int | str] = {}
+    for name, column in values.items():
+        array = np.asarray(column, dtype=np.float64)
+        if how == "num_q":
+            out[name] = count
+        elif how == "num_rel" and options.complete:
+            out[name] = qrels.positive_lines
+        elif how in ("sum", "num_rel"):
+            out[name] = int(array.sum())
+        elif how == "geometric":
+            out[name] = math.exp(float(np.cumsum(array)[-1]) / count)
+        else:
+            out[name] = float(np.cumsum(array)[-1]) / count
+    return out

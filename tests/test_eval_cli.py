@@ -1,0 +1,106 @@
+"""``pooltool eval``: trec_eval's layout, the long machine shape, the wide table, errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from pooltool.cli import cli
+
+SCHEMA = Path(__file__).resolve().parents[1] / "schemas" / "eval-v1.json"
+# topic 1: d1 relevant (2), d2 non-relevant, d3 unjudged (no qrels line); topic 2 judged
+# but not in the run; topic 9 in the run only
+RUN = "1 Q0 d1 1 3.0 t\n1 Q0 d2 2 2.0 t\n1 Q0 d3 3 1.0 t\n9 Q0 x 1 1.0 t\n"
+QRELS = "1 0 d1 2\n1 0 d2 0\n1 0 d4 1\n2 0 e1 1\n"
+
+
+@pytest.fixture()
+def files(tmp_path: Path) -> tuple[str, str]:
+    (tmp_path / "a.run").write_text(RUN)
+    (tmp_path / "q.txt").write_text(QRELS)
+    return str(tmp_path / "a.run"), str(tmp_path / "q.txt")
+
+
+def invoke(*args: str) -> Result:
+    return CliRunner().invoke(cli, ["eval", *args])
+
+
+def test_trec_layout_by_hand(files: tuple[str, str]) -> None:
+    """Topic 1: R = 2 (d1, d4), d1 at rank 1: P_1 = 1, recall_1 = 1/2, map = (1/1)/2,
+    recip_rank 1; topic 2 missing: left out without -c, scored 0 and counted with -c."""
+    run, qrels = files
+    out = invoke(run, "--qrels", qrels, "-m", "P.1", "-m", "recall.1", "-m", "map",
+                 "-m", "recip_rank")
+    assert out.exit_code == 0, out.output
+    assert out.stdout == ("map                   \tall\t0.5000\n"
+                          "recip_rank            \tall\t1.0000\n"
+                          "P_1                   \tall\t1.0000\n"
+                          "recall_1              \tall\t0.5000\n")
+    assert "1 qrels topic(s) not in the run" in out.stderr and "run topic(s) not in" in out.stderr
+    complete = invoke(run, "--qrels", qrels, "-m", "map", "-m", "num_q", "-c").stdout
+    assert complete == "num_q                 \tall\t2\nmap                   \tall\t0.2500\n"
+
+
+def test_long_shape_csv_and_json(files: tuple[str, str]) -> None:
+    jsonschema = pytest.importorskip("jsonschema")
+    run, qrels = files
+    csv = invoke(run, "--qrels", qrels, "-m", "P.2", "-m", "nDCG@2", "-q", "--format", "csv")
+    assert csv.exit_code == 0, csv.output
+    # P_2 = 1/2; unjudged in the top 2: none; nDCG@2 = (2/log2 2) / (2/log2 2 + 1/log2 3)
+    ndcg = 2.0 / (2.0 + 1.0 / 1.584962500721156)
+    assert csv.stdout.splitlines() == [
+        "run,topic,measure,value,unjudged,low,high",
+        "t,1,P_2,0.5,0.0,,", "t,all,P_2,0.5,0.0,,",
+        f"t,1,nDCG@2,{ndcg!r},0.0,,", f"t,all,nDCG@2,{ndcg!r},0.0,,"]
+    schema = json.loads(SCHEMA.read_text())
+    jsonschema.Draft202012Validator.check_schema(schema)
+    for extra in ([], ["-q"], ["-q", "-c", "-J", "-M", "2", "-m", "all_trec"], ["-q", "-n"]):
+        result = invoke(run, "--qrels", qrels, "--format", "json", "-m", "P.3", *extra)
+        assert result.exit_code == 0, result.output
+        document = json.loads(result.stdout)
+        jsonschema.validate(document, schema)
+        assert document["runs"] == [{"run_tag": "t", "missing_topics": ["2"],
+                                     "ignored_topics": ["9"]}]
+    rows = json.loads(invoke(run, "--qrels", qrels, "--format", "json", "-m", "P.3").stdout)
+    assert rows["rows"] == [{"run": "t", "topic": "all", "measure": "P_3", "value": 1 / 3,
+                             "unjudged": 1 / 3, "low": None, "high": None}]
+
+
+def test_table_has_a_column_per_measure(files: tuple[str, str]) -> None:
+    run, qrels = files
+    table = invoke(run, "--qrels", qrels, "-m", "AP", "-m", "P.1,2", "--format", "table").stdout
+    header = next(line for line in table.splitlines() if "run_tag" in line)
+    assert [cell.strip() for cell in header.split("┃")] == ["run_tag", "P_1", "P_2", "AP"]
+    assert "0.5000" in table
+
+
+def test_bad_measure_is_one_line(files: tuple[str, str]) -> None:
+    run, qrels = files
+    for measure, says in (("ERR@10", "ERR has no trec_eval definition"),
+                          ("P.0", "cutoffs must be positive"), ("nosuch", "unknown measure")):
+        result = invoke(run, "--qrels", qrels, "-m", measure)
+        assert result.exit_code == 1 and result.stdout == ""
+        assert result.stderr.count("\n") == 1 and says in result.stderr
+        assert result.stderr.startswith("Error: ")
+
+
+def test_stored_tags_and_frames_score_as_files(files: tuple[str, str], tmp_path: Path) -> None:
+    """A stored run (evaluate_tables) and a mix of a file and a tag (evaluate, one frame)
+    print what the file itself prints."""
+    run, qrels = files
+    other = tmp_path / "b.run"
+    other.write_text(RUN.replace(" t\n", " u\n"))
+    db = str(tmp_path / "s.db")
+    for args in (["init"], ["add-runs", run]):
+        assert CliRunner().invoke(cli, ["--db", db, *args]).exit_code == 0
+    measures = ["-m", "all_trec", "-q", "-c", "--qrels", qrels]
+    from_file = invoke(run, *measures).stdout
+    stored = CliRunner().invoke(cli, ["--db", db, "eval", "t", *measures])
+    assert stored.exit_code == 0, stored.output
+    assert stored.stdout == from_file and from_file.count("\n") > 150
+    mixed = CliRunner().invoke(cli, ["--db", db, "eval", "t", str(other), *measures])
+    assert mixed.exit_code == 0, mixed.output
+    assert mixed.stdout == from_file + from_file.replace("\tt\n", "\tu\n")

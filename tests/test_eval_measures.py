@@ -1,0 +1,63 @@
+"""The registry's two spellings, trec_eval's parameters, and the C arithmetic kept exact."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from pooltool.errors import InvalidArgument
+from pooltool.measures.trec.c_arith import lround, msort, name_with_double, value_text
+from pooltool.measures.trec.gains import setup_gains
+from pooltool.measures.trec.registry import NICKNAMES
+from pooltool.measures.trec.select import select
+
+
+@pytest.mark.parametrize("spec,trec,names,level", [
+    ("nDCG@10", "ndcg_cut", ("ndcg_cut_10",), None), ("AP", "map", ("map",), None),
+    ("AP@100", "map_cut", ("map_cut_100",), None), ("R@100", "recall", ("recall_100",), None),
+    ("P(rel=2)@10", "P", ("P_10",), 2), ("RR", "recip_rank", ("recip_rank",), None),
+    ("RBP(p=0.8)", "rbp", ("rbp_p=0.8",), None), ("Judged@10", "judged", ("judged_10",), None),
+    ("bpref", "bpref", ("bpref",), None), ("Bpref", "bpref", ("bpref",), None),
+    ("infAP", "infAP", ("infAP",), None), ("NumRelRet", "num_rel_ret", ("num_rel_ret",), 1),
+    ("ndcg_cut.10", "ndcg_cut", ("ndcg_cut_10",), None),
+    ("P.10,5", "P", ("P_5", "P_10"), None)])
+def test_two_spellings_one_definition(spec: str, trec: str, names: tuple[str, ...],
+                                      level: int | None) -> None:
+    [request] = select([spec])
+    assert (request.measure.name, request.names, request.level) == (trec, names, level)
+
+
+def test_trec_eval_rules_for_m() -> None:
+    """Registry order whatever the -m order; the first parameters of a measure win."""
+    requests = select(["P.5", "map", "recall.10", "recall.100", "num_q"])
+    assert [r.names for r in requests] == [("num_q",), ("map",), ("P_5",), ("recall_10",)]
+    assert len(NICKNAMES["all_trec"]) == 37
+    assert [r.measure.name for r in select([])] == list(NICKNAMES["official"])
+
+
+@pytest.mark.parametrize("spec", ["ERR@10", "RR@10", "P.0", "P.5,5", "ndcg.1", "map.5",
+                                  "nDCG(judged_only=True)@10", "nothing"])
+def test_refused_measures(spec: str) -> None:
+    with pytest.raises(InvalidArgument):
+        select([spec])
+
+
+def test_c_arithmetic() -> None:
+    assert [lround(x) for x in (0.5, 1.5, 2.5, 2.4999999999999996, 7.7)] == [1, 2, 3, 2, 8]
+    assert [round(x) for x in (0.5, 2.5)] == [0, 2]  # why lround is not round
+    assert value_text(0.0 / 1.0) == "0.0000" and value_text(-math.nan) == "  -nan"
+    assert name_with_double("iprec_at_recall", 0.1) == "iprec_at_recall_0.10"
+    assert name_with_double("Rprec_mult", 123.456) == "Rprec_mult_123.46"
+    assert name_with_double("x", 123456.789) == "x_123456.7"  # snprintf into len + 10 bytes
+
+
+def test_gains_sort_like_glibc_with_a_truncating_comparator() -> None:
+    """comp_rel_gain truncates the difference to int, so 0.5 and 0 tie and keep their
+    order: with ndcg.1=0.5 the ideal walk starts at grade 0's gain 0 and is empty."""
+    gains = setup_gains((("1", 0.5),), np.array([3, 2]))
+    assert [g for g, _, _ in gains.levels] == [1, 0]
+    assert len(gains.ideal()[0]) == 0
+    assert msort([3, 1, 2], lambda a, b: a - b) == [1, 2, 3]
+    assert [g for g, _, _ in setup_gains((("1", 3.0),), np.array([3, 2, 1])).levels] == [0, 2, 1]
