@@ -24,6 +24,7 @@ import gc
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from rich.text import Text
 from textual import events, on
 from textual.actions import ActionParseResult
 from textual.app import App
@@ -44,6 +45,7 @@ from pooltool.store.journal import BUSY_WAIT_MS, PendingWrite, WriteQueue, journ
 from pooltool.store.roles import check_may_judge
 from pooltool.text import visible
 from pooltool.tui.activity import DEFAULT_IDLE_S
+from pooltool.tui.ending import SignalExit, crash_report
 from pooltool.tui.keys import check_grade_scale
 from pooltool.tui.messages import (
     GradeRecorded,
@@ -97,8 +99,11 @@ class JudgeApp(App[None]):
         self.sub_title = f"assessor {visible(assessor)}"
         self.watcher = store.watch_changes()
         self.unreachable_shown = False  # the notice of a lost server is on screen
+        self.signals = SignalExit(lambda status: self.exit(return_code=status))
+        self.crash_line: str | None = None  # what a crash left on the terminal
 
     def on_mount(self) -> None:
+        self.signals.install()
         if self.recovered:
             saved = self.writes.drain(RECOVER_WAIT_S)
             self.notify(f"{self.recovered} write(s) left by a judging session that ended "
@@ -313,7 +318,15 @@ class JudgeApp(App[None]):
             return
         self.exit()
 
+    def _handle_exception(self, error: Exception) -> None:
+        """Textual's (the app exits with status 1), but the traceback goes to a log file
+        and the terminal keeps one line saying where (:func:`~pooltool.tui.ending.crash_report`)."""
+        self.crash_line = crash_report(error)
+        super()._handle_exception(error)
+        self._exit_renderables[:] = [Text(self.crash_line)]
+
     def on_unmount(self) -> None:
+        self.signals.remove()
         self.writes.drain(QUIT_WAIT_S)
         self.watcher.close()
         self.store.close()
