@@ -59,7 +59,7 @@ def judge(ctx: click.Context, assessor: str | None, topics: tuple[str, ...], ord
     skips, left/right revisit, j jumps to the next unjudged document, ? lists
     every key, q quits. Reopen to continue where you stopped. Several
     assessors can judge one store at once; the others' judgments show
-    within a second (the topic list's counts, "N by others").
+    within a second (the topic list's counts, "others N" on the judging screen).
 
     Your queue on a topic assigned to you (either role) holds the pooled
     documents you have not judged yet, so overlap topics get a second
