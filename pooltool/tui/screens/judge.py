@@ -29,6 +29,7 @@ from pooltool.tui.messages import (
     NoteChanged,
     StoreUnreachable,
 )
+from pooltool.tui.screens.confirm import ConfirmScreen
 from pooltool.tui.screens.guidelines import GuidelinesScreen
 from pooltool.tui.screens.help import HelpScreen
 from pooltool.tui.screens.prompt import PromptScreen
@@ -70,6 +71,8 @@ UNREACHABLE_TEXT = ("The text cannot be read: the store's server is unreachable.
                     "once the server is back; until then this document cannot be graded.")
 UNREAD_NOTICE = ("{docno} is not graded: its text could not be read (the store's server "
                  "is unreachable). It shows once the server is back.")
+REGRADE_NOTICE = ("{docno} regraded: {before} → {grade} (your earlier grade stays in the log; "
+                  "u undoes this one).")
 NOTE_MARKER = "✎ Note"
 NOTE_MESSAGES = {
     "recorded": "Note saved with your grade.",
@@ -243,8 +246,11 @@ class JudgeScreen(Screen[None]):
     def action_grade(self, grade: int) -> None:
         """Record ``grade`` for the document on screen and move on (the time of
         the key press and the time on screen are taken first, so a write that
-        waits for a busy store keeps them). With ``require_end``, a document whose
-        end has not been on screen is not graded: a notice says so."""
+        waits for a busy store, or for the confirmation, keeps them). With
+        ``require_end``, a document whose end has not been on screen is not graded:
+        a notice says so. Once every document of the topic is judged, a grade key
+        asks first (:class:`ConfirmScreen`): keys typed on after "Topic done" do
+        not regrade the last document."""
         if self.require_end and not self.query_one(DocumentView).reached_end:
             self.notify(END_NOTICE, title="Read to the end first", severity="warning")
             return
@@ -254,17 +260,39 @@ class JudgeScreen(Screen[None]):
             return
         judged_at = utc_now()
         ms_spent, ms_active = self.activity.measure()
+        if not self.session.done:
+            self.record_grade(grade, ms_spent, judged_at, ms_active)
+            return
+        docno, before = self.session.docno, self.session.grade_of(self.session.docno)
+        question = (f"Every document of topic {visible(self.session.topic)} is judged. "
+                    f"Grade {visible(docno)} {grade}" + ("" if before is None else
+                                                         f" (now {before})") + "?")
+
+        def answered(yes: bool | None) -> None:
+            if yes and self.session.docno == docno:
+                self.record_grade(grade, ms_spent, judged_at, ms_active)
+        self.app.push_screen(ConfirmScreen(question), answered)
+
+    def record_grade(self, grade: int, ms_spent: int, judged_at: str, ms_active: int) -> None:
+        """Record ``grade`` of the document on screen (:meth:`action_grade` checked it);
+        a regrade (another grade than the assessor's current one) says so on screen."""
         docno = self.session.docno
+        before = self.session.grade_of(docno)
         if not self.session.grade(grade, ms_spent, judged_at, ms_active):
             self.notify(f"Already graded {grade}: nothing new recorded.", markup=False)
         else:
             self.post_message(GradeRecorded(self.session.topic, docno, grade))
             if self.take_back_refused(go_back=True):
                 pass  # the app's notice says why (report_failed)
-            elif self.session.done and self.session.docno == docno:
-                self.notify(f"All {len(self.session.queue)} documents of topic "
-                            f"{self.session.topic} are judged.", title="Topic done",
-                            markup=False)
+            else:
+                if before is not None and before != grade:
+                    self.notify(REGRADE_NOTICE.format(docno=visible(docno), before=before,
+                                                      grade=grade), title="Regraded",
+                                markup=False)
+                if self.session.done and self.session.docno == docno:
+                    self.notify(f"All {len(self.session.queue)} documents of topic "
+                                f"{visible(self.session.topic)} are judged.", title="Topic done",
+                                markup=False)
         self.show_document()
 
     def action_read(self, move: ReadMove) -> None:
