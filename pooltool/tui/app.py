@@ -56,6 +56,7 @@ from pooltool.tui.messages import (
     TopicChosen,
 )
 from pooltool.tui.screens.judge import JudgeScreen
+from pooltool.tui.screens.too_small import TooSmallScreen, too_small
 from pooltool.tui.screens.topic_picker import TopicPickerScreen
 
 RETRY_EVERY_S = 0.5
@@ -118,6 +119,28 @@ class JudgeApp(App[None]):
         self.set_interval(RETRY_EVERY_S, self.retry_writes)
         self.set_interval(WATCH_EVERY_S, self.show_changes)
         self.set_timer(SETTLE_S, self.settle)
+        self.fit_terminal()
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.fit_terminal(event.size.width, event.size.height)
+
+    def fit_terminal(self, columns: int | None = None, rows: int | None = None) -> None:
+        """On a terminal too small to judge in, cover the app with what it needs
+        (:class:`~pooltool.tui.screens.too_small.TooSmallScreen`); once it is large
+        enough, take the cover away.
+
+        :param columns: the terminal's width (default: the app's now); ``rows`` its height.
+        """
+        columns = self.size.width if columns is None else columns
+        rows = self.size.height if rows is None else rows
+        covered = isinstance(self.screen, TooSmallScreen)
+        if too_small(columns, rows):
+            if covered:
+                self.screen.show_size(columns, rows)  # type: ignore[attr-defined]
+            else:
+                self.push_screen(TooSmallScreen(columns, rows))
+        elif covered:
+            self.pop_screen()
 
     def listed_topics(self) -> list[str]:
         """The picker's topics now (see :func:`_topics`; assignments may have changed)."""
