@@ -59,7 +59,7 @@ def judge(ctx: click.Context, assessor: str | None, topics: tuple[str, ...], ord
     skips, left/right revisit, j jumps to the next unjudged document, ? lists
     every key, q quits. Reopen to continue where you stopped. Several
     assessors can judge one store at once; the others' judgments show
-    within a second (the topic list's counts, "N by others").
+    within a second (the topic list's counts, "others N" on the judging screen).
 
     Your queue on a topic assigned to you (either role) holds the pooled
     documents you have not judged yet, so overlap topics get a second
@@ -124,6 +124,8 @@ def judge(ctx: click.Context, assessor: str | None, topics: tuple[str, ...], ord
         warn(f"{app.writes.pending} judging write(s) wait in {app.writes.journal}: the store's "
              "server was unreachable when the app ended; the next pooltool command run on "
              "this machine saves them")
+    if app.return_code:  # a signal (128 + its number) or a crash (1; the line says where)
+        raise SystemExit(app.return_code)
 
 
 def _mixed_queue(ctx: click.Context, pool_name: str, sample_name: str, order: str | None,

@@ -249,4 +249,6 @@ def topic_stopping(picker: AdaptivePicker, topic: str) -> dict[str, object]:
     return {"topic": topic, "budget": math.nan if picker.budget is None else picker.budget,
             "budget_used": len(recent), "relevant_found": sum(recent),
             "recent_rate": sum(window) / len(window) if window else math.nan,
-            "est_unfound": unfound_estimate(recent, unjudged)}
+            "est_unfound": unfound_estimate(recent, unjudged),
+            # what the estimate is made of (the judging screen shows it; not a status column)
+            "recent_judged": len(window), "recent_relevant": sum(window), "unjudged": unjudged}

@@ -27,7 +27,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"Error: {exc}", file=sys.stderr)
         return 1
     app.run()
-    return 0
+    return app.return_code or 0
 
 
 if __name__ == "__main__":

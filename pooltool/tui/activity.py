@@ -7,6 +7,8 @@ setting ``idle_seconds``, default :data:`DEFAULT_IDLE_S`) and no more, as the
 assessor is taken to be away after that long without touching anything. The
 active time of a judgment is the sum of the counted gaps up to its grade key,
 in milliseconds (``judgments.ms_active``); ``ms_spent`` keeps the wall time.
+Both are taken from one reading of the clock and rounded alike
+(:meth:`ActivityClock.measure`), so the active time never exceeds the time spent.
 Pace and ETA (:mod:`pooltool.judging.pace`) use the active time.
 """
 
@@ -33,7 +35,7 @@ class ActivityClock:
     def restart(self) -> None:
         """A new document is shown: nothing counted yet."""
         self.active_s = 0.0
-        self.last = self.now()
+        self.started = self.last = self.now()
 
     def touch(self) -> None:
         """An input event: count the gap since the previous one (capped at ``idle_s``)."""
@@ -43,4 +45,13 @@ class ActivityClock:
 
     def active_ms(self) -> int:
         """Active milliseconds so far, the open gap counted up to ``idle_s``."""
-        return int(round((self.active_s + min(self.now() - self.last, self.idle_s)) * 1000))
+        return self.measure()[1]
+
+    def measure(self) -> tuple[int, int]:
+        """``(ms_spent, ms_active)`` now, from one reading of the clock: the wall time
+        since the document was shown and the active time (the open gap counted up to
+        ``idle_s``), both rounded to the nearest millisecond; ``ms_active <= ms_spent``."""
+        moment = self.now()
+        spent = moment - self.started
+        active = min(self.active_s + min(moment - self.last, self.idle_s), spent)
+        return int(round(spent * 1000)), int(round(active * 1000))

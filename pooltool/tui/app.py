@@ -33,6 +33,7 @@ import gc
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from rich.text import Text
 from textual import events, on
 from textual.actions import ActionParseResult
 from textual.app import App
@@ -54,6 +55,7 @@ from pooltool.store.journal import BUSY_WAIT_MS, PendingWrite, WriteQueue, journ
 from pooltool.store.roles import check_may_judge
 from pooltool.text import visible
 from pooltool.tui.activity import DEFAULT_IDLE_S
+from pooltool.tui.ending import SignalExit, crash_report
 from pooltool.tui.keys import check_grade_scale
 from pooltool.tui.messages import (
     GradeRecorded,
@@ -65,6 +67,7 @@ from pooltool.tui.messages import (
 )
 from pooltool.tui.screens.judge import JudgeScreen
 from pooltool.tui.screens.prompt import ConfirmScreen
+from pooltool.tui.screens.too_small import TooSmallScreen, too_small
 from pooltool.tui.screens.topic_picker import TopicPickerScreen
 
 RETRY_EVERY_S = 0.5
@@ -113,8 +116,11 @@ class JudgeApp(App[None]):
         self.unreachable_shown = False  # the notice of a lost server is on screen
         self.quit_confirmed = False  # the assessor chose to quit with writes not saved
         self.judging: JudgingSession | None = None  # the session of the judging screen shown
+        self.signals = SignalExit(lambda status: self.exit(return_code=status))
+        self.crash_line: str | None = None  # what a crash left on the terminal
 
     def on_mount(self) -> None:
+        self.signals.install()
         if self.recovered:
             saved = self.writes.drain(RECOVER_WAIT_S)
             self.notify(f"{self.recovered} write(s) left by a judging session that ended "
@@ -130,6 +136,28 @@ class JudgeApp(App[None]):
         self.set_interval(RENEW_EVERY_S, self.renew_claim)
         self.set_interval(WATCH_EVERY_S, self.show_changes)
         self.set_timer(SETTLE_S, self.settle)
+        self.fit_terminal()
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.fit_terminal(event.size.width, event.size.height)
+
+    def fit_terminal(self, columns: int | None = None, rows: int | None = None) -> None:
+        """On a terminal too small to judge in, cover the app with what it needs
+        (:class:`~pooltool.tui.screens.too_small.TooSmallScreen`); once it is large
+        enough, take the cover away.
+
+        :param columns: the terminal's width (default: the app's now); ``rows`` its height.
+        """
+        columns = self.size.width if columns is None else columns
+        rows = self.size.height if rows is None else rows
+        covered = isinstance(self.screen, TooSmallScreen)
+        if too_small(columns, rows):
+            if covered:
+                self.screen.show_size(columns, rows)  # type: ignore[attr-defined]
+            else:
+                self.push_screen(TooSmallScreen(columns, rows))
+        elif covered:
+            self.pop_screen()
 
     def listed_topics(self) -> list[str]:
         """The picker's topics now (see :func:`_topics`; assignments may have changed)."""
@@ -345,7 +373,15 @@ class JudgeApp(App[None]):
             self.quit_confirmed = True
             self.exit()
 
+    def _handle_exception(self, error: Exception) -> None:
+        """Textual's (the app exits with status 1), but the traceback goes to a log file
+        and the terminal keeps one line saying where (:func:`~pooltool.tui.ending.crash_report`)."""
+        self.crash_line = crash_report(error)
+        super()._handle_exception(error)
+        self._exit_renderables[:] = [Text(self.crash_line)]
+
     def on_unmount(self) -> None:
+        self.signals.remove()
         # writes the assessor chose to leave unsaved are tried once, not waited for
         self.writes.drain(0 if self.quit_confirmed else QUIT_WAIT_S)
         if self.judging is not None:  # every way out gives the claims up

@@ -12,7 +12,7 @@ from pooltool.judging.adaptive import AdaptivePicker, create_adaptive_pool
 from pooltool.judging.session import JudgingSession
 from pooltool.store import JudgmentStore
 from pooltool.store.journal import WriteQueue
-from pooltool.tui.screens.judge import stopping_text
+from pooltool.tui.widgets.status_line import stopping_text
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from test_adaptive_pool import small_store  # noqa: E402
@@ -38,7 +38,10 @@ def test_the_queue_grows_with_the_strategys_choices(live: str) -> None:
         stopping = session.stopping()
         assert stopping is not None
         # 1 of the 2 judgments relevant, 3 of the runs' 5 documents unjudged: 1.5
-        assert stopping_text(stopping) == "budget 2/4 · 1 relevant · est. 1.5 not found"
+        assert stopping_text(stopping) == ("budget 2/4 · 1 relevant · est. 1.5 relevant left "
+                                           "(1 of last 2 relevant × 3 unjudged)")
+        assert stopping_text({**stopping, "est_unfound": float("nan")}) == (
+            "budget 2/4 · 1 relevant")  # before any judgment: no figure at all
 
 
 def test_a_second_assessor_and_a_restart_follow_the_log(live: str) -> None:

@@ -21,7 +21,7 @@ from pooltool.tui.app import make_app
 from pooltool.tui.screens.guidelines import GuidelinesScreen
 from pooltool.tui.screens.help import HELP_TITLE, HelpScreen
 from pooltool.tui.screens.judge import JudgeScreen
-from pooltool.tui.screens.topic_picker import TITLE_WIDTH, TopicPickerScreen
+from pooltool.tui.screens.topic_picker import TopicPickerScreen
 
 SIZES = [(80, 24), pytest.param((200, 50), marks=pytest.mark.slow)]  # 80x24 in the README's run
 POOLED = {"1": ["1", "12", "184"], "2": ["12", "13"]}
@@ -136,8 +136,10 @@ async def test_picker_shows_the_whole_statement_of_the_highlighted_topic(
         await pilot.press("down")
         assert f"Query\n{QUERY_2}" in str(statement.render())
         cells = [str(c) for c in app.screen.query_one("#topics", DataTable).get_row("2")]
-        if size[0] == 80:  # the query column is cut at 80 columns, not at 200
-            assert cells[1] == QUERY_2[: TITLE_WIDTH - 1] + "…"
+        if size[0] == 80:  # the query column is cut at 80 columns, not at 200: to what
+            width = app.screen.title_width  # leaves the table as wide as the screen
+            assert cells[1] == QUERY_2[: width - 1] + "…"
+            assert app.screen.query_one("#topics", DataTable).virtual_size.width <= 80
         else:
             assert cells[1] == QUERY_2
         assert "Judged % all·me" in screen_text(app)

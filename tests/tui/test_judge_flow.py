@@ -167,7 +167,7 @@ async def test_two_apps_on_one_store_lose_no_row(app_factory: AppFactory, store_
             await pa.press(a_key)
             await pb.press(b_key)
         await pa.press("u")
-        await pb.press("left", "2")
+        await pb.press("left", "2", "y")  # the topic is done: the regrade asks first
     rows = log_rows(store_path)
     assert len(rows) == 12
     alice_rows = rows[rows["assessor"] == "alice"]
@@ -296,7 +296,8 @@ async def test_app_and_another_process_write_at_once(app_factory: AppFactory, st
         time.sleep(0.05)
     app = app_factory()
     async with app.run_test(size=SIZE) as pilot:
-        await asyncio.wait_for(pilot.press("1", "1", "1", "1", "1", *["left", "3"] * 5),
+        # the topic is done after five grades: each regrade then asks first (y)
+        await asyncio.wait_for(pilot.press("1", "1", "1", "1", "1", *["left", "3", "y"] * 5),
                                timeout=HANG_GUARD_S)  # a hang guard, no speed target
     stop.touch()  # the app's exit committed whatever the busy writer had held up
     written = int(writer.communicate(timeout=30)[0])

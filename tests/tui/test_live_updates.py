@@ -76,13 +76,17 @@ async def test_the_judging_screen_counts_others_judgments(address: str) -> None:
             assert isinstance(screen, JudgeScreen)
             on_screen = screen.session.docno
             elsewhere = next(d for d in screen.session.queue if d != on_screen)
-            assert "by others" not in status_line(app)
+            total = len(screen.session.queue)
+            assert status_line(app).endswith(f"· you 0 · left {total} of {total}")
+            assert "others" not in status_line(app)
             other.record_judgment("1", elsewhere, 0, "bob")
-            assert await wait_until(pilot, lambda: "1 by others" in status_line(app))
+            assert await wait_until(
+                pilot, lambda: f"· you 0 · others 1 · left {total - 1} of {total}" in status_line(app))
             assert screen.session.remaining == len(screen.session.queue) - 1
             assert not list(app._notifications)
             other.record_judgment("1", on_screen, 1, "bob")
-            assert await wait_until(pilot, lambda: "2 by others" in status_line(app))
+            assert await wait_until(
+                pilot, lambda: f"· you 0 · others 2 · left {total - 2} of {total}" in status_line(app))
             [notice] = list(app._notifications)
             assert notice.message == (f"{on_screen} was just judged by another assessor: j goes "
                                       "to the next document nobody has judged.")

@@ -36,7 +36,7 @@ def snapshot_store(tmp_path: Path) -> Path:
 class TestJudgingScreen:
     def test_document_with_highlighted_terms(self, snap_compare: SnapCompare, snapshot_store: Path) -> None:
         """Topic 1 reopened by alice (on d3, her first unjudged) and moved back to
-        d1: status line "Topic 1 · 1 / 5 · d1 · judged 2/5 · 400/h · 9.0 s/doc ·
+        d1: status line "Topic 1 · 1 / 5 · d1 · you 2 · left 3 of 5 · 400/h · 9.0 s/doc ·
         ETA <1 min"; the statement (query, description, narrative) on the left;
         the document on the right; the query words "boundary", "layer" and "flow"
         marked (orange-yellow background) in the statement, the document title

@@ -388,7 +388,8 @@ async def test_a_refused_grade_leaves_the_document_unjudged(logins: Logins) -> N
         assert (session.docno, session.grade_of(first), session.judged) == (first, None, 0)
         assert session.history == []
         assert screen.query_one(GradeBar).grade is None
-        assert f"judged 0/{len(session.queue)}" in str(screen.query_one("#status").render())
+        total = len(session.queue)
+        assert f"you 0 · left {total} of {total}" in str(screen.query_one("#status").render())
         assert [n.message for n in app._notifications][-1] == (
             f"Your grade 2 of {first} was not saved, and the document is unjudged again: "
             f"{logins.assessor}: this role may not do this (new row violates row-level "

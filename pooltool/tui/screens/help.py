@@ -54,6 +54,7 @@ DIALOG_KEYS = [
     ("Enter", "save the note or the scan terms"),
     ("Esc", "close the dialog (a note or scan terms typed are not saved); "
             "Esc, ? or q close this help, Esc, g or q the guidelines"),
+    ("y n", "answer a question: a grade given once the topic is done (Enter: y, Esc: n)"),
     ("Ctrl+Q", "quit, from any screen"),
 ]
 """Keys of the note and scan-term dialogs, the help and guidelines, and the app."""

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import math
-import time
 from typing import ClassVar
 
 from rich.text import Text
@@ -17,7 +15,6 @@ from textual.widgets import Footer, Header, Static
 
 from pooltool.errors import StoreConnectionLost
 from pooltool.judging.claiming import held_text
-from pooltool.judging.pace import eta_hours
 from pooltool.judging.session import JudgingSession
 from pooltool.store.guidelines import current_guidelines
 from pooltool.store.journal import PendingWrite
@@ -34,6 +31,7 @@ from pooltool.tui.messages import (
     StoreUnreachable,
 )
 from pooltool.tui.on_screen import OnScreen
+from pooltool.tui.screens.confirm import ConfirmScreen
 from pooltool.tui.screens.guidelines import GuidelinesScreen
 from pooltool.tui.screens.help import HelpScreen
 from pooltool.tui.screens.prompt import PromptScreen
@@ -41,6 +39,7 @@ from pooltool.tui.widgets.document_view import MISSING_NOTICE, DocumentView, Rea
 from pooltool.tui.widgets.find_bar import FindBar
 from pooltool.tui.widgets.grade_bar import GradeBar
 from pooltool.tui.widgets.highlight import format_scan_terms, parse_scan_terms, query_terms
+from pooltool.tui.widgets.status_line import DOCNO_WIDTH, shorten, status_text
 from pooltool.tui.widgets.topic_panel import TopicPanel
 
 READ = Binding.Group("Scroll")
@@ -76,6 +75,8 @@ UNREAD_NOTICE = ("{docno} is not graded: its text could not be read (the store's
                  "is unreachable). It shows once the server is back.")
 TYPED_AHEAD_NOTICE = ("A grade key was pressed before {docno} was on screen (typed ahead "
                       "while the screen was busy): it grades nothing. Press it again.")
+REGRADE_NOTICE = ("{docno} regraded: {before} → {grade} (your earlier grade stays in the log; "
+                  "u undoes this one).")
 NOTE_MARKER = "✎ Note"
 NOTE_MESSAGES = {
     "recorded": "Note saved with your grade.",
@@ -108,7 +109,6 @@ class JudgeScreen(Screen[None]):
         self.activity = ActivityClock(idle_s)
         self.match: int | None = None  # the current find match, an index of DocumentView.matches
         self.query_words = query_terms(session.topic_statement())
-        self.shown_at = time.monotonic()
         self._bindings = _with_grades(scale, self._bindings)
         self._starting = False  # a topic given by start() waits to be drawn
         self.unread: str | None = None  # the docno shown whose text the lost server kept
@@ -156,7 +156,6 @@ class JudgeScreen(Screen[None]):
         self.query_one(DocumentView).focus()
         self.draw_topic()
         self.draw_state()
-        self.shown_at = time.monotonic()
         self.activity.restart()
         self.on_screen.showing(self, self.session.docno)
 
@@ -205,45 +204,8 @@ class JudgeScreen(Screen[None]):
                                   ": ", visible(note, lines=True)))
 
     def status_text(self, reading: bool = True) -> Text:
-        """``Topic 7 · 37 / 120 · doc184 · judged 36/120 · 5 by others · 142/h · 12.3 s/doc ·
-        ETA 41 min`` ("by others": on a shared topic, what other assessors judged).
-
-        The position comes before the docno, and a docno longer than
-        :data:`DOCNO_WIDTH` is cut with an ellipsis, so the position always
-        shows; the line wraps on a narrow screen. Not ``reading``: without the parts
-        read from the store now (an adaptive pool's budget, the runs).
-        """
-        s = self.session
-        speed = s.pace()
-        parts = [Text(f"Topic {visible(s.topic)}", style="bold"),
-                 Text(f"{s.position + 1} / {len(s.queue)}", style="bold"),
-                 Text(shorten(visible(s.docno), DOCNO_WIDTH), style="bold"),
-                 Text(f"judged {s.judged}/{len(s.queue)}")]
-        if s.judged_by_others_only:
-            parts.append(Text(f"{s.judged_by_others_only} by others"))
-        if not math.isnan(speed.per_hour):
-            eta = eta_hours(s.remaining, speed.per_hour)
-            parts += [Text(f"{speed.per_hour:.0f}/h"), Text(f"{speed.median_seconds:.1f} s/doc"),
-                      Text(f"ETA {format_hours(eta)}")]
-        stopping = s.stopping() if reading else None
-        if stopping is not None:
-            parts.append(Text(stopping_text(stopping)))
-        if self.show_runs and reading:
-            parts.append(Text(f"runs: {visible(s.provenance())}", style="dim"))
-        return Text(" · ").join(parts + self._waiting())
-
-    def _waiting(self) -> list[Text]:
-        """The status line's last part: writes waiting, and why."""
-        pending, offline = self.session.writes.pending, self.session.writes.offline
-        if offline:
-            return [Text(f"store's server unreachable: {pending} write(s) wait in the journal"
-                         if pending else "store's server unreachable", style="bold red")]
-        if pending and self.session.writes.full is not None:
-            return [Text(f"{pending} write(s) not saved yet: the disk is full",
-                         style="bold red")]
-        if pending:
-            return [Text(f"{pending} write(s) waiting: store busy", style="bold red")]
-        return []
+        """The status line (:func:`~pooltool.tui.widgets.status_line.status_text`)."""
+        return status_text(self.session, self.show_runs, reading)
 
     def others_changed(self) -> None:
         """Another writer changed this topic (:mod:`pooltool.store.changes`): count what
@@ -290,8 +252,12 @@ class JudgeScreen(Screen[None]):
     def action_grade(self, grade: int) -> None:
         """Record ``grade`` for the document on screen and move on (the time of
         the key press and the time on screen are taken first, so a write that
-        waits for a busy store keeps them). With ``require_end``, a document whose
-        end has not been on screen is not graded: a notice says so."""
+        waits for a busy store, or for the confirmation, keeps them). With
+        ``require_end``, a document whose end has not been on screen is not graded:
+        a notice says so. Once every document of the topic is judged, a grade key
+        asks first (:class:`ConfirmScreen`): keys typed on after "Topic done" do
+        not regrade the last document. A key pressed before the document was drawn
+        (typed ahead while the screen was busy) grades nothing (:class:`OnScreen`)."""
         if not self.on_screen.pressed_on(self.session.docno):  # typed ahead
             self.notify(TYPED_AHEAD_NOTICE.format(docno=visible(self.session.docno)),
                         title="Not graded", severity="warning", markup=False)
@@ -304,20 +270,42 @@ class JudgeScreen(Screen[None]):
                         severity="warning", markup=False)
             return
         judged_at = utc_now()
-        ms_spent = int((time.monotonic() - self.shown_at) * 1000)
+        ms_spent, ms_active = self.activity.measure()
+        if not self.session.done:
+            self.record_grade(grade, ms_spent, judged_at, ms_active)
+            return
+        docno, before = self.session.docno, self.session.grade_of(self.session.docno)
+        question = (f"Every document of topic {visible(self.session.topic)} is judged. "
+                    f"Grade {visible(docno)} {grade}" + ("" if before is None else
+                                                         f" (now {before})") + "?")
+
+        def answered(yes: bool | None) -> None:
+            if yes and self.session.docno == docno:
+                self.record_grade(grade, ms_spent, judged_at, ms_active)
+        self.app.push_screen(ConfirmScreen(question), answered)
+
+    def record_grade(self, grade: int, ms_spent: int, judged_at: str, ms_active: int) -> None:
+        """Record ``grade`` of the document on screen (:meth:`action_grade` checked it);
+        a regrade (another grade than the assessor's current one) says so on screen."""
         docno = self.session.docno
-        if not self.session.grade(grade, ms_spent, judged_at, self.activity.active_ms()):
+        before = self.session.grade_of(docno)
+        if not self.session.grade(grade, ms_spent, judged_at, ms_active):
             self.notify(f"Already graded {grade}: nothing new recorded.", markup=False)
         else:
             self.post_message(GradeRecorded(self.session.topic, docno, grade))
             if self.take_back_refused(go_back=True):
                 pass  # the app's notice says why (report_failed)
-            elif self.session.done and self.session.docno == docno:
-                self.notify(f"All {len(self.session.queue)} documents of topic "
-                            f"{self.session.topic} are judged.", title="Topic done",
-                            markup=False)
-            elif self.session.docno == docno:
-                self.say_held()
+            else:
+                if before is not None and before != grade:
+                    self.notify(REGRADE_NOTICE.format(docno=visible(docno), before=before,
+                                                      grade=grade), title="Regraded",
+                                markup=False)
+                if self.session.done and self.session.docno == docno:
+                    self.notify(f"All {len(self.session.queue)} documents of topic "
+                                f"{visible(self.session.topic)} are judged.", title="Topic done",
+                                markup=False)
+                elif self.session.docno == docno:
+                    self.say_held()
         self.show_document()
 
     def say_held(self) -> bool:
@@ -506,31 +494,3 @@ def _with_grades(scale: list[GradeLevel], commands: BindingsMap) -> BindingsMap:
         grades.key_to_bindings.setdefault(key, []).extend(bindings)
     return grades
 
-
-DOCNO_WIDTH = 24
-
-
-def shorten(text: str, width: int) -> str:
-    """``text`` cut to ``width`` characters, the last one an ellipsis when cut."""
-    return text if len(text) <= width else text[: width - 1] + "…"
-
-
-def format_hours(hours: float) -> str:
-    """A duration for people: ``<1 min``, ``41 min``, ``2 h 05 min``, or ``?`` when unknown."""
-    if math.isnan(hours):
-        return "?"
-    minutes = round(hours * 60)
-    if minutes == 0:
-        return "0 min" if hours == 0 else "<1 min"
-    return f"{minutes} min" if minutes < 60 else f"{minutes // 60} h {minutes % 60:02d} min"
-
-
-def stopping_text(row: dict[str, object]) -> str:
-    """``budget 7/20 · 3 relevant · est. 12.4 not found`` for an adaptive pool's topic
-    (:func:`~pooltool.judging.adaptive.topic_stopping`)."""
-    budget = row["budget"]
-    limit = "" if isinstance(budget, float) and math.isnan(budget) else f"/{budget}"
-    estimate = row["est_unfound"]
-    shown = "est. not found: -" if isinstance(estimate, float) and math.isnan(estimate) \
-        else f"est. {estimate:.1f} not found"
-    return f"budget {row['budget_used']}{limit} · {row['relevant_found']} relevant · {shown}"

@@ -11,6 +11,8 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label
 
+from pooltool.tui.widgets.line_input import LineInput
+
 
 class PromptScreen(ModalScreen[str | None]):
     """Ask for one line of text: Enter returns it, Escape returns ``None``.
@@ -31,7 +33,7 @@ class PromptScreen(ModalScreen[str | None]):
             yield Label(self.title_text, id="prompt-title", markup=False)
             # the cursor at the end of the text, none of it selected: a saved note
             # is edited, not replaced by the first key
-            yield Input(value=self.value, id="prompt-input", select_on_focus=False)
+            yield LineInput(value=self.value, id="prompt-input", select_on_focus=False)
             yield Label(self.hint or "Enter to save, Escape to cancel", id="prompt-hint",
                         markup=False)
 

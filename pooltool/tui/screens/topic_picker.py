@@ -43,10 +43,30 @@ from pooltool.tui.widgets.topic_panel import statement_text
 # judged by anyone / by the assessor, "Left" is remaining, "Rel" relevant found
 COLUMNS = ("Topic", "Query", "Pooled", "By all", "By me", "Left", "Rel", "Judged % all·me")
 TITLE_WIDTH = 20
+"""The query column's width before the screen's is known."""
+MIN_TITLE_WIDTH = 8
+"""The narrowest the query column gets (the whole statement shows under the table)."""
 BAR_WIDTH = 6
-# what the columns other than Query take at most: their text (topic ids up to 6
-# characters, counts up to 6 digits), two cells of padding each, and the scrollbar
-OTHER_COLUMNS = 6 + 6 + 6 + 6 + 6 + 4 + len(COLUMNS[-1]) + 2 * len(COLUMNS) + 2
+
+
+class TopicTable(DataTable[Text]):
+    """The topics: Home and End move the cursor to the first and last topic (a
+    DataTable's own scroll the table, sideways when it is wider than the screen,
+    which took the topic ids out of view while Enter opened the row under the cursor)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("home", "first_topic", "First topic", show=False),
+        Binding("end", "last_topic", "Last topic", show=False)]
+
+    def action_first_topic(self) -> None:
+        """The cursor to the first topic, the table scrolled to its left edge."""
+        self.move_cursor(row=0)
+        self.scroll_x = 0
+
+    def action_last_topic(self) -> None:
+        """The cursor to the last topic, the table scrolled to its left edge."""
+        self.move_cursor(row=max(self.row_count - 1, 0))
+        self.scroll_x = 0
 
 
 class TopicPickerScreen(Screen[None]):
@@ -74,7 +94,7 @@ class TopicPickerScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static(id="picker-title")
-        yield DataTable(id="topics", cursor_type="row", zebra_stripes=True)
+        yield TopicTable(id="topics", cursor_type="row", zebra_stripes=True)
         with VerticalScroll(id="statement", can_focus=False):
             yield Static(id="statement-text")
         yield Footer(compact=True)
@@ -101,11 +121,19 @@ class TopicPickerScreen(Screen[None]):
     def on_resize(self) -> None:
         """Widen or narrow the query column to the screen (the rows last read are
         shown again: a resize asks nothing of the store)."""
-        width = max(TITLE_WIDTH, self.size.width - OTHER_COLUMNS)
-        if width != self.title_width:
-            self.title_width = width
-            if self.progress is not None:
-                self._show(self.progress, None)
+        if self.progress is not None and self.fitted_title_width() != self.title_width:
+            self.title_width = self.fitted_title_width()
+            self._show(self.progress, None)
+
+    def fitted_title_width(self) -> int:
+        """The query column's width that makes the table as wide as the screen: what
+        the other columns take now (their text and padding), and the scrollbar, left
+        out; at least :data:`MIN_TITLE_WIDTH`."""
+        table = self.query_one("#topics", DataTable)
+        others = sum(column.get_render_width(table) for column in table.columns.values()
+                     if str(column.label) != "Query")
+        scrollbar = table.styles.scrollbar_size_vertical if table.row_count else 0
+        return max(MIN_TITLE_WIDTH, self.size.width - others - scrollbar - 2 * table.cell_padding)
 
     def action_reload(self, highlight: str | None = None) -> None:
         """Recompute every topic's progress from the store (while its server is
@@ -123,6 +151,10 @@ class TopicPickerScreen(Screen[None]):
         frame = topic_progress(self.store, self.assessor, self.topics, self.pool)
         self.progress = frame.set_index("topic").reindex(self.topics).dropna(subset=["pooled"])
         self._show(self.progress, highlight)
+        if self.size.width and self.fitted_title_width() != self.title_width:
+            # the other columns' widths are known once filled: fit the query column
+            self.title_width = self.fitted_title_width()
+            self._show(self.progress, highlight)
 
     def _show(self, frame: pd.DataFrame, highlight: str | None) -> None:
         """Fill the table with ``frame`` (:func:`topic_progress`'s rows, indexed by topic)

@@ -107,7 +107,8 @@ class DocumentView(VerticalScroll, inherit_bindings=False):
         are the previous document's)."""
         if not self._laid_out:
             self._laid_out = all(
-                static.content_size.height == len(Content.from_rich_text(text).wrap(
+                static.content_size.width > 0  # a pane squeezed to nothing: not laid out yet
+                and static.content_size.height == len(Content.from_rich_text(text).wrap(
                     static.content_size.width))
                 for static, text in ((self.query_one("#doc-title", Static), self._title),
                                      (self.query_one("#doc-body", Static), self._body)))

@@ -18,6 +18,8 @@ from textual.containers import Horizontal
 from textual.message import Message
 from textual.widgets import Input, Label
 
+from pooltool.tui.widgets.line_input import LineInput
+
 HINT = "Enter/↓ next · ↑ previous · Esc done"
 
 
@@ -47,7 +49,7 @@ class FindBar(Horizontal):
 
     def compose(self) -> ComposeResult:
         yield Label("Find:", id="find-label")
-        yield Input(placeholder="text in this document", id="find-input", compact=True)
+        yield LineInput(placeholder="text in this document", id="find-input", compact=True)
         yield Label(id="find-count", markup=False)
         yield Label(HINT, id="find-hint", markup=False)
 
