@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 
 from pooltool.errors import FormatError
 from pooltool.formats import run as run_module
@@ -123,7 +124,7 @@ def same_as_strict(source: str | Path, **options: bool) -> None:
     pd.testing.assert_frame_equal(read_run(source, **options), expected)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.lists(line, max_size=30), st.sampled_from([" ", "\t", "  "]))
 def test_fast_and_strict_paths_agree(lines: list[tuple[str, ...]], sep: str) -> None:
     text = "".join(sep.join([t, "Q0", d, str(r), repr(s), g]) + "\n" for t, d, r, s, g in lines)
@@ -325,7 +326,7 @@ TOKEN = st.sampled_from(["1", "+2", "-3", "007", "1.0", "2e3", ".5", "5.", "inf"
                          "1.7976931348623157e309", "2.4703282292062328e-324", ""])
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(80), suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(st.tuples(st.sampled_from(["1", "2", "03"]), st.sampled_from("abcdef"), TOKEN,
                           TOKEN, st.sampled_from([" ", "\t", "  ", " \t"]),
                           st.sampled_from(["", " ", "\t"]), st.sampled_from(["\n", "\r\n"])),
@@ -472,7 +473,7 @@ def test_a_byte_that_is_not_utf8_deep_in_a_file_is_named(tmp_path: Path) -> None
 SCORE_TEXT = st.text(alphabet="0123456789+-.eEinfatyINF_x ", min_size=1, max_size=12)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(SCORE_TEXT.map(str.strip).filter(bool))
 def test_arrow_reads_a_score_as_the_line_reader_does_or_defers(token: str) -> None:
     """A score Arrow takes is one the strict rule takes, with the same double (C's strtod,
@@ -484,7 +485,7 @@ def test_arrow_reads_a_score_as_the_line_reader_does_or_defers(token: str) -> No
     assert NUMBER.fullmatch(token) and value == float(token)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.floats(allow_nan=False))
 def test_arrow_reads_every_written_double_back_exactly(value: float) -> None:
     table = run_module.run_table(f"1 Q0 d 1 {value!r} t\n1 Q0 e 2 {value:.17g} t\n".encode())

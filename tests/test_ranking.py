@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 
 from pooltool.formats.run import read_run
 from pooltool.ranking import _group_score_order, order_run, top_k, trec_ranks
@@ -59,7 +60,7 @@ def test_real_runs_with_ties_and_odd_ranks(shared_data: Path, name: str) -> None
     assert got == expected
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 3), st.sampled_from([0.0, -0.0, 1.0, 2.5, float("inf")])),
                 min_size=1, max_size=40),
        st.booleans())
@@ -73,7 +74,7 @@ def test_group_score_order_is_lexsort(rows: list[tuple[int, float]], written_in_
     assert _group_score_order(group, scores).tolist() == expected.tolist()
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(st.lists(st.tuples(st.sampled_from(["t", "u"]), st.sampled_from(["1", "2", "10"]),
                           st.sampled_from(["a", "B", "9", "10", "b"]),
                           st.sampled_from([0.0, 1.0, 2.5, float("nan")])),

@@ -13,6 +13,7 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 
 from pooltool.errors import NothingToScore
 from pooltool.measures import evaluate_recall
@@ -43,7 +44,7 @@ KS = st.lists(st.integers(1, 12), min_size=1, max_size=3, unique=True).map(sorte
 COMPARED = ["num_ret", "num_rel", "num_rel_ret"]
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(collections(), KS, st.integers(1, 3), st.booleans())
 def test_agrees_with_pytrec_eval(data, ks: list[int], level: int, complete: bool) -> None:  # type: ignore[no-untyped-def]
     run, qrels = data
@@ -79,7 +80,7 @@ def check_invariants(frame: pd.DataFrame, ks: list[int]) -> None:
         assert (frame[f"num_rel_ret@{k}"] <= frame["num_rel_ret"]).all()
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(collections(), KS, st.integers(0, 3))
 def test_summary_is_consistent(data, ks: list[int], level: int) -> None:  # type: ignore[no-untyped-def]
     run, qrels = data

@@ -18,6 +18,7 @@ import pytest
 from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 from sqlite_utils import Database
 
 import pooltool.cli.recall  # noqa: F401  registers the command on the group
@@ -142,7 +143,7 @@ def test_m013_turns_old_run_entries_into_blobs(shared_data: Path, tmp_path: Path
             store.conn.execute("DELETE FROM run_columns")
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.lists(st.tuples(st.sampled_from(["1", "10", "2", "é"]),
                           st.text("aAbB\u00e9\u4e00z", min_size=1, max_size=3),
                           st.sampled_from([0.0, -0.0, 1.0, 2.5, -1.0, float("inf")])),

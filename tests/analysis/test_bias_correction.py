@@ -145,6 +145,7 @@ def test_the_cli_refuses_recall_for_lipani(tmp_path: Path) -> None:
                                     "defined for P@k only")
 
 
+@pytest.mark.slow
 def test_trec_covid_leave_one_group_out(covid: tuple[pd.DataFrame, ...]) -> None:
     """BBGhelani2 and OHSU_RUN2 made one group: both lose what either alone pooled,
     and neither is fitted on the other."""

@@ -141,6 +141,7 @@ def test_webber_park_equals_their_webber_on_runs(frames: tuple[pd.DataFrame, ...
     assert (overall["mae_corrected"], overall["tau_corrected"]) == pytest.approx((mae, tau))
 
 
+@pytest.mark.slow  # lipani re-ranks 11 whole runs per left-out run
 def test_lipani_is_theirs_but_for_their_rounding(frames: tuple[pd.DataFrame, ...]) -> None:
     rows = _pooltool(frames, "lipani", "P")
     assert rows["P_corrected"].to_dict() == pytest.approx(LIPANI_P, abs=5e-5)
