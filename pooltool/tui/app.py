@@ -20,7 +20,7 @@ leaves the writes in the journal, for the next pooltool command run here.
 When the store's disk is full (:class:`~pooltool.errors.StoreFull`), the write is kept
 (in memory, and in the journal as soon as its disk takes it), the screen says
 :data:`FULL_NOTICE`, and the retry timer commits it once space returns. Quitting with
-writes not saved yet asks first (:class:`~pooltool.tui.screens.prompt.ConfirmScreen`).
+writes not saved yet asks first (:class:`~pooltool.tui.screens.confirm.ConfirmScreen`).
 
 On a shared topic a timer renews the claim on the document on screen (every
 :data:`RENEW_EVERY_S`, :mod:`pooltool.judging.claiming`), and every way out of the
@@ -65,8 +65,8 @@ from pooltool.tui.messages import (
     StoreUnreachable,
     TopicChosen,
 )
+from pooltool.tui.screens.confirm import ConfirmScreen
 from pooltool.tui.screens.judge import JudgeScreen
-from pooltool.tui.screens.prompt import ConfirmScreen
 from pooltool.tui.screens.too_small import TooSmallScreen, too_small
 from pooltool.tui.screens.topic_picker import TopicPickerScreen
 

@@ -22,8 +22,9 @@ from pooltool.judging.session import JudgingSession
 from pooltool.store import JudgmentStore, workspace
 from pooltool.store.journal import WriteQueue
 from pooltool.tui.app import FULL_NOTICE, SAVED_NOTICE, make_app, quit_question
+from pooltool.tui.screens.confirm import ConfirmScreen
 from pooltool.tui.screens.judge import JudgeScreen
-from pooltool.tui.screens.prompt import ConfirmScreen, PromptScreen
+from pooltool.tui.screens.prompt import PromptScreen
 
 SIZE = (110, 30)
 NOTE = "long note " * 600  # 6,000 characters: more than a page (4,096 bytes)

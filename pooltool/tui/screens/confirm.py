@@ -1,4 +1,5 @@
-"""A yes/no question as a modal dialog (a grade given after a topic is done)."""
+"""A yes/no question as a modal dialog (a grade given after a topic is done; quitting
+with writes not saved yet)."""
 
 from __future__ import annotations
 

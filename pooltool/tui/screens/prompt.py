@@ -45,27 +45,3 @@ class PromptScreen(ModalScreen[str | None]):
     def action_cancel(self) -> None:
         """Close without a value."""
         self.dismiss(None)
-
-
-class ConfirmScreen(ModalScreen[bool]):
-    """Ask a yes/no question: ``y`` returns ``True``; ``n`` or Escape ``False``.
-
-    :param question: what is asked (shown as written, not as markup).
-    """
-
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("y", "answer(True)", "Yes"), Binding("n", "answer(False)", "No"),
-        Binding("escape", "answer(False)", "No", show=False)]
-
-    def __init__(self, question: str, **kwargs: str) -> None:
-        super().__init__(**kwargs)
-        self.question = question
-
-    def compose(self) -> ComposeResult:
-        with Vertical(id="prompt"):
-            yield Label(self.question, id="prompt-title", markup=False)
-            yield Label("y: yes · n or Esc: no", id="prompt-hint", markup=False)
-
-    def action_answer(self, yes: bool) -> None:
-        """Close with the answer."""
-        self.dismiss(yes)
