@@ -49,12 +49,13 @@ def test_long_shape_csv_and_json(files: tuple[str, str]) -> None:
     run, qrels = files
     csv = invoke(run, "--qrels", qrels, "-m", "P.2", "-m", "nDCG@2", "-q", "--format", "csv")
     assert csv.exit_code == 0, csv.output
-    # P_2 = 1/2; unjudged in the top 2: none; nDCG@2 = (2/log2 2) / (2/log2 2 + 1/log2 3)
+    # P_2 = 1/2; unjudged in the top 2: none, so each hole is [value, value];
+    # nDCG@2 = (2/log2 2) / (2/log2 2 + 1/log2 3)
     ndcg = 2.0 / (2.0 + 1.0 / 1.584962500721156)
     assert csv.stdout.splitlines() == [
         "run,topic,measure,value,unjudged,low,high",
-        "t,1,P_2,0.5,0.0,,", "t,all,P_2,0.5,0.0,,",
-        f"t,1,nDCG@2,{ndcg!r},0.0,,", f"t,all,nDCG@2,{ndcg!r},0.0,,"]
+        "t,1,P_2,0.5,0.0,0.5,0.5", "t,all,P_2,0.5,0.0,0.5,0.5",
+        f"t,1,nDCG@2,{ndcg!r},0.0,{ndcg!r},{ndcg!r}", f"t,all,nDCG@2,{ndcg!r},0.0,{ndcg!r},{ndcg!r}"]
     schema = json.loads(SCHEMA.read_text())
     jsonschema.Draft202012Validator.check_schema(schema)
     for extra in ([], ["-q"], ["-q", "-c", "-J", "-M", "2", "-m", "all_trec"], ["-q", "-n"]):
@@ -65,8 +66,11 @@ def test_long_shape_csv_and_json(files: tuple[str, str]) -> None:
         assert document["runs"] == [{"run_tag": "t", "missing_topics": ["2"],
                                      "ignored_topics": ["9"]}]
     rows = json.loads(invoke(run, "--qrels", qrels, "--format", "json", "-m", "P.3").stdout)
+    # P_3: d3 (rank 3) unjudged, so judging it relevant gives 2/3
     assert rows["rows"] == [{"run": "t", "topic": "all", "measure": "P_3", "value": 1 / 3,
-                             "unjudged": 1 / 3, "low": None, "high": None}]
+                             "unjudged": 1 / 3, "low": 1 / 3, "high": 2 / 3}]
+    rows = json.loads(invoke(run, "--qrels", qrels, "--format", "json", "-m", "num_ret").stdout)
+    assert rows["rows"][0]["low"] is None and rows["rows"][0]["high"] is None  # no hole
 
 
 def test_table_has_a_column_per_measure(files: tuple[str, str]) -> None:

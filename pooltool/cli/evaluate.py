@@ -75,7 +75,8 @@ def eval_command(ctx: click.Context, runs: tuple[str, ...], qrels_file: Path | N
 
     --format trec prints trec_eval's layout; csv, tsv, json and jsonl one row per
     run, topic ('all' for the summary) and measure, with the share of unjudged
-    documents in the ranks the value looks at (schemas/eval-v1.json); table one
+    documents in the ranks the value looks at and the value's hole, low and high:
+    what judging those documents could make it (schemas/eval-v1.json); table one
     column per measure.
 
     \b
@@ -87,7 +88,8 @@ def eval_command(ctx: click.Context, runs: tuple[str, ...], qrels_file: Path | N
     if (qrels_file is None) == (version is None and policy is None):
         raise click.UsageError("give exactly one of --qrels FILE or --version NAME / --policy")
     use_system_allocator()
-    options = Options(level, complete, max_docs, judged_only, num_docs)
+    options = Options(level, complete, max_docs, judged_only, num_docs,
+                      holes=fmt not in ("trec", "table"))  # only the long shape prints holes
     from pooltool.measures.trec.select import select
 
     select(list(measures))  # refuse a bad measure before reading anything

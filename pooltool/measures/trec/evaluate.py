@@ -23,14 +23,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from pooltool.errors import NothingToScore
 from pooltool.measures.per_topic import EncodedRun
 from pooltool.measures.qrels_index import QrelsIndex
-from pooltool.measures.trec.ranked import Options, Topic, ranked_topics
+from pooltool.measures.trec.hole_columns import qrels_max_grade, topic_holes
+from pooltool.measures.trec.ranked import Options, Topic, level_counts, ranked_topics
 from pooltool.measures.trec.select import Request
 
 #: Printed names set back to 0 (relstring: '') for a topic the run lacks (``trec_eval.c``,
@@ -50,6 +51,12 @@ class RunEval:
         ranks the value looks at (float64; see :func:`unjudged_rate`).
     :ivar summary: per request, per printed name, the ``all`` value (float, int or
         str for runid; absent for relstring).
+    :ivar holes: per request, per printed name, the per-topic ``[low, high]`` of the value
+        over the grades its unjudged documents could get (float64, shape ``(topics, 2)``;
+        :func:`~pooltool.measures.trec.hole_columns.topic_holes`); empty for a measure
+        without a hole.
+    :ivar hole_summary: per request, per printed name, the ``all`` line's ``(low, high)``:
+        the means of the per-topic ends, with the value's divisor.
     :ivar missing: qrels topics the run lacks.
     :ivar ignored: run topics without qrels.
     """
@@ -61,6 +68,8 @@ class RunEval:
     summary: list[dict[str, float | int | str]]
     missing: list[str]
     ignored: list[str]
+    holes: list[dict[str, np.ndarray]] = field(default_factory=list)
+    hole_summary: list[dict[str, tuple[float, float]]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -113,24 +122,37 @@ def _run(tag: str, encoded: EncodedRun, qrels: QrelsIndex, requests: list[Reques
                              f"{', '.join(qrels.topics[:5].tolist())} ...)")
     values: list[dict[str, np.ndarray | list[str]]] = []
     unjudged: list[dict[str, np.ndarray]] = []
+    holes: list[dict[str, np.ndarray]] = []
+    max_grade = qrels_max_grade(level_counts(qrels))
     for request in requests:
         per_name: dict[str, list[object]] = {name: [] for name in request.names}
         rates: dict[str, list[float]] = {name: [] for name in request.names}
+        ends: dict[str, list[tuple[float, float]]] = {name: [] for name in request.names}
         for topic in topics:
             seen = topic if request.level is None else replace(topic, level=request.level)
             got = _values(seen, request, options)
             shares = unjudged_rates(seen, request)
+            hole = (topic_holes(seen, request, got, max_grade) if options.holes
+                    else [None] * len(request.names))
             for position, name in enumerate(request.names):
                 per_name[name].append(got[position])
                 rates[name].append(shares[position])
+                if hole[position] is not None:
+                    ends[name].append(hole[position])  # type: ignore[arg-type]
         values.append({name: ([str(v) for v in column] if request.measure.name == "relstring"
                               else np.array(column, dtype=np.float64))
                        for name, column in per_name.items()})
         unjudged.append({name: np.array(column) for name, column in rates.items()})
+        holes.append({name: np.array(column, dtype=np.float64).reshape(-1, 2)
+                      for name, column in ends.items() if len(column) == len(topics)})
     summary = [_summary(r, v, tag, len(topics), qrels, options) for r, v in zip(requests, values,
                                                                                strict=True)]
+    hole_summary = [{name: (float(np.cumsum(pair[:, 0])[-1]) / len(topics),
+                            float(np.cumsum(pair[:, 1])[-1]) / len(topics))
+                     for name, pair in per_request.items()} for per_request in holes]
     return RunEval(tag, [t.topic for t in topics], values, unjudged, summary,
-                   [t for t in qrels.topics.tolist() if t not in present], list(encoded.ignored))
+                   [t for t in qrels.topics.tolist() if t not in present], list(encoded.ignored),
+                   holes, hole_summary)
 
 
 def _values(topic: Topic, request: Request, options: Options) -> list[object]:

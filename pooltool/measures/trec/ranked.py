@@ -103,6 +103,9 @@ class Options:
     :ivar max_docs: ``-M``, documents kept per topic, ``None`` for all.
     :ivar judged_only: ``-J``, drop unjudged documents from the ranking first.
     :ivar num_docs: ``-N``, documents in the collection (``utility``'s 4th coefficient).
+    :ivar holes: not trec_eval's: also compute each value's hole (the ``low`` / ``high``
+        of :mod:`pooltool.measures.trec.hole_columns`); ``False`` skips that work when
+        nothing prints them (trec_eval's layout, the wide table).
     """
 
     level: int = 1
@@ -110,6 +113,7 @@ class Options:
     max_docs: int | None = None
     judged_only: bool = False
     num_docs: int = 0
+    holes: bool = True
 
 
 def level_counts(qrels: QrelsIndex) -> list[np.ndarray]:

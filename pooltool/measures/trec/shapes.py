@@ -12,7 +12,9 @@ Long shape (``schemas/eval-v1.json``): one row per run x topic x measure value, 
   (:func:`~pooltool.measures.trec.evaluate.unjudged_rates`; the mean over topics on an
   ``all`` row);
 * ``low``, ``high``: the lowest and highest value judging the unjudged documents could
-  give; ``None`` (null) for now.
+  give, the measure's hole (:mod:`pooltool.measures.trec.hole_columns` says which
+  measures have one and on which ranking; the means over topics on an ``all`` row);
+  ``None`` (null) for a measure without a hole.
 
 The wide table has one row per run (per run and topic with ``-q``) and one column per
 measure value.
@@ -35,8 +37,9 @@ def long_rows(result: EvalResult, per_topic: bool = False) -> Columns:
     """
     rows: list[tuple[object, ...]] = []
     for run in result.runs:
-        for request, values, rates, summary in zip(result.requests, run.values, run.unjudged,
-                                                   run.summary, strict=True):
+        for request, values, rates, summary, holes, hole_all in zip(
+                result.requests, run.values, run.unjudged, run.summary, run.holes,
+                run.hole_summary, strict=True):
             if request.measure.name == "runid":
                 continue
             labels = dict(zip(request.names, request.labels, strict=True))
@@ -45,11 +48,13 @@ def long_rows(result: EvalResult, per_topic: bool = False) -> Columns:
                     for row, topic in enumerate(run.topics):
                         rows.append((run.run_tag, topic, labels[name],
                                      _plain(values[name][row], request.measure.integer),
-                                     float(rates[name][row]), None, None))
+                                     float(rates[name][row]),
+                                     *_ends(holes[name][row] if name in holes else None)))
                 if name in summary:
                     rows.append((run.run_tag, "all", labels[name],
                                  _plain(summary[name], request.measure.integer),
-                                 float(np.cumsum(rates[name])[-1] / len(rates[name])), None, None))
+                                 float(np.cumsum(rates[name])[-1] / len(rates[name])),
+                                 *_ends(hole_all.get(name))))
     return {column: np.array([row[i] for row in rows], dtype=object)
             for i, column in enumerate(LONG_COLUMNS)}
 
@@ -75,6 +80,13 @@ def wide_rows(result: EvalResult, per_topic: bool = False) -> Columns:
                          else [_plain(summary[name], request.measure.integer)])
                 table.setdefault(label, []).extend(cells)
     return {name: np.array(cells, dtype=object) for name, cells in table.items()}
+
+
+def _ends(hole: np.ndarray | tuple[float, float] | None) -> tuple[float | None, float | None]:
+    """``(low, high)`` as plain floats, ``(None, None)`` without a hole."""
+    if hole is None:
+        return None, None
+    return float(hole[0]), float(hole[1])
 
 
 def _plain(value: object, integer: bool) -> object:
