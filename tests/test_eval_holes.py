@@ -83,6 +83,12 @@ def test_missing_topic_and_judged_only(tmp_path: Path) -> None:
     judged = {row["topic"]: row for row in _eval(*base, "-J")}
     # -J ranking: d1, d2, d3: P@2 = 1/2 and nothing unjudged
     assert (judged["1"]["value"], judged["1"]["low"], judged["1"]["high"]) == (0.5, 0.5, 0.5)
+    # -l 0: P's hole is not defined (grade 0 relevant), nDCG's does not depend on the level
+    level0 = {row["measure"]: row for row in _eval(*base[:-2], "-m", "P.2", "-m", "nDCG@3",
+                                                   "-l", "0") if row["topic"] == "1"}
+    assert (level0["P_2"]["low"], level0["P_2"]["high"]) == (None, None)
+    assert (level0["nDCG@3"]["low"], level0["nDCG@3"]["high"]) == pytest.approx(
+        _enumerated("ndcg_cut.3", "ndcg_cut_3", ["d4"]))
 
 
 @pytest.mark.skipif(not (COVID / "qrels-rnd1.txt").exists(),

@@ -5,8 +5,9 @@ Measures with a hole (trec_eval names; ir_measures spellings map onto them):
 ``P.k``, ``recall.k``, ``success.k``, ``judged.k``, ``recip_rank``, ``Rprec``,
 ``map``, ``map_cut.k``, ``bpref``, ``ndcg`` and ``rbp`` with their default gains
 (``ndcg`` with no parameters, ``rbp`` with only ``p=``), and ``ndcg_cut.k``. Every
-other measure, and any measure at relevance level 0 (``-l 0``: grade 0 relevant,
-which the holes do not support), has none (``None``).
+other measure has none (``None``), nor at relevance level 0 (``-l 0``: grade 0
+relevant, which the holes do not support) any but ``ndcg``, ``ndcg_cut``, ``rbp`` and
+``judged``, which do not depend on the level.
 
 The ranked list is the topic's after ``-M`` and ``-J`` (so under ``-J`` there is
 nothing unjudged and the hole is ``[value, value]``); a document with no qrels line
@@ -50,6 +51,9 @@ _BY_CUTOFF: dict[str, _Cut] = {
     "ndcg": lambda r, q, g, _lv, _k: holes.ndcg_hole(r, q, g),
 }
 
+#: Measures whose value (and hole) do not depend on the relevance level.
+_LEVEL_FREE = frozenset(["ndcg", "ndcg_cut", "rbp", "judged"])
+
 #: Measures with a hole (``judged`` and ``rbp`` are handled apart).
 COVERED = frozenset([*_BY_CUTOFF, "judged", "rbp"])
 
@@ -77,7 +81,7 @@ def topic_holes(topic: Topic, request: Request, values: list[object],
     """
     name = request.measure.name
     none: list[tuple[float, float] | None] = [None] * len(request.names)
-    if not _covered(request) or topic.level < 1:
+    if not _covered(request) or topic.level < 1 and name not in _LEVEL_FREE:
         return none
     if not topic.present:
         return [(float(v), float(v)) for v in values]  # type: ignore[arg-type]
