@@ -46,10 +46,13 @@ GLOSSARY: dict[str, Term] = {
                   "relstring's grades); on an 'all' row trec_eval's summary (mean over "
                   "topics; sum for counts; geometric mean for gm_map, gm_bpref).",
                   f"{TREC_EVAL}, meas_avg.c"),
-    "low": Term("eval: the lowest value judging the run's unjudged documents could give "
-                "(not computed yet: empty).", "pooltool (issue 25, item 3)"),
-    "high": Term("eval: the highest value judging the run's unjudged documents could give "
-                 "(not computed yet: empty).", "pooltool (issue 25, item 3)"),
+    "low": Term("eval: the lowest value judging the run's unjudged documents could give, "
+                "the low end of the measure's hole (mean over topics on an 'all' row; empty "
+                "for a measure without one, see pooltool/measures/trec/hole_columns.py).",
+                "pooltool.measures.holes (issue 25, item 3)"),
+    "high": Term("eval: the highest value judging the run's unjudged documents could give, "
+                 "the high end of the measure's hole (as low).",
+                 "pooltool.measures.holes (issue 25, item 3)"),
     "k": Term("The cutoff: only a run's first k documents (trec_eval order) count.",
               f"{TREC_EVAL}, m_recall.c"),
     "docno": Term("The document id.", "TREC format"),
