@@ -168,10 +168,14 @@ def bias(ctx: click.Context, k: int, depth: int | None, pool_name: str, run_tags
     scored too, with a sentence on whether the qrels look reusable for them.
 
     Below the table: MAE, the mean |recall drop| over runs; SRE, the sum of
-    |rank change| (Lipani et al.); Kendall's tau-b and tau_ap (Yilmaz, Aslam
-    and Robertson 2008: swaps near the top weigh more) between the ranking
-    by full-qrels recall and the ranking by leave-out recall. 'pooltool
-    explain NAME' defines every column with its source.
+    |rank change| on Lipani et al.'s ranking (rank_loo: each run's leave-out
+    recall ranked alone among the other runs' full-qrels recall; ranks are
+    competition ranks, a tie takes the better one); Kendall's tau-b and
+    tau_ap (Yilmaz, Aslam and Robertson 2008: swaps near the top weigh more;
+    ties averaged over their orders, Urbano and Marrero 2017) on the plain
+    rankings: every run by full-qrels recall against every run by leave-out
+    recall. No value depends on run tags or their order. 'pooltool explain
+    NAME' defines every column with its source.
 
     With --correct METHOD, the corrected P@k (or Recall@k, --measure) of each
     pooled run left out in turn (the estimator fitted on the other runs
@@ -184,7 +188,10 @@ def bias(ctx: click.Context, k: int, depth: int | None, pool_name: str, run_tags
     PoolBiasEstimators computes it) adds its unjudged share of the top k times
     the mean share of unjudged documents its ranking brings into the pooled
     runs' top k, when their precision and anti-precision (judged not
-    relevant) say so (P@k only).
+    relevant) say so (P@k only). A corrected score outside 0..1 is clipped
+    to the bound, with a note on stderr giving the value before (the
+    measure lies in 0..1, so the bound is never further from the full-qrels
+    score; column clipped).
 
     \b
     Example:
@@ -240,7 +247,7 @@ def bias(ctx: click.Context, k: int, depth: int | None, pool_name: str, run_tags
     if plot:
         from pooltool.analysis.plots import plot_bias
 
-        plot_bias(result, plot)
+        warn(f"plot written: {plot_bias(result, plot)}")
     _emit_bias(result, report, fmt, {"k": k, "depth": depth, "level": level,
                                       "complete": complete, "qrels": qrels_file or version or "",
                                       "groups": groups or {}})
@@ -255,6 +262,10 @@ def _bias_corrected(ctx: click.Context, top: pd.DataFrame, qrels: pd.DataFrame,
     result = corrected_scores(top, qrels, new, options["depth"], options["k"], method, measure,
                               options["level"], options["groups"] or None, options["similar"],
                               options["complete"])
+    for (tag, scored_as), value in result.clipped.items():
+        bound = 1 if value > 1 else 0
+        warn(f"note: run {tag} ({scored_as}): corrected {measure}@{options['k']} {value:.4f} "
+             f"clipped to {bound} ({measure}@k lies in 0..1; MAE and tau use the clipped value)")
     if fmt == "json":
         emit_json(bias_correction_document(result, options))
         return
@@ -292,6 +303,12 @@ def _read_groups(path: str) -> dict[str, str]:
     return groups
 
 
+#: What each ranking below the bias table is (the two differ: see BiasResult).
+RANKINGS_NOTE = (
+    "SRE sums |rank_loo - rank|: each run's leave-out recall ranked alone among the other "
+    "runs' full-qrels recall (Lipani et al.; ties take the better rank). Kendall tau and "
+    "tau_ap compare the ranking by full-qrels recall with the ranking of every run by its "
+    "leave-out recall (tau_ap: ties in the latter averaged over their orders).")
 BIAS_TABLE_COLUMNS = ["run_tag", "group", "recall", "recall_loo", "recall_drop",
                       "recall_drop_rel", "P", "P_loo", "unique_relevant", "unjudged_loo",
                       "rank", "rank_loo"]
@@ -330,6 +347,7 @@ def _emit_bias(result: BiasResult, report: NewRunReport | None, fmt: str,
         f"MAE {overall['mae']:.4f}   largest drop {overall['max_drop']:.4f} "
         f"({overall['max_drop_run']})   SRE {overall['sre']}   "
         f"Kendall tau {overall['kendall_tau']:.4f}   tau_ap {overall['tau_ap']:.4f}")
+    click.echo(RANKINGS_NOTE)
     if not new.empty:
         emit(new.drop(columns=["sentence"]), fmt, title="runs that did not contribute")
         for sentence in new["sentence"]:

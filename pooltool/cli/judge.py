@@ -239,31 +239,56 @@ def _names(assessors: Iterable[str]) -> str:
               help="Compare this side with --b only: an assessor, a comma list of assessors, "
                    "@people or @machines.")
 @click.option("--b", "side_b", metavar="SIDE", help="The other side (see --a).")
+@click.option("--alpha-level", "alpha_level", type=click.Choice(["nominal", "ordinal", "interval"]),
+              default="ordinal", show_default=True,
+              help="Krippendorff's level of measurement for alpha (the column is alpha_LEVEL).")
 @output_option()
 @click.pass_context
 def agreement(ctx: click.Context, threshold: int, topics: tuple[str, ...], side_a: str | None,
-              side_b: str | None, fmt: str) -> None:
+              side_b: str | None, alpha_level: str, fmt: str) -> None:
     """Agreement between assessors on the documents both judged.
 
-    One row per assessor pair and topic (plus 'all' per pair), with each
-    side's kind (person, machine, or mixed for a group of both): raw
-    agreement on grades, binary agreement and Cohen's kappa at --threshold,
-    linearly and quadratically weighted kappa on grades, and Krippendorff's
-    alpha (ordinal) on grades. Each assessor's latest grade counts; a
-    group's grade is the latest of its members'. Disagreements stay in the log.
+    One row per assessor pair and topic, plus one 'all' row per pair that
+    pools the documents of every topic (each shared document counts once:
+    not a mean of the topic rows), with each side's kind (person, machine,
+    or mixed for a group of both): raw agreement on grades, binary
+    agreement and Cohen's kappa at --threshold, linearly and quadratically
+    weighted kappa on grades, and Krippendorff's alpha on grades at
+    --alpha-level (ordinal by default: grades are ordered; nominal treats
+    every disagreement alike, interval weighs the squared difference of
+    grade values). Each assessor's latest grade counts; a group's grade is
+    the latest of its members'. Disagreements stay in the log.
 
     \b
     Example:
       pooltool --db covid.db agreement --threshold 2 --format csv
       pooltool agreement --a @people --b @machines
-      pooltool agreement --a alice --b gpt-judge -t 3
+      pooltool agreement --a alice --b gpt-judge -t 3 --alpha-level interval
     """
+    from pooltool.judging.agreement import judged_grades
+
     if (side_a is None) != (side_b is None):
         raise click.UsageError("give both --a and --b, or neither")
     sides = (side_a, side_b) if side_a is not None and side_b is not None else None
     with open_store(ctx) as store:
-        table = store_agreement(store, threshold, list(topics) or None, sides)
+        table = store_agreement(store, threshold, list(topics) or None, sides, alpha_level)
+        judges = sorted(set(judged_grades(store, list(topics) or None)["assessor"]))
     if table.empty:
-        warn("no document was judged by both sides" if sides else
-             "no document was judged by two assessors")
-    emit(table, fmt)
+        warn(_nothing_shared(sides, judges))
+        if fmt == "table":
+            return
+    emit(table, fmt, title=f"agreement per assessor pair and topic ('all' pools the documents "
+                           f"of every topic; alpha at the {alpha_level} level)")
+
+
+def _nothing_shared(sides: tuple[str, str] | None, judges: list[str]) -> str:
+    """The one line ``agreement`` says when no document was judged by two sides."""
+    if sides:
+        return "no document was judged by both sides"
+    if not judges:
+        return "no assessor has judged a document yet: agreement needs documents judged by two"
+    if len(judges) == 1:
+        return (f"only one assessor ({judges[0]}) has judged: agreement needs documents judged "
+                "by two (pooltool assign --overlap gives topics a second assessor)")
+    return (f"no document was judged by two assessors ({len(judges)} assessors judged, "
+            "each on other documents)")

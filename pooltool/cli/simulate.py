@@ -68,7 +68,10 @@ def simulate(ctx: click.Context, runs: tuple[str, ...], qrels_spec: str,
     literature. Per strategy and budget: relevant found (total and as a share
     of the qrels' relevant), and the bias of the partial qrels so built:
     MAE of every run's Recall@k and P@k against the full qrels, and Kendall's
-    tau-b and tau_ap between the two rankings of the runs by Recall@k.
+    tau-b and tau_ap between the two rankings of the runs by Recall@k
+    (ties in the partial ranking averaged over their orders: no value depends
+    on the order runs are given in; strategies that choose among runs break
+    their ties by run tag, as their sources say).
     RUN is a run file or a stored run tag; every run takes part. Strategies
     and their sources: 'pydoc pooltool.judging.strategies'; a column:
     'pooltool explain NAME'.
