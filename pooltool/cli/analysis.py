@@ -18,7 +18,13 @@ from pooltool.cli.group import (
     plot_option,
     warn,
 )
-from pooltool.cli.sources import check_run_specs, load_qrels, load_runs
+from pooltool.cli.sources import (
+    check_run_specs,
+    load_qrels,
+    load_runs,
+    note_positives_only,
+    qrels_name,
+)
 from pooltool.errors import InvalidArgument
 from pooltool.json_documents import bias_correction_document, bias_document, impact_document
 from pooltool.report import emit, emit_json, records
@@ -232,6 +238,7 @@ def bias(ctx: click.Context, k: int, depth: int | None, pool_name: str, run_tags
         top = store.top_entries(tags, sys.maxsize if method == "lipani" else max(k, depth))
         qrels = load_qrels(ctx, qrels_file) if qrels_file else store.qrels(version)
         outside = [t for t in store.run_tags() if t not in tags]
+    note_positives_only(ctx, qrels, level, qrels_name(qrels_file, version))
     groups = (group_runs(tags, group_regex) if group_regex else
               _read_groups(groups_file) if groups_file else None)
     others = [*outside, *[r for r in new_runs if r not in outside]]
@@ -404,6 +411,8 @@ def impact(ctx: click.Context, qrels_from: str, qrels_to: str, runs: tuple[str, 
 
     frame = load_runs(ctx, runs)
     qrels_a, qrels_b = load_qrels(ctx, qrels_from), load_qrels(ctx, qrels_to)
+    for spec, qrels in ((qrels_from, qrels_a), (qrels_to, qrels_b)):
+        note_positives_only(ctx, qrels, level, spec)
     result = qrels_impact(frame, qrels_a, qrels_b, k, level, complete, top)
     shared = _both_judged_ranking(frame, qrels_a, qrels_b, k, level, complete)
     _warn_impact_topics(result)

@@ -22,6 +22,7 @@ from pooltool.cli.sources import (
     load_qrels,
     load_qrels_table,
     load_runs,
+    note_positives_only,
     say_runs_per_file,
     stored_qrels,
     stored_run_tables,
@@ -139,7 +140,7 @@ def recall(ctx: click.Context, runs: tuple[str, ...], qrels_file: Path | None, v
 
         check_sample(ctx, sample_name)  # before any note about the qrels
         frame = load_runs(ctx, runs, ranked=True)  # stored runs: not ordered again
-        qrels = _qrels_frame(ctx, qrels_file, stored)  # once: reading notes what it read
+        qrels = _qrels_frame(ctx, qrels_file, stored, level)  # once: reading notes what it read
         result = evaluate_recall(frame, qrels, **options)
     else:
         result = _evaluate(ctx, runs, qrels_file, stored, options)
@@ -185,26 +186,33 @@ def _evaluate(ctx: click.Context, runs: tuple[str, ...], qrels_file: Path | None
     check_run_names(ctx, runs)
     if all(Path(run).is_file() for run in runs):
         files = [Path(run) for run in runs]
-        result = evaluate_recall_files(files, _qrels(ctx, qrels_file, stored), **options)
+        qrels = _qrels(ctx, qrels_file, stored, options["level"])
+        result = evaluate_recall_files(files, qrels, **options)
         say_runs_per_file((file, tag) for tag, file in result.sources.items())
         return result
     if runs and not any(Path(run).is_file() for run in runs):
         tables = stored_run_tables(ctx, runs)
-        return evaluate_recall_tables(tables, _qrels(ctx, qrels_file, stored), **options)
+        qrels = _qrels(ctx, qrels_file, stored, options["level"])
+        return evaluate_recall_tables(tables, qrels, **options)
     frame = load_runs(ctx, runs)
-    return evaluate_recall(frame, _qrels(ctx, qrels_file, stored), **options)
+    return evaluate_recall(frame, _qrels(ctx, qrels_file, stored, options["level"]), **options)
 
 
-def _qrels(ctx: click.Context, qrels_file: Path | None,
-           stored: tuple[str | None, str]) -> pd.DataFrame | pa.Table:
-    """The qrels: a file as Arrow columns (no pandas on the way), else the store's."""
-    return load_qrels_table(ctx, str(qrels_file)) if qrels_file else _judged(ctx, stored)
+def _qrels(ctx: click.Context, qrels_file: Path | None, stored: tuple[str | None, str],
+           level: int) -> pd.DataFrame | pa.Table:
+    """The qrels: a file as Arrow columns (no pandas on the way), else the store's;
+    positives-only qrels are said (:func:`~pooltool.cli.sources.note_positives_only`)."""
+    qrels = load_qrels_table(ctx, str(qrels_file)) if qrels_file else _judged(ctx, stored)
+    note_positives_only(ctx, qrels, level, str(qrels_file) if qrels_file else _source(*stored))
+    return qrels
 
 
 def _qrels_frame(ctx: click.Context, qrels_file: Path | None,
-                 stored: tuple[str | None, str]) -> pd.DataFrame:
-    """The qrels as a DataFrame (what the estimates take)."""
-    return load_qrels(ctx, str(qrels_file)) if qrels_file else _judged(ctx, stored)
+                 stored: tuple[str | None, str], level: int) -> pd.DataFrame:
+    """The qrels as a DataFrame (what the estimates take), said as :func:`_qrels` says."""
+    qrels = load_qrels(ctx, str(qrels_file)) if qrels_file else _judged(ctx, stored)
+    note_positives_only(ctx, qrels, level, str(qrels_file) if qrels_file else _source(*stored))
+    return qrels
 
 
 def _judged(ctx: click.Context, stored: tuple[str | None, str]) -> pd.DataFrame:
