@@ -101,6 +101,11 @@ GLOSSARY: dict[str, Term] = {
     "rank": Term("The run's rank by Recall@k (1 is best).", "pooltool"),
     "rank_loo": Term("The run's rank when only its own score is the leave-one-out score.",
                      _LOO),
+    "recall_change_judgments": Term("impact: the part of recall_change from changed "
+                                    "judgments, the mean of recall_b - recall_a over the "
+                                    "topics scored under both A and B.", "pooltool"),
+    "recall_change_topics": Term("impact: the part of recall_change from the changed topic "
+                                 "set, recall_change - recall_change_judgments.", "pooltool"),
     "rank_change": Term("rank_loo - rank (impact: rank_b - rank_a); positive is a fall.",
                         "pooltool"),
     "verdict": Term("reusable (unjudged@k up to the leave-out runs' mean), use with care (up "

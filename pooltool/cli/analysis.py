@@ -394,6 +394,14 @@ def impact(ctx: click.Context, qrels_from: str, qrels_to: str, runs: tuple[str, 
     (disagreement alone, without the difference in coverage); then the
     topics whose recall@k moved most. Topics follow trec_eval: only qrels
     topics count, and a topic a run lacks is left out of its mean unless -c.
+    When A and B hold different topics, the topics on one side only are
+    named, and each run's recall_change is split in two parts that sum to
+    it: recall_change_judgments, the mean change over the topics scored
+    under both A and B (what changed judgments did), and
+    recall_change_topics = recall_change - recall_change_judgments, that is
+    [mean under B over B's topics - mean under B over the shared topics] -
+    [mean under A over A's topics - mean under A over the shared topics]
+    (what the changed topic set did).
     csv writes the per-run rows only; json (schemas/impact-v1.json) has all.
     Columns NAME_a / NAME_b are under A / B, NAME_change is B minus A;
     'pooltool explain NAME' defines each.
@@ -416,6 +424,7 @@ def impact(ctx: click.Context, qrels_from: str, qrels_to: str, runs: tuple[str, 
     result = qrels_impact(frame, qrels_a, qrels_b, k, level, complete, top)
     shared = _both_judged_ranking(frame, qrels_a, qrels_b, k, level, complete)
     _warn_impact_topics(result)
+    _say_topics_only(result)
     if fmt == "json":
         emit_json(impact_document(result, qrels_from, qrels_to, shared))
     elif fmt == "csv":
@@ -458,6 +467,15 @@ def _warn_impact_topics(result) -> None:  # type: ignore[no-untyped-def]
                            f"the run, {fate}: {shown}", err=True)
 
 
+def _say_topics_only(result) -> None:  # type: ignore[no-untyped-def]
+    """Name the topics in only one of qrels A and B (they move the means, not a topic)."""
+    for side, topics in (("A", result.topics_only_a), ("B", result.topics_only_b)):
+        if topics:
+            shown = ", ".join(topics[:20]) + (", ..." if len(topics) > 20 else "")
+            warn(f"note: {len(topics)} topic(s) only in qrels {side}: {shown} (they change the "
+                 "means, recall_change_topics, not a topic's recall)")
+
+
 def _impact_table(result, source_a: str, source_b: str,  # type: ignore[no-untyped-def]
                   shared=None) -> None:
     per_run, mode = result.per_run, ", -c" if result.complete else ""
@@ -471,7 +489,9 @@ def _impact_table(result, source_a: str, source_b: str,  # type: ignore[no-untyp
     click.echo(_ranking_line(shared, "on the documents judged in both") if shared is not None
                else "on the documents judged in both: none, or a run shares no topic with them")
     if result.topics_moved.empty:
-        click.echo(f"no topic's recall@{result.k} changed for any run")
+        both = (" on the topics both qrels hold" if result.topics_only_a or result.topics_only_b
+                else "")
+        click.echo(f"no topic's recall@{result.k} changed for any run{both}")
         return
     emit(result.topics_moved, "table",
          title=f"topics whose recall@{result.k} moved most (top {result.top} per run)")
