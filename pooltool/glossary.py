@@ -70,7 +70,9 @@ GLOSSARY: dict[str, Term] = {
     "P": Term("Precision@k = num_rel_ret@k / k; missing ranks count as not relevant.",
               f"{TREC_EVAL}, m_P.c"),
     "unjudged": Term("recall, bias, impact: documents in the first k with no qrels line or a "
-                     "negative grade, divided by k. status: pooled documents not judged yet.",
+                     "negative grade, divided by k. status: pooled documents not judged yet. "
+                     "assign: the topic's pooled documents nobody has judged (imported qrels "
+                     "count as judged), the work dealt.",
                      f"{TREC_EVAL}, m_unjudged.c (unj.k)"),
     "judged": Term("recall: documents in the first k with any qrels line (negative grades "
                    "included), divided by min(k, num_ret); not 1 - unjudged. status, qrels "

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -23,6 +24,9 @@ from pooltool.judging.assignment import assign_topics
 from pooltool.judging.queue import ORDERS
 from pooltool.report import emit
 from pooltool.store import DEFAULT_POOL
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 pool_option = click.option("--pool", "pool_name", default=DEFAULT_POOL, show_default=True,
                            help="The pool to judge.")
@@ -198,8 +202,13 @@ def _assessor_names(_ctx: click.Context, _param: click.Parameter,
 @click.pass_context
 def assign(ctx: click.Context, assessors: tuple[str, ...], topics: tuple[str, ...],
            overlap: float, seed: int, rebalance: bool, pool_name: str, fmt: str) -> None:
-    """Give pooled topics to ASSESSORS, balancing pooled documents.
+    """Give pooled topics to ASSESSORS, balancing the documents left to judge.
 
+    The work of a topic (column unjudged) is its pooled documents nobody has
+    judged yet, imported qrels included (import-qrels before assign, so that
+    judged documents are not dealt); stderr says how many pooled documents
+    of the topics are already judged and how many unjudged each assessor
+    gets. Topics are listed in numeric order where ids are numbers.
     Topics assigned again replace their earlier assignment. A topic on which
     assessors have judged stays with the one who judged most of it (column
     judged; judgments imported with import-qrels do not count), unless
@@ -223,6 +232,20 @@ def assign(ctx: click.Context, assessors: tuple[str, ...], topics: tuple[str, ..
     if len(kept) and not rebalance:
         warn(f"{len(kept)} topic(s) stay with the assessor who judged most of them "
              "(--rebalance deals them anew)")
+    warn(_work_line(plan))
+
+
+def _work_line(plan: pd.DataFrame) -> str:
+    """What ``assign`` dealt: the topics' pooled documents already judged, and the
+    unjudged ones each assessor has to judge (an overlap topic counts for both)."""
+    topics = plan.drop_duplicates("topic")
+    pooled, left = int(topics["pooled"].sum()), int(topics["unjudged"].sum())
+    per = plan.groupby("assessor", sort=False)["unjudged"].sum()
+    shares = ", ".join(f"{name} {int(per[name])}" for name in per.index)
+    return (f"{pooled - left} of the {pooled} pooled documents of these topics are already "
+            f"judged (imported qrels included); {left} unjudged to judge: {shares}"
+            + (" (an overlap topic counts for both its assessors)"
+               if (plan["role"] == "overlap").any() else ""))
 
 
 def _names(assessors: Iterable[str]) -> str:
