@@ -49,12 +49,14 @@ pool_option = click.option("--pool", "pool_name", default=DEFAULT_POOL, show_def
 @click.option("--serve", is_flag=True,
               help="Serve the app to web browsers (textual-serve), one assessor per tab.")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address for --serve.")
+@click.option("-v", "--verbose", is_flag=True,
+              help="With --serve: log every HTTP request on the console (default: errors only).")
 @click.option("--port", type=click.IntRange(1, 65535), default=8000, show_default=True,
               help="Port for --serve (1-65535).")
 @click.pass_context
 def judge(ctx: click.Context, assessor: str | None, topics: tuple[str, ...], order: str | None,
           seed: int, pool_name: str, sample_name: str | None, serve: bool, host: str,
-          port: int) -> None:
+          verbose: bool, port: int) -> None:
     """Judge pooled documents in the terminal (a Textual app).
 
     Lists your assigned topics (or all pooled topics) with their progress,
@@ -93,7 +95,8 @@ def judge(ctx: click.Context, assessor: str | None, topics: tuple[str, ...], ord
     With --serve, each browser tab runs its own app under the name it gives
     (the first page asks; /?assessor=NAME in the address skips the question).
     The server listens on 127.0.0.1 unless --host says otherwise: it has no
-    login. Its pages load nothing from outside this machine.
+    login. Its pages load nothing from outside this machine. Its console logs
+    errors only; --verbose logs every HTTP request.
 
     \b
     Example:
@@ -112,7 +115,7 @@ def judge(ctx: click.Context, assessor: str | None, topics: tuple[str, ...], ord
     order = order or "docno"
 
     if serve:
-        _serve(db_path(ctx), assessor, topics, order, seed, pool_name, host, port)
+        _serve(db_path(ctx), assessor, topics, order, seed, pool_name, host, port, verbose)
         return
     app = make_app(db_path(ctx), assessor or "", list(topics), order, seed, pool_name)
     if app.store.read_only:
@@ -151,7 +154,7 @@ def _mixed_queue(ctx: click.Context, pool_name: str, sample_name: str, order: st
 
 
 def _serve(db: str | Path, assessor: str | None, topics: tuple[str, ...], order: str, seed: int,
-           pool_name: str, host: str, port: int) -> None:
+           pool_name: str, host: str, port: int, verbose: bool = False) -> None:
     """Check, then serve one judging app per browser tab (each tab names its assessor)."""
     from pooltool.tui.app import check_judgeable
     from pooltool.tui.serve import (
@@ -174,7 +177,7 @@ def _serve(db: str | Path, assessor: str | None, topics: tuple[str, ...], order:
     if host not in (LOOPBACK, "localhost", "::1"):
         warn(f"{host} is not loopback: anyone who reaches this port can judge, under any "
              "name (there is no login)")
-    serve(command_for(db, topics, order, seed, pool_name), host, port)
+    serve(command_for(db, topics, order, seed, pool_name), host, port, verbose)
 
 
 def _assessor_names(_ctx: click.Context, _param: click.Parameter,
