@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 import click
 import numpy as np
 
+from pooltool.cli.exit import skip_native_teardown
 from pooltool.cli.group import cli, level_option, output_option, plot_option, warn
 from pooltool.cli.sources import (
     check_run_names,
@@ -129,6 +130,7 @@ def recall(ctx: click.Context, runs: tuple[str, ...], qrels_file: Path | None, v
     if (qrels_file is None) == (version is None and policy is None):
         raise click.UsageError("give exactly one of --qrels FILE or --version NAME / --policy")
     _use_system_allocator()
+    skip_native_teardown()  # Arrow's threads: no static destructors at exit (cli/exit.py)
     if sample_name is not None and fmt == "trec":
         raise click.UsageError("--estimate has no trec_eval layout: use --format table, csv, "
                                "tsv, json or jsonl")
