@@ -1,6 +1,6 @@
-"""``python -m pooltool`` runs the command line."""
+"""``python -m pooltool`` runs the command line (as the ``pooltool`` console script)."""
 
-from pooltool.cli import cli
+from pooltool.cli.exit import main
 
 if __name__ == "__main__":
-    cli(prog_name="pooltool")
+    main()

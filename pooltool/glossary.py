@@ -24,6 +24,8 @@ _RECALL = "Recall@k = num_rel_ret@k / num_rel"
 _LOO = ("leave-one-out pool bias (Zobel 1998, 'How reliable are the results of large-scale "
         "IR experiments?'; Buckley et al. 2007, 'Bias and the limits of pooling')")
 
+_ALPHA = ("Krippendorff 2011, 'Computing Krippendorff's alpha-reliability'; the "
+          "krippendorff package")
 _CORRECTION = ("Webber and Park 2009, 'Score adjustment for correction of pooling bias'; "
                "Lipani, Lupu and Hanbury 2015, 'Splitting water: precision and "
                "anti-precision to reduce pool bias' (pooltool/analysis/bias_correction.py)")
@@ -86,7 +88,9 @@ GLOSSARY: dict[str, Term] = {
     "unjudged": Term("recall, bias, impact: documents in the first k with no qrels line or a "
                      "negative grade, divided by k. eval: the same over the ranks the value "
                      "looks at (k for a cutoff measure, else all n retrieved: U(n)/n); on an "
-                     "'all' row the mean over topics. status: pooled documents not judged yet.",
+                     "'all' row the mean over topics. status: pooled documents not judged yet. "
+                     "assign: the topic's pooled documents nobody has judged (imported qrels "
+                     "count as judged), the work dealt.",
                      f"{TREC_EVAL}, m_unjudged.c (unj.k)"),
     "judged": Term("recall: documents in the first k with any qrels line (negative grades "
                    "included), divided by min(k, num_ret); not 1 - unjudged. status, qrels "
@@ -117,6 +121,11 @@ GLOSSARY: dict[str, Term] = {
     "rank": Term("The run's rank by Recall@k (1 is best).", "pooltool"),
     "rank_loo": Term("The run's rank when only its own score is the leave-one-out score.",
                      _LOO),
+    "recall_change_judgments": Term("impact: the part of recall_change from changed "
+                                    "judgments, the mean of recall_b - recall_a over the "
+                                    "topics scored under both A and B.", "pooltool"),
+    "recall_change_topics": Term("impact: the part of recall_change from the changed topic "
+                                 "set, recall_change - recall_change_judgments.", "pooltool"),
     "rank_change": Term("rank_loo - rank (impact: rank_b - rank_a); positive is a fall.",
                         "pooltool"),
     "verdict": Term("reusable (unjudged@k up to the leave-out runs' mean), use with care (up "
@@ -232,15 +241,21 @@ GLOSSARY: dict[str, Term] = {
                          "unique judgments).", f"{TREC_EVAL}, m_recall.c"),
     "recall_corrected": Term("bias --correct: Recall@k corrected for pool bias by the method "
                              "named.", _CORRECTION),
+    "clipped": Term("bias --correct: the corrected score fell outside 0..1 and was clipped "
+                    "to the nearest bound (stderr gives the value before).", _CORRECTION),
     "recall_full": Term("bias --correct: a left-out run's Recall@k with the full qrels.",
                         f"{TREC_EVAL}, m_recall.c"),
     "kind_a": Term("The kind of the first side: person, machine, or mixed (a group of both).",
                    "pooltool"),
     "kind_b": Term("The kind of the second side (see kind_a).", "pooltool"),
-    "alpha": Term("Krippendorff's alpha on grades, ordinal metric: 1 - observed / expected "
-                  "disagreement (1: perfect, 0: chance).",
-                  "Krippendorff 2011, 'Computing Krippendorff's alpha-reliability'; "
-                  "the krippendorff package"),
+    "alpha_ordinal": Term("Krippendorff's alpha on grades at the ordinal level (agreement "
+                          "--alpha-level): 1 - observed / expected disagreement, a "
+                          "disagreement weighed by the grades given between the two (1: "
+                          "perfect, 0: chance).", _ALPHA),
+    "alpha_nominal": Term("Krippendorff's alpha on grades at the nominal level: any two "
+                          "different grades disagree alike.", _ALPHA),
+    "alpha_interval": Term("Krippendorff's alpha on grades at the interval level: a "
+                           "disagreement weighs the squared difference of the grades.", _ALPHA),
     "kappa": Term("Cohen's kappa on relevant/not relevant at --threshold.", "Cohen 1960"),
     "kappa_linear": Term("Cohen's kappa on grades, disagreements weighted by distance.",
                          "Cohen 1968 (weighted kappa)"),

@@ -122,6 +122,7 @@ def impact_document(result: ImpactResult, source_a: str, source_b: str,
         "ranking_both_judged": _ranking(shared) if shared is not None else None,
         "topics_moved": records(result.topics_moved),
         "topics_overall": records(result.topics_overall),
+        "topics_only": {"a": result.topics_only_a, "b": result.topics_only_b},
         "missing_topics": {"a": result.recall_a.missing_topics,
                            "b": result.recall_b.missing_topics},
     }

@@ -117,3 +117,18 @@ def is_relevant(grade: Any, level: int = 1) -> Any:
     """Whether a grade is relevant at threshold ``level`` (trec_eval ``-l``,
     ``m_recall.c``: ``rel >= relevance_level``), element-wise as :func:`is_judged`."""
     return grade >= level
+
+
+def positives_only(grades: Any, level: int = 1) -> bool:
+    """Whether qrels list relevant documents only (BEIR's and MS MARCO's qrels do): some
+    grade, and none judged not relevant (``0 <= grade < level``). Such qrels leave every
+    other document unjudged, so unjudged@k is 1 - P@k for every run.
+
+    :param grades: the qrels' grades (a Series or array of ints; negative ones are no
+        judgment, :func:`is_judged`).
+    :param level: relevant means ``grade >= level``; at ``level <= 0`` every judged
+        grade is relevant by definition, and the answer is False (nothing to say).
+    """
+    if level <= JUDGED_MIN_GRADE or not len(grades):
+        return False
+    return not bool((is_judged(grades) & (grades < level)).any())

@@ -88,14 +88,20 @@ def test_topics_stay_with_the_assessor_who_judged_most_of_them(
     pooled_store.record_judgment("1", "d9", 2, "bob")
     pooled_store.record_judgment("3", "d0", -1, "bob")  # negative: not judged
     plan = assign_topics(pooled_store, ["bob", "alice"])
-    rows = plan.set_index("topic")[["assessor", "judged"]].to_dict("index")
-    # 1 stays with alice (6 > bob's 1): load alice 10; then 2 (8) -> bob, 3 (5) -> alice?
-    # no: bob 8 < alice 10, so 3 -> bob (13), 4 (3) -> alice (13)
-    assert rows == {"1": {"assessor": "alice", "judged": 6}, "2": {"assessor": "bob", "judged": 0},
-                    "3": {"assessor": "bob", "judged": 0}, "4": {"assessor": "alice", "judged": 0}}
+    rows = plan.set_index("topic")[["assessor", "judged", "unjudged"]].to_dict("index")
+    # the work is what nobody has judged: topic 1 10 - 7 (alice's 6, bob's d9) = 3; d0 of
+    # topic 3 (-1) is not judged. 1 stays with alice (6 > bob's 1): alice 3; then 2 (8) ->
+    # bob (8), 3 (5) -> alice (8), 4 (3): a tie at 8, bob named first (11)
+    assert rows == {"1": {"assessor": "alice", "judged": 6, "unjudged": 3},
+                    "2": {"assessor": "bob", "judged": 0, "unjudged": 8},
+                    "3": {"assessor": "alice", "judged": 0, "unjudged": 5},
+                    "4": {"assessor": "bob", "judged": 0, "unjudged": 3}}
     fresh = assign_topics(pooled_store, ["bob", "alice"], rebalance=True)
-    # dealt anew: 1 (10) -> bob, the first named; bob has judged 1 of it
-    assert fresh.set_index("topic").loc["1", ["assessor", "judged"]].tolist() == ["bob", 1]
+    # dealt anew, most work first: 2 (8) -> bob, 3 (5) -> alice, then 1 (3 left, 10 pooled,
+    # before 4) -> alice (5 < 8), who judged 6 of it; 4 (3): alice 8 = bob 8, bob named first
+    dealt = fresh.set_index("topic")[["assessor", "judged"]].to_dict("index")
+    assert dealt == {"1": {"assessor": "alice", "judged": 6}, "2": {"assessor": "bob", "judged": 0},
+                     "3": {"assessor": "alice", "judged": 0}, "4": {"assessor": "bob", "judged": 0}}
 
 
 def test_a_kept_topic_may_stay_with_someone_not_named(pooled_store: JudgmentStore) -> None:
@@ -103,3 +109,9 @@ def test_a_kept_topic_may_stay_with_someone_not_named(pooled_store: JudgmentStor
     plan = assign_topics(pooled_store, ["ann", "ben"], overlap=0.0)
     assert plan.set_index("topic").loc["2", "assessor"] == "carol"
     assert pooled_store.assigned_topics("carol") == ["2"]
+
+
+def test_numeric_topics_in_numeric_order() -> None:
+    plan = plan_assignment({"10": 1, "2": 1, "1": 1, "b": 1}, ["ann", "ben"], overlap=0.5)
+    assert list(dict.fromkeys(plan["topic"])) == ["1", "2", "10", "b"]
+    assert plan.groupby("topic", sort=False)["role"].first().eq("primary").all()

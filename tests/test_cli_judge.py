@@ -49,11 +49,14 @@ def test_assign(db: str) -> None:
     code, out, err = run(db, "assign", "ann", "ben", "--overlap", "0.5", "--format", "csv")
     assert code == 0 and err == ("assigned 2 topics to 2 assessors\n1 topic(s) stay with the "
                                  "assessor who judged most of them (--rebalance deals them "
-                                 "anew)\n")
-    # topic 1 (4 docs, judged 4 times by both: ann is named first) stays with ann, 2 ->
-    # ben; seed 0 picks topic 2 to overlap, with ann
-    assert out == ("topic,assessor,role,pooled,judged\n1,ann,primary,4,4\n2,ben,primary,2,0\n"
-                   "2,ann,overlap,2,0\n")
+                                 "anew)\n4 of the 6 pooled documents of these topics are already "
+                                 "judged (imported qrels included); 2 unjudged to judge: ann 2, "
+                                 "ben 2 (an overlap topic counts for both its assessors)\n")
+    # topic 1 (4 docs, judged 4 times by both: ann is named first) stays with ann, with no
+    # work left (unjudged 0), so topic 2's 2 unjudged go to ann too (0 = 0, named first);
+    # seed 0 picks topic 2 to overlap, with ben
+    assert out == ("topic,assessor,role,pooled,unjudged,judged\n1,ann,primary,4,0,4\n"
+                   "2,ann,primary,2,2,0\n2,ben,overlap,2,2,0\n")
 
 
 def test_assign_names_topics_kept_by_someone_not_named(db: str) -> None:
@@ -65,10 +68,14 @@ def test_assign_names_topics_kept_by_someone_not_named(db: str) -> None:
     assert code == 0 and err == (
         "assigned 2 topics to 2 assessors, of which 1 stays with nist, not named here\n"
         "2 topic(s) stay with the assessor who judged most of them (--rebalance deals them "
-        "anew)\n")
-    assert out == "topic,assessor,role,pooled,judged\n1,ann,primary,4,4\n2,nist,primary,2,1\n"
+        "anew)\n5 of the 6 pooled documents of these topics are already judged (imported qrels "
+        "included); 1 unjudged to judge: ann 0, nist 1\n")
+    assert out == ("topic,assessor,role,pooled,unjudged,judged\n1,ann,primary,4,0,4\n"
+                   "2,nist,primary,2,1,1\n")
     code, out, err = run(db, "assign", "ann", "ben", "--rebalance", "--format", "csv")
-    assert err == "assigned 2 topics to 2 assessors\n"
+    assert err == ("assigned 2 topics to 2 assessors\n5 of the 6 pooled documents of these "
+                   "topics are already judged (imported qrels included); 1 unjudged to judge: "
+                   "ben 0, ann 1\n")
     assert "2,nist" not in out
 
 
@@ -76,9 +83,21 @@ def test_imported_qrels_keep_no_topic(demo_store: str) -> None:
     """The demo's qrels are imported under the assessor 'demo': a tester's 'assign alice
     bob' kept all 10 topics with 'demo', who will never judge again."""
     code, out, err = run(demo_store, "assign", "alice", "bob", "--format", "csv")
-    assert code == 0 and err == "assigned 10 topics to 2 assessors\n"
     plan = pd.read_csv(pd.io.common.StringIO(out))
     assert set(plan["assessor"]) == {"alice", "bob"} and (plan["judged"] == 0).all()
+    # the work dealt is what status counts unjudged (the README's order: import-qrels, then
+    # assign), topic by topic and in all
+    status = pd.read_csv(pd.io.common.StringIO(run(demo_store, "status", "--format",
+                                                   "csv")[1]))
+    unjudged = status.set_index(status["topic"].astype(str))["unjudged"]
+    assert plan.set_index(plan["topic"].astype(str))["unjudged"].to_dict() == unjudged.to_dict()
+    shares = plan.groupby("assessor")["unjudged"].sum()
+    assert code == 0 and err == (
+        f"assigned 10 topics to 2 assessors\n{int(status['pooled'].sum() - unjudged.sum())} of "
+        f"the {int(status['pooled'].sum())} pooled documents of these topics are already "
+        f"judged (imported qrels included); {int(unjudged.sum())} unjudged to judge: "
+        f"bob {shares['bob']}, alice {shares['alice']}\n")
+    assert (int(unjudged.sum()), int(status["pooled"].sum())) == (91, 223)
 
 
 def test_assign_errors(db: str) -> None:
@@ -96,7 +115,8 @@ def test_assign_refuses_blank_names(db: str, blank: str) -> None:
     assert code == 2 and "must not be blank" in err
     with JudgmentStore.open(db) as store:  # the earlier assignment is intact
         rows = store.query("SELECT topic, assessor FROM assignments ORDER BY topic")
-    assert rows.values.tolist() == [["1", "ann"], ["2", "ben"]]
+    # topic 1 is judged through (no work left): topic 2 goes to ann too (0 = 0, named first)
+    assert rows.values.tolist() == [["1", "ann"], ["2", "ann"]]
 
 
 def test_agreement(db: str) -> None:
@@ -117,7 +137,8 @@ def test_agreement(db: str) -> None:
 def test_agreement_without_overlap(new_store: str) -> None:
     db = new_store
     code, out, err = run(db, "agreement", "--format", "csv")
-    assert code == 0 and err == "no document was judged by two assessors\n"
+    assert code == 0 and err == ("no assessor has judged a document yet: agreement needs "
+                                 "documents judged by two\n")
 
 
 @pytest.mark.parametrize(("args", "message"), [
@@ -141,8 +162,8 @@ def test_judge_serve_binds_localhost(db: str, monkeypatch: pytest.MonkeyPatch) -
     monkeypatch.setattr(serve_module, "serve", lambda *a: calls.append(a))
     code, _, err = run(db, "judge", "--topic", "1", "--serve")
     assert code == 0 and "http://127.0.0.1:8000/" in err and "not loopback" not in err
-    command_for, host, port = calls[0]
-    assert (host, port) == ("127.0.0.1", 8000)
+    command_for, host, port, verbose = calls[0]
+    assert (host, port, verbose) == ("127.0.0.1", 8000, False)  # the console: errors only
     command = command_for("ann")
     assert "-m pooltool.tui" in command and "--topic 1" in command and "--assessor=ann" in command
 

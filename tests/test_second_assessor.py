@@ -82,7 +82,7 @@ def _oracle(a: np.ndarray, b: np.ndarray) -> dict[str, float]:
         "kappa": cohen_kappa_score(a >= 1, b >= 1),
         "kappa_linear": cohen_kappa_score(a, b, labels=[0, 1, 2], weights="linear"),
         "kappa_quadratic": cohen_kappa_score(a, b, labels=[0, 1, 2], weights="quadratic"),
-        "alpha": krippendorff.alpha(reliability_data=[a, b], level_of_measurement="ordinal",
+        "alpha_ordinal": krippendorff.alpha(reliability_data=[a, b], level_of_measurement="ordinal",
                                     value_domain=[0, 1, 2]),
     }
 
@@ -103,7 +103,7 @@ def test_agreement_matches_sklearn_and_krippendorff(campaign: Campaign) -> None:
             assert row[name] == pytest.approx(value, abs=1e-12), (row["topic"], name)
     assert len(rows) == 31
     assert (overall["kappa"], overall["kappa_linear"], overall["kappa_quadratic"],
-            overall["alpha"]) == pytest.approx((0.60896, 0.60216, 0.60789, 0.60379), abs=1e-5)
+            overall["alpha_ordinal"]) == pytest.approx((0.60896, 0.60216, 0.60789, 0.60379), abs=1e-5)
 
 
 def test_groups_are_the_same_sides_here(campaign: Campaign) -> None:

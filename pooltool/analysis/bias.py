@@ -42,13 +42,16 @@ class BiasResult:
         P_drop, unique_pooled`` (pairs only its group pooled),
         ``unique_relevant`` (those judged relevant), ``unjudged, unjudged_loo``
         (unjudged@k before and after removal), ``rank, rank_loo,
-        rank_change`` (its rank among the other runs' full-qrels scores when
-        only its own score is the leave-out one; positive is a fall).
+        rank_change`` (its competition rank among the other runs' full-qrels
+        scores, by its own full score and by its leave-out score: Lipani et
+        al.'s ranking for SRE; positive is a fall; a tie takes the better
+        rank, so no run tag decides one). Ties in the row order go by run tag.
         Scores are macro means over topics (trec_eval's ``all``), fractions 0..1.
     :ivar per_topic: one row per run x topic: ``run_tag, topic, num_rel,
         num_rel_loo, recall, recall_loo, P, P_loo, unjudged, unjudged_loo``.
     :ivar ranking: full-qrels ranking against the ranking by every run's
-        leave-out score (Kendall's tau-b, tau_ap).
+        leave-out score (the plain ranking, all runs' leave-out scores at once:
+        Kendall's tau-b, tau_ap; see :mod:`pooltool.analysis.stability`).
     :ivar k, depth, level: the cutoff, pool depth and relevance threshold.
     """
 
@@ -199,22 +202,26 @@ def _per_run(per_topic: pd.DataFrame, unique: pd.DataFrame, group_of: dict[str, 
     columns = ["run_tag", "group", "recall", "recall_loo", "recall_drop", "recall_drop_rel",
                "P", "P_loo", "P_drop", "unique_pooled", "unique_relevant", "unjudged",
                "unjudged_loo", "rank", "rank_loo", "rank_change"]
-    return frame.sort_values("rank")[columns].reset_index(drop=True)
+    order = np.lexsort((frame["run_tag"].to_numpy(dtype=str), -frame["recall"].to_numpy()))
+    return frame.iloc[order][columns].reset_index(drop=True)
 
 
 def _with_rank_changes(frame: pd.DataFrame) -> pd.DataFrame:
-    """Each run's rank with its own leave-out score among the others' full scores.
+    """Each run's rank with its own leave-out score among the others' full scores
+    (Lipani et al.'s ranking for SRE, the sum of |rank change|).
 
-    Ranks are by score descending, ties broken by run tag, as in
-    :mod:`pooltool.analysis.stability`.
+    Ranks are competition ranks, 1 + the number of other runs with a higher
+    full-qrels score, so that no run tag decides a tie: ``rank`` by its own
+    full score, ``rank_loo`` by its leave-out score (a leave-out score equal
+    to another run's full score ties with it and takes the better rank, so
+    a tie counts no fall). Several runs can share a ``rank_loo``: each is
+    ranked alone among the others.
     """
-    keys = {t: (-s, t) for t, s in zip(frame["run_tag"], frame["recall"], strict=True)}
-    ordered = sorted(keys.values())
-    frame["rank"] = [ordered.index(keys[t]) + 1 for t in frame["run_tag"]]
-    frame["rank_loo"] = [
-        1 + sum(1 for other, key in keys.items() if other != t and key < (-loo, t))
-        for t, loo in zip(frame["run_tag"], frame["recall_loo"], strict=True)
-    ]
+    full = frame["recall"].to_numpy(dtype=np.float64)
+    loo = frame["recall_loo"].to_numpy(dtype=np.float64)
+    others = ~np.eye(len(frame), dtype=bool)
+    frame["rank"] = 1 + ((full[None, :] > full[:, None]) & others).sum(axis=1)
+    frame["rank_loo"] = 1 + ((full[None, :] > loo[:, None]) & others).sum(axis=1)
     frame["rank_change"] = frame["rank_loo"] - frame["rank"]
     return frame
 

@@ -44,6 +44,14 @@ pooled runs:
   curious incidence of bias corrections in the pool") tests these
   estimators on other pooling strategies and adds none.
 
+A corrected score outside 0..1 (a shift added to a score near 1, e.g. a
+P@k of 1.25) is clipped to the nearest bound, and the run is listed in
+:attr:`Corrected.clipped` with the value before clipping. The measures are
+fractions 0..1 and the corrections estimate the measure, so the bound is the
+nearest value the estimate can be; clipping never moves it away from the
+full-qrels score (which lies in 0..1), so it never increases an error; and
+refusing would throw away the other runs' corrections.
+
 Validation (:func:`corrected_scores`) follows the papers: each pooled run (or group)
 is left out in turn, its unique judgments removed, the estimator fitted on
 the remaining runs alone (their own leave-one-out under the reduced qrels)
@@ -242,10 +250,13 @@ class Corrected:
         estimator fitted on the other runs; ``new``: a run outside the pool,
         full qrels), ``unjudged`` (unjudged@k as scored), ``<m>_plain`` (the
         score as judged), ``<m>_corrected``, ``<m>_full`` (the full-qrels
-        score of a left-out run; NaN for a new run), m the measure.
+        score of a left-out run; NaN for a new run), m the measure;
+        ``clipped`` (the correction fell outside 0..1 and was clipped).
     :ivar plain: left-out runs, full-qrels ranking against the ranking by
         plain (leave-out) scores.
     :ivar corrected: the same against the ranking by corrected scores.
+    :ivar clipped: per ``(run_tag, scored_as)`` whose correction fell outside 0..1,
+        the value before clipping (module docstring), in ``per_run`` order.
     """
 
     per_run: pd.DataFrame
@@ -254,6 +265,7 @@ class Corrected:
     method: str
     measure: str
     k: int
+    clipped: dict[tuple[str, str], float]
 
     def overall(self) -> dict[str, object]:
         """``runs`` (left out), ``mae_plain``, ``mae_corrected`` (mean |score - full|
@@ -307,11 +319,16 @@ def corrected_scores(top: pd.DataFrame, qrels: pd.DataFrame, new_runs: pd.DataFr
         rows += _scored(new_runs, qrels, k, method, measure, level, estimate, similar, complete,
                         "new", None)
     frame = pd.DataFrame(rows)
+    raw = frame[f"{measure}_corrected"]
+    frame[f"{measure}_corrected"] = raw.clip(0.0, 1.0)
+    frame["clipped"] = raw.ne(frame[f"{measure}_corrected"])
+    clipped = {(str(row.run_tag), str(row.scored_as)): float(value) for row, value
+               in zip(frame.itertuples(index=False), raw, strict=True) if row.clipped}
     out = frame[frame["scored_as"] == "left out"].set_index("run_tag")
     full = out[f"{measure}_full"]
     rankings = [compare_rankings(full, out[f"{measure}_{side}"]) if len(out) >= 2 else None
                 for side in ("plain", "corrected")]
-    return Corrected(frame, rankings[0], rankings[1], method, measure, k)
+    return Corrected(frame, rankings[0], rankings[1], method, measure, k, clipped)
 
 
 def _left_out(top: pd.DataFrame, qrels: pd.DataFrame, depth: int, k: int, method: str,

@@ -20,7 +20,22 @@ only topics of that qrels are scored; a qrels topic absent from a run is left
 out of the run's mean, or scores 0 and counts with ``complete`` (trec_eval
 ``-c``). A topic in only one of the two qrels is therefore scored on one side
 only: it counts in that side's mean (``num_q_a`` / ``num_q_b`` say how many
-topics each mean has) but has no per-topic change.
+topics each mean has) but has no per-topic change. Such topics are named
+(:attr:`ImpactResult.topics_only_a`, ``topics_only_b``), and each run's mean
+change is split in two parts that sum to it exactly::
+
+    recall_change            = mean_B(T_B) - mean_A(T_A)
+    recall_change_judgments  = mean over T_A & T_B of (recall_B(t) - recall_A(t))
+    recall_change_topics     = recall_change - recall_change_judgments
+                             = [mean_B(T_B) - mean_B(T_A & T_B)]
+                               - [mean_A(T_A) - mean_A(T_A & T_B)]
+
+with T_A, T_B the topics in the run's mean under A and B (the qrels topics
+the run has, every qrels topic with ``complete``) and mean_X(T) the mean
+Recall@k under X over T: the judgments part is what changed judgments did on
+the topics both sides score, the topic-set part what adding and dropping
+topics did to the mean. With no topic scored on both sides the judgments part
+is 0 and the whole change is the topic set's.
 
 In Python::
 
@@ -43,13 +58,14 @@ import pandas as pd
 from pooltool.analysis.stability import RankingComparison, compare_rankings
 from pooltool.errors import InvalidArgument, NothingToScore
 from pooltool.measures.recall import RecallResult, evaluate_recall
-from pooltool.records import is_judged
+from pooltool.records import is_judged, topic_key
 
 #: Topics listed per run (and over all runs) by default.
 DEFAULT_TOP = 5
 PER_RUN_COLUMNS = [
-    "run_tag", "recall_a", "recall_b", "recall_change", "unjudged_a", "unjudged_b",
-    "unjudged_change", "P_a", "P_b", "rank_a", "rank_b", "rank_change", "num_q_a", "num_q_b",
+    "run_tag", "recall_a", "recall_b", "recall_change", "recall_change_judgments",
+    "recall_change_topics", "unjudged_a", "unjudged_b", "unjudged_change", "P_a", "P_b",
+    "rank_a", "rank_b", "rank_change", "num_q_a", "num_q_b",
 ]
 MOVED_COLUMNS = ["run_tag", "topic", "recall_a", "recall_b", "change"]
 OVERALL_COLUMNS = ["topic", "recall_a", "recall_b", "change", "abs_change", "runs_moved",
@@ -64,7 +80,10 @@ class ImpactResult:
     :ivar per_run: one row per run, in order of ``rank_a`` (best under A
         first): ``run_tag``; ``recall_a``, ``recall_b`` (mean Recall@k under
         A and B: trec_eval's ``recall_k all``) and ``recall_change = recall_b
-        - recall_a``; ``unjudged_a``, ``unjudged_b``, ``unjudged_change``
+        - recall_a``, split into ``recall_change_judgments`` (the mean change
+        over the topics scored on both sides) and ``recall_change_topics``
+        (the rest: what the changed topic set did; module docstring);
+        ``unjudged_a``, ``unjudged_b``, ``unjudged_change``
         (mean unjudged@k, trec_eval's ``unj_k``); ``P_a``, ``P_b`` (mean
         P@k); ``rank_a``, ``rank_b`` (rank by Recall@k, ties broken by run
         tag) and ``rank_change = rank_b - rank_a`` (negative: moved up);
@@ -82,6 +101,9 @@ class ImpactResult:
         ``num_rel_a``, ``num_rel_b`` (relevant documents, grade >= level).
         Sorted by ``abs_change`` descending, then ``runs_moved`` descending,
         then topic; only topics where some run moved.
+    :ivar topics_only_a: the topics of qrels A that qrels B lacks, in
+        :func:`~pooltool.records.topic_key` order.
+    :ivar topics_only_b: the topics of qrels B that qrels A lacks.
     :ivar ranking: the comparison of the rankings by Recall@k under A and B.
     :ivar recall_a: the full :class:`~pooltool.measures.RecallResult` under A
         (per-topic rows, missing and ignored topics).
@@ -102,6 +124,8 @@ class ImpactResult:
     level: int
     complete: bool
     top: int
+    topics_only_a: list[str]
+    topics_only_b: list[str]
 
     @property
     def kendall_tau(self) -> float:
@@ -167,12 +191,16 @@ def qrels_impact(
     k = result_a.options.ks[0]
     ranking = compare_rankings(_summary(result_a, k)["recall"], _summary(result_b, k)["recall"])
     pairs = _topic_pairs(result_a, result_b, k)
+    topics_a = {str(t) for t in qrels_a["topic"].unique()}
+    topics_b = {str(t) for t in qrels_b["topic"].unique()}
     return ImpactResult(
-        per_run=_per_run(result_a, result_b, ranking, k),
+        per_run=_per_run(result_a, result_b, ranking, k, pairs),
         topics_moved=_topics_moved(pairs, ranking, top),
         topics_overall=_topics_overall(pairs, top),
         ranking=ranking, recall_a=result_a, recall_b=result_b,
         k=k, level=result_a.options.level, complete=bool(complete), top=top,
+        topics_only_a=sorted(topics_a - topics_b, key=topic_key),
+        topics_only_b=sorted(topics_b - topics_a, key=topic_key),
     )
 
 
@@ -196,7 +224,7 @@ def _summary(result: RecallResult, k: int) -> pd.DataFrame:
 
 
 def _per_run(result_a: RecallResult, result_b: RecallResult, ranking: RankingComparison,
-             k: int) -> pd.DataFrame:
+             k: int, pairs: pd.DataFrame) -> pd.DataFrame:
     a, b = _summary(result_a, k), _summary(result_b, k)
     frame = ranking.ranks[["run_tag", "rank_a", "rank_b", "rank_change"]].copy()
     tags = frame["run_tag"]
@@ -205,6 +233,9 @@ def _per_run(result_a: RecallResult, result_b: RecallResult, ranking: RankingCom
         frame[f"{name}_a"] = a.loc[tags, column].to_numpy()
         frame[f"{name}_b"] = b.loc[tags, column].to_numpy()
     frame["recall_change"] = frame["recall_b"] - frame["recall_a"]
+    shared = pairs.groupby("run_tag")["change"].mean()
+    frame["recall_change_judgments"] = tags.map(shared).fillna(0.0).to_numpy(dtype=np.float64)
+    frame["recall_change_topics"] = frame["recall_change"] - frame["recall_change_judgments"]
     frame["unjudged_change"] = frame["unjudged_b"] - frame["unjudged_a"]
     for column in ("rank_a", "rank_b", "rank_change", "num_q_a", "num_q_b"):
         frame[column] = frame[column].astype("int64")

@@ -1,7 +1,12 @@
 """System-ranking stability: Kendall's tau-b, tau_ap and rank changes between two rankings.
 
-Runs are ranked by a score (higher is better); ties in the ranking are broken
-by run tag so the ranking is reproducible.
+Runs are ranked by a score (higher is better). The correlations do not depend
+on run tags or on the order runs are given in: Kendall's tau-b counts a tied
+pair as neither concordant nor discordant, and tau_ap takes the expectation
+over every order of runs tied in the compared ranking (Urbano and Marrero's
+tau_AP,a) with ties in the reference broken by the compared ranking (see
+:func:`tau_ap`). Only the ranks shown (``rank_a``, ``rank_b``) break ties by
+run tag, so that each run has a place in a table.
 """
 
 from __future__ import annotations
@@ -60,7 +65,7 @@ def compare_rankings(score_a: pd.Series, score_b: pd.Series) -> RankingCompariso
     return RankingComparison(
         ranks=frame,
         kendall_tau=kendall_tau_b(frame["score_a"].tolist(), frame["score_b"].tolist()),
-        tau_ap=tau_ap(frame.set_index("run_tag")["rank_a"], frame.set_index("run_tag")["rank_b"]),
+        tau_ap=tau_ap(-frame.set_index("run_tag")["score_a"], -frame.set_index("run_tag")["score_b"]),
         largest_rank_change=int(moves.max()) if len(frame) else 0,
         sum_rank_change=int(moves.sum()),
     )
@@ -101,7 +106,10 @@ def kendall_tau_b(x: list[float], y: list[float]) -> float:
 
 
 def tau_ap(reference_rank: pd.Series, other_rank: pd.Series) -> float:
-    """tau_ap of ``other_rank`` against ``reference_rank`` (Yilmaz, Aslam and Robertson 2008).
+    """tau_ap of ``other_rank`` against ``reference_rank`` (Yilmaz, Aslam and Robertson 2008),
+    with ties treated as Urbano and Marrero 2017 do for the compared ranking.
+
+    Without ties:
 
     .. math:: \\tau_{ap} = \\frac{2}{N-1} \\sum_{i=2}^{N} \\frac{C(i)}{i-1} - 1
 
@@ -109,17 +117,39 @@ def tau_ap(reference_rank: pd.Series, other_rank: pd.Series) -> float:
     number of runs above position :math:`i` that are also above it in
     ``reference_rank``. Errors near the top weigh more than in Kendall's tau.
 
-    :param reference_rank: 1-based ranks per run tag (no ties).
-    :param other_rank: 1-based ranks of the same runs.
+    Ties in ``other_rank``: the expectation of that sum over every order of
+    each tied group, all equally likely (tau_AP,a of Urbano and Marrero 2017,
+    "The treatment of ties in AP correlation", ICTIR, the accuracy scenario;
+    the port of their ircor package, pyircore, computes it; the tests check it
+    against the mean over every order of the tied runs). A run at
+    positions :math:`p+1 .. p+t` of a tied group of :math:`t` runs with
+    :math:`p` runs above the group adds :math:`c \\cdot \\frac1t \\sum_{j=0}^{t-1}
+    \\frac{1}{p+j}` (:math:`c`: runs above the group also above it in the
+    reference; nothing when :math:`p = 0`), and each group adds
+    :math:`\\frac{1}{2t} \\sum_{j=0}^{t-2} \\frac{j+1}{p+j+1}` per run (a pair
+    inside the group is concordant half the time). Ties in
+    ``reference_rank`` (which tau_AP,a leaves undefined) are broken by
+    ``other_rank``: a pair tied in the reference is no swap. Runs tied in both
+    are then interchangeable, so the value depends neither on run tags nor on
+    the order runs are given in.
+
+    :param reference_rank: ranks per run tag, lower is better (any numbers:
+        equal values are ties), e.g. minus the scores.
+    :param other_rank: the compared ranks of the same runs (same convention).
     :returns: a value in [-1, 1]; NaN with fewer than two runs.
     """
-    order = list(other_rank.sort_values().index)
-    n = len(order)
+    runs = list(other_rank.index)
+    n = len(runs)
     if n < 2:
         return math.nan
+    other = {run: float(other_rank[run]) for run in runs}
+    reference = {run: (float(reference_rank[run]), other[run]) for run in runs}
     total = 0.0
-    for i in range(1, n):
-        above = order[:i]
-        correct = sum(int(reference_rank[a] < reference_rank[order[i]]) for a in above)
-        total += correct / i
+    for run in runs:
+        above = [r for r in runs if other[r] < other[run]]
+        p, t = len(above), sum(other[r] == other[run] for r in runs)
+        if p:
+            concordant = sum(reference[r] < reference[run] for r in above)
+            total += concordant * sum(1.0 / (p + j) for j in range(t)) / t
+        total += sum((j + 1) / (p + j + 1) for j in range(t - 1)) / (2 * t)
     return 2.0 * total / (n - 1) - 1.0

@@ -18,7 +18,13 @@ from pooltool.cli.group import (
     plot_option,
     warn,
 )
-from pooltool.cli.sources import check_run_specs, load_qrels, load_runs
+from pooltool.cli.sources import (
+    check_run_specs,
+    load_qrels,
+    load_runs,
+    note_positives_only,
+    qrels_name,
+)
 from pooltool.errors import InvalidArgument
 from pooltool.json_documents import bias_correction_document, bias_document, impact_document
 from pooltool.report import emit, emit_json, records
@@ -168,10 +174,14 @@ def bias(ctx: click.Context, k: int, depth: int | None, pool_name: str, run_tags
     scored too, with a sentence on whether the qrels look reusable for them.
 
     Below the table: MAE, the mean |recall drop| over runs; SRE, the sum of
-    |rank change| (Lipani et al.); Kendall's tau-b and tau_ap (Yilmaz, Aslam
-    and Robertson 2008: swaps near the top weigh more) between the ranking
-    by full-qrels recall and the ranking by leave-out recall. 'pooltool
-    explain NAME' defines every column with its source.
+    |rank change| on Lipani et al.'s ranking (rank_loo: each run's leave-out
+    recall ranked alone among the other runs' full-qrels recall; ranks are
+    competition ranks, a tie takes the better one); Kendall's tau-b and
+    tau_ap (Yilmaz, Aslam and Robertson 2008: swaps near the top weigh more;
+    ties averaged over their orders, Urbano and Marrero 2017) on the plain
+    rankings: every run by full-qrels recall against every run by leave-out
+    recall. No value depends on run tags or their order. 'pooltool explain
+    NAME' defines every column with its source.
 
     With --correct METHOD, the corrected P@k (or Recall@k, --measure) of each
     pooled run left out in turn (the estimator fitted on the other runs
@@ -184,7 +194,10 @@ def bias(ctx: click.Context, k: int, depth: int | None, pool_name: str, run_tags
     PoolBiasEstimators computes it) adds its unjudged share of the top k times
     the mean share of unjudged documents its ranking brings into the pooled
     runs' top k, when their precision and anti-precision (judged not
-    relevant) say so (P@k only).
+    relevant) say so (P@k only). A corrected score outside 0..1 is clipped
+    to the bound, with a note on stderr giving the value before (the
+    measure lies in 0..1, so the bound is never further from the full-qrels
+    score; column clipped).
 
     \b
     Example:
@@ -225,6 +238,7 @@ def bias(ctx: click.Context, k: int, depth: int | None, pool_name: str, run_tags
         top = store.top_entries(tags, sys.maxsize if method == "lipani" else max(k, depth))
         qrels = load_qrels(ctx, qrels_file) if qrels_file else store.qrels(version)
         outside = [t for t in store.run_tags() if t not in tags]
+    note_positives_only(ctx, qrels, level, qrels_name(qrels_file, version))
     groups = (group_runs(tags, group_regex) if group_regex else
               _read_groups(groups_file) if groups_file else None)
     others = [*outside, *[r for r in new_runs if r not in outside]]
@@ -240,7 +254,7 @@ def bias(ctx: click.Context, k: int, depth: int | None, pool_name: str, run_tags
     if plot:
         from pooltool.analysis.plots import plot_bias
 
-        plot_bias(result, plot)
+        warn(f"plot written: {plot_bias(result, plot)}")
     _emit_bias(result, report, fmt, {"k": k, "depth": depth, "level": level,
                                       "complete": complete, "qrels": qrels_file or version or "",
                                       "groups": groups or {}})
@@ -255,6 +269,10 @@ def _bias_corrected(ctx: click.Context, top: pd.DataFrame, qrels: pd.DataFrame,
     result = corrected_scores(top, qrels, new, options["depth"], options["k"], method, measure,
                               options["level"], options["groups"] or None, options["similar"],
                               options["complete"])
+    for (tag, scored_as), value in result.clipped.items():
+        bound = 1 if value > 1 else 0
+        warn(f"note: run {tag} ({scored_as}): corrected {measure}@{options['k']} {value:.4f} "
+             f"clipped to {bound} ({measure}@k lies in 0..1; MAE and tau use the clipped value)")
     if fmt == "json":
         emit_json(bias_correction_document(result, options))
         return
@@ -292,6 +310,12 @@ def _read_groups(path: str) -> dict[str, str]:
     return groups
 
 
+#: What each ranking below the bias table is (the two differ: see BiasResult).
+RANKINGS_NOTE = (
+    "SRE sums |rank_loo - rank|: each run's leave-out recall ranked alone among the other "
+    "runs' full-qrels recall (Lipani et al.; ties take the better rank). Kendall tau and "
+    "tau_ap compare the ranking by full-qrels recall with the ranking of every run by its "
+    "leave-out recall (tau_ap: ties in the latter averaged over their orders).")
 BIAS_TABLE_COLUMNS = ["run_tag", "group", "recall", "recall_loo", "recall_drop",
                       "recall_drop_rel", "P", "P_loo", "unique_relevant", "unjudged_loo",
                       "rank", "rank_loo"]
@@ -330,6 +354,7 @@ def _emit_bias(result: BiasResult, report: NewRunReport | None, fmt: str,
         f"MAE {overall['mae']:.4f}   largest drop {overall['max_drop']:.4f} "
         f"({overall['max_drop_run']})   SRE {overall['sre']}   "
         f"Kendall tau {overall['kendall_tau']:.4f}   tau_ap {overall['tau_ap']:.4f}")
+    click.echo(RANKINGS_NOTE)
     if not new.empty:
         emit(new.drop(columns=["sentence"]), fmt, title="runs that did not contribute")
         for sentence in new["sentence"]:
@@ -369,6 +394,14 @@ def impact(ctx: click.Context, qrels_from: str, qrels_to: str, runs: tuple[str, 
     (disagreement alone, without the difference in coverage); then the
     topics whose recall@k moved most. Topics follow trec_eval: only qrels
     topics count, and a topic a run lacks is left out of its mean unless -c.
+    When A and B hold different topics, the topics on one side only are
+    named, and each run's recall_change is split in two parts that sum to
+    it: recall_change_judgments, the mean change over the topics scored
+    under both A and B (what changed judgments did), and
+    recall_change_topics = recall_change - recall_change_judgments, that is
+    [mean under B over B's topics - mean under B over the shared topics] -
+    [mean under A over A's topics - mean under A over the shared topics]
+    (what the changed topic set did).
     csv writes the per-run rows only; json (schemas/impact-v1.json) has all.
     Columns NAME_a / NAME_b are under A / B, NAME_change is B minus A;
     'pooltool explain NAME' defines each.
@@ -386,9 +419,12 @@ def impact(ctx: click.Context, qrels_from: str, qrels_to: str, runs: tuple[str, 
 
     frame = load_runs(ctx, runs)
     qrels_a, qrels_b = load_qrels(ctx, qrels_from), load_qrels(ctx, qrels_to)
+    for spec, qrels in ((qrels_from, qrels_a), (qrels_to, qrels_b)):
+        note_positives_only(ctx, qrels, level, spec)
     result = qrels_impact(frame, qrels_a, qrels_b, k, level, complete, top)
     shared = _both_judged_ranking(frame, qrels_a, qrels_b, k, level, complete)
     _warn_impact_topics(result)
+    _say_topics_only(result)
     if fmt == "json":
         emit_json(impact_document(result, qrels_from, qrels_to, shared))
     elif fmt == "csv":
@@ -431,6 +467,15 @@ def _warn_impact_topics(result) -> None:  # type: ignore[no-untyped-def]
                            f"the run, {fate}: {shown}", err=True)
 
 
+def _say_topics_only(result) -> None:  # type: ignore[no-untyped-def]
+    """Name the topics in only one of qrels A and B (they move the means, not a topic)."""
+    for side, topics in (("A", result.topics_only_a), ("B", result.topics_only_b)):
+        if topics:
+            shown = ", ".join(topics[:20]) + (", ..." if len(topics) > 20 else "")
+            warn(f"note: {len(topics)} topic(s) only in qrels {side}: {shown} (they change the "
+                 "means, recall_change_topics, not a topic's recall)")
+
+
 def _impact_table(result, source_a: str, source_b: str,  # type: ignore[no-untyped-def]
                   shared=None) -> None:
     per_run, mode = result.per_run, ", -c" if result.complete else ""
@@ -444,7 +489,9 @@ def _impact_table(result, source_a: str, source_b: str,  # type: ignore[no-untyp
     click.echo(_ranking_line(shared, "on the documents judged in both") if shared is not None
                else "on the documents judged in both: none, or a run shares no topic with them")
     if result.topics_moved.empty:
-        click.echo(f"no topic's recall@{result.k} changed for any run")
+        both = (" on the topics both qrels hold" if result.topics_only_a or result.topics_only_b
+                else "")
+        click.echo(f"no topic's recall@{result.k} changed for any run{both}")
         return
     emit(result.topics_moved, "table",
          title=f"topics whose recall@{result.k} moved most (top {result.top} per run)")

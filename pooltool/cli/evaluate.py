@@ -103,7 +103,7 @@ def _evaluate(ctx: click.Context, runs: tuple[str, ...], qrels_file: Path | None
               stored: tuple[str | None, str], measures: list[str], options: Options
               ) -> EvalResult:
     check_run_names(ctx, runs)
-    qrels = measured_qrels(ctx, qrels_file, stored)
+    qrels = measured_qrels(ctx, qrels_file, stored, options.level)
     if all(Path(run).is_file() for run in runs):
         result, sources = evaluate_files([Path(run) for run in runs], qrels, measures, options)
         say_runs_per_file((file, tag) for tag, file in sources.items())

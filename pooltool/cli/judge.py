@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -23,6 +24,9 @@ from pooltool.judging.assignment import assign_topics
 from pooltool.judging.queue import ORDERS
 from pooltool.report import emit
 from pooltool.store import DEFAULT_POOL
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 pool_option = click.option("--pool", "pool_name", default=DEFAULT_POOL, show_default=True,
                            help="The pool to judge.")
@@ -45,12 +49,14 @@ pool_option = click.option("--pool", "pool_name", default=DEFAULT_POOL, show_def
 @click.option("--serve", is_flag=True,
               help="Serve the app to web browsers (textual-serve), one assessor per tab.")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address for --serve.")
+@click.option("-v", "--verbose", is_flag=True,
+              help="With --serve: log every HTTP request on the console (default: errors only).")
 @click.option("--port", type=click.IntRange(1, 65535), default=8000, show_default=True,
               help="Port for --serve (1-65535).")
 @click.pass_context
 def judge(ctx: click.Context, assessor: str | None, topics: tuple[str, ...], order: str | None,
           seed: int, pool_name: str, sample_name: str | None, serve: bool, host: str,
-          port: int) -> None:
+          verbose: bool, port: int) -> None:
     """Judge pooled documents in the terminal (a Textual app).
 
     Lists your assigned topics (or all pooled topics) with their progress,
@@ -89,7 +95,8 @@ def judge(ctx: click.Context, assessor: str | None, topics: tuple[str, ...], ord
     With --serve, each browser tab runs its own app under the name it gives
     (the first page asks; /?assessor=NAME in the address skips the question).
     The server listens on 127.0.0.1 unless --host says otherwise: it has no
-    login. Its pages load nothing from outside this machine.
+    login. Its pages load nothing from outside this machine. Its console logs
+    errors only; --verbose logs every HTTP request.
 
     \b
     Example:
@@ -108,7 +115,7 @@ def judge(ctx: click.Context, assessor: str | None, topics: tuple[str, ...], ord
     order = order or "docno"
 
     if serve:
-        _serve(db_path(ctx), assessor, topics, order, seed, pool_name, host, port)
+        _serve(db_path(ctx), assessor, topics, order, seed, pool_name, host, port, verbose)
         return
     app = make_app(db_path(ctx), assessor or "", list(topics), order, seed, pool_name)
     if app.store.read_only:
@@ -149,7 +156,7 @@ def _mixed_queue(ctx: click.Context, pool_name: str, sample_name: str, order: st
 
 
 def _serve(db: str | Path, assessor: str | None, topics: tuple[str, ...], order: str, seed: int,
-           pool_name: str, host: str, port: int) -> None:
+           pool_name: str, host: str, port: int, verbose: bool = False) -> None:
     """Check, then serve one judging app per browser tab (each tab names its assessor)."""
     from pooltool.tui.app import check_judgeable
     from pooltool.tui.serve import (
@@ -172,7 +179,7 @@ def _serve(db: str | Path, assessor: str | None, topics: tuple[str, ...], order:
     if host not in (LOOPBACK, "localhost", "::1"):
         warn(f"{host} is not loopback: anyone who reaches this port can judge, under any "
              "name (there is no login)")
-    serve(command_for(db, topics, order, seed, pool_name), host, port)
+    serve(command_for(db, topics, order, seed, pool_name), host, port, verbose)
 
 
 def _assessor_names(_ctx: click.Context, _param: click.Parameter,
@@ -200,8 +207,13 @@ def _assessor_names(_ctx: click.Context, _param: click.Parameter,
 @click.pass_context
 def assign(ctx: click.Context, assessors: tuple[str, ...], topics: tuple[str, ...],
            overlap: float, seed: int, rebalance: bool, pool_name: str, fmt: str) -> None:
-    """Give pooled topics to ASSESSORS, balancing pooled documents.
+    """Give pooled topics to ASSESSORS, balancing the documents left to judge.
 
+    The work of a topic (column unjudged) is its pooled documents nobody has
+    judged yet, imported qrels included (import-qrels before assign, so that
+    judged documents are not dealt); stderr says how many pooled documents
+    of the topics are already judged and how many unjudged each assessor
+    gets. Topics are listed in numeric order where ids are numbers.
     Topics assigned again replace their earlier assignment. A topic on which
     assessors have judged stays with the one who judged most of it (column
     judged; judgments imported with import-qrels do not count), unless
@@ -225,6 +237,20 @@ def assign(ctx: click.Context, assessors: tuple[str, ...], topics: tuple[str, ..
     if len(kept) and not rebalance:
         warn(f"{len(kept)} topic(s) stay with the assessor who judged most of them "
              "(--rebalance deals them anew)")
+    warn(_work_line(plan))
+
+
+def _work_line(plan: pd.DataFrame) -> str:
+    """What ``assign`` dealt: the topics' pooled documents already judged, and the
+    unjudged ones each assessor has to judge (an overlap topic counts for both)."""
+    topics = plan.drop_duplicates("topic")
+    pooled, left = int(topics["pooled"].sum()), int(topics["unjudged"].sum())
+    per = plan.groupby("assessor", sort=False)["unjudged"].sum()
+    shares = ", ".join(f"{name} {int(per[name])}" for name in per.index)
+    return (f"{pooled - left} of the {pooled} pooled documents of these topics are already "
+            f"judged (imported qrels included); {left} unjudged to judge: {shares}"
+            + (" (an overlap topic counts for both its assessors)"
+               if (plan["role"] == "overlap").any() else ""))
 
 
 def _names(assessors: Iterable[str]) -> str:
@@ -241,31 +267,56 @@ def _names(assessors: Iterable[str]) -> str:
               help="Compare this side with --b only: an assessor, a comma list of assessors, "
                    "@people or @machines.")
 @click.option("--b", "side_b", metavar="SIDE", help="The other side (see --a).")
+@click.option("--alpha-level", "alpha_level", type=click.Choice(["nominal", "ordinal", "interval"]),
+              default="ordinal", show_default=True,
+              help="Krippendorff's level of measurement for alpha (the column is alpha_LEVEL).")
 @output_option()
 @click.pass_context
 def agreement(ctx: click.Context, threshold: int, topics: tuple[str, ...], side_a: str | None,
-              side_b: str | None, fmt: str) -> None:
+              side_b: str | None, alpha_level: str, fmt: str) -> None:
     """Agreement between assessors on the documents both judged.
 
-    One row per assessor pair and topic (plus 'all' per pair), with each
-    side's kind (person, machine, or mixed for a group of both): raw
-    agreement on grades, binary agreement and Cohen's kappa at --threshold,
-    linearly and quadratically weighted kappa on grades, and Krippendorff's
-    alpha (ordinal) on grades. Each assessor's latest grade counts; a
-    group's grade is the latest of its members'. Disagreements stay in the log.
+    One row per assessor pair and topic, plus one 'all' row per pair that
+    pools the documents of every topic (each shared document counts once:
+    not a mean of the topic rows), with each side's kind (person, machine,
+    or mixed for a group of both): raw agreement on grades, binary
+    agreement and Cohen's kappa at --threshold, linearly and quadratically
+    weighted kappa on grades, and Krippendorff's alpha on grades at
+    --alpha-level (ordinal by default: grades are ordered; nominal treats
+    every disagreement alike, interval weighs the squared difference of
+    grade values). Each assessor's latest grade counts; a group's grade is
+    the latest of its members'. Disagreements stay in the log.
 
     \b
     Example:
       pooltool --db covid.db agreement --threshold 2 --format csv
       pooltool agreement --a @people --b @machines
-      pooltool agreement --a alice --b gpt-judge -t 3
+      pooltool agreement --a alice --b gpt-judge -t 3 --alpha-level interval
     """
+    from pooltool.judging.agreement import judged_grades
+
     if (side_a is None) != (side_b is None):
         raise click.UsageError("give both --a and --b, or neither")
     sides = (side_a, side_b) if side_a is not None and side_b is not None else None
     with open_store(ctx) as store:
-        table = store_agreement(store, threshold, list(topics) or None, sides)
+        table = store_agreement(store, threshold, list(topics) or None, sides, alpha_level)
+        judges = sorted(set(judged_grades(store, list(topics) or None)["assessor"]))
     if table.empty:
-        warn("no document was judged by both sides" if sides else
-             "no document was judged by two assessors")
-    emit(table, fmt)
+        warn(_nothing_shared(sides, judges))
+        if fmt == "table":
+            return
+    emit(table, fmt, title=f"agreement per assessor pair and topic ('all' pools the documents "
+                           f"of every topic; alpha at the {alpha_level} level)")
+
+
+def _nothing_shared(sides: tuple[str, str] | None, judges: list[str]) -> str:
+    """The one line ``agreement`` says when no document was judged by two sides."""
+    if sides:
+        return "no document was judged by both sides"
+    if not judges:
+        return "no assessor has judged a document yet: agreement needs documents judged by two"
+    if len(judges) == 1:
+        return (f"only one assessor ({judges[0]}) has judged: agreement needs documents judged "
+                "by two (pooltool assign --overlap gives topics a second assessor)")
+    return (f"no document was judged by two assessors ({len(judges)} assessors judged, "
+            "each on other documents)")

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 import click
 import numpy as np
 
+from pooltool.cli.exit import skip_native_teardown
 from pooltool.cli.group import cli, level_option, output_option, plot_option, warn
 from pooltool.cli.sources import (
     check_run_names,
@@ -21,6 +22,7 @@ from pooltool.cli.sources import (
     load_qrels,
     load_runs,
     measured_qrels,
+    note_positives_only,
     qrels_source,
     say_runs_per_file,
     some_topics,
@@ -128,6 +130,7 @@ def recall(ctx: click.Context, runs: tuple[str, ...], qrels_file: Path | None, v
     if (qrels_file is None) == (version is None and policy is None):
         raise click.UsageError("give exactly one of --qrels FILE or --version NAME / --policy")
     use_system_allocator()
+    skip_native_teardown()  # Arrow's threads: no static destructors at exit (cli/exit.py)
     if sample_name is not None and fmt == "trec":
         raise click.UsageError("--estimate has no trec_eval layout: use --format table, csv, "
                                "tsv, json or jsonl")
@@ -139,7 +142,7 @@ def recall(ctx: click.Context, runs: tuple[str, ...], qrels_file: Path | None, v
 
         check_sample(ctx, sample_name)  # before any note about the qrels
         frame = load_runs(ctx, runs, ranked=True)  # stored runs: not ordered again
-        qrels = _qrels_frame(ctx, qrels_file, stored)  # once: reading notes what it read
+        qrels = _qrels_frame(ctx, qrels_file, stored, level)  # once: reading notes what it read
         result = evaluate_recall(frame, qrels, **options)
     else:
         result = _evaluate(ctx, runs, qrels_file, stored, options)
@@ -164,20 +167,25 @@ def _evaluate(ctx: click.Context, runs: tuple[str, ...], qrels_file: Path | None
     check_run_names(ctx, runs)
     if all(Path(run).is_file() for run in runs):
         files = [Path(run) for run in runs]
-        result = evaluate_recall_files(files, measured_qrels(ctx, qrels_file, stored), **options)
+        qrels = measured_qrels(ctx, qrels_file, stored, options["level"])
+        result = evaluate_recall_files(files, qrels, **options)
         say_runs_per_file((file, tag) for tag, file in result.sources.items())
         return result
     if runs and not any(Path(run).is_file() for run in runs):
         tables = stored_run_tables(ctx, runs)
-        return evaluate_recall_tables(tables, measured_qrels(ctx, qrels_file, stored), **options)
+        qrels = measured_qrels(ctx, qrels_file, stored, options["level"])
+        return evaluate_recall_tables(tables, qrels, **options)
     frame = load_runs(ctx, runs)
-    return evaluate_recall(frame, measured_qrels(ctx, qrels_file, stored), **options)
+    return evaluate_recall(frame, measured_qrels(ctx, qrels_file, stored, options["level"]),
+                           **options)
 
 
 def _qrels_frame(ctx: click.Context, qrels_file: Path | None,
-                 stored: tuple[str | None, str]) -> pd.DataFrame:
-    """The qrels as a DataFrame (what the estimates take)."""
-    return load_qrels(ctx, str(qrels_file)) if qrels_file else _judged(ctx, stored)
+                 stored: tuple[str | None, str], level: int) -> pd.DataFrame:
+    """The qrels as a DataFrame (what the estimates take), said as :func:`_qrels` says."""
+    qrels = load_qrels(ctx, str(qrels_file)) if qrels_file else _judged(ctx, stored)
+    note_positives_only(ctx, qrels, level, str(qrels_file) if qrels_file else qrels_source(*stored))
+    return qrels
 
 
 def _judged(ctx: click.Context, stored: tuple[str | None, str]) -> pd.DataFrame:

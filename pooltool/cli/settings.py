@@ -94,7 +94,8 @@ def set_grades(ctx: click.Context, levels: tuple[str, ...]) -> None:
     unjudged, so a document given one would stay in the judging queue).
     Keys are distinct single printable characters, none of the judging
     screen's command keys (u n s j h / g ? q). A name may hold spaces, quoted
-    or not. Judgments already given keep their grades.
+    or not. Judgments already given keep their grades; a grade they use that
+    the new scale drops is named on stderr.
 
     \b
     Example:
@@ -106,8 +107,24 @@ def set_grades(ctx: click.Context, levels: tuple[str, ...]) -> None:
     check_grade_scale(scale)
     with open_store_to_write(ctx) as store:
         store.set_grade_scale(scale)
+        used = store.own_grades()["grade"]
     emit(_scale_frame(scale), "table")
     warn(f"grade scale set: {len(scale)} grades")
+    _warn_dropped(used, {level.grade for level in scale})
+
+
+def _warn_dropped(used: pd.Series, kept: set[int]) -> None:
+    """Warn when judgments (each assessor's current grade, >= 0) use a grade the new
+    scale lacks: they keep it, but the judging screen has no key or name for it."""
+    from pooltool.records import is_judged
+
+    counts = used[is_judged(used)].astype(int).value_counts()
+    dropped = sorted(int(g) for g in counts.index if int(g) not in kept)
+    if dropped:
+        uses = ", ".join(f"{g} ({int(counts[g])} judgment(s))" for g in dropped)
+        warn(f"warning: the new scale drops grade(s) the judgments use: {uses}; those "
+             "judgments keep their grades, which the judging screen shows without a key or "
+             "name (add the grade back to keep it)")
 
 
 @cli.command("judge-settings")

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 import click
 
 from pooltool.cli.group import cli, level_option, output_option, plot_option, warn
-from pooltool.cli.sources import load_qrels, load_runs
+from pooltool.cli.sources import load_qrels, load_runs, note_positives_only
 from pooltool.json_documents import SIMULATE_NOTE, simulate_document
 from pooltool.judging.strategies import STRATEGIES, Strategy, parse_strategy
 from pooltool.report import emit, emit_json
@@ -68,7 +68,10 @@ def simulate(ctx: click.Context, runs: tuple[str, ...], qrels_spec: str,
     literature. Per strategy and budget: relevant found (total and as a share
     of the qrels' relevant), and the bias of the partial qrels so built:
     MAE of every run's Recall@k and P@k against the full qrels, and Kendall's
-    tau-b and tau_ap between the two rankings of the runs by Recall@k.
+    tau-b and tau_ap between the two rankings of the runs by Recall@k
+    (ties in the partial ranking averaged over their orders: no value depends
+    on the order runs are given in; strategies that choose among runs break
+    their ties by run tag, as their sources say).
     RUN is a run file or a stored run tag; every run takes part. Strategies
     and their sources: 'pydoc pooltool.judging.strategies'; a column:
     'pooltool explain NAME'.
@@ -82,8 +85,10 @@ def simulate(ctx: click.Context, runs: tuple[str, ...], qrels_spec: str,
     from pooltool.analysis.simulation import simulate as run_simulation
 
     strategies = _strategies(strategy_texts, depth)
-    result = run_simulation(load_runs(ctx, runs), load_qrels(ctx, qrels_spec), strategies,
-                            budgets, k, level)
+    qrels = load_qrels(ctx, qrels_spec)
+    note_positives_only(ctx, qrels, level, qrels_spec,
+                        "simulate counts every document it does not list as not relevant")
+    result = run_simulation(load_runs(ctx, runs), qrels, strategies, budgets, k, level)
     if result.left_out:
         warn(f"note: {len(result.left_out)} qrels topic(s) no run retrieved for were left "
              f"out: {', '.join(result.left_out[:20])}{', ...' if len(result.left_out) > 20 else ''}")

@@ -86,6 +86,39 @@ def load_qrels(ctx: click.Context, spec: str, policy: str = "latest") -> pd.Data
     return stored_qrels(ctx, None, spec)
 
 
+#: What positives-only qrels mean for the unjudged rate (recall, bias, impact).
+UNJUDGED_CONSEQUENCE = ("every document it does not list counts as unjudged: unjudged@k is "
+                        "1 - P@k and recall_upper is no bound on recall")
+
+
+def note_positives_only(ctx: click.Context, qrels: pd.DataFrame | pa.Table, level: int,
+                        name: str, consequence: str = UNJUDGED_CONSEQUENCE) -> None:
+    """Say once on stderr (per qrels ``name`` and command) when qrels about to be scored
+    list relevant documents only (:func:`~pooltool.records.positives_only`): every
+    command that scores qrels calls this once it has them.
+
+    :param qrels: a DataFrame or Arrow table with a ``grade`` column.
+    :param level: the command's relevance level (trec_eval ``-l``).
+    :param name: how the qrels are named (a file or spec as given, ``version:NAME``,
+        ``log:now``, as the JSON documents name them).
+    :param consequence: what it means for the command's output.
+    """
+    from pooltool.records import positives_only
+
+    said: set[str] = ctx.meta.setdefault("pooltool.positives_only", set())
+    if name in said or not positives_only(qrels["grade"].to_numpy(), level):
+        return
+    said.add(name)
+    warn(f"note: qrels {name} has no grade below the relevance level {level}: it lists "
+         f"relevant documents only (as BEIR and MS MARCO qrels do), so {consequence}")
+
+
+def qrels_name(spec: str | None, version: str | None = None) -> str:
+    """How :func:`note_positives_only` names qrels: a file or spec as given, else
+    ``version:NAME``, else ``log:now``."""
+    return spec if spec else f"version:{version}" if version else "log:now"
+
+
 def load_qrels_table(ctx: click.Context, spec: str) -> pd.DataFrame | pa.Table:
     """:func:`load_qrels`, but a file comes as Arrow columns
     (:func:`~pooltool.formats.qrels.read_qrels_table`: pandas is not loaded).
@@ -299,13 +332,17 @@ def qrels_source(version: str | None, policy: str) -> str:
 
 
 def measured_qrels(ctx: click.Context, qrels_file: Path | None,
-                   stored: tuple[str | None, str]) -> pd.DataFrame | pa.Table:
+                   stored: tuple[str | None, str], level: int) -> pd.DataFrame | pa.Table:
     """The qrels a measure takes: a file as Arrow columns (no pandas on the way), else the
-    store's (version, policy).
+    store's (version, policy); positives-only qrels are said once
+    (:func:`note_positives_only`, at relevance ``level``).
 
     :raises StoreError: no such version, or no grade under the policy.
     """
-    return load_qrels_table(ctx, str(qrels_file)) if qrels_file else stored_qrels(ctx, *stored)
+    qrels = load_qrels_table(ctx, str(qrels_file)) if qrels_file else stored_qrels(ctx, *stored)
+    note_positives_only(ctx, qrels, level, str(qrels_file) if qrels_file
+                        else qrels_source(*stored))
+    return qrels
 
 
 def some_topics(topics: list[str]) -> str:

@@ -17,12 +17,19 @@ latest own grade of any of its members):
   the counts expected from its margins, and :math:`w_{ij} = |g_i - g_j|`
   (linear) or :math:`(g_i - g_j)^2` (quadratic) on the grade values.
 
-* ``alpha``: Krippendorff's alpha on the grades, ordinal metric,
-  :math:`\alpha = 1 - D_o / D_e` (observed over expected disagreement),
-  computed by the ``krippendorff`` package (Castro 2017,
+* ``alpha_ordinal`` (or ``alpha_nominal``, ``alpha_interval``): Krippendorff's
+  alpha on the grades at that level of measurement (:data:`ALPHA_LEVELS`; the
+  column names it), :math:`\alpha = 1 - D_o / D_e` (observed over expected
+  disagreement; nominal: any two different grades disagree alike; ordinal:
+  by the grades given between them; interval: by the squared difference of
+  the grade values), computed by the ``krippendorff`` package (Castro 2017,
   https://github.com/pln-fing-udelar/fast-krippendorff) over the value
   domain of every grade in the comparison; Krippendorff 2011, "Computing
   Krippendorff's alpha-reliability". NaN when only one grade occurs.
+
+A pair's ``all`` row pools the documents of every topic the two judged in
+common (each document once, whatever its topic): it is not a mean of the
+per-topic rows.
 
 With grades 0..k the kappas equal scikit-learn's
 ``cohen_kappa_score(a, b, labels=range(k + 1), weights=...)``; scikit-learn
@@ -46,9 +53,19 @@ from pooltool.records import is_judged, is_relevant, topic_key
 from pooltool.store import JudgmentStore
 
 WEIGHTS = ("linear", "quadratic")
-AGREEMENT_COLUMNS = ["assessor_a", "assessor_b", "kind_a", "kind_b", "topic", "docs",
-                     "agreement", "binary_agreement", "kappa", "kappa_linear",
-                     "kappa_quadratic", "alpha"]
+#: Krippendorff's levels of measurement alpha is computed at (the krippendorff package's
+#: ``level_of_measurement``); grades are ordinal, the default.
+ALPHA_LEVELS = ("nominal", "ordinal", "interval")
+DEFAULT_ALPHA_LEVEL = "ordinal"
+
+
+def agreement_columns(level: str = DEFAULT_ALPHA_LEVEL) -> list[str]:
+    """The columns of :func:`agreement_table` with alpha at ``level`` (``alpha_LEVEL``)."""
+    return ["assessor_a", "assessor_b", "kind_a", "kind_b", "topic", "docs", "agreement",
+            "binary_agreement", "kappa", "kappa_linear", "kappa_quadratic", f"alpha_{level}"]
+
+
+AGREEMENT_COLUMNS = agreement_columns()
 #: The group names a side of :func:`side_grades` may take besides assessor names.
 GROUPS = ("@people", "@machines")
 
@@ -95,32 +112,40 @@ def _weights(labels: list[int], weights: str | None) -> np.ndarray:
     return np.asarray(diff, dtype=float)
 
 
-def krippendorff_alpha(a: Sequence[int], b: Sequence[int], domain: Sequence[int]) -> float:
-    """Krippendorff's alpha (ordinal metric) of two coders' grades of the same items,
-    by the ``krippendorff`` package.
+def krippendorff_alpha(a: Sequence[int], b: Sequence[int], domain: Sequence[int],
+                       level: str = DEFAULT_ALPHA_LEVEL) -> float:
+    """Krippendorff's alpha of two coders' grades of the same items at a level of
+    measurement, by the ``krippendorff`` package.
 
     :param domain: every grade the scale holds, ascending (the ordinal metric
         counts the grades between two values).
+    :param level: ``nominal``, ``ordinal`` or ``interval`` (:data:`ALPHA_LEVELS`).
     :returns: alpha, at most 1; NaN with no items or when one grade is all there is.
+    :raises InvalidArgument: an unknown level.
     """
     import krippendorff
 
+    if level not in ALPHA_LEVELS:
+        raise InvalidArgument(f"unknown level of measurement {level!r} for alpha; choose "
+                              f"{', '.join(ALPHA_LEVELS)}")
     if not a or len(set(domain)) < 2:
         return math.nan
     with np.errstate(invalid="ignore", divide="ignore"):
         return float(krippendorff.alpha(reliability_data=[list(a), list(b)],
-                                        level_of_measurement="ordinal",
+                                        level_of_measurement=level,  # type: ignore[arg-type]  # one of ALPHA_LEVELS
                                         value_domain=list(domain)))
 
 
 def pair_agreement(a: Sequence[int], b: Sequence[int], threshold: int = 1,
-                   domain: Sequence[int] | None = None) -> dict[str, float]:
+                   domain: Sequence[int] | None = None,
+                   level: str = DEFAULT_ALPHA_LEVEL) -> dict[str, float]:
     """Every agreement figure for two assessors' grades of the same documents.
 
     :param threshold: the lowest grade counted as relevant for the binary figures.
-    :param domain: the grade scale for ``alpha`` (default: the grades in ``a`` and ``b``).
+    :param domain: the grade scale for alpha (default: the grades in ``a`` and ``b``).
+    :param level: alpha's level of measurement (:data:`ALPHA_LEVELS`).
     :returns: ``docs, agreement, binary_agreement, kappa, kappa_linear,
-        kappa_quadratic, alpha``.
+        kappa_quadratic, alpha_LEVEL``.
     """
     ga, gb = np.asarray(a), np.asarray(b)
     ba, bb = ([int(is_relevant(g, threshold)) for g in side] for side in (a, b))
@@ -132,8 +157,8 @@ def pair_agreement(a: Sequence[int], b: Sequence[int], threshold: int = 1,
         "kappa": cohen_kappa(ba, bb),
         "kappa_linear": cohen_kappa(list(a), list(b), "linear"),
         "kappa_quadratic": cohen_kappa(list(a), list(b), "quadratic"),
-        "alpha": krippendorff_alpha(a, b, sorted(set(domain if domain is not None
-                                                     else [*a, *b]))),
+        f"alpha_{level}": krippendorff_alpha(a, b, sorted(set(domain if domain is not None
+                                                               else [*a, *b])), level),
     }
 
 
@@ -183,17 +208,20 @@ def _members(grades: pd.DataFrame, side: str, machines: frozenset[str]) -> list[
 
 
 def agreement_table(grades: pd.DataFrame, threshold: int = 1,
-                    machines: frozenset[str] = frozenset()) -> pd.DataFrame:
+                    machines: frozenset[str] = frozenset(),
+                    level: str = DEFAULT_ALPHA_LEVEL) -> pd.DataFrame:
     """Agreement per assessor pair and topic, plus one ``all`` row per pair.
 
     :param grades: columns ``topic, docno, assessor, grade`` (see :func:`judged_grades`).
     :param threshold: the lowest grade counted as relevant for ``kappa``.
     :param machines: the machine assessors (for ``kind_a`` / ``kind_b``).
-    :returns: columns :data:`AGREEMENT_COLUMNS`, one row per (pair, topic)
+    :param level: alpha's level of measurement (:data:`ALPHA_LEVELS`).
+    :returns: columns :func:`agreement_columns` (``level``), one row per (pair, topic)
         with at least one document judged by both, topics in
         :func:`~pooltool.records.topic_key` order (2 before 10), then the pair's
-        ``all`` row over every topic (also when they share only one topic);
-        pairs in name order. ``alpha`` uses every grade in ``grades`` as its scale.
+        ``all`` row, which pools the documents of every topic (also when they
+        share only one topic); pairs in name order. Alpha uses every grade in
+        ``grades`` as its scale.
     """
     rows = []
     domain = sorted(set(grades["grade"].astype(int)))
@@ -203,10 +231,11 @@ def agreement_table(grades: pd.DataFrame, threshold: int = 1,
         pair = {"assessor_a": first, "assessor_b": second,
                 "kind_a": kinds[first], "kind_b": kinds[second]}
         for topic in sorted(both["topic"].unique(), key=topic_key):
-            rows.append(_row(pair, str(topic), both[both["topic"] == topic], threshold, domain))
+            rows.append(_row(pair, str(topic), both[both["topic"] == topic], threshold, domain,
+                             level))
         if len(both):
-            rows.append(_row(pair, "all", both, threshold, domain))
-    return pd.DataFrame(rows, columns=AGREEMENT_COLUMNS)
+            rows.append(_row(pair, "all", both, threshold, domain, level))
+    return pd.DataFrame(rows, columns=agreement_columns(level))
 
 
 def _kind(name: str, machines: frozenset[str]) -> str:
@@ -225,29 +254,31 @@ def _shared(grades: pd.DataFrame, first: str, second: str) -> pd.DataFrame:
 
 
 def _row(pair: dict[str, str], topic: str, part: pd.DataFrame, threshold: int,
-         domain: list[int]) -> dict[str, object]:
+         domain: list[int], level: str) -> dict[str, object]:
     figures = pair_agreement(list(part["grade_a"].astype(int)), list(part["grade_b"].astype(int)),
-                             threshold, domain)
+                             threshold, domain, level)
     return {**pair, "topic": topic, **figures}
 
 
 def store_agreement(store: JudgmentStore, threshold: int = 1, topics: list[str] | None = None,
-                    sides: tuple[str, str] | None = None) -> pd.DataFrame:
+                    sides: tuple[str, str] | None = None,
+                    level: str = DEFAULT_ALPHA_LEVEL) -> pd.DataFrame:
     """:func:`agreement_table` over a store's judgment log (see :func:`judged_grades`):
-    every pair of assessors, or the two ``sides`` (see :func:`side_grades`).
+    every pair of assessors, or the two ``sides`` (see :func:`side_grades`), alpha at
+    ``level``.
 
     :raises PooltoolError: a side with no judgments, or two sides sharing an assessor.
     """
     grades = judged_grades(store, topics)
     machines = store.machines()
     if sides is None:
-        return agreement_table(grades, threshold, machines)
+        return agreement_table(grades, threshold, machines, level)
     first, second = (_members(grades, side, machines) for side in sides)
     if set(first) & set(second):
         raise PooltoolError(f"{sides[0]} and {sides[1]} share assessors: "
                             f"{', '.join(sorted(set(first) & set(second)))}")
     both = pd.concat([side_grades(grades, side, machines) for side in sides], ignore_index=True)
-    table = agreement_table(both, threshold, machines)
+    table = agreement_table(both, threshold, machines, level)
     if sides[0] > sides[1]:  # agreement_table orders a pair by name; keep the order asked
         table = _swap(table)
     return table
@@ -256,4 +287,4 @@ def store_agreement(store: JudgmentStore, threshold: int = 1, topics: list[str] 
 def _swap(table: pd.DataFrame) -> pd.DataFrame:
     swapped = table.rename(columns={"assessor_a": "assessor_b", "assessor_b": "assessor_a",
                                     "kind_a": "kind_b", "kind_b": "kind_a"})
-    return swapped[AGREEMENT_COLUMNS]
+    return swapped[table.columns]

@@ -1,8 +1,11 @@
 """Giving topics to assessors, optionally with an overlap judged by two.
 
-Each topic gets one *primary* assessor. Topics are dealt largest pool first
-to the assessor with the fewest pooled documents so far (ties: the order the
-assessors were named in), which balances the work. Then a share of the topics
+Each topic gets one *primary* assessor. Topics are dealt most work first to
+the assessor with the least work so far (ties: the order the assessors were
+named in), which balances the work. The work of a topic is its pooled
+documents that nobody has judged yet (:func:`~pooltool.judging.queue.judging_queue`:
+judgments imported with import-qrels count as judged, as the judging queue
+counts them), so qrels imported before assigning shrink the work dealt. Then a share of the topics
 (``overlap``, rounded to the nearest whole topic) also gets a second,
 *overlap* assessor, the least loaded of the others: these topics feed
 :mod:`pooltool.judging.agreement`. Which topics overlap is fixed by ``seed`` (topics
@@ -28,18 +31,21 @@ import pandas as pd
 
 from pooltool.errors import InvalidArgument, UnknownTopic
 from pooltool.formats.frames import pair_isin
-from pooltool.records import is_judged
+from pooltool.records import is_judged, topic_key
 from pooltool.store import DEFAULT_POOL, JudgmentStore
 
-ASSIGNMENT_COLUMNS = ["topic", "assessor", "role", "pooled", "judged"]
+ASSIGNMENT_COLUMNS = ["topic", "assessor", "role", "pooled", "unjudged", "judged"]
 
 
 def plan_assignment(sizes: dict[str, int], assessors: list[str], overlap: float = 0.0,
                     seed: int = 0, judged: dict[str, dict[str, int]] | None = None,
-                    keep_judged: bool = True) -> pd.DataFrame:
+                    keep_judged: bool = True,
+                    unjudged: dict[str, int] | None = None) -> pd.DataFrame:
     """Deal topics to assessors (pure: nothing is stored).
 
     :param sizes: pooled documents per topic.
+    :param unjudged: per topic, the pooled documents nobody has judged yet, the work
+        dealt (default: ``sizes``, nothing judged).
     :param assessors: distinct assessor names, at least one.
     :param overlap: the share of topics (0..1) judged by a second assessor.
     :param seed: picks which topics overlap.
@@ -47,33 +53,35 @@ def plan_assignment(sizes: dict[str, int], assessors: list[str], overlap: float 
         (``{topic: {assessor: count}}``; default none).
     :param keep_judged: a topic with judged documents keeps its top assessor as
         primary (module docstring); false: every topic is dealt anew.
-    :returns: columns :data:`ASSIGNMENT_COLUMNS` (``judged``: the pooled documents
-        that assessor has judged on the topic), sorted by topic, the primary first.
+    :returns: columns :data:`ASSIGNMENT_COLUMNS` (``unjudged``: the topic's work;
+        ``judged``: the pooled documents that assessor has judged on the topic), topics
+        in :func:`~pooltool.records.topic_key` order (2 before 10), the primary first.
     :raises StoreError: no assessors, a blank name, repeated names, overlap outside 0..1,
         or overlap with a single assessor.
     """
     _check(assessors, overlap)
     judged = judged or {}
+    work = {topic: (unjudged or sizes).get(topic, 0) for topic in sizes}
     load = dict.fromkeys(assessors, 0)
     primary = {topic: _most_judged(judged[topic], assessors) for topic in sizes
                if keep_judged and any(judged.get(topic, {}).values())}
     for topic, name in primary.items():
-        load[name] = load.get(name, 0) + sizes[topic]
-    for topic in sorted(set(sizes) - set(primary), key=lambda t: (-sizes[t], t)):
+        load[name] = load.get(name, 0) + work[topic]
+    for topic in sorted(set(sizes) - set(primary), key=lambda t: (-work[t], -sizes[t], t)):
         primary[topic] = _least_loaded(load, assessors, exclude=None)
-        load[primary[topic]] += sizes[topic]
-    rows = [(t, primary[t], "primary", sizes[t]) for t in sizes]
+        load[primary[topic]] += work[topic]
+    rows = [(t, primary[t], "primary", sizes[t], work[t]) for t in sizes]
     for topic in _overlap_topics(list(sizes), overlap, seed):
         second = _least_loaded(load, assessors, exclude=primary[topic])
-        load[second] += sizes[topic]
-        rows.append((topic, second, "overlap", sizes[topic]))
+        load[second] += work[topic]
+        rows.append((topic, second, "overlap", sizes[topic], work[topic]))
     done = [judged.get(topic, {}).get(name, 0) for topic, name, *_ in rows]
     frame = pd.DataFrame([(*row, n) for row, n in zip(rows, done, strict=True)],
                          columns=ASSIGNMENT_COLUMNS)
-    frame["role"] = pd.Categorical(frame["role"], ["primary", "overlap"])
-    frame = frame.sort_values(["topic", "role"], kind="mergesort").reset_index(drop=True)
-    frame["role"] = frame["role"].astype(str)
-    return frame
+    roles = {"primary": 0, "overlap": 1}
+    order = sorted(range(len(frame)), key=lambda i: (topic_key(str(frame["topic"].iat[i])),
+                                                     roles[frame["role"].iat[i]]))
+    return frame.iloc[order].reset_index(drop=True)
 
 
 def _most_judged(counts: dict[str, int], assessors: list[str]) -> str:
@@ -115,7 +123,8 @@ def assign_topics(store: JudgmentStore, assessors: list[str], topics: list[str] 
     :param topics: the topics to assign (default: every pooled topic).
     :param rebalance: deal every topic anew, also those on which assessors have
         judged (by default they stay with the assessor who judged most of them).
-    :returns: the assignment, as :func:`plan_assignment`.
+    :returns: the assignment, as :func:`plan_assignment`, its work (``unjudged``) the
+        pooled documents nobody has judged (imported qrels included).
     :raises UnknownTopic: a topic with no pooled documents.
     :raises StoreError: see :func:`plan_assignment`; or no such pool.
     """
@@ -124,8 +133,12 @@ def assign_topics(store: JudgmentStore, assessors: list[str], topics: list[str] 
     missing = [t for t in chosen if t not in counts.index]
     if missing:
         raise UnknownTopic(f"no pooled documents for topic(s) {', '.join(missing)}")
+    from pooltool.judging.queue import judging_queue
+
+    left = judging_queue(store, pool).groupby("topic").size()
     plan = plan_assignment({t: int(counts[t]) for t in chosen}, assessors, overlap, seed,
-                           judged_per_topic(store, pool), keep_judged=not rebalance)
+                           judged_per_topic(store, pool), keep_judged=not rebalance,
+                           unjudged={t: int(left.get(t, 0)) for t in chosen})
     store.replace_assignments(
         chosen, [(r.topic, r.assessor, r.role) for r in plan.itertuples(index=False)])
     return plan

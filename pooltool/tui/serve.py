@@ -125,13 +125,36 @@ def refuse_busy_port(host: str, port: int) -> None:
                               "choose another --port or --host") from None
 
 
-def serve(command: CommandFor, host: str = LOOPBACK, port: int = 8000) -> None:
+#: The loggers of the serve console: the root (textual-serve's handler), aiohttp's access
+#: log (one line per HTTP request) and server log, and textual-serve's own.
+CONSOLE_LOGGERS = ("", "aiohttp.access", "aiohttp.server", "aiohttp.web", "textual-serve")
+
+
+def console_log_level(verbose: bool) -> None:
+    """Set the serve console's loggers (:data:`CONSOLE_LOGGERS`) to errors only, or with
+    ``verbose`` to every request and event (INFO, textual-serve's own default)."""
+    import logging
+
+    for name in CONSOLE_LOGGERS:
+        logging.getLogger(name or None).setLevel(logging.INFO if verbose else logging.ERROR)
+
+
+def serve(command: CommandFor, host: str = LOOPBACK, port: int = 8000,
+          verbose: bool = False) -> None:
     """Serve one judging app per browser tab (see :func:`command_for`) over HTTP
-    until Ctrl+C.
+    until Ctrl+C. The console logs errors only, every request with ``verbose``.
 
     :raises PooltoolError: textual-serve is not installed.
     """
     require_textual_serve()
     from pooltool.tui.web_server import JudgeServer
 
-    JudgeServer(command, host=host, port=port).serve()
+    server = JudgeServer(command, host=host, port=port)
+    set_up = server.initialize_logging
+
+    def initialize_logging() -> None:  # textual-serve's handler, then the levels
+        set_up()
+        console_log_level(verbose)
+
+    server.initialize_logging = initialize_logging  # type: ignore[method-assign]
+    server.serve()

@@ -146,3 +146,24 @@ def test_trec_covid_new_runs_unjudged_matches_plain_python(covid) -> None:  # ty
     assert report.loc["BM25R2", "verdict"] == "use with care"
     assert report.loc["run2", "verdict"] == "reusable"
     assert report.loc["run2", "sentence"].startswith("The qrels look reusable for run2: 19.7%")
+
+
+@pytest.mark.parametrize("names", [("A", "B", "C"), ("z", "y", "x")])
+def test_ranks_sre_and_tau_ap_depend_on_no_run_tag(names: tuple[str, str, str]) -> None:
+    """A and C pool a, B alone pools b (both relevant), depth 1, k = 1: every full recall is
+    1/2; B's leave-out recall is 0, A's and C's stay 1/2. Renamed so that the tag order
+    reverses, and given in reverse order, every rank and figure stays."""
+    a, b, c = names
+    runs = read_run(f"1 Q0 a 1 1 {c}\n1 Q0 b 1 1 {b}\n1 Q0 a 1 1 {a}\n")
+    result = leave_one_out(runs, read_qrels("1 0 a 1\n1 0 b 1\n"), depth=1, k=1)
+    per_run = result.per_run.set_index("run_tag")
+    # competition ranks: all tie at 1; rank_loo: 1 + the others with full recall above
+    # their own leave-out recall: A and C none, B two
+    assert per_run["rank"].to_dict() == {a: 1, b: 1, c: 1}
+    assert per_run["rank_loo"].to_dict() == {a: 1, b: 3, c: 1}
+    assert result.overall()["sre"] == 2
+    # tau_ap: the leave-out ranking ties A and C above B; the full ranking ties all, broken
+    # by the leave-out one. B: both above it concordant, 2/2; the top tie's second place
+    # is concordant half the time: 1/2. 2/2 x (1 + 1/2) - 1 = 1/2. tau-b: a side constant
+    assert result.ranking.tau_ap == pytest.approx(0.5)
+    assert pd.isna(result.ranking.kendall_tau)

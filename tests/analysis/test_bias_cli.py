@@ -64,12 +64,19 @@ def test_groups_by_regex_and_plot(db: str, tmp_path: Path) -> None:
     assert per_run["team1_a"]["group"] == "team1"
     assert per_run["team1_a"]["recall_loo"] == pytest.approx(1 / 2)
     assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert f"plot written: {plot}\n" in result.stderr  # as recall and impact say it
 
 
 def test_table_names_the_summary(db: str) -> None:
     result = invoke(db, "-k", "3")
     assert result.exit_code == 0
     assert "MAE" in result.stdout and "tau_ap" in result.stdout
+    # which ranking each figure is: Lipani's for SRE, the plain one for tau and tau_ap
+    text = " ".join(result.stdout.split())
+    assert ("SRE sums |rank_loo - rank|: each run's leave-out recall ranked alone among the "
+            "other runs' full-qrels recall (Lipani et al.; ties take the better rank). Kendall "
+            "tau and tau_ap compare the ranking by full-qrels recall with the ranking of every "
+            "run by its leave-out recall") in text
 
 
 def test_bad_groups_file_names_the_line(db: str, tmp_path: Path) -> None:

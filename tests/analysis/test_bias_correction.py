@@ -159,3 +159,37 @@ def test_trec_covid_leave_one_group_out(covid: tuple[pd.DataFrame, ...]) -> None
     overall = result.overall()
     assert (overall["mae_plain"], overall["mae_corrected"]) == pytest.approx(
         (0.1483, 0.0331), abs=5e-5)
+
+
+# Depth-1 pool of A, B, C, each alone pooling its relevant top document: every leave-out
+# P@1 drops from 1 to 0. N's top document s is relevant (judged outside the pool).
+ALONE = {"A": ["a"], "B": ["b"], "C": ["c"]}
+ALONE_QRELS = pd.DataFrame({"topic": "1", "docno": ["a", "b", "c", "s"], "grade": 1})
+
+
+def test_a_correction_above_1_is_clipped_and_named() -> None:
+    result = corrected_scores(order_run(_runs(ALONE)), ALONE_QRELS, _runs({"N": ["s"]}),
+                              depth=1, k=1, method="webber-park")
+    rows = result.per_run.set_index("run_tag")
+    # N: P@1 1 plus the mean drop 1 = 2, clipped to 1. A left out: 0 plus B's and C's
+    # drop (1 each, under the qrels without a) = 1, within the bound.
+    assert (rows.loc["N", "P_plain"], rows.loc["N", "P_corrected"]) == (1.0, 1.0)
+    assert rows["clipped"].to_dict() == {"A": False, "B": False, "C": False, "N": True}
+    assert result.clipped == {("N", "new"): 2.0}
+    assert rows.loc[["A", "B", "C"], "P_corrected"].tolist() == [1.0, 1.0, 1.0]
+
+
+def test_the_clip_is_said_on_stderr(tmp_path: Path, store_address: str) -> None:
+    for tag, docs in {**ALONE, "N": ["s"]}.items():
+        (tmp_path / f"{tag}.run").write_text(f"1 Q0 {docs[0]} 1 1 {tag}\n")
+    (tmp_path / "qrels.txt").write_text("1 0 a 1\n1 0 b 1\n1 0 c 1\n1 0 s 1\n")
+    steps = [["init"], ["add-runs", *(str(tmp_path / f"{t}.run") for t in "ABC")],
+             ["pool", "--depth", "1"], ["import-qrels", str(tmp_path / "qrels.txt"), "--version", "v1"]]
+    for args in steps:
+        assert CliRunner().invoke(cli, ["--db", store_address, *args]).exit_code == 0
+    result = CliRunner().invoke(cli, ["--db", store_address, "bias", "-k", "1", "--version",
+                                      "v1", "--correct", "webber-park", "--new",
+                                      str(tmp_path / "N.run"), "--format", "csv"])
+    assert result.exit_code == 0, result.output
+    assert ("note: run N (new): corrected P@1 2.0000 clipped to 1 (P@k lies in 0..1; MAE and "
+            "tau use the clipped value)\n") in result.stderr

@@ -66,6 +66,8 @@ def test_per_run_scores_ranks_and_changes(small: Small) -> None:
         "run_tag": ["r1", "r2", "r3"],
         "recall_a": [0.75, 0.25, 0.0], "recall_b": [0.25, 0.625, 0.5],
         "recall_change": [-0.5, 0.375, 0.5],
+        # the same topics on both sides: the whole change is the judgments'
+        "recall_change_judgments": [-0.5, 0.375, 0.5], "recall_change_topics": [0.0, 0.0, 0.0],
         "unjudged_a": [0.0, 0.5, 0.5], "unjudged_b": [0.0, 0.25, 0.0],
         "unjudged_change": [0.0, -0.25, -0.5],
         "P_a": [0.5, 0.25, 0.0], "P_b": [0.5, 0.5, 1.0],
@@ -230,7 +232,7 @@ def test_cli_table_and_csv(files) -> None:  # type: ignore[no-untyped-def]
     lines = invoke("impact", "--from", files["a"], "--to", files["b"], files["runs"], "-k", "2",
                    "--format", "csv").stdout.splitlines()
     assert lines[0] == ",".join(PER_RUN_COLUMNS)
-    assert lines[1] == "r1,0.75,0.25,-0.5,0.0,0.0,0.0,0.5,0.5,1,3,2,2,2"
+    assert lines[1] == "r1,0.75,0.25,-0.5,-0.5,0.0,0.0,0.0,0.0,0.5,0.5,1,3,2,2,2"
 
 
 def test_cli_errors(files, tmp_path) -> None:  # type: ignore[no-untyped-def]

@@ -58,12 +58,13 @@ def test_bias_by_hand() -> None:
     # MTF, budget 2: partial qrels d1 (0), d2 (1). At k = 2, full: A 1/3, B 2/3, C 0 (P .5, 1,
     # 0); partial: A 1, B 1, C 0 (P .5, .5, 0). MAE recall (2/3 + 1/3) / 3, P .5 / 3.
     # Kendall's tau-b: A-B tied on the partial side: 2 / sqrt(3 x 2). tau_ap: partial
-    # order A, B, C against full B, A, C: (0/1 + 2/2) x 2/2 - 1 = 0.
+    # order {A, B} (tied), C against full B, A, C, over both orders of the tie: A, B, C gives
+    # (0/1 + 2/2) x 2/2 - 1 = 0, B, A, C gives (1/1 + 2/2) x 2/2 - 1 = 1; the mean is 1/2.
     row = small(["mtf"], [2]).summary.iloc[0]
     assert row["MAE_recall"] == pytest.approx(1 / 3)
     assert row["MAE_P"] == pytest.approx(1 / 6)
     assert row["Kendall_tau"] == pytest.approx(2 / math.sqrt(6))
-    assert row["tau_ap"] == pytest.approx(0.0)
+    assert row["tau_ap"] == pytest.approx(0.5)
     per_run = small(["mtf"], [2]).per_run.set_index("run_tag")
     assert per_run["recall_partial"].tolist() == pytest.approx([1.0, 1.0, 0.0])
     assert per_run["recall"].tolist() == pytest.approx([1 / 3, 2 / 3, 0.0])
@@ -217,3 +218,15 @@ def test_bad_input(files: tuple[str, str], tmp_path: Path) -> None:
     assert bad.exit_code == 1
     assert bad.stderr.startswith(f"Error: {tmp_path / 'bad.run'}:2:")
     assert "[red]x[/red]" in bad.stderr
+
+
+def test_the_order_runs_are_given_in_changes_nothing() -> None:
+    """Every strategy, runs given in reverse order: the same summary to the last bit."""
+    from pooltool.judging.strategies import STRATEGIES
+
+    strategies = [parse_strategy(name) for name in STRATEGIES]
+    runs = read_run(RUNS)
+    forward = simulate(runs, read_qrels(QRELS), strategies, [1, 2, 5], k=2).summary
+    backward = simulate(runs.iloc[::-1].reset_index(drop=True), read_qrels(QRELS), strategies,
+                        [1, 2, 5], k=2).summary
+    pd.testing.assert_frame_equal(forward, backward)

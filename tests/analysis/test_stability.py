@@ -70,3 +70,61 @@ def test_identical_and_reversed_rankings(scores: list[float]) -> None:
     assert same.kendall_tau == pytest.approx(1.0) and same.tau_ap == pytest.approx(1.0)
     flipped = compare_rankings(runs, -runs)
     assert flipped.kendall_tau == pytest.approx(-1.0) and flipped.tau_ap == pytest.approx(-1.0)
+
+
+def _plain_tau_ap(reference: list[str], other: list[str]) -> float:
+    """Yilmaz et al.'s tau_ap of two orders without ties (best first), by its definition."""
+    place = {run: i for i, run in enumerate(reference)}
+    total = sum(sum(place[a] < place[other[i]] for a in other[:i]) / i
+                for i in range(1, len(other)))
+    return 2 * total / (len(other) - 1) - 1
+
+
+def _mean_over_tie_orders(score_a: dict[str, float], score_b: dict[str, float]) -> float:
+    """The oracle: the mean of the plain tau_ap over every order of the runs tied in B
+    (the reference is given without ties)."""
+    from itertools import permutations, product
+
+    reference = sorted(score_a, key=lambda run: -score_a[run])
+    levels = sorted(set(score_b.values()), reverse=True)
+    groups = [[run for run in score_b if score_b[run] == level] for level in levels]
+    values = [_plain_tau_ap(reference, [run for group in orders for run in group])
+              for orders in product(*(permutations(group) for group in groups))]
+    return sum(values) / len(values)
+
+
+def test_ties_in_b_take_the_mean_over_every_order_of_the_tie() -> None:
+    # A: r1 > r2 > r3 > r4 > r5; B ties r1, r3 at the top and r2, r4, r5 below
+    score_a = {"r1": 0.9, "r2": 0.8, "r3": 0.7, "r4": 0.6, "r5": 0.5}
+    score_b = {"r1": 0.6, "r2": 0.2, "r3": 0.6, "r4": 0.2, "r5": 0.2}
+    result = compare_rankings(pd.Series(score_a), pd.Series(score_b))
+    assert result.tau_ap == pytest.approx(_mean_over_tie_orders(score_a, score_b), abs=1e-12)
+    # by hand, over the 12 orders: the run at position 2 is r3 (concordant) half the time:
+    # 1/2. Each of r2, r4, r5 has 1, 2, 2 of {r1, r3} above it in A and stands at position
+    # 3, 4 or 5 alike: E[1/(i-1)] = (1/2 + 1/3 + 1/4) / 3 = 13/36. At position i of the lower
+    # group, its i - 3 tied runs above are concordant half the time: sum of (i-3)/2/(i-1).
+    top = 1 / 2
+    below = (1 + 2 + 2) * 13 / 36
+    within = (1 / 3 + 2 / 4) / 2  # pairs inside the lower tie: half concordant, expected
+    assert result.tau_ap == pytest.approx(2 / 4 * (top + below + within) - 1, abs=1e-12)
+
+
+@given(st.lists(st.tuples(st.sampled_from([0.1, 0.2, 0.5]), st.sampled_from([0.0, 0.3, 0.6])),
+                min_size=2, max_size=6))
+@settings(deadline=None)
+def test_tau_ap_depends_neither_on_tags_nor_on_their_order(pairs: list[tuple[float, float]]) -> None:
+    """Renaming the runs so that their tag order reverses, and giving them in reverse
+    order, leave tau_ap (and Kendall's tau-b) as they were, ties on both sides included."""
+    tags = [f"r{i}" for i in range(len(pairs))]
+    renamed = [f"r{len(pairs) - 1 - i}" for i in range(len(pairs))]
+    a = pd.Series([p[0] for p in pairs], index=tags)
+    b = pd.Series([p[1] for p in pairs], index=tags)
+    first = compare_rankings(a, b)
+    again = compare_rankings(pd.Series(a.to_numpy()[::-1], index=renamed[::-1]),
+                             pd.Series(b.to_numpy()[::-1], index=renamed[::-1]))
+    assert again.tau_ap == pytest.approx(first.tau_ap, abs=1e-12)
+    assert (math.isnan(first.kendall_tau) and math.isnan(again.kendall_tau)) or \
+        again.kendall_tau == pytest.approx(first.kendall_tau, abs=1e-12)
+    if len(set(a)) == len(a):  # no tie in the reference: the mean over B's tie orders
+        assert first.tau_ap == pytest.approx(_mean_over_tie_orders(a.to_dict(), b.to_dict()),
+                                             abs=1e-12)
