@@ -171,7 +171,7 @@ def test_an_error_quoting_a_file_name_shows_it_visibly(tmp_path: Path) -> None:
     bad = tmp_path / "r\x1b[2J.run"
     bad.write_text("1 Q0 d1 x 1.0 t\n")
     qrels = tmp_path / "qrels"
-    qrels.write_text("1 0 d1 1\n")
+    qrels.write_text("1 0 d1 1\n1 0 d2 0\n")  # not positives only: no note before the error
     result = CliRunner().invoke(cli, ["recall", str(bad), "--qrels", str(qrels)])
     assert result.exit_code == 1
     assert result.stderr == f"Error: {tmp_path}/r\\x1b[2J.run:1: rank 'x' is not an integer\n"

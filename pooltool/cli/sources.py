@@ -106,7 +106,14 @@ def note_positives_only(ctx: click.Context, qrels: pd.DataFrame | pa.Table, leve
     from pooltool.records import positives_only
 
     said: set[str] = ctx.meta.setdefault("pooltool.positives_only", set())
-    if name in said or not positives_only(qrels["grade"].to_numpy(), level):
+    import pyarrow as pa  # loaded already where qrels come as Arrow columns
+
+    from pooltool.formats.arrow_numbers import numbers
+
+    # Arrow's to_numpy imports pandas, which recall on files runs without (arrow_numbers)
+    grades = (numbers(qrels.column("grade")) if isinstance(qrels, pa.Table)
+              else qrels["grade"].to_numpy())
+    if name in said or not positives_only(grades, level):
         return
     said.add(name)
     warn(f"note: qrels {name} has no grade below the relevance level {level}: it lists "
