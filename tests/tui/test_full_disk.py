@@ -34,6 +34,7 @@ def status_line(app: object) -> str:
     return str(app.screen.query_one("#status").render())  # type: ignore[attr-defined]
 
 
+@pytest.mark.sqlite_only  # SQLITE_FULL through max_page_count on the store file
 async def test_a_full_disk_keeps_the_writes_until_space_returns(app_factory: AppFactory,
                                                                 store_path: str) -> None:
     with sqlite3.connect(store_path) as conn:
