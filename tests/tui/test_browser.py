@@ -8,15 +8,12 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
-import subprocess
-import sys
 import time
-import urllib.request
 from pathlib import Path
 
 import pytest
 from judge_fixtures import build_store, log_rows
+from serving import served
 
 CHROMIUM = os.environ.get("POOLTOOL_TEST_CHROMIUM", "/usr/bin/chromium")
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -41,65 +38,33 @@ def require_browser() -> None:
     pytest.skip(f"browser test skipped: {missing}")
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-def _wait_until_up(base: str, process: subprocess.Popen[bytes]) -> None:
-    deadline = time.monotonic() + WAIT_S
-    while time.monotonic() < deadline:
-        assert process.poll() is None, "the server exited"
-        try:
-            urllib.request.urlopen(base + "/", timeout=5).close()
-            return
-        except OSError:
-            time.sleep(0.2)
-    raise AssertionError(f"the server did not answer within {WAIT_S:.0f} s")
-
-
 def test_keys_work_on_load_without_a_click(tmp_path: Path) -> None:
     require_browser()
     from playwright.sync_api import sync_playwright
 
     store = build_store(tmp_path / "s.db")
-    port = _free_port()
-    server = subprocess.Popen([sys.executable, "-m", "pooltool", "--db", str(store), "judge",
-                               "--serve", "--port", str(port), "--topic", "1"],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        _wait_until_up(base, server)
-        with sync_playwright() as playwright:
-            browser = playwright.chromium.launch_persistent_context(
-                str(tmp_path / "profile"), executable_path=CHROMIUM
-                if Path(CHROMIUM).exists() else shutil.which("chromium"), args=ARGS,
-                headless=True)
-            try:
-                page = browser.new_page()
-                page.goto(f"{base}/?assessor=ann")
-                page.wait_for_selector("body.-first-byte", timeout=WAIT_S * 1000)
-                focused = "() => document.activeElement?.classList.contains('xterm-helper-textarea')"
-                page.wait_for_function(focused, timeout=WAIT_S * 1000)
-                # the app may still be starting: "2" again each second until a grade is in
-                # (keys typed before the app reads them wait in its terminal's input)
-                deadline = time.monotonic() + WAIT_S
-                while log_rows(store).empty and time.monotonic() < deadline:
-                    page.keyboard.press("2")
-                    for _ in range(20):
-                        if not log_rows(store).empty:
-                            break
-                        time.sleep(0.05)
-            finally:
-                browser.close()
-    finally:
-        server.terminate()
+    with served(store, "--topic", "1") as base, sync_playwright() as playwright:
+        browser = playwright.chromium.launch_persistent_context(
+            str(tmp_path / "profile"), executable_path=CHROMIUM
+            if Path(CHROMIUM).exists() else shutil.which("chromium"), args=ARGS,
+            headless=True)
         try:
-            server.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
+            page = browser.new_page()
+            page.goto(f"{base}/?assessor=ann")
+            page.wait_for_selector("body.-first-byte", timeout=WAIT_S * 1000)
+            focused = "() => document.activeElement?.classList.contains('xterm-helper-textarea')"
+            page.wait_for_function(focused, timeout=WAIT_S * 1000)
+            # the app may still be starting: "2" again each second until a grade is in
+            # (keys typed before the app reads them wait in its terminal's input)
+            deadline = time.monotonic() + WAIT_S
+            while log_rows(store).empty and time.monotonic() < deadline:
+                page.keyboard.press("2")
+                for _ in range(20):
+                    if not log_rows(store).empty:
+                        break
+                    time.sleep(0.05)
+        finally:
+            browser.close()
     rows = log_rows(store)
     assert rows[["topic", "docno", "grade", "assessor"]].values.tolist()[:1] == [
         ["1", "d1", 2, "ann"]]

@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import re
 import shlex
-import socket
 import subprocess
 import sys
 import time
@@ -23,6 +22,7 @@ from urllib.parse import urljoin
 import aiohttp
 import pytest
 from judge_fixtures import build_store
+from serving import free_port, served
 
 from pooltool.errors import InvalidArgument
 from pooltool.tui.serve import app_command, assessor_name, command_for, served_names
@@ -60,48 +60,13 @@ def test_loopback_is_the_default_bind() -> None:
     assert JudgeServer(lambda name: "true").host == "127.0.0.1"
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """``pooltool judge --serve`` on a free loopback port, on the judging fixture store
     (a SQLite file: serving is the same on either engine); yields its base URL. One
     server for the module's tests: they load pages and open apps, and judge nothing."""
-    store_path = build_store(tmp_path_factory.mktemp("serve") / "store.db")
-    port = _free_port()
-    process = subprocess.Popen([sys.executable, "-m", "pooltool", "--db", str(store_path),
-                                "judge", "--serve", "--port", str(port)],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        _wait_until_up(base, process)
+    with served(build_store(tmp_path_factory.mktemp("serve") / "store.db")) as base:
         yield base
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-        assert process.stderr is not None
-        process.stderr.close()
-
-
-def _wait_until_up(base: str, process: subprocess.Popen[bytes]) -> None:
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise AssertionError(f"the server exited: {process.stderr.read()!r}")  # type: ignore[union-attr]
-        try:
-            urllib.request.urlopen(base + "/", timeout=5).close()
-            return
-        except OSError:
-            time.sleep(0.2)
-    raise AssertionError("the server did not answer within 60 s")
 
 
 def _get(url: str) -> tuple[int, str]:
@@ -246,7 +211,7 @@ def test_a_foreign_host_name_is_refused_dns_rebinding(server: str) -> None:
 def test_the_host_given_is_the_name_served(store_path: str) -> None:
     """``--host 127.0.0.2``: that name is served, another one (a loopback name
     included) is refused."""
-    port = _free_port()
+    port = free_port()
     process = subprocess.Popen([sys.executable, "-m", "pooltool", "--db", str(store_path),
                                 "judge", "--serve", "--host", "127.0.0.2", "--port", str(port)],
                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
