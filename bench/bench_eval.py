@@ -22,12 +22,11 @@ from __future__ import annotations
 import argparse
 import shlex
 import shutil
-import statistics
 import sys
 import tempfile
 from pathlib import Path
 
-from bench_recall import SHARED, Sample, generate, measure
+from bench_recall import SHARED, back_to_back, generate
 
 
 def contenders(qrels: Path, runs: list[Path], trec_eval: str | None) -> dict[str, list[str]]:
@@ -45,23 +44,8 @@ def contenders(qrels: Path, runs: list[Path], trec_eval: str | None) -> dict[str
 
 def compare(label: str, qrels: Path, runs: list[Path], repeat: int, trec_eval: str | None) -> None:
     """Run the contenders back to back ``repeat`` times and print medians and ratios."""
-    commands = contenders(qrels, runs, trec_eval)
-    samples: dict[str, list[Sample]] = {name: [] for name in commands}
-    for command in commands.values():
-        measure(command)  # warm-up
-    for _ in range(repeat):
-        for name, command in commands.items():
-            samples[name].append(measure(command))
-    lines = sum(p.read_bytes().count(b"\n") for p in runs)
-    base = samples["pooltool eval"]
-    print(f"\n{label}: {len(runs)} runs, {lines:,} lines; medians of {repeat}, whole process")
-    print("| contender | wall s | CPU s | peak MiB | pooltool's wall / this |")
-    print("|---|---:|---:|---:|---:|")
-    for name, rows in samples.items():
-        ratio = statistics.median(ours.wall / row.wall for row, ours in zip(rows, base, strict=True))
-        print(f"| {name} | {statistics.median(r.wall for r in rows):.2f} | "
-              f"{statistics.median(r.cpu for r in rows):.2f} | "
-              f"{statistics.median(r.peak_mib for r in rows):.0f} | {ratio:.2f} |")
+    back_to_back(label, contenders(qrels, runs, trec_eval), runs, repeat, "pooltool eval",
+                 ours_over_theirs=True)
 
 
 def main() -> None:

@@ -122,7 +122,18 @@ def measure(command: list[str]) -> Sample:
 
 def compare(label: str, qrels: Path, runs: list[Path], repeat: int) -> None:
     """Run the contenders back to back ``repeat`` times and print medians and ratios."""
-    commands = contenders(qrels, runs)
+    back_to_back(label, contenders(qrels, runs), runs, repeat, "pooltool recall")
+    if not shutil.which("trec_eval"):
+        print("(trec_eval is not on PATH: not measured)")
+
+
+def back_to_back(label: str, commands: dict[str, list[str]], runs: list[Path], repeat: int,
+                 base_name: str, ours_over_theirs: bool = False) -> None:
+    """Run ``commands`` (name -> command line) in turn, ``repeat`` rounds after one warm-up
+    round, and print a Markdown table of the median wall time (s), CPU time (s) and peak
+    memory (MiB) of each, with the median round-by-round ratio of wall times against
+    ``base_name``'s: each contender's over pooltool's, or pooltool's over each
+    contender's with ``ours_over_theirs``."""
     samples: dict[str, list[Sample]] = {name: [] for name in commands}
     for command in commands.values():
         measure(command)  # warm-up: files into the page cache, imports compiled
@@ -130,17 +141,18 @@ def compare(label: str, qrels: Path, runs: list[Path], repeat: int) -> None:
         for name, command in commands.items():
             samples[name].append(measure(command))
     lines = sum(p.read_bytes().count(b"\n") for p in runs)
-    base = samples["pooltool recall"]
+    base = samples[base_name]
     print(f"\n{label}: {len(runs)} runs, {lines:,} lines; medians of {repeat}, whole process")
-    print("| contender | wall s | CPU s | peak MiB | wall / pooltool's |")
+    header = "pooltool's wall / this" if ours_over_theirs else "wall / pooltool's"
+    print(f"| contender | wall s | CPU s | peak MiB | {header} |")
     print("|---|---:|---:|---:|---:|")
     for name, rows in samples.items():
-        ratio = statistics.median(row.wall / ours.wall for row, ours in zip(rows, base, strict=True))
+        ratio = statistics.median((ours.wall / row.wall) if ours_over_theirs
+                                  else (row.wall / ours.wall)
+                                  for row, ours in zip(rows, base, strict=True))
         print(f"| {name} | {statistics.median(r.wall for r in rows):.2f} | "
               f"{statistics.median(r.cpu for r in rows):.2f} | "
               f"{statistics.median(r.peak_mib for r in rows):.0f} | {ratio:.2f} |")
-    if not shutil.which("trec_eval"):
-        print("(trec_eval is not on PATH: not measured)")
 
 
 def main() -> None:
