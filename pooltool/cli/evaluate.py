@@ -11,7 +11,14 @@ from pathlib import Path
 
 import click
 
-from pooltool.cli.group import cli, level_option, output_option, warn
+from pooltool.cli.group import (
+    cli,
+    level_option,
+    output_option,
+    qrels_options,
+    stored_or_file,
+    warn,
+)
 from pooltool.cli.sources import (
     check_run_names,
     check_run_specs,
@@ -34,12 +41,7 @@ EVAL_FORMATS = ("trec", *FORMATS)
 
 @cli.command("eval")
 @click.argument("runs", nargs=-1, required=True, metavar="RUN...", callback=check_run_specs)
-@click.option("--qrels", "qrels_file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="Qrels file (TREC format).")
-@click.option("--version", "version", metavar="NAME", help="Take the qrels from this stored version.")
-@click.option("--policy", metavar="POLICY",
-              help="With the store's qrels: how a pair's grade is picked (as for recall; "
-                   "default latest: people's judgments only).")
+@qrels_options
 @click.option("-m", "--measure", "measures", multiple=True, metavar="MEASURE",
               help="A measure: trec_eval's (map, P.5,10, ndcg_cut.10, ndcg.1=0,2=3, rbp.p=0.8, "
                    "all_trec, official) or ir_measures' (nDCG@10, AP, P(rel=2)@10, RBP(p=0.8), "
@@ -85,15 +87,13 @@ def eval_command(ctx: click.Context, runs: tuple[str, ...], qrels_file: Path | N
       pooltool eval bm25 --version official -m nDCG@10 -m AP -m 'RBP(p=0.8)' --format table
       pooltool eval run.txt --qrels qrels.txt -m ndcg_cut.5,10 -m P.10 -l 2 --format csv
     """
-    if (qrels_file is None) == (version is None and policy is None):
-        raise click.UsageError("give exactly one of --qrels FILE or --version NAME / --policy")
+    stored = stored_or_file(qrels_file, version, policy)
     use_system_allocator()
     options = Options(level, complete, max_docs, judged_only, num_docs,
                       holes=fmt not in ("trec", "table"))  # only the long shape prints holes
     from pooltool.measures.trec.select import select
 
     select(list(measures))  # refuse a bad measure before reading anything
-    stored = (version, policy or "latest")
     result = _evaluate(ctx, runs, qrels_file, stored, list(measures), options)
     _warn_topics(result)
     _write(result, fmt, per_topic, no_summary, str(qrels_file) if qrels_file else qrels_source(*stored))

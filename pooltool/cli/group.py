@@ -187,6 +187,37 @@ def level_option(f: F) -> F:
                         help="Relevant means grade >= LEVEL (trec_eval -l).")(f)
 
 
+def qrels_options(f: F) -> F:
+    """Add ``--qrels FILE``, ``--version NAME`` and ``--policy POLICY``: the qrels a measure
+    takes, from a file or from the store (check them with :func:`stored_or_file`)."""
+    options = [
+        click.option("--qrels", "qrels_file",
+                     type=click.Path(exists=True, dir_okay=False, path_type=Path),
+                     help="Qrels file (TREC format)."),
+        click.option("--version", "version", metavar="NAME",
+                     help="Take the qrels from this stored version."),
+        click.option("--policy", metavar="POLICY",
+                     help="With the store's qrels (a --version, else the log now): how a "
+                          "pair's grade is picked, e.g. assessor:gpt-judge, "
+                          "prefer:alice,gpt-judge, latest:all (default latest: people's "
+                          "judgments only).")]
+    for option in reversed(options):
+        f = option(f)
+    return f
+
+
+def stored_or_file(qrels_file: Path | None, version: str | None,
+                   policy: str | None) -> tuple[str | None, str]:
+    """The store's ``(version, policy)`` that :func:`qrels_options` name (``policy``
+    ``latest`` by default; unused when a file is given).
+
+    :raises click.UsageError: neither a file nor the store, or both.
+    """
+    if (qrels_file is None) == (version is None and policy is None):
+        raise click.UsageError("give exactly one of --qrels FILE or --version NAME / --policy")
+    return version, policy or "latest"
+
+
 PLOT_SUFFIXES = (".png", ".svg", ".pdf")
 
 

@@ -15,7 +15,15 @@ import click
 import numpy as np
 
 from pooltool.cli.exit import skip_native_teardown
-from pooltool.cli.group import cli, level_option, output_option, plot_option, warn
+from pooltool.cli.group import (
+    cli,
+    level_option,
+    output_option,
+    plot_option,
+    qrels_options,
+    stored_or_file,
+    warn,
+)
 from pooltool.cli.sources import (
     check_run_names,
     check_run_specs,
@@ -65,13 +73,7 @@ def parse_ks(_ctx: click.Context, _param: click.Parameter, value: str) -> tuple[
 
 @cli.command()
 @click.argument("runs", nargs=-1, required=True, metavar="RUN...", callback=check_run_specs)
-@click.option("--qrels", "qrels_file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="Qrels file (TREC format).")
-@click.option("--version", "version", metavar="NAME", help="Take the qrels from this stored version.")
-@click.option("--policy", metavar="POLICY",
-              help="With the store's qrels (a --version, else the log now): how a pair's "
-                   "grade is picked, e.g. assessor:gpt-judge, prefer:alice,gpt-judge, "
-                   "latest:all (default latest: people's judgments only).")
+@qrels_options
 @click.option("-k", "ks", default="10,100,1000", show_default=True, callback=parse_ks,
               help="Cutoffs, comma-separated.")
 @level_option
@@ -127,8 +129,7 @@ def recall(ctx: click.Context, runs: tuple[str, ...], qrels_file: Path | None, v
       pooltool recall runs/* --policy assessor:gpt-judge -k 10
       pooltool recall bm25 tfidf --version round2 -k 100 --estimate s1
     """
-    if (qrels_file is None) == (version is None and policy is None):
-        raise click.UsageError("give exactly one of --qrels FILE or --version NAME / --policy")
+    stored = stored_or_file(qrels_file, version, policy)
     use_system_allocator()
     skip_native_teardown()  # Arrow's threads: no static destructors at exit (cli/exit.py)
     if sample_name is not None and fmt == "trec":
@@ -136,7 +137,6 @@ def recall(ctx: click.Context, runs: tuple[str, ...], qrels_file: Path | None, v
                                "tsv, json or jsonl")
     options: dict[str, Any] = {"ks": ks, "level": level, "complete": complete,
                                "max_docs": max_docs}
-    stored = (version, policy or "latest")
     if sample_name is not None:  # the estimate needs the runs themselves
         from pooltool.cli.estimate import check_sample
 
