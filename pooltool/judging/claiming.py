@@ -62,17 +62,13 @@ class SessionClaims:
         """Claim ``docno`` (see the module docstring); returns whether the assessor may
         show it (``False``: another assessor holds it or judged it). A store still busy
         after the wait, or read-only, leaves it shown unclaimed (``True``)."""
-        try:
-            with self.writes.trying(wait_ms):
-                taken = self.store.claim(self.topic, docno, self.assessor, self.minutes)
-        except sqlite3.OperationalError as exc:
-            if is_busy(exc):
-                self.writes.lock_busy()
+        outcome = self._claim(docno, wait_ms)
+        if outcome in ("busy", "none"):
             self.held = self.taken_at = None
             return True
-        if taken:
+        if outcome == "taken":
             self.held, self.taken_at = docno, self.store.claim_clock()
-        return taken
+        return outcome == "taken"
 
     def renew(self, docno: str) -> Renewal:
         """Renew the claim on ``docno``, the document on screen, when due (see the
@@ -81,19 +77,29 @@ class SessionClaims:
         due = timedelta(minutes=self.minutes * RENEW_SHARE)
         if self.held == docno and self.taken_at is not None and now - self.taken_at < due:
             return "kept"
+        outcome = self._claim(docno, BUSY_WAIT_MS)
+        if outcome in ("busy", "none"):  # none: a store that cannot be written
+            return outcome
+        if outcome == "refused":
+            self.held = self.taken_at = None
+            return "lost"
+        self.held, self.taken_at = docno, now
+        return "renewed"
+
+    def _claim(self, docno: str, wait_ms: int) -> Literal["taken", "refused", "busy", "none"]:
+        """Ask the store for the claim, waiting at most ``wait_ms`` for its write lock:
+        ``taken``, ``refused`` (another assessor holds or judged it), ``busy`` (the lock
+        stayed held: the write queue learns the store is busy) or ``none`` (the store
+        cannot be written, e.g. read-only)."""
         try:
-            with self.writes.trying(BUSY_WAIT_MS):
+            with self.writes.trying(wait_ms):
                 taken = self.store.claim(self.topic, docno, self.assessor, self.minutes)
         except sqlite3.OperationalError as exc:
             if is_busy(exc):
                 self.writes.lock_busy()
                 return "busy"
-            return "none"  # a store that cannot be written: nothing to renew
-        if not taken:
-            self.held = self.taken_at = None
-            return "lost"
-        self.held, self.taken_at = docno, now
-        return "renewed"
+            return "none"
+        return "taken" if taken else "refused"
 
     def release(self) -> None:
         """Give up the assessor's claims on the topic (best effort; see the module
