@@ -121,8 +121,11 @@ class TopicPickerScreen(Screen[None]):
     def on_resize(self) -> None:
         """Widen or narrow the query column to the screen (the rows last read are
         shown again: a resize asks nothing of the store)."""
-        if self.progress is not None and self.fitted_title_width() != self.title_width:
-            self.title_width = self.fitted_title_width()
+        if self.progress is None:
+            return
+        width = self.fitted_title_width()
+        if width != self.title_width:
+            self.title_width = width
             self._show(self.progress, None)
 
     def fitted_title_width(self) -> int:
@@ -151,9 +154,10 @@ class TopicPickerScreen(Screen[None]):
         frame = topic_progress(self.store, self.assessor, self.topics, self.pool)
         self.progress = frame.set_index("topic").reindex(self.topics).dropna(subset=["pooled"])
         self._show(self.progress, highlight)
-        if self.size.width and self.fitted_title_width() != self.title_width:
+        width = self.fitted_title_width() if self.size.width else self.title_width
+        if width != self.title_width:
             # the other columns' widths are known once filled: fit the query column
-            self.title_width = self.fitted_title_width()
+            self.title_width = width
             self._show(self.progress, highlight)
 
     def _show(self, frame: pd.DataFrame, highlight: str | None) -> None:
