@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import click
@@ -19,7 +21,7 @@ from pooltool.analysis.sample_estimates import (
 )
 from pooltool.cli.group import open_store, warn
 from pooltool.measures import RecallResult
-from pooltool.records import topic_order
+from pooltool.records import is_judged, topic_order
 from pooltool.report import emit, emit_json, records
 from pooltool.store import JudgmentStore
 
@@ -54,28 +56,93 @@ def write_estimates(ctx: click.Context, result: RecallResult, runs: pd.DataFrame
                                     max_docs=result.options.max_docs)
     except CannotEstimate as exc:
         raise click.ClickException(f"cannot estimate from sample {name!r}: {exc}") from exc
-    summary, topics = _beside(result, estimates)
     judged = int(estimates.per_topic.drop_duplicates("topic")["sampled"].sum())
     about = (f"ESTIMATES from sample {name!r} beyond pool {info['base_pool']!r} (frame: "
              f"{design.frame}; {judged} sampled documents judged; 95% intervals)")
     if design.frame == "runs":
         about += "; R is R within the runs' lists"
+    if judged < len(design.docs):
+        about_unjudged = (
+            f"note: {len(design.docs) - judged} of the sample's {len(design.docs)} documents "
+            f"are not judged yet (e.g. since 'sample --grow'): the estimate uses the judged "
+            f"ones; judge the rest with 'pooltool judge --pool {name}'")
+    else:
+        about_unjudged = ""
+    described = {"sample": name, "base_pool": info["base_pool"], "frame": design.frame,
+                 "strata": info["strata"], "allocation": info["allocation"],
+                 "budget": info["budget"], "seed": info["seed"], "sampled_judged": judged}
+    _write_beside(result, estimates, about, about_unjudged, described, fmt, per_topic, source)
+
+
+def write_prels_estimates(result: RecallResult, runs: pd.DataFrame, path: Path, layout: str,
+                          seed: int, fmt: str, per_topic: bool, source: str) -> None:
+    """Estimate from the sampled judgments of file ``path`` (layout ``prels`` or
+    ``strata``: :mod:`pooltool.formats.prels`) and write them beside num_rel and
+    Recall@k as :func:`write_estimates` does; with ``strata``, the rows also carry
+    ``est_infAP`` (xinfAP, :mod:`pooltool.analysis.inferred_ap`; per topic, and its mean
+    over the topics in the summary, whatever k).
+
+    :raises FormatError: a bad line of the file.
+    :raises click.ClickException: the file cannot be estimated from (why).
+    """
+    from pooltool.analysis.prels_estimates import estimate_poisson, strata_design
+    from pooltool.formats.prels import read_prels
+
+    prels = read_prels(path, layout)
+    options = result.options
+    try:
+        if layout == "strata":
+            design, judgments = strata_design(prels, path.name)
+            estimates = estimate_recall(runs, judgments, design, options.ks, options.level,
+                                        seed=seed, complete=options.complete,
+                                        max_docs=options.max_docs)
+            estimates = _with_infap(estimates, runs, prels, options.level)
+        else:
+            estimates = estimate_poisson(runs, prels, options.ks, options.level,
+                                         complete=options.complete, max_docs=options.max_docs)
+    except CannotEstimate as exc:
+        raise click.ClickException(f"cannot estimate from {path}: {exc}") from exc
+    judged = int(is_judged(prels["grade"]).sum())
+    about = (f"ESTIMATES from the sampled judgments in {path.name} (layout {layout}; "
+             f"{judged} judged documents; 95% intervals); R is R of the documents "
+             + ("the file lists" if layout == "strata" else "the design could sample"))
+    described = {"prels": str(path), "layout": layout, "judged": judged,
+                 **({"seed": seed} if layout == "strata" else {})}
+    _write_beside(result, estimates, about, "", described, fmt, per_topic, source)
+
+
+def _with_infap(estimates: Estimates, runs: pd.DataFrame, prels: pd.DataFrame,
+                level: int) -> Estimates:
+    """``estimates`` with ``est_infAP`` per run and topic, and its mean in the summary
+    (over the topics each summary row counts: 0 for a topic the run did not retrieve)."""
+    from pooltool.analysis.inferred_ap import xinf_ap
+
+    infap = xinf_ap(runs, prels, level)[["run_tag", "topic", "xinfAP"]].rename(
+        columns={"xinfAP": "est_infAP"})
+    per_topic = estimates.per_topic.merge(infap, on=["run_tag", "topic"], how="left")
+    sums = infap.groupby("run_tag")["est_infAP"].sum()
+    summary = estimates.summary.assign(
+        est_infAP=estimates.summary["run_tag"].map(sums).fillna(0.0)
+        / estimates.summary["num_q"])
+    return replace(estimates, per_topic=per_topic, summary=summary)
+
+
+def _write_beside(result: RecallResult, estimates: Estimates, about: str, unjudged: str,
+                  described: dict[str, Any], fmt: str, per_topic: bool, source: str) -> None:
+    """Write ``estimates`` beside num_rel and Recall@k (see :func:`write_estimates`), the
+    notes on stderr; ``described`` is what JSON's ``estimate`` object says of the source."""
+    summary, topics = _beside(result, estimates)
     warn(f"note: {about}; interval method: {estimates.method}")
     if estimates.caveat:
         warn(f"note: {estimates.caveat}")
-    if judged < len(design.docs):
-        warn(f"note: {len(design.docs) - judged} of the sample's {len(design.docs)} documents "
-             f"are not judged yet (e.g. since 'sample --grow'): the estimate uses the judged "
-             f"ones; judge the rest with 'pooltool judge --pool {name}'")
+    if unjudged:
+        warn(unjudged)
     if fmt == "json":
         from pooltool.json_documents import recall_document
 
         document = recall_document(result, per_topic, source)
         document["estimate"] = {
-            "sample": name, "base_pool": info["base_pool"], "frame": design.frame,
-            "strata": info["strata"], "allocation": info["allocation"],
-            "budget": info["budget"], "seed": info["seed"], "sampled_judged": judged,
-            "interval": estimates.method,
+            **described, "interval": estimates.method,
             **({"caveat": estimates.caveat} if estimates.caveat else {}),
             "summary": records(summary),
             **({"per_topic": records(topics)} if per_topic else {})}
@@ -102,7 +169,8 @@ def _beside(result: RecallResult, estimates: Estimates) -> tuple[pd.DataFrame, p
     """The estimate rows with num_rel (per topic) and recall from the trec_eval result."""
     summary = estimates.summary.merge(
         result.summary[["run_tag", "k", "recall"]], on=["run_tag", "k"], how="left")
-    summary = summary[["run_tag", "k", "num_q", "recall", "sampled", *ESTIMATE_COLUMNS]]
+    extra = [c for c in ("est_infAP",) if c in summary.columns]
+    summary = summary[["run_tag", "k", "num_q", "recall", "sampled", *ESTIMATE_COLUMNS, *extra]]
     parts = []
     for k in result.options.ks:
         part = result.per_topic[["run_tag", "topic", "num_rel", f"recall@{k}"]].rename(
@@ -110,7 +178,8 @@ def _beside(result: RecallResult, estimates: Estimates) -> tuple[pd.DataFrame, p
         parts.append(part.assign(k=k))
     trec = pd.concat(parts, ignore_index=True)
     topics = estimates.per_topic.merge(trec, on=["run_tag", "topic", "k"], how="left")
-    topics = topics[["run_tag", "topic", "k", "num_rel", "recall", "sampled", *ESTIMATE_COLUMNS]]
+    topics = topics[["run_tag", "topic", "k", "num_rel", "recall", "sampled", *ESTIMATE_COLUMNS,
+                     *extra]]
     topics = topics.iloc[topic_order(list(topics["topic"]), list(topics["run_tag"]))]
     return summary, topics.reset_index(drop=True)
 

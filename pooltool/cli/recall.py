@@ -38,6 +38,7 @@ from pooltool.cli.sources import (
     stored_run_tables,
     use_system_allocator,
 )
+from pooltool.formats.prels import LAYOUTS as PRELS_LAYOUTS
 from pooltool.measures import (
     RecallResult,
     evaluate_recall,
@@ -87,11 +88,23 @@ def parse_ks(_ctx: click.Context, _param: click.Parameter, value: str) -> tuple[
 @click.option("--estimate", "sample_name", metavar="NAME",
               help="Also estimate R and Recall@k, with 95% intervals, from the judged sample "
                    "NAME ('pooltool sample').")
+@click.option("--prels", "prels_file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="Also estimate R and Recall@k, with 95% intervals, from the sampled "
+                   "judgments in FILE, drawn outside pooltool (NIST's layouts: see "
+                   "--prels-layout).")
+@click.option("--prels-layout", type=click.Choice(PRELS_LAYOUTS), default="prels",
+              show_default=True,
+              help="The layout of --prels FILE: prels (topic docno grade method inclusion; "
+                   "TREC Million Query) or strata (topic iteration docno stratum grade, -1 "
+                   "not sampled; sample_eval.pl).")
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="With --prels --prels-layout strata: the seed of the interval's draws.")
 @click.pass_context
 def recall(ctx: click.Context, runs: tuple[str, ...], qrels_file: Path | None, version: str | None,
            policy: str | None, ks: tuple[int, ...], level: int, complete: bool,
            max_docs: int | None, per_topic: bool, fmt: str, plot: Path | None,
-           sample_name: str | None) -> None:
+           sample_name: str | None, prels_file: Path | None, prels_layout: str,
+           seed: int) -> None:
     """Recall@k, P@k and unjudged rates of runs, exactly as trec_eval 10.0 computes them.
 
     RUN is a run file, or the tag of a run in the store (a name that is both
@@ -122,25 +135,38 @@ def recall(ctx: click.Context, runs: tuple[str, ...], qrels_file: Path | None, v
     its frame, its judged documents and the interval method. The qrels must
     hold the pool's and the sample's judgments. Not with --format trec.
 
+    --prels FILE does the same from sampled judgments drawn outside pooltool
+    (the estimates use FILE's judgments; --qrels still gives recall and
+    num_rel): with --prels-layout strata (sample_eval.pl's stratified file)
+    the same estimators as --estimate, and est_infAP, the run's xinfAP as
+    sample_eval.pl computes it; with --prels-layout prels (one inclusion
+    probability per document) Horvitz-Thompson estimates with normal
+    intervals (interval 'normal'). See docs/sampled-judgments.md.
+
     \b
     Example:
       pooltool recall runs/* --qrels qrels.txt -k 10,100,1000 -c
       pooltool recall bm25 --version round1 -q --format csv
       pooltool recall runs/* --policy assessor:gpt-judge -k 10
       pooltool recall bm25 tfidf --version round2 -k 100 --estimate s1
+      pooltool recall runs/* --qrels qrels.txt -k 100 --prels mq.prels
     """
     stored = stored_or_file(qrels_file, version, policy)
     use_system_allocator()
     skip_native_teardown()  # Arrow's threads: no static destructors at exit (cli/exit.py)
-    if sample_name is not None and fmt == "trec":
-        raise click.UsageError("--estimate has no trec_eval layout: use --format table, csv, "
-                               "tsv, json or jsonl")
+    if sample_name is not None and prels_file is not None:
+        raise click.UsageError("give --estimate NAME or --prels FILE, not both")
+    estimating = sample_name is not None or prels_file is not None
+    if estimating and fmt == "trec":
+        raise click.UsageError("--estimate and --prels have no trec_eval layout: use --format "
+                               "table, csv, tsv, json or jsonl")
     options: dict[str, Any] = {"ks": ks, "level": level, "complete": complete,
                                "max_docs": max_docs}
-    if sample_name is not None:  # the estimate needs the runs themselves
+    if estimating:  # the estimate needs the runs themselves
         from pooltool.cli.estimate import check_sample
 
-        check_sample(ctx, sample_name)  # before any note about the qrels
+        if sample_name is not None:
+            check_sample(ctx, sample_name)  # before any note about the qrels
         frame = load_runs(ctx, runs, ranked=True)  # stored runs: not ordered again
         qrels = _qrels_frame(ctx, qrels_file, stored, level)  # once: reading notes what it read
         result = evaluate_recall(frame, qrels, **options)
@@ -152,6 +178,12 @@ def recall(ctx: click.Context, runs: tuple[str, ...], qrels_file: Path | None, v
         from pooltool.cli.estimate import write_estimates
 
         write_estimates(ctx, result, frame, qrels, sample_name, fmt, per_topic, source)
+        return
+    if prels_file is not None:
+        from pooltool.cli.estimate import write_prels_estimates
+
+        write_prels_estimates(result, frame, prels_file, prels_layout, seed, fmt, per_topic,
+                              source)
         return
     _write(result, fmt, per_topic, source)
     if plot is not None:
