@@ -17,10 +17,13 @@ Per topic, with ``N_c`` the listed documents of stratum c, ``n_c`` its judged on
   (0 when R_hat is 0).
 
 The strata are visited in the string order of their labels (Perl's ``sort keys``), so
-the sums are added in sample_eval.pl's order. With one stratum this is trec_eval's
-``infAP`` (m_infAP.c) on the same file read as qrels, but for the smoothing: trec_eval
-divides by ``s + 2e``, sample_eval.pl by ``s + 3e``, which moves a value by about
-``e / s`` (at most 1e-5 for s >= 1). Unlike sample_eval.pl, leading zeros of a run's
+the sums are added in sample_eval.pl's order (on the 15 TREC-COVID round 1 runs and a
+three-stratum file, the 450 per-topic values equal sample_eval.pl's printed with 12
+decimals). With one stratum this is trec_eval's ``infAP`` (m_infAP.c) on the same file
+read as qrels, but for the smoothing: trec_eval divides by ``s + 2e``, sample_eval.pl by
+``s + 3e``, which moves a value by about ``e / s`` where the ``s`` documents judged above
+each relevant one are at least 1, and much more where every pooled document above a
+relevant one is unjudged (``s = 0``: 1/3 against trec_eval's 1/2). Unlike sample_eval.pl, leading zeros of a run's
 topic ids are kept (it strips them from the run's, not the file's).
 """
 
