@@ -23,8 +23,9 @@ decimals). With one stratum this is trec_eval's ``infAP`` (m_infAP.c) on the sam
 read as qrels, but for the smoothing: trec_eval divides by ``s + 2e``, sample_eval.pl by
 ``s + 3e``, which moves a value by about ``e / s`` where the ``s`` documents judged above
 each relevant one are at least 1, and much more where every pooled document above a
-relevant one is unjudged (``s = 0``: 1/3 against trec_eval's 1/2). Unlike sample_eval.pl, leading zeros of a run's
-topic ids are kept (it strips them from the run's, not the file's).
+relevant one is unjudged (``s = 0``: 1/3 against trec_eval's 1/2). Unlike
+sample_eval.pl, leading zeros of a run's topic ids are kept (it strips them from the
+run's, not the file's).
 """
 
 from __future__ import annotations
