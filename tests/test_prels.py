@@ -11,9 +11,10 @@ import numpy as np
 import pandas as pd
 import pytest
 from click.testing import CliRunner
+from scipy.stats import gamma
 
 from pooltool.analysis.inferred_ap import EPSILON, xinf_ap
-from pooltool.analysis.prels_estimates import estimate_poisson, strata_design
+from pooltool.analysis.prels_estimates import estimate_poisson, fay_feuer, strata_design
 from pooltool.cli import cli
 from pooltool.errors import FormatError
 from pooltool.formats.prels import read_prels
@@ -148,22 +149,26 @@ def test_strata_design_takes_a_stratum_judged_whole_as_the_pool() -> None:
     assert qrels["docno"].tolist() == ["a", "b", "c", "e"]
 
 
+def test_fay_feuer_with_unit_weights_is_garwoods_exact_poisson_interval() -> None:
+    # Garwood (1936) 95% limits for a Poisson count of 3: 0.6186 and 8.7673; of 0: 0, 3.6889
+    count, low, high = fay_feuer(np.array([3.0, 0.0]), np.array([3.0, 0.0]), 1.0)
+    assert count.tolist() == [3.0, 0.0]
+    assert low == pytest.approx([0.6186, 0.0], abs=1e-4)
+    assert high == pytest.approx([8.7673, 3.6889], abs=1e-4)
+
+
 def test_poisson_estimates_by_hand() -> None:
     # a: relevant, pi 1; c: relevant, pi 0.5; e: not relevant, pi 0.5; g: relevant, pi 0.25
-    # R_hat = 1 + 2 + 4 = 7, var = (1 - .5) / .25 + (1 - .25) / .0625 = 2 + 12 = 14
+    # R_hat = 1 + (2 + 4): known 1, weighted Poisson y = 6, v = 4 + 16 = 20, wM = 4
     prels = read_prels("1 a 1 0 1\n1 c 1 1 0.5\n1 e 0 1 0.5\n1 g 1 1 0.25\n")
     estimates = estimate_poisson(_run(), prels, [3])
     row = estimates.per_topic.iloc[0]
     assert row["est_R"] == row["est_R_ht"] == 7.0
-    assert row["est_R_high"] == pytest.approx(7 + 1.959963984540054 * np.sqrt(14))
-    assert row["est_R_low"] == 3.0  # 7 - 7.33 is below the 3 relevant documents judged
-    # top 3 = a, b, c: Y_hat = 3, recall 3/7; residuals y - r x: a 4/7, c 4/7, g -3/7
-    recall = 3 / 7
-    variance = (0.5 / 0.25 * (4 / 7) ** 2 + 0.75 / 0.0625 * (3 / 7) ** 2) / 49
-    assert row["est_recall"] == pytest.approx(recall)
-    half = 1.959963984540054 * np.sqrt(variance)
-    assert row["est_recall_high"] == pytest.approx(recall + half)
-    assert recall - half < 0 and row["est_recall_low"] == 0.0  # clipped to [0, 1]
+    assert row["est_R_low"] == 1 + max(2, gamma.ppf(0.025, 36 / 20, scale=20 / 6))
+    assert row["est_R_high"] == pytest.approx(1 + gamma.ppf(0.975, 100 / 36, scale=36 / 10))
+    # first 3 = a, b, c (b not in the file: Y's upper end counts it): Y = 1 + 2, X = 4
+    assert row["est_recall"] == pytest.approx(3 / 7)
+    assert 0 < row["est_recall_low"] < 3 / 7 < row["est_recall_high"] < 1
     assert estimates.topics["pooled_relevant"].tolist() == [1]
     assert estimates.topics["sampled"].tolist() == [3]
 

@@ -140,8 +140,8 @@ def recall(ctx: click.Context, runs: tuple[str, ...], qrels_file: Path | None, v
     num_rel): with --prels-layout strata (sample_eval.pl's stratified file)
     the same estimators as --estimate, and est_infAP, the run's xinfAP as
     sample_eval.pl computes it; with --prels-layout prels (one inclusion
-    probability per document) Horvitz-Thompson estimates with normal
-    intervals (interval 'normal'). See docs/sampled-judgments.md.
+    probability per document) Horvitz-Thompson estimates with Fay-Feuer gamma
+    intervals (interval 'gamma'). See docs/sampled-judgments.md.
 
     \b
     Example:
