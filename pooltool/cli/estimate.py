@@ -96,7 +96,8 @@ def write_prels_estimates(result: RecallResult, runs: pd.DataFrame, path: Path, 
             estimates = estimate_recall(runs, judgments, design, options.ks, options.level,
                                         seed=seed, complete=options.complete,
                                         max_docs=options.max_docs)
-            estimates = _with_infap(estimates, runs, prels, options.level)
+            estimates = _with_infap(estimates, runs, prels, options.level,
+                                    options.max_docs)
         else:
             estimates = estimate_poisson(runs, prels, options.ks, options.level,
                                          complete=options.complete, max_docs=options.max_docs)
@@ -112,12 +113,14 @@ def write_prels_estimates(result: RecallResult, runs: pd.DataFrame, path: Path, 
 
 
 def _with_infap(estimates: Estimates, runs: pd.DataFrame, prels: pd.DataFrame,
-                level: int) -> Estimates:
+                level: int, max_docs: int | None) -> Estimates:
     """``estimates`` with ``est_infAP`` per run and topic, and its mean in the summary
-    (over the topics each summary row counts: 0 for a topic the run did not retrieve)."""
-    from pooltool.analysis.inferred_ap import xinf_ap
+    (over the topics each summary row counts: 0 for a topic the run did not retrieve);
+    each run's first ``max_docs`` documents count (``None``: sample_eval.pl's 1000)."""
+    from pooltool.analysis.inferred_ap import MAX_RESULT_SIZE, xinf_ap
 
-    infap = xinf_ap(runs, prels, level)[["run_tag", "topic", "xinfAP"]].rename(
+    infap = xinf_ap(runs, prels, level, max_docs or MAX_RESULT_SIZE)[
+        ["run_tag", "topic", "xinfAP"]].rename(
         columns={"xinfAP": "est_infAP"})
     per_topic = estimates.per_topic.merge(infap, on=["run_tag", "topic"], how="left")
     sums = infap.groupby("run_tag")["est_infAP"].sum()
