@@ -197,3 +197,15 @@ def test_recall_prels_cli(tmp_path: Path) -> None:
                                       "(topic iteration docno stratum grade), got 4")
         both = runner.invoke(cli, [*args, "--estimate", "s1"])
         assert "give --estimate NAME or --prels FILE, not both" in both.stderr
+
+
+def test_poisson_minus_c_scores_a_topic_the_run_lacks_as_0() -> None:
+    prels = read_prels("1 a 1 0 1\n1 c 1 1 0.5\n2 x 1 0 1\n2 y 0 1 0.5\n")
+    alone = estimate_poisson(_run(), prels, [3])
+    complete = estimate_poisson(_run(), prels, [3], complete=True)
+    assert alone.summary["num_q"].tolist() == [1] and complete.summary["num_q"].tolist() == [2]
+    # topic 1: a and c in the first 3, R_hat 3 = Y_hat: recall 1; topic 2 scores 0
+    assert alone.summary["est_recall"].tolist() == [1.0]
+    assert complete.summary["est_recall"].tolist() == [0.5]
+    assert complete.summary["est_R"].tolist() == [(3 + 1) / 2]
+    assert complete.per_topic["topic"].tolist() == ["1"]  # rows only where it retrieved
