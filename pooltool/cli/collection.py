@@ -415,9 +415,14 @@ def import_qrels(ctx: click.Context, file: Path, version: str, assessor: str,
 @click.option("--pool", "pool_name", default=DEFAULT_POOL, show_default=True,
               help="The pool whose unjudged documents --unjudged-as writes.")
 @output_file_option
+@click.option("--format", "fmt", type=click.Choice(("trec", "jsonl", "parquet", "json")),
+              default="trec", show_default=True, metavar="FORMAT",
+              help="trec: qrels lines; jsonl, parquet: the same rows with column names (for "
+                   "pandas, polars, DuckDB); json: {topic: {docno: grade}} (ranx, ir_measures).")
 @click.pass_context
 def export_qrels(ctx: click.Context, version: str | None, policy: str,
-                 unjudged_as: int | None, pool_name: str, output: Path | None) -> None:
+                 unjudged_as: int | None, pool_name: str, output: Path | None,
+                 fmt: str) -> None:
     """Write qrels (topic iteration docno grade) derived from the judgment log.
 
     \b
@@ -436,6 +441,7 @@ def export_qrels(ctx: click.Context, version: str | None, policy: str,
       pooltool export-qrels --version official -o qrels.txt
       pooltool export-qrels --unjudged-as -1 --policy majority
       pooltool export-qrels --policy prefer:alice,gpt-judge -o filled.qrels
+      pooltool export-qrels --version official --format parquet -o official.parquet
 
     The default policies (latest, max, majority) take people's judgments
     only; when the store has a machine assessor, stderr says whose
@@ -450,8 +456,13 @@ def export_qrels(ctx: click.Context, version: str | None, policy: str,
         note = store.policy_note(version, policy) if store.machines() else ""
         if unjudged_as is not None:
             qrels = _with_unjudged(qrels, store.pool_docs(pool_name), unjudged_as)
-    with _output(output) as out:
-        write_qrels(qrels, out)
+    if fmt == "trec":
+        with _output(output) as out:
+            write_qrels(qrels, out)
+    else:
+        from pooltool.cli.exports import write_export
+
+        write_export(qrels, fmt, output, "grade")
     if note:
         warn(note)
 

@@ -248,6 +248,25 @@ class JudgmentLog(StoreCore):
             f"SELECT {', '.join(LOG_COLUMNS)} FROM judgments WHERE judgment_id <= ? "
             "ORDER BY judgment_id", [limit])
 
+    def judgment_log_with_kinds(self) -> pd.DataFrame:
+        """:meth:`judgment_log` whole, with each row's assessor ``kind`` (``person`` or
+        ``machine``, as the assessor's kind is now: the kinds are a log too, and an
+        assessor never marked is a person).
+
+        :returns: ``judgment_id, topic, docno, grade`` (null on a retraction),
+            ``iteration, assessor, kind, judged_at`` (UTC, ISO 8601), ``ms_spent,
+            ms_active`` (null for imported lines), ``note, origin`` (where it came from:
+            ``qrels:FILE``, the judging app, the API), ``retracts`` (the judgment a
+            retraction cancels), oldest first.
+        """
+        log = self.judgment_log()
+        machines = self.machines()
+        kinds = ["machine" if name in machines else "person" for name in log["assessor"]]
+        log.insert(log.columns.get_loc("assessor") + 1, "kind", kinds)
+        for column in ("grade", "ms_spent", "ms_active", "retracts"):  # NULL stays null
+            log[column] = log[column].astype("Int64")
+        return log
+
     def live_judgments(self, until: int | None = None,
                        topics: Sequence[str] | None = None) -> pd.DataFrame:
         """Judgments with a grade, up to ``until``, not retracted by a row up to ``until``.
