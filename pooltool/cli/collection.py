@@ -48,6 +48,21 @@ from pooltool.store.topic_check import UnknownTopics
 existing_file = click.Path(exists=True, dir_okay=False, path_type=Path)
 
 
+class FileOrDataset(click.ParamType):  # type: ignore[type-arg]
+    """An existing file (a Path), or an ir_datasets id ``irds:NAME`` (kept as str)."""
+
+    name = "FILE|irds:NAME"
+
+    def convert(self, value: Any, param: click.Parameter | None,
+                ctx: click.Context | None) -> Path | str:
+        if isinstance(value, str) and value.startswith("irds:"):
+            return value
+        return existing_file.convert(value, param, ctx)
+
+
+file_or_dataset = FileOrDataset()
+
+
 def output_file_option(f: F) -> F:
     """Add ``-o/--output FILE`` (default: stdout)."""
     return click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
@@ -116,40 +131,57 @@ def init(ctx: click.Context, roles: str | None, admin_role: str, assessor_role: 
 
 
 @cli.command("add-topics")
-@click.argument("file", type=existing_file)
+@click.argument("file", type=file_or_dataset)
 @click.option("--topic-format", "fmt", type=click.Choice(["trec", "xml", "tsv", "jsonl",
               "cranfield"]), help="Input format (default: detected).")
 @click.pass_context
-def add_topics(ctx: click.Context, file: Path, fmt: str | None) -> None:
-    """Add topic statements (TREC <top>, TREC-COVID XML, TSV, JSONL, Cranfield .qry).
+def add_topics(ctx: click.Context, file: Path | str, fmt: str | None) -> None:
+    """Add topic statements (TREC <top>, TREC-COVID XML, TSV, JSONL, Cranfield .qry),
+    or an ir_datasets dataset's queries (irds:NAME; the irds extra; which query field
+    becomes title, description and narrative: docs/campaign.md).
 
     \b
     Example:
       pooltool add-topics topics-rnd1.xml
+      pooltool add-topics irds:cranfield
     """
+    if isinstance(file, str):
+        from pooltool.formats.irds import dataset_name, irds_topics
+
+        topics = irds_topics(str(dataset_name(file)))
+    else:
+        topics = read_topics(file, fmt)
     with open_store_to_write(ctx) as store:
-        summary = store.add_topics(read_topics(file, fmt), str(file))
+        summary = store.add_topics(topics, str(file))
     warn(f"{file}: {summary.read} topics read, {summary.added} added, "
          f"{summary.skipped} already present")
 
 
 @cli.command("add-docs")
-@click.argument("files", nargs=-1, required=True, type=existing_file)
+@click.argument("files", nargs=-1, required=True, type=file_or_dataset)
 @click.option("--doc-format", "fmt", type=click.Choice(["jsonl", "tsv", "trec", "cranfield"]),
               help="Input format (default: detected).")
 @click.pass_context
-def add_docs(ctx: click.Context, files: tuple[Path, ...], fmt: str | None) -> None:
-    """Add document texts for the judging UI (JSONL, TSV, TREC <DOC> SGML, Cranfield).
+def add_docs(ctx: click.Context, files: tuple[Path | str, ...], fmt: str | None) -> None:
+    """Add document texts for the judging UI (JSONL, TSV, TREC <DOC> SGML, Cranfield),
+    or an ir_datasets dataset's documents (irds:NAME, streamed; the irds extra).
 
     A docno already stored keeps its first text.
 
     \b
     Example:
       pooltool add-docs corpus.jsonl.gz
+      pooltool add-docs irds:cranfield
     """
     with open_store_to_write(ctx) as store:
         for file in files:
-            documents = progress(iter_documents(file, fmt), f"reading {file}")
+            if isinstance(file, str):
+                from pooltool.formats.irds import dataset_name, irds_documents
+
+                stream, count = irds_documents(str(dataset_name(file)))
+                documents = progress(stream, f"reading {file}", total=count)
+            else:
+                documents = progress(iter_documents(file, fmt), f"reading {file}")
             summary = store.add_documents(documents, str(file))
             warn(f"{file}: {summary.read} documents read, {summary.added} added, "
                  f"{summary.skipped} already present")
@@ -357,7 +389,7 @@ def export_pool(ctx: click.Context, pool_name: str, queue: bool, output: Path | 
 
 
 @cli.command("import-qrels")
-@click.argument("file", type=existing_file)
+@click.argument("file", type=file_or_dataset)
 @click.option("--version", "version", required=True, callback=_non_blank,
               help="Name the resulting qrels version.")
 @click.option("--assessor", default="qrels", show_default=True,
@@ -373,7 +405,7 @@ def export_pool(ctx: click.Context, pool_name: str, queue: bool, output: Path | 
 @strict_topics_option
 @strict_docs_option
 @click.pass_context
-def import_qrels(ctx: click.Context, file: Path, version: str, assessor: str,
+def import_qrels(ctx: click.Context, file: Path | str, version: str, assessor: str,
                  replace: bool, machine: bool, strict_topics: bool, strict_docs: bool) -> None:
     """Append a qrels file to the judgment log and name the result as a version.
 
@@ -390,13 +422,17 @@ def import_qrels(ctx: click.Context, file: Path, version: str, assessor: str,
     Example:
       pooltool import-qrels qrels-rnd1.txt --version official
       pooltool import-qrels llm.qrels --version llm --assessor gpt-judge --machine
+      pooltool import-qrels irds:cranfield --version official
+
+    FILE may be an ir_datasets id, irds:NAME (the irds extra): its qrels are read
+    through ir_datasets, from its local cache (pooltool never downloads).
     """
-    with open_store_to_write(ctx) as store:
-        result = store.import_qrels(file, version, assessor, replace=replace, machine=machine,
+    with _qrels_file(file) as path, open_store_to_write(ctx) as store:
+        result = store.import_qrels(path, version, assessor, replace=replace, machine=machine,
                                     strict_topics=strict_topics,
                                     on_unknown_topics=warn_unknown_topics,
                                     strict_docs=strict_docs,
-                                    on_missing_docnos=warn_missing_docnos)
+                                    on_missing_docnos=warn_missing_docnos, source=str(file))
         kind = "machine" if assessor in store.machines() else "person"
     folded = result["folded"]
     warn(f"{file}: {result['read']} judgments read, {result['added']} added, "
@@ -404,6 +440,23 @@ def import_qrels(ctx: click.Context, file: Path, version: str, assessor: str,
          f"version {version!r}; assessor {assessor!r} is a {kind}"
          + (f"; {folded} repeated line{'s' if folded != 1 else ''} (the same words as an "
             "earlier line) kept once" if folded else ""))
+
+
+@contextmanager
+def _qrels_file(source: Path | str) -> Iterator[Path]:
+    """The qrels file to import: ``source`` itself, or an ir_datasets id's qrels written
+    to a temporary file as TREC lines (the store imports and fingerprints a file)."""
+    if isinstance(source, Path):
+        yield source
+        return
+    from pooltool.formats.irds import dataset_name, irds_qrels
+
+    qrels = irds_qrels(str(dataset_name(source)))
+    with tempfile.TemporaryDirectory(prefix="pooltool-irds-") as folder:
+        path = Path(folder) / "qrels.txt"
+        with open(path, "w", encoding="utf-8") as handle:
+            write_qrels(qrels, handle)
+        yield path
 
 
 @cli.command("export-qrels")
