@@ -103,3 +103,15 @@ def test_unknown_datasets_and_missing_parts(datasets: dict[str, Path], tmp_path:
     assert code == 1 and "ir_datasets has no dataset 'pooltool-test/no-such'" in err
     code, _, err = run(db, "import-qrels", "irds:pooltool-test/trec", "--version", "v")
     assert code == 1 and err == "Error: irds:pooltool-test/trec: the dataset has no qrels\n"
+
+
+def test_measuring_against_a_datasets_qrels(datasets: dict[str, Path], tmp_path: Path) -> None:
+    """eval and recall --qrels irds:NAME score as against the same qrels in a file."""
+    run_file = tmp_path / "a.run"
+    run_file.write_text("1 Q0 d1 1 3 a\n1 Q0 d2 2 2 a\n1 Q0 d3 3 1 a\n2 Q0 d3 1 5 a\n")
+    for command in (["eval", "-m", "P.2", "-m", "map"], ["recall", "-k", "2"]):
+        by_id = run(tmp_path / "none.db", *command, str(run_file), "--qrels",
+                    "irds:pooltool-test/generic", "--format", "csv")
+        by_file = run(tmp_path / "none.db", *command, str(run_file), "--qrels",
+                      str(datasets["folder"] / "qrels.txt"), "--format", "csv")
+        assert by_id[0] == by_file[0] == 0 and by_id[1] == by_file[1] != ""

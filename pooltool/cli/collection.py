@@ -21,6 +21,7 @@ from pooltool.cli.group import (
     check_assessor,
     cli,
     db_path,
+    file_or_dataset,
     level_option,
     open_store,
     open_store_to_write,
@@ -46,21 +47,6 @@ from pooltool.store.policy import POLICIES
 from pooltool.store.topic_check import UnknownTopics
 
 existing_file = click.Path(exists=True, dir_okay=False, path_type=Path)
-
-
-class FileOrDataset(click.ParamType):  # type: ignore[type-arg]
-    """An existing file (a Path), or an ir_datasets id ``irds:NAME`` (kept as str)."""
-
-    name = "FILE|irds:NAME"
-
-    def convert(self, value: Any, param: click.Parameter | None,
-                ctx: click.Context | None) -> Path | str:
-        if isinstance(value, str) and value.startswith("irds:"):
-            return value
-        return existing_file.convert(value, param, ctx)
-
-
-file_or_dataset = FileOrDataset()
 
 
 def output_file_option(f: F) -> F:
