@@ -15,7 +15,13 @@ from pooltool.store import JudgmentStore
 
 ir_datasets = pytest.importorskip("ir_datasets", reason="pip install -e '.[irds]'")
 from ir_datasets.datasets.base import Dataset  # noqa: E402
-from ir_datasets.formats import TrecQrels, TrecQueries, TsvDocs, TsvQueries  # noqa: E402
+from ir_datasets.formats import (  # noqa: E402
+    TrecQrels,
+    TrecQueries,
+    TrecScoredDocs,
+    TsvDocs,
+    TsvQueries,
+)
 from ir_datasets.util import Cache, LocalDownload, RequestsDownload  # noqa: E402
 
 TREC_TOPICS = """<top>
@@ -39,12 +45,14 @@ def datasets(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     (folder / "queries.tsv").write_text("1\tboundary layer\n2\twings at speed\n")
     (folder / "qrels.txt").write_text("1 0 d1 2\n1 0 d3 0\n2 0 d3 1\n")
     (folder / "topics.trec").write_text(TREC_TOPICS)
+    (folder / "bm25.run").write_text("1 Q0 d2 1 4.5 bm25\n1 Q0 d1 2 4.5 bm25\n2 Q0 d3 1 1.0 bm25\n")
     definitions = {0: "not relevant", 1: "relevant", 2: "very relevant"}
     registered = {
         "pooltool-test/generic": Dataset(
             TsvDocs(LocalDownload(folder / "docs.tsv")),
             TsvQueries(LocalDownload(folder / "queries.tsv")),
-            TrecQrels(LocalDownload(folder / "qrels.txt"), definitions)),
+            TrecQrels(LocalDownload(folder / "qrels.txt"), definitions),
+            TrecScoredDocs(LocalDownload(folder / "bm25.run"))),
         "pooltool-test/trec": Dataset(TrecQueries(LocalDownload(folder / "topics.trec"))),
         "pooltool-test/remote": Dataset(TsvDocs(Cache(
             RequestsDownload("https://ir-datasets.invalid/docs.tsv"), folder / "cache.tsv"))),
@@ -115,3 +123,17 @@ def test_measuring_against_a_datasets_qrels(datasets: dict[str, Path], tmp_path:
         by_file = run(tmp_path / "none.db", *command, str(run_file), "--qrels",
                       str(datasets["folder"] / "qrels.txt"), "--format", "csv")
         assert by_id[0] == by_file[0] == 0 and by_id[1] == by_file[1] != ""
+
+
+def test_scoreddocs_as_a_run(datasets: dict[str, Path], tmp_path: Path) -> None:
+    db = tmp_path / "s.db"
+    run(db, "init")
+    code, out, _ = run(db, "add-runs", "irds:pooltool-test/generic", "--format", "csv")
+    assert code == 0 and out == ("run_tag,source_path,lines,topics\n"
+                                 "pooltool-test/generic,irds:pooltool-test/generic,3,2\n")
+    with JudgmentStore.open(db) as store:  # trec_eval's order: the tie goes to docno d2
+        frame = store.run_frame("pooltool-test/generic")
+        assert frame[["topic", "docno", "trec_rank"]].values.tolist() == [
+            ["1", "d2", 1], ["1", "d1", 2], ["2", "d3", 1]]
+    refused = run(db, "add-runs", "irds:pooltool-test/generic", "--replace")
+    assert refused[0] == 2

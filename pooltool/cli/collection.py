@@ -210,7 +210,7 @@ def force_option(help_text: str) -> Callable[[F], F]:
 
 
 @cli.command("add-runs")
-@click.argument("files", nargs=-1, required=True, type=existing_file)
+@click.argument("files", nargs=-1, required=True, type=file_or_dataset)
 @click.option("--replace", is_flag=True,
               help="A tag already in the store gets the new run; the old run stays in "
                    "'pooltool runs --all' as replaced.")
@@ -219,21 +219,43 @@ def force_option(help_text: str) -> Callable[[F], F]:
 @strict_docs_option
 @output_option()
 @click.pass_context
-def add_runs(ctx: click.Context, files: tuple[Path, ...], replace: bool, force: bool,
+def add_runs(ctx: click.Context, files: tuple[Path | str, ...], replace: bool, force: bool,
              strict_topics: bool, strict_docs: bool, fmt: str) -> None:
     """Import TREC run files (several tags in a file are several runs); one transaction.
+
+    irds:NAME imports an ir_datasets dataset's scoreddocs as the run tagged NAME (the
+    irds extra; not with files or the options in the same call).
 
     \b
     Example:
       pooltool add-runs runs/*.txt
       pooltool add-runs --replace runs/bm25-fixed.txt   # correct a run
+      pooltool add-runs irds:msmarco-passage/dev/small
     """
+    if any(isinstance(file, str) for file in files):
+        _add_dataset_runs(ctx, files, replace or force or strict_topics or strict_docs, fmt)
+        return
     with open_store_to_write(ctx) as store, _force_hint():
         added = store.add_runs(progress(files, "reading runs", total=len(files)),
                                replace=replace, force=force, strict_topics=strict_topics,
                                on_unknown_topics=warn_unknown_topics, strict_docs=strict_docs,
                                on_missing_docnos=warn_missing_docnos)
     say_runs_per_file(zip(added["source_path"], added["run_tag"], strict=True))
+    emit(added, fmt, title="runs added")
+
+
+def _add_dataset_runs(ctx: click.Context, specs: tuple[Path | str, ...], options: bool,
+                      fmt: str) -> None:
+    """``add-runs irds:NAME ...``: the datasets' scoreddocs, one transaction."""
+    if options or not all(isinstance(spec, str) for spec in specs):
+        raise click.UsageError("irds:NAME goes alone: not with run files, --replace, --force "
+                               "or --strict-* in the same call")
+    from pooltool.formats.irds import dataset_name, irds_run
+
+    frame = pd.concat([irds_run(str(dataset_name(str(spec)))) for spec in specs],
+                      ignore_index=True)
+    with open_store_to_write(ctx) as store:
+        added = store.add_run_frame(frame, source=" ".join(str(spec) for spec in specs))
     emit(added, fmt, title="runs added")
 
 

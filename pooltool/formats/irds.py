@@ -26,6 +26,7 @@ description ``description`` (else ``question``), narrative ``narrative``, each e
 when absent. A document's title is its ``title`` (else empty), its text the first of
 ``text``, ``abstract``, ``body``, else its other text fields joined by blank lines.
 A qrels line's grade is ``relevance``, its iteration ``iteration`` (else ``0``).
+Scoreddocs, where a dataset has them, are a run tagged with the dataset's id.
 """
 
 from __future__ import annotations
@@ -93,6 +94,28 @@ def irds_qrels(name: str) -> pd.DataFrame:
         rows = [(str(q.query_id), str(getattr(q, "iteration", "0")), str(q.doc_id),
                  int(q.relevance)) for q in dataset.qrels_iter()]
     return pd.DataFrame(rows, columns=["topic", "iteration", "docno", "grade"])
+
+
+def irds_run(name: str) -> pd.DataFrame:
+    """The dataset's scoreddocs (a baseline's ranking, e.g. BM25's) as one run tagged
+    ``name``, columns as :func:`~pooltool.formats.run.read_run` returns them; the rank
+    is each document's place in its topic as ir_datasets lists them (pooltool orders by
+    score anyway).
+
+    :raises InvalidArgument: as :func:`irds_topics` (no scoreddocs).
+    :raises NotCached: its scoreddocs are not in the local cache.
+    """
+    import pandas as pd
+
+    dataset = _load(name, "scoreddocs")
+    places: dict[str, int] = {}
+    rows = []
+    with _no_downloads(name, "scoreddocs"):
+        for scored in dataset.scoreddocs_iter():
+            topic = str(scored.query_id)
+            places[topic] = places.get(topic, 0) + 1
+            rows.append((name, topic, str(scored.doc_id), places[topic], float(scored.score)))
+    return pd.DataFrame(rows, columns=["run_tag", "topic", "docno", "rank", "score"])
 
 
 def _load(name: str, part: str) -> Any:
