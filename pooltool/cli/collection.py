@@ -16,6 +16,7 @@ import pandas as pd
 from click.core import ParameterSource
 
 from pooltool import pooling
+from pooltool.cli.datasets import add_dataset_runs, qrels_file
 from pooltool.cli.group import (
     F,
     check_assessor,
@@ -233,7 +234,7 @@ def add_runs(ctx: click.Context, files: tuple[Path | str, ...], replace: bool, f
       pooltool add-runs irds:msmarco-passage/dev/small
     """
     if any(isinstance(file, str) for file in files):
-        _add_dataset_runs(ctx, files, replace or force or strict_topics or strict_docs, fmt)
+        add_dataset_runs(ctx, files, replace or force or strict_topics or strict_docs, fmt)
         return
     with open_store_to_write(ctx) as store, _force_hint():
         added = store.add_runs(progress(files, "reading runs", total=len(files)),
@@ -241,21 +242,6 @@ def add_runs(ctx: click.Context, files: tuple[Path | str, ...], replace: bool, f
                                on_unknown_topics=warn_unknown_topics, strict_docs=strict_docs,
                                on_missing_docnos=warn_missing_docnos)
     say_runs_per_file(zip(added["source_path"], added["run_tag"], strict=True))
-    emit(added, fmt, title="runs added")
-
-
-def _add_dataset_runs(ctx: click.Context, specs: tuple[Path | str, ...], options: bool,
-                      fmt: str) -> None:
-    """``add-runs irds:NAME ...``: the datasets' scoreddocs, one transaction."""
-    if options or not all(isinstance(spec, str) for spec in specs):
-        raise click.UsageError("irds:NAME goes alone: not with run files, --replace, --force "
-                               "or --strict-* in the same call")
-    from pooltool.formats.irds import dataset_name, irds_run
-
-    frame = pd.concat([irds_run(str(dataset_name(str(spec)))) for spec in specs],
-                      ignore_index=True)
-    with open_store_to_write(ctx) as store:
-        added = store.add_run_frame(frame, source=" ".join(str(spec) for spec in specs))
     emit(added, fmt, title="runs added")
 
 
@@ -435,7 +421,7 @@ def import_qrels(ctx: click.Context, file: Path | str, version: str, assessor: s
     FILE may be an ir_datasets id, irds:NAME (the irds extra): its qrels are read
     through ir_datasets, from its local cache (pooltool never downloads).
     """
-    with _qrels_file(file) as path, open_store_to_write(ctx) as store:
+    with qrels_file(file) as path, open_store_to_write(ctx) as store:
         result = store.import_qrels(path, version, assessor, replace=replace, machine=machine,
                                     strict_topics=strict_topics,
                                     on_unknown_topics=warn_unknown_topics,
@@ -448,23 +434,6 @@ def import_qrels(ctx: click.Context, file: Path | str, version: str, assessor: s
          f"version {version!r}; assessor {assessor!r} is a {kind}"
          + (f"; {folded} repeated line{'s' if folded != 1 else ''} (the same words as an "
             "earlier line) kept once" if folded else ""))
-
-
-@contextmanager
-def _qrels_file(source: Path | str) -> Iterator[Path]:
-    """The qrels file to import: ``source`` itself, or an ir_datasets id's qrels written
-    to a temporary file as TREC lines (the store imports and fingerprints a file)."""
-    if isinstance(source, Path):
-        yield source
-        return
-    from pooltool.formats.irds import dataset_name, irds_qrels
-
-    qrels = irds_qrels(str(dataset_name(source)))
-    with tempfile.TemporaryDirectory(prefix="pooltool-irds-") as folder:
-        path = Path(folder) / "qrels.txt"
-        with open(path, "w", encoding="utf-8") as handle:
-            write_qrels(qrels, handle)
-        yield path
 
 
 @cli.command("export-qrels")
