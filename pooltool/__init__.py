@@ -2,9 +2,13 @@
 
 Pool runs into a SQLite judgment store, judge them in a terminal UI, and
 measure Recall@k exactly as trec_eval computes it, with unjudged rates and
-the effect of qrels changes beside every score. In Python::
+the effect of qrels changes beside every score. In Python (docs/python.md)::
 
     import pooltool
+
+    scores = pooltool.evaluate("runs/bm25.txt", "qrels.txt", ["nDCG@10", "AP"])  # a DataFrame
+    with pooltool.open_store("covid.db") as store:
+        log = store.judgment_log()
 
     store = pooltool.JudgmentStore.open("covid.db", create=True)
     store.add_runs(["runs/bm25.txt", "runs/dense.txt"])
@@ -32,9 +36,10 @@ if TYPE_CHECKING:
     from pooltool.formats.run import read_run
     from pooltool.judging.queue import judging_queue, pool_status
     from pooltool.measures import evaluate_recall, evaluate_recall_files
+    from pooltool.measures.tidy import evaluate
     from pooltool.pooling import pool_runs
     from pooltool.ranking import order_run
-    from pooltool.store import JudgmentStore
+    from pooltool.store import JudgmentStore, open_store
 
 _HOMES = {
     "leave_one_out": "pooltool.analysis.bias",
@@ -49,11 +54,13 @@ _HOMES = {
     "read_run": "pooltool.formats.run",
     "judging_queue": "pooltool.judging.queue",
     "pool_status": "pooltool.judging.queue",
+    "evaluate": "pooltool.measures.tidy",
     "evaluate_recall": "pooltool.measures",
     "evaluate_recall_files": "pooltool.measures",
     "pool_runs": "pooltool.pooling",
     "order_run": "pooltool.ranking",
     "JudgmentStore": "pooltool.store",
+    "open_store": "pooltool.store",
 }
 
 
@@ -75,11 +82,13 @@ __all__ = [
     "StoreError",
     "compare_rankings",
     "diff_qrels",
+    "evaluate",
     "evaluate_recall",
     "evaluate_recall_files",
     "judging_queue",
     "leave_one_out",
     "new_run_exposure",
+    "open_store",
     "order_run",
     "pool_runs",
     "pool_status",

@@ -141,3 +141,7 @@ class DuplicateDocno(PooltoolError, ValueError):
 class FrameError(InvalidArgument):
     """A DataFrame given to the Python API lacks a column or holds values of the wrong kind
     (a number where a topic id string belongs, a missing value, a NaN score)."""
+
+
+class NotCached(PooltoolError):
+    """An ir_datasets dataset's files are not in its local cache (pooltool never downloads)."""

@@ -1,6 +1,6 @@
 """What every reported column means, and where its definition comes from.
 
-``pooltool explain NAME`` prints these entries and the README's glossary lists
+``pooltool explain NAME`` prints these entries and docs/glossary.md lists
 them. A column written ``NAME@k`` (per-topic rows, ``bias`` new runs) is the
 entry ``NAME`` at cutoff k; ``NAME_a`` / ``NAME_b`` / ``NAME_change`` (``impact``,
 ``qrels diff``) are ``NAME`` under qrels A, under B, and B minus A.
@@ -348,6 +348,6 @@ def lookup(column: str) -> Term | None:
 
 
 def glossary_markdown() -> str:
-    """The glossary as a Markdown list, sorted case-insensitively (for the README)."""
+    """The glossary as a Markdown list, sorted case-insensitively (docs/glossary.md)."""
     return "\n".join(f"* `{name}`: {term.definition} *Source:* {term.source}."
                      for name, term in sorted(GLOSSARY.items(), key=lambda i: i[0].lower()))

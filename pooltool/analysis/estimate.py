@@ -46,7 +46,7 @@ Intervals (95%):
   grid, Gelman et al. 2013, 'Bayesian Data Analysis', 3rd ed., sec. 5.3, and
   intervals from draws, ibid. ch. 2; the shortest one, Chen & Shao 1999
   (J. Comput. Graph. Stat. 8). Validated on Cranfield campaigns of 5 to 225
-  topics (README, "Estimating what the pool missed"). The interval
+  topics (docs/estimates.md). The interval
   is the model's, so it need not contain the Horvitz-Thompson estimate of R:
   a stratum whose sample found no relevant document adds 0 to that estimate
   but some relevant documents to the draws. pooltool therefore reports the
@@ -64,7 +64,7 @@ Intervals (95%):
   it covers less than 95% where the sample found a relevant document deep
   down (Wilson's lower limit of 1 in 5 is far above 1 in 800), and the mean
   of the per-topic ratio estimates is biased, so the interval of mean
-  Recall@k did not cover in 200 repetitions (figures in the README, from
+  Recall@k did not cover in 200 repetitions (figures in docs/estimates.md, from
   ``bench/bench_estimate_cranfield.py``). Kept for that comparison.
 * ``normal``: estimate +- 1.96 standard errors (the textbook interval, here
   only for comparison: it has zero width when no sampled document is

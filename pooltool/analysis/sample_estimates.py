@@ -30,7 +30,7 @@ as much as the samples leave it uncertain: with 20 sampled documents per topic
 in a campaign of 12 topics the interval of mean Recall@k is wide, because the
 samples cannot rule out a few relevant documents in each deep stratum of
 hundreds. On Cranfield it covered at every campaign size tried, 5 to 225 topics
-(README); an empirical-Bayes fit of the prior, used before, covered the true
+(docs/estimates.md); an empirical-Bayes fit of the prior, used before, covered the true
 mean Recall@100 12-98% of the time below 225 topics.
 
 ``estimate_recall(..., interval="mover-wilson")`` gives, for comparison, the
@@ -45,7 +45,7 @@ relevant retrieved pooled documents plus each inside part's ``N r / n``,
 stratum's share ``r / n`` (interval [0, its size]); the interval by MOVER for
 a ratio (:func:`~pooltool.analysis.estimate.mover_ratio`). It is closed form
 (no draws) and always holds its estimate, but over many topics does not cover
-as the Beta interval does (README, "Estimating what the pool missed").
+as the Beta interval does (docs/estimates.md).
 
 The simulated draws are reproducible: they come from random streams seeded by
 the sample's stored seed and a label (the prior's refits, R, and each run tag
@@ -226,7 +226,7 @@ MEAN_VALIDATED_TOPICS = 5
 def mean_caveat(interval: str, topics: int) -> str:
     """What to say of the intervals of means over ``topics`` topics (``""``: nothing)
     of the interval method named ``interval`` (``beta`` or ``mover-wilson``),
-    from the Cranfield validation (README, "Estimating what the pool missed"): the
+    from the Cranfield validation (docs/estimates.md): the
     Beta intervals of means covered at every campaign size tried, from
     :data:`MEAN_VALIDATED_TOPICS` topics up; MOVER-Wilson's held at 5 and 8 topics,
     but from 12 topics up its interval of mean Recall@k covered 0-71.5% (the ratio

@@ -16,11 +16,13 @@ import pandas as pd
 from click.core import ParameterSource
 
 from pooltool import pooling
+from pooltool.cli.datasets import add_dataset_runs, qrels_file
 from pooltool.cli.group import (
     F,
     check_assessor,
     cli,
     db_path,
+    file_or_dataset,
     level_option,
     open_store,
     open_store_to_write,
@@ -116,40 +118,57 @@ def init(ctx: click.Context, roles: str | None, admin_role: str, assessor_role: 
 
 
 @cli.command("add-topics")
-@click.argument("file", type=existing_file)
+@click.argument("file", type=file_or_dataset)
 @click.option("--topic-format", "fmt", type=click.Choice(["trec", "xml", "tsv", "jsonl",
               "cranfield"]), help="Input format (default: detected).")
 @click.pass_context
-def add_topics(ctx: click.Context, file: Path, fmt: str | None) -> None:
-    """Add topic statements (TREC <top>, TREC-COVID XML, TSV, JSONL, Cranfield .qry).
+def add_topics(ctx: click.Context, file: Path | str, fmt: str | None) -> None:
+    """Add topic statements (TREC <top>, TREC-COVID XML, TSV, JSONL, Cranfield .qry),
+    or an ir_datasets dataset's queries (irds:NAME; the irds extra; which query field
+    becomes title, description and narrative: docs/campaign.md).
 
     \b
     Example:
       pooltool add-topics topics-rnd1.xml
+      pooltool add-topics irds:cranfield
     """
+    if isinstance(file, str):
+        from pooltool.formats.irds import dataset_name, irds_topics
+
+        topics = irds_topics(str(dataset_name(file)))
+    else:
+        topics = read_topics(file, fmt)
     with open_store_to_write(ctx) as store:
-        summary = store.add_topics(read_topics(file, fmt), str(file))
+        summary = store.add_topics(topics, str(file))
     warn(f"{file}: {summary.read} topics read, {summary.added} added, "
          f"{summary.skipped} already present")
 
 
 @cli.command("add-docs")
-@click.argument("files", nargs=-1, required=True, type=existing_file)
+@click.argument("files", nargs=-1, required=True, type=file_or_dataset)
 @click.option("--doc-format", "fmt", type=click.Choice(["jsonl", "tsv", "trec", "cranfield"]),
               help="Input format (default: detected).")
 @click.pass_context
-def add_docs(ctx: click.Context, files: tuple[Path, ...], fmt: str | None) -> None:
-    """Add document texts for the judging UI (JSONL, TSV, TREC <DOC> SGML, Cranfield).
+def add_docs(ctx: click.Context, files: tuple[Path | str, ...], fmt: str | None) -> None:
+    """Add document texts for the judging UI (JSONL, TSV, TREC <DOC> SGML, Cranfield),
+    or an ir_datasets dataset's documents (irds:NAME, streamed; the irds extra).
 
     A docno already stored keeps its first text.
 
     \b
     Example:
       pooltool add-docs corpus.jsonl.gz
+      pooltool add-docs irds:cranfield
     """
     with open_store_to_write(ctx) as store:
         for file in files:
-            documents = progress(iter_documents(file, fmt), f"reading {file}")
+            if isinstance(file, str):
+                from pooltool.formats.irds import dataset_name, irds_documents
+
+                stream, count = irds_documents(str(dataset_name(file)))
+                documents = progress(stream, f"reading {file}", total=count)
+            else:
+                documents = progress(iter_documents(file, fmt), f"reading {file}")
             summary = store.add_documents(documents, str(file))
             warn(f"{file}: {summary.read} documents read, {summary.added} added, "
                  f"{summary.skipped} already present")
@@ -192,7 +211,7 @@ def force_option(help_text: str) -> Callable[[F], F]:
 
 
 @cli.command("add-runs")
-@click.argument("files", nargs=-1, required=True, type=existing_file)
+@click.argument("files", nargs=-1, required=True, type=file_or_dataset)
 @click.option("--replace", is_flag=True,
               help="A tag already in the store gets the new run; the old run stays in "
                    "'pooltool runs --all' as replaced.")
@@ -201,15 +220,22 @@ def force_option(help_text: str) -> Callable[[F], F]:
 @strict_docs_option
 @output_option()
 @click.pass_context
-def add_runs(ctx: click.Context, files: tuple[Path, ...], replace: bool, force: bool,
+def add_runs(ctx: click.Context, files: tuple[Path | str, ...], replace: bool, force: bool,
              strict_topics: bool, strict_docs: bool, fmt: str) -> None:
     """Import TREC run files (several tags in a file are several runs); one transaction.
+
+    irds:NAME imports an ir_datasets dataset's scoreddocs as the run tagged NAME (the
+    irds extra; not with files or the options in the same call).
 
     \b
     Example:
       pooltool add-runs runs/*.txt
       pooltool add-runs --replace runs/bm25-fixed.txt   # correct a run
+      pooltool add-runs irds:msmarco-passage/dev/small
     """
+    if any(isinstance(file, str) for file in files):
+        add_dataset_runs(ctx, files, replace or force or strict_topics or strict_docs, fmt)
+        return
     with open_store_to_write(ctx) as store, _force_hint():
         added = store.add_runs(progress(files, "reading runs", total=len(files)),
                                replace=replace, force=force, strict_topics=strict_topics,
@@ -357,7 +383,7 @@ def export_pool(ctx: click.Context, pool_name: str, queue: bool, output: Path | 
 
 
 @cli.command("import-qrels")
-@click.argument("file", type=existing_file)
+@click.argument("file", type=file_or_dataset)
 @click.option("--version", "version", required=True, callback=_non_blank,
               help="Name the resulting qrels version.")
 @click.option("--assessor", default="qrels", show_default=True,
@@ -373,7 +399,7 @@ def export_pool(ctx: click.Context, pool_name: str, queue: bool, output: Path | 
 @strict_topics_option
 @strict_docs_option
 @click.pass_context
-def import_qrels(ctx: click.Context, file: Path, version: str, assessor: str,
+def import_qrels(ctx: click.Context, file: Path | str, version: str, assessor: str,
                  replace: bool, machine: bool, strict_topics: bool, strict_docs: bool) -> None:
     """Append a qrels file to the judgment log and name the result as a version.
 
@@ -390,13 +416,17 @@ def import_qrels(ctx: click.Context, file: Path, version: str, assessor: str,
     Example:
       pooltool import-qrels qrels-rnd1.txt --version official
       pooltool import-qrels llm.qrels --version llm --assessor gpt-judge --machine
+      pooltool import-qrels irds:cranfield --version official
+
+    FILE may be an ir_datasets id, irds:NAME (the irds extra): its qrels are read
+    through ir_datasets, from its local cache (pooltool never downloads).
     """
-    with open_store_to_write(ctx) as store:
-        result = store.import_qrels(file, version, assessor, replace=replace, machine=machine,
+    with qrels_file(file) as path, open_store_to_write(ctx) as store:
+        result = store.import_qrels(path, version, assessor, replace=replace, machine=machine,
                                     strict_topics=strict_topics,
                                     on_unknown_topics=warn_unknown_topics,
                                     strict_docs=strict_docs,
-                                    on_missing_docnos=warn_missing_docnos)
+                                    on_missing_docnos=warn_missing_docnos, source=str(file))
         kind = "machine" if assessor in store.machines() else "person"
     folded = result["folded"]
     warn(f"{file}: {result['read']} judgments read, {result['added']} added, "
@@ -415,9 +445,14 @@ def import_qrels(ctx: click.Context, file: Path, version: str, assessor: str,
 @click.option("--pool", "pool_name", default=DEFAULT_POOL, show_default=True,
               help="The pool whose unjudged documents --unjudged-as writes.")
 @output_file_option
+@click.option("--format", "fmt", type=click.Choice(("trec", "jsonl", "parquet", "json")),
+              default="trec", show_default=True, metavar="FORMAT",
+              help="trec: qrels lines; jsonl, parquet: the same rows with column names (for "
+                   "pandas, polars, DuckDB); json: {topic: {docno: grade}} (ranx, ir_measures).")
 @click.pass_context
 def export_qrels(ctx: click.Context, version: str | None, policy: str,
-                 unjudged_as: int | None, pool_name: str, output: Path | None) -> None:
+                 unjudged_as: int | None, pool_name: str, output: Path | None,
+                 fmt: str) -> None:
     """Write qrels (topic iteration docno grade) derived from the judgment log.
 
     \b
@@ -436,6 +471,7 @@ def export_qrels(ctx: click.Context, version: str | None, policy: str,
       pooltool export-qrels --version official -o qrels.txt
       pooltool export-qrels --unjudged-as -1 --policy majority
       pooltool export-qrels --policy prefer:alice,gpt-judge -o filled.qrels
+      pooltool export-qrels --version official --format parquet -o official.parquet
 
     The default policies (latest, max, majority) take people's judgments
     only; when the store has a machine assessor, stderr says whose
@@ -450,8 +486,13 @@ def export_qrels(ctx: click.Context, version: str | None, policy: str,
         note = store.policy_note(version, policy) if store.machines() else ""
         if unjudged_as is not None:
             qrels = _with_unjudged(qrels, store.pool_docs(pool_name), unjudged_as)
-    with _output(output) as out:
-        write_qrels(qrels, out)
+    if fmt == "trec":
+        with _output(output) as out:
+            write_qrels(qrels, out)
+    else:
+        from pooltool.cli.exports import write_export
+
+        write_export(qrels, fmt, output, "grade")
     if note:
         warn(note)
 

@@ -187,13 +187,31 @@ def level_option(f: F) -> F:
                         help="Relevant means grade >= LEVEL (trec_eval -l).")(f)
 
 
+_EXISTING_FILE = click.Path(exists=True, dir_okay=False, path_type=Path)
+
+
+class FileOrDataset(click.ParamType):  # type: ignore[type-arg]
+    """An existing file (a Path), or an ir_datasets id ``irds:NAME`` (kept as str)."""
+
+    name = "FILE|irds:NAME"
+
+    def convert(self, value: Any, param: click.Parameter | None,
+                ctx: click.Context | None) -> Path | str:
+        if isinstance(value, str) and value.startswith("irds:"):
+            return value
+        return _EXISTING_FILE.convert(value, param, ctx)
+
+
+file_or_dataset = FileOrDataset()
+
+
 def qrels_options(f: F) -> F:
     """Add ``--qrels FILE``, ``--version NAME`` and ``--policy POLICY``: the qrels a measure
     takes, from a file or from the store (check them with :func:`stored_or_file`)."""
     options = [
-        click.option("--qrels", "qrels_file",
-                     type=click.Path(exists=True, dir_okay=False, path_type=Path),
-                     help="Qrels file (TREC format)."),
+        click.option("--qrels", "qrels_file", type=file_or_dataset,
+                     help="Qrels file (TREC format), or an ir_datasets id irds:NAME (the "
+                          "irds extra)."),
         click.option("--version", "version", metavar="NAME",
                      help="Take the qrels from this stored version."),
         click.option("--policy", metavar="POLICY",

@@ -19,8 +19,8 @@ from pathlib import Path
 import click
 
 #: The modules of :mod:`pooltool.cli` that register commands on the group.
-COMMAND_MODULES = ("analysis", "collection", "evaluate", "explain", "judge", "recall",
-                   "sample", "settings", "simulate", "store_admin")
+COMMAND_MODULES = ("analysis", "collection", "evaluate", "explain", "exports", "judge",
+                   "recall", "sample", "settings", "simulate", "store_admin")
 _SUFFIXES = ("command", "cmd", "group", "grp")
 
 
@@ -79,3 +79,28 @@ def _default_name(function: str) -> str:
     name = function.lower().replace("_", "-")
     left, dash, suffix = name.rpartition("-")
     return left if dash and suffix in _SUFFIXES else name
+
+
+def every_command(group: click.Group) -> list[tuple[tuple[str, ...], click.Command]]:
+    """Each command and subcommand of ``group``, as click's own help and completion
+    list them (``list_commands``, then ``get_command``, which imports each module):
+    ``cli.commands`` holds only the commands some earlier import registered.
+
+    :returns: (the words after the program's name, the command), groups before their
+        subcommands, each level in ``list_commands`` order.
+    :raises LookupError: a listed command does not load.
+    """
+    found: list[tuple[tuple[str, ...], click.Command]] = []
+
+    def walk(parent: click.Group, prefix: tuple[str, ...]) -> None:
+        context = click.Context(parent)
+        for name in parent.list_commands(context):
+            command = parent.get_command(context, name)
+            if command is None:
+                raise LookupError(f"{' '.join(prefix + (name,))} is listed but does not load")
+            found.append((prefix + (name,), command))
+            if isinstance(command, click.Group):
+                walk(command, prefix + (name,))
+
+    walk(group, ())
+    return found

@@ -60,7 +60,8 @@ def check_run_specs(ctx: click.Context, _param: click.Parameter,
 
 
 def load_qrels(ctx: click.Context, spec: str, policy: str = "latest") -> pd.DataFrame:
-    """Qrels from a file path, else from the store version named ``spec`` (under
+    """Qrels from an ir_datasets id (``irds:NAME``), a file path, else from the store
+    version named ``spec`` (under
     ``policy``), else, when ``spec`` is a policy (``assessor:alice``,
     ``prefer:alice,gpt-judge``, ``latest:all``), the store's log now under it.
 
@@ -69,6 +70,10 @@ def load_qrels(ctx: click.Context, spec: str, policy: str = "latest") -> pd.Data
     :raises StoreError: ``spec`` names both a file and a stored version, or
         none of the three (no such file, and no store, version or policy).
     """
+    if spec.startswith("irds:"):
+        from pooltool.formats.irds import dataset_name, irds_qrels
+
+        return irds_qrels(str(dataset_name(spec)))
     if _is_qrels_file(ctx, spec):
         return read_qrels(Path(spec))
     from pooltool.store.policy import is_policy  # only with a store: it loads pandas

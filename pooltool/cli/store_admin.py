@@ -96,7 +96,7 @@ def store_copy(source: str | Path, target: str | Path, verify_only: bool) -> Non
     _print_check(check, "SRC and DST")
     if not isinstance(target, Path):
         warn(f"roles are not copied: grant them on DST with 'pooltool --db {dst.address} "
-             "init --roles apply --assessor LOGIN ...' (see README, Shared store)")
+             "init --roles apply --assessor LOGIN ...' (see docs/shared-store.md)")
 
 
 def _same_store(source: str | Path, target: str | Path) -> bool:

@@ -6,7 +6,7 @@ calls its methods (a test checks this).
 
 from pooltool.store.judged import OwnJudgment
 from pooltool.store.pools import DEFAULT_POOL, PoolPairs
-from pooltool.store.store import GradeLevel, ImportSummary, JudgmentStore
+from pooltool.store.store import GradeLevel, ImportSummary, JudgmentStore, open_store
 
 __all__ = ["DEFAULT_POOL", "GradeLevel", "ImportSummary", "JudgmentStore", "OwnJudgment",
-           "PoolPairs"]
+           "PoolPairs", "open_store"]

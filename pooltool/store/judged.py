@@ -1,7 +1,7 @@
 """Who judged what: each assessor's live judgments and latest grades, and topic assignments.
 
 The rules, defined here once and used by the judging queue, the judging UI,
-agreement and pace (the README's "Store rules" section says the same):
+agreement and pace (docs/store-rules.md says the same):
 
 * a judgment is **live** when it has a grade and no retraction row cancels it
   (:func:`live`, the one SQL statement of it; read by

@@ -103,7 +103,8 @@ class JudgmentLog(StoreCore):
     def import_qrels(self, path: str | Path, version: str, assessor: str = "qrels", *,
                      replace: bool = False, machine: bool = False, strict_topics: bool = False,
                      on_unknown_topics: OnUnknownTopics | None = None, strict_docs: bool = False,
-                     on_missing_docnos: OnMissingDocnos | None = None) -> dict[str, Any]:
+                     on_missing_docnos: OnMissingDocnos | None = None,
+                     source: str | None = None) -> dict[str, Any]:
         """Import a qrels file into the log as ``assessor``'s judgments and name the
         result as a version (one transaction).
 
@@ -127,6 +128,8 @@ class JudgmentLog(StoreCore):
             the store holds documents; see :mod:`pooltool.store.docno_check`).
         :param on_missing_docnos: called after the import when the file has such
             docnos (and not ``strict_docs``).
+        :param source: what the judgments and the version record as their source
+            (default: ``path``; ``irds:NAME`` for a dataset's qrels written to a file).
         :returns: ``{"source", "read", "added", "unchanged", "retracted", "version",
             "folded"}`` (counts of qrels lines, except ``retracted``: judgment rows
             retracted; ``folded``: lines repeated word for word, kept once).
@@ -138,22 +141,23 @@ class JudgmentLog(StoreCore):
             documents lack (nothing is imported).
         """
         path = Path(path)
+        name = source or str(path)
         qrels = read_qrels(path)
         with self.writing("imported") as conn:
             self._check_new_version(conn, version)
-            unknown = check_topics(conn, qrels["topic"].unique(), str(path), strict_topics)
-            missing = check_docnos(conn, qrels["docno"].unique(), str(path), strict_docs)
+            unknown = check_topics(conn, qrels["topic"].unique(), name, strict_topics)
+            missing = check_docnos(conn, qrels["docno"].unique(), name, strict_docs)
             if machine:
-                record_kind(conn, assessor, "machine", f"import-qrels {path}")
+                record_kind(conn, assessor, "machine", f"import-qrels {name}")
             own = self.qrels(policy=f"assessor:{assessor}")
-            added = self._append_qrels(conn, qrels, own, assessor, f"qrels:{path}")
-            retracted = self._retract_absent(conn, qrels, assessor, path) if replace else 0
-            self._insert_version(conn, version, str(path), file_sha256(path), None)
+            added = self._append_qrels(conn, qrels, own, assessor, f"qrels:{name}")
+            retracted = self._retract_absent(conn, qrels, assessor, name) if replace else 0
+            self._insert_version(conn, version, name, file_sha256(path), None)
         if unknown is not None and on_unknown_topics is not None:
             on_unknown_topics(unknown)
         if missing is not None and on_missing_docnos is not None:
             on_missing_docnos(missing)
-        return {"source": str(path), "read": len(qrels), "added": added,
+        return {"source": name, "read": len(qrels), "added": added,
                 "unchanged": len(qrels) - added, "retracted": retracted, "version": version,
                 "folded": folded_lines(qrels)}
 
@@ -175,7 +179,7 @@ class JudgmentLog(StoreCore):
         return len(new)
 
     def _retract_absent(self, conn: Engine, qrels: pd.DataFrame,
-                        assessor: str, path: Path) -> int:
+                        assessor: str, path: str) -> int:
         """Retract every live judgment by ``assessor`` of a pair absent from ``qrels``
         (all of them, so no older grade of theirs comes back); returns how many."""
         live = self.live_judgments()
@@ -247,6 +251,25 @@ class JudgmentLog(StoreCore):
         return self.query(
             f"SELECT {', '.join(LOG_COLUMNS)} FROM judgments WHERE judgment_id <= ? "
             "ORDER BY judgment_id", [limit])
+
+    def judgment_log_with_kinds(self) -> pd.DataFrame:
+        """:meth:`judgment_log` whole, with each row's assessor ``kind`` (``person`` or
+        ``machine``, as the assessor's kind is now: the kinds are a log too, and an
+        assessor never marked is a person).
+
+        :returns: ``judgment_id, topic, docno, grade`` (null on a retraction),
+            ``iteration, assessor, kind, judged_at`` (UTC, ISO 8601), ``ms_spent,
+            ms_active`` (null for imported lines), ``note, origin`` (where it came from:
+            ``qrels:FILE``, the judging app, the API), ``retracts`` (the judgment a
+            retraction cancels), oldest first.
+        """
+        log = self.judgment_log()
+        machines = self.machines()
+        kinds = ["machine" if name in machines else "person" for name in log["assessor"]]
+        log.insert(log.columns.get_loc("assessor") + 1, "kind", kinds)
+        for column in ("grade", "ms_spent", "ms_active", "retracts"):  # NULL stays null
+            log[column] = log[column].astype("Int64")
+        return log
 
     def live_judgments(self, until: int | None = None,
                        topics: Sequence[str] | None = None) -> pd.DataFrame:

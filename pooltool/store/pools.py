@@ -44,6 +44,15 @@ class PoolTables(StoreCore):
 
     # -- which pools exist -------------------------------------------------------
 
+    def pools(self) -> pd.DataFrame:
+        """Every pool, oldest first: ``name, strategy`` (``depth``, an adaptive strategy
+        with its parameters, or a sample's design), ``created_at`` (UTC) and ``docs``
+        (its pooled topic-document pairs)."""
+        return self.query(
+            "SELECT p.name, p.strategy, p.created_at, COUNT(d.docno) AS docs FROM pools p "
+            "LEFT JOIN pool_docs d ON d.pool_id = p.pool_id "
+            "GROUP BY p.pool_id, p.name, p.strategy, p.created_at ORDER BY p.pool_id")
+
     def has_pool(self, pool: str) -> bool:
         """Whether a pool of this name exists (it may still hold no documents)."""
         return self._pool_id_or_none(pool) is not None

@@ -162,4 +162,21 @@ class JudgmentStore(SettingsTable, CollectionTables, RunTables, JudgmentLog, Jud
         self.close()
 
 
-__all__ = ["BUSY_TIMEOUT_S", "GradeLevel", "ImportSummary", "JudgmentStore"]
+def open_store(address: str | Path) -> JudgmentStore:
+    """Open an existing store to read from Python (``pooltool.open_store``), as the
+    commands that only read open it: never upgraded, never created.
+
+    Its tables as DataFrames: :meth:`~JudgmentStore.pools` and
+    :meth:`~JudgmentStore.pool_docs` (pools), :meth:`~JudgmentStore.judgment_log`
+    (every judgment and retraction), :meth:`~JudgmentStore.versions` and
+    :meth:`~JudgmentStore.qrels` (qrels versions), :meth:`~JudgmentStore.runs`,
+    :meth:`~JudgmentStore.topics`, :meth:`~JudgmentStore.assessor_kinds`.
+
+    :param address: a SQLite file or a ``postgresql://`` URL.
+    :returns: the store; close it (or use it in a ``with`` block) when done.
+    :raises StoreError: no store there, a damaged one, or one made by a newer pooltool.
+    """
+    return JudgmentStore.open(address, upgrade=False)
+
+
+__all__ = ["BUSY_TIMEOUT_S", "GradeLevel", "ImportSummary", "JudgmentStore", "open_store"]
