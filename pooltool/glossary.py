@@ -316,8 +316,14 @@ GLOSSARY: dict[str, Term] = {
                      "behind their _low/_high columns: beta (hierarchical Beta-binomial "
                      "posterior, the shortest interval holding 95% of its draws; what "
                      "recall --estimate reports) or mover-wilson (around est_R_ht, from "
-                     "estimate_recall(interval='mover-wilson'), for comparison); stderr "
-                     "names it in full.", _BETA),
+                     "estimate_recall(interval='mover-wilson'), for comparison) or gamma "
+                     "(recall --prels with a prels file: Fay and Feuer's gamma interval for "
+                     "est_R, MOVER-R for est_recall); stderr names it in full.", _BETA),
+    "est_infAP": Term("recall --prels with a strata file: the run's xinfAP as NIST's "
+                      "sample_eval.pl computes it from the stratified sample, 0..1 (the mean "
+                      "over the counted topics in summaries).",
+                      "Yilmaz, Kanoulas and Aslam 2008, 'A simple and efficient sampling "
+                      "method for estimating AP and NDCG'; sample_eval.pl"),
 }
 
 #: Spellings in tables and messages that mean a glossary entry.
