@@ -15,35 +15,36 @@ import math
 
 import numpy as np
 
-from pooltool.measures.trec.c_arith import log2_table, seq_sum
-from pooltool.measures.trec.gains import Pair, topic_gains
-from pooltool.measures.trec.ranked import Options, Topic
+from pooltool.measures.trec.c_arith import log2_table, row_sums
+from pooltool.measures.trec.gains import Pair, ranked_gains
+from pooltool.measures.trec.ranked import Options, Ranked
 
 MIN_COST = 1.0
 
 
-def binary_gain(topic: Topic, _params: tuple[()], _options: Options) -> list[float]:
-    """``binG``."""
-    ranks = topic.rel_ranks
-    if not len(ranks):
-        return [0.0]
-    above = ranks - np.arange(1, len(ranks) + 1)  # 3 + i - rel_so_far, minus 2
-    table = log2_table(int(above.max()) + 2)
-    return [seq_sum(1.0 / table[above + 2]) / float(topic.num_rel)]
+def binary_gain(ranked: Ranked, _params: tuple[()], _options: Options) -> np.ndarray:
+    """``binG`` (``(T, 1)``)."""
+    above = (ranked.ranks - ranked.rel_count).astype(np.int64)  # 3 + i - rel_so_far, minus 2
+    table = log2_table(ranked.width + 2)
+    terms = np.where(ranked.relevant, 1.0 / table[above + 2], 0.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        values = row_sums(terms) / ranked.num_rel.astype(np.float64)
+    return np.where(ranked.num_rel_ret > 0, values, 0.0)[:, None]
 
 
-def gain(topic: Topic, pairs: tuple[Pair, ...], _options: Options) -> list[float]:
+def gain(ranked: Ranked, pairs: tuple[Pair, ...], _options: Options) -> np.ndarray:
     """``G``."""
-    gains, results = topic_gains(topic, pairs)
-    ideal, _after = gains.ideal()
-    n = len(results)
-    cost = np.full(n, MIN_COST)
-    shared = min(n, len(ideal))
-    cost[:shared] = np.where(ideal[:shared] >= MIN_COST, ideal[:shared], MIN_COST)
-    sum_results = np.cumsum(results)
-    sum_cost = np.cumsum(cost)
-    hits = np.flatnonzero(results != 0)
-    terms = [float(results[i]) / math.log2(2 + float(sum_cost[i]) - float(sum_results[i]))
-             for i in hits.tolist()]
-    total_ideal = seq_sum(ideal)
-    return [seq_sum(np.array(terms)) / total_ideal if total_ideal > 0.0 else 0.0]
+    results, table = ranked_gains(ranked, pairs)
+    ideal = np.zeros_like(results)
+    shared = min(ranked.width, table.ideal.shape[1])
+    ideal[:, :shared] = table.ideal[:, :shared]
+    cost = np.where(ideal >= MIN_COST, ideal, MIN_COST)  # 0 past the ideal ranking: MIN_COST
+    hits = results != 0
+    argument = 2 + np.cumsum(cost, axis=1) - np.cumsum(results, axis=1)
+    logs = np.zeros_like(results)
+    logs[hits] = [math.log2(v) for v in argument[hits].tolist()]  # libm's log2, as the C code
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = np.where(hits, results / logs, 0.0)
+    total_ideal = row_sums(table.ideal)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(total_ideal > 0.0, row_sums(terms) / total_ideal, 0.0)[:, None]
