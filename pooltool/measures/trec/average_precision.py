@@ -22,8 +22,7 @@ import math
 
 import numpy as np
 
-from pooltool.measures.trec.c_arith import row_prefix, row_sums
-from pooltool.measures.trec.ranked import RELVALUE_UNJUDGED, Options, Ranked
+from pooltool.measures.trec.ranked import RELVALUE_UNJUDGED, Cells, Options, Ranked
 
 MIN_GEO_MEAN = 0.00001
 INFAP_EPSILON = 0.00001
@@ -32,7 +31,7 @@ INFAP_EPSILON = 0.00001
 def average_precision(ranked: Ranked, _params: tuple[()], _options: Options) -> np.ndarray:
     """``map``'s per-topic value, AP (``(T, 1)``)."""
     with np.errstate(divide="ignore", invalid="ignore"):
-        values = row_sums(ranked.precisions) / ranked.num_rel.astype(np.float64)
+        values = ranked.hits.sums(ranked.precisions) / ranked.num_rel.astype(np.float64)
     return np.where(ranked.num_rel_ret > 0, values, 0.0)[:, None]
 
 
@@ -50,27 +49,28 @@ def geometric_logs(values: np.ndarray) -> np.ndarray:
 def average_precision_cut(ranked: Ranked, cutoffs: tuple[int, ...], _options: Options
                           ) -> np.ndarray:
     """``map_cut_k`` per topic and cutoff."""
-    partial = row_prefix(ranked.precisions)
-    columns = np.minimum(np.array(cutoffs, dtype=np.int64), ranked.width)
+    partial = ranked.hits.prefix(ranked.precisions)
+    found = ranked.rel_within(np.array(cutoffs, dtype=np.int64))
     big_r = ranked.num_rel[:, None]
     with np.errstate(divide="ignore", invalid="ignore"):
-        values = partial[:, columns] / big_r.astype(np.float64)
+        values = np.take_along_axis(partial, found, axis=1) / big_r.astype(np.float64)
     return np.where(big_r > 0, values, 0.0)
 
 
 def inferred_average_precision(ranked: Ranked, _params: tuple[()], _options: Options
                                ) -> np.ndarray:
     """``infAP``."""
-    hit = ranked.relevant
-    u = np.cumsum(ranked.rel == RELVALUE_UNJUDGED, axis=1)  # none at a hit: all before it
-    s = np.cumsum(ranked.judged_nonrel, axis=1)
-    r = ranked.rel_count
-    j = ranked.ranks - 1.0
+    hits = ranked.hits
+    # at a relevant document: r relevant (itself included), s judged non-relevant and u
+    # pooled-unjudged (negative grade) documents above it
+    r = hits.index + 1
+    s = hits.nonrel_above(ranked)
+    u = Cells.of(ranked.rel == RELVALUE_UNJUDGED).count_before(hits)
+    j = hits.cols.astype(np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
         terms = 1.0 / (j + 1.0) + (j / (j + 1.0)) * ((r - 1 + s + u) / j) * (
             (r - 1 + INFAP_EPSILON) / (r - 1 + s + 2 * INFAP_EPSILON))
-    terms = np.where(hit, np.where(j == 0, 1.0, terms), 0.0)
-    total = row_sums(terms)
+    total = hits.sums(np.where(j == 0, 1.0, terms))
     big_r = ranked.num_rel
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(big_r > 0, total / big_r, total)[:, None]

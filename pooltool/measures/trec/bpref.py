@@ -14,20 +14,20 @@ from __future__ import annotations
 import numpy as np
 
 from pooltool.measures.trec.average_precision import geometric_logs
-from pooltool.measures.trec.c_arith import row_sums
 from pooltool.measures.trec.ranked import Options, Ranked
 
 
 def bpref(ranked: Ranked, _params: tuple[()], _options: Options) -> np.ndarray:
     """``bpref`` (``(T, 1)``)."""
-    big_r = ranked.num_rel[:, None]
-    seen = np.cumsum(ranked.judged_nonrel, axis=1)  # at a relevant cell: all above it
+    big_r = ranked.num_rel
+    hits = ranked.hits
+    seen = hits.nonrel_above(ranked)
     with np.errstate(divide="ignore", invalid="ignore"):
-        terms = 1.0 - (np.minimum(seen, big_r).astype(np.float64)
-                       / np.minimum(ranked.num_nonrel[:, None], big_r).astype(np.float64))
-    total = row_sums(np.where(ranked.relevant, np.where(seen > 0, terms, 1.0), 0.0))
+        terms = 1.0 - (np.minimum(seen, big_r[hits.rows]).astype(np.float64)
+                       / np.minimum(ranked.num_nonrel, big_r)[hits.rows].astype(np.float64))
+    total = hits.sums(np.where(seen > 0, terms, 1.0))
     with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(big_r[:, 0] > 0, total / big_r[:, 0], total)[:, None]
+        return np.where(big_r > 0, total / big_r, total)[:, None]
 
 
 def log_bpref(ranked: Ranked, params: tuple[()], options: Options) -> np.ndarray:

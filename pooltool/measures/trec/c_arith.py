@@ -123,6 +123,14 @@ def value_text(value: float) -> str:
     return f"{value:6.4f}"
 
 
+def value_texts(values: np.ndarray) -> list[str]:
+    """:func:`value_text` of each value of a float64 column."""
+    texts = [f"{value:6.4f}" for value in values.tolist()]
+    for row in np.flatnonzero(np.isnan(values)).tolist():
+        texts[row] = value_text(float(values[row]))
+    return texts
+
+
 def name_with_double(name: str, value: float) -> str:
     """``append_double`` of ``meas_init.c``: ``NAME_%3.2f`` in a buffer of
     ``len(NAME) + 10`` bytes, so at most ``len(NAME) + 9`` characters are kept."""

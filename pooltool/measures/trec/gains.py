@@ -20,7 +20,7 @@ import numpy as np
 
 from pooltool.measures.qrels_index import QrelsIndex
 from pooltool.measures.trec.c_arith import c_atol, c_int, msort
-from pooltool.measures.trec.ranked import RELVALUE_PAD, Ranked, level_matrix
+from pooltool.measures.trec.ranked import RELVALUE_PAD, Cells, Ranked, level_matrix
 
 #: A gain parameter as given: (name, value), e.g. ("2", 9.0) or ("p", 0.8).
 Pair = tuple[str, float]
@@ -119,10 +119,11 @@ def _table(topics: list[Gains], top_code: int) -> GainTable:
 
 
 def ranked_gains(ranked: Ranked, pairs: tuple[Pair, ...],
-                 adjust: Callable[[Gains], Gains] | None = None) -> tuple[np.ndarray, GainTable]:
-    """The gain of each cell of ``ranked`` (float64, ``(T, W)``; 0.0 on the padding) and the
-    table's rows of its topics, computed once per batch and parameter list (``ndcg``,
-    ``G``, ``Rndcg``... share them)."""
+                 adjust: Callable[[Gains], Gains] | None = None
+                 ) -> tuple[Cells, np.ndarray, GainTable]:
+    """The cells of ``ranked`` whose gain is not 0, their gains (float64, aligned with the
+    cells) and the table's rows of its topics; computed once per batch and parameter
+    list (``ndcg``, ``G``, ``Rndcg``... share them)."""
     key = ("gains", pairs, adjust)
     if key not in ranked.cache:
         full = gain_table(ranked.qrels, pairs, adjust)
@@ -130,8 +131,9 @@ def ranked_gains(ranked: Ranked, pairs: tuple[Pair, ...],
         table = GainTable(full.by_code[rows], full.ideal[rows], full.size[rows],
                           full.after[rows], full.initial[rows])
         gains = np.take_along_axis(table.by_code, ranked.rel - RELVALUE_PAD, axis=1)
-        ranked.cache[key] = (gains, table)
-    found: tuple[np.ndarray, GainTable] = ranked.cache[key]
+        cells = Cells.of(gains != 0)
+        ranked.cache[key] = (cells, gains[cells.rows, cells.cols], table)
+    found: tuple[Cells, np.ndarray, GainTable] = ranked.cache[key]
     return found
 
 

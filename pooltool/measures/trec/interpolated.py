@@ -22,17 +22,24 @@ from pooltool.measures.trec.ranked import Options, Ranked
 
 def interpolated_precision(ranked: Ranked, points: tuple[float, ...], _options: Options
                            ) -> np.ndarray:
-    """``iprec_at_recall_x`` per topic and recall point ``x`` (sorted), ``(T, X)``."""
+    """``iprec_at_recall_x`` per topic and recall point ``x`` (sorted), ``(T, X)``;
+    computed once per batch (``11pt_avg`` reads the same values)."""
+    key = ("iprec", points)
+    if key not in ranked.cache:
+        ranked.cache[key] = _interpolated(ranked, points)
+    values: np.ndarray = ranked.cache[key]
+    return values
+
+
+def _interpolated(ranked: Ranked, points: tuple[float, ...]) -> np.ndarray:
     found, ret = ranked.num_rel_ret, ranked.num_ret
     with np.errstate(divide="ignore", invalid="ignore"):
         end = np.where(ret > 0, found / ret.astype(np.float64), C_NAN)
-    # best[t, i]: the highest precision at a relevant rank >= i + 1 (0.0 past the last)
-    best = np.maximum.accumulate(ranked.precisions[:, ::-1], axis=1)[:, ::-1]
+    # best[t, c - 1]: the highest precision at the c-th relevant document or below it
+    best = np.maximum.accumulate(ranked.hits.matrix(ranked.precisions)[:, ::-1], axis=1)[:, ::-1]
     best = np.where(best > end[:, None], best, end[:, None])
     cut = lround(np.array(points, dtype=np.float64)[None, :] * ranked.num_rel[:, None])
-    # the column of the cut-th relevant document (the first one for cut = 0)
-    column = (ranked.rel_count[:, :, None] < np.maximum(cut, 1)[:, None, :]).sum(axis=1)
-    at = np.take_along_axis(best, np.minimum(column, ranked.width - 1), axis=1)
+    at = np.take_along_axis(best, np.clip(cut - 1, 0, best.shape[1] - 1), axis=1)
     values = np.where(cut > found[:, None], 0.0, at)
     return np.where((cut == 0) & (found[:, None] == 0), end[:, None], values)
 

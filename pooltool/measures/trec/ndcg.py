@@ -26,12 +26,12 @@ import numpy as np
 
 from pooltool.measures.trec.c_arith import C_NAN, discounts, row_prefix, row_sums
 from pooltool.measures.trec.gains import GainTable, Pair, ranked_gains
-from pooltool.measures.trec.ranked import Options, Ranked, level_matrix
+from pooltool.measures.trec.ranked import Cells, Options, Ranked, level_matrix
 
 
-def _dcg_terms(gains: np.ndarray) -> np.ndarray:
-    """``g_i / log2(i + 2)`` per cell (0.0 where the gain is 0), ``(T, W)``."""
-    return np.where(gains != 0, gains / discounts(gains.shape[1]), 0.0)
+def _dcg_terms(cells: Cells, gains: np.ndarray) -> np.ndarray:
+    """``g_i / log2(i + 2)`` per cell with a gain."""
+    return gains / discounts(cells.width)[cells.cols]
 
 
 def _ideal_terms(table: GainTable) -> np.ndarray:
@@ -40,8 +40,8 @@ def _ideal_terms(table: GainTable) -> np.ndarray:
 
 
 def _sums(ranked: Ranked, pairs: tuple[Pair, ...]) -> tuple[np.ndarray, np.ndarray]:
-    results, table = ranked_gains(ranked, pairs)
-    return row_sums(_dcg_terms(results)), row_sums(_ideal_terms(table))
+    cells, gains, table = ranked_gains(ranked, pairs)
+    return cells.sums(_dcg_terms(cells, gains)), row_sums(_ideal_terms(table))
 
 
 def ndcg(ranked: Ranked, pairs: tuple[Pair, ...], _options: Options) -> np.ndarray:
@@ -63,11 +63,11 @@ def ideal_dcg(ranked: Ranked, pairs: tuple[Pair, ...], _options: Options) -> np.
 
 def ndcg_cut(ranked: Ranked, cutoffs: tuple[int, ...], _options: Options) -> np.ndarray:
     """``ndcg_cut_k`` per topic and cutoff."""
-    grades = np.where(ranked.rel > 0, ranked.rel, 0).astype(np.float64)
-    results = row_prefix(_dcg_terms(grades))
-    ideal = row_prefix(_ideal_terms(_grade_ideal(ranked)))
+    cells = Cells.of(ranked.rel > 0)
+    grades = ranked.rel[cells.rows, cells.cols].astype(np.float64)
     ks = np.array(cutoffs, dtype=np.int64)
-    value = results[:, np.minimum(ks, ranked.width)]
+    value = np.take_along_axis(cells.prefix(_dcg_terms(cells, grades)), cells.within(ks), axis=1)
+    ideal = row_prefix(_ideal_terms(_grade_ideal(ranked)))
     best = ideal[:, np.minimum(ks, ideal.shape[1] - 1)]
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(best > 0.0, value / best, value)
@@ -92,28 +92,30 @@ def _grade_ideal(ranked: Ranked) -> GainTable:
 
 def ndcg_rel(ranked: Ranked, pairs: tuple[Pair, ...], _options: Options) -> np.ndarray:
     """``ndcg_rel``."""
-    results, table = ranked_gains(ranked, pairs)
+    cells, gains, table = ranked_gains(ranked, pairs)
     size = table.size
-    run_dcg = np.cumsum(_dcg_terms(results), axis=1)
+    run_dcg = cells.prefix(_dcg_terms(cells, gains))
     ideal_dcg_at = np.cumsum(_ideal_terms(table), axis=1)
-    hits = results > 0
-    columns = np.minimum(np.arange(ranked.width), table.ideal.shape[1] - 1)
-    best = np.where(size[:, None] > 0, ideal_dcg_at[:, columns], 0.0)
+    hits = gains > 0
+    rows = cells.rows
+    best = np.where(size[rows] > 0, ideal_dcg_at[rows, np.minimum(cells.cols, ideal_dcg_at.shape[1] - 1)],
+                    0.0)
     with np.errstate(divide="ignore", invalid="ignore"):
-        terms = np.where(hits, run_dcg / best, 0.0)
-    total = row_sums(terms)
+        terms = np.where(hits, run_dcg[rows, cells.index + 1] / best, 0.0)
+    total = cells.sums(terms)
     final_dcg = run_dcg[:, -1]
     final_ideal = ideal_dcg_at[:, -1]
+    found = np.bincount(rows[hits], minlength=len(size))
     with np.errstate(divide="ignore", invalid="ignore"):
-        total = total + (size - hits.sum(axis=1)).astype(np.float64) * final_dcg / final_ideal
+        total = total + (size - found).astype(np.float64) * final_dcg / final_ideal
         return np.where(total > 0.0, total / size, 0.0)[:, None]
 
 
 def r_ndcg(ranked: Ranked, pairs: tuple[Pair, ...], _options: Options) -> np.ndarray:
     """``Rndcg``."""
-    results, table = ranked_gains(ranked, pairs)
+    cells, gains, table = ranked_gains(ranked, pairs)
     size, ret = table.size, ranked.num_ret
-    run = row_prefix(_dcg_terms(results))  # run[t, i]: dcg of ranks 0..i-1
+    run = cells.prefix(_dcg_terms(cells, gains))  # run at cells.within(i): dcg of ranks 0..i-1
     best = row_prefix(_ideal_terms(table))  # best[t, i]: ideal dcg of 0..i-1
     steps = np.arange(best.shape[1])
     inside = steps[None, :] <= size[:, None]
@@ -122,13 +124,13 @@ def r_ndcg(ranked: Ranked, pairs: tuple[Pair, ...], _options: Options) -> np.nda
     np.put_along_axis(walk, size[:, None], table.after[:, None], axis=1)
     before = np.concatenate((table.initial[:, None], walk[:, :-1]), axis=1)
     change = inside & (walk != before) & (best > 0.0)
-    at = np.take_along_axis(run, np.minimum(steps[None, :], ret[:, None]), axis=1)
+    at = np.take_along_axis(run, cells.within(np.minimum(steps[None, :], ret[:, None])), axis=1)
     with np.errstate(divide="ignore", invalid="ignore"):
         total = row_sums(np.where(change, at / best, 0.0))
     count = change.sum(axis=1)
     best_end = np.take_along_axis(best, size[:, None], axis=1)[:, 0]
     end = (ret > size + 1) & (best_end > 0.0)  # the implied change at the run's end
-    run_end = np.take_along_axis(run, ret[:, None], axis=1)[:, 0]
+    run_end = run[:, -1]
     with np.errstate(divide="ignore", invalid="ignore"):
         total = np.where(end, total + run_end / best_end, total)
         values = np.where(count + end > 0, total / (count + end), C_NAN)

@@ -16,7 +16,7 @@ import math
 import numpy as np
 
 from pooltool.measures.trec.c_arith import log2_table, row_sums
-from pooltool.measures.trec.gains import Pair, ranked_gains
+from pooltool.measures.trec.gains import GainTable, Pair, ranked_gains
 from pooltool.measures.trec.ranked import Options, Ranked
 
 MIN_COST = 1.0
@@ -24,27 +24,38 @@ MIN_COST = 1.0
 
 def binary_gain(ranked: Ranked, _params: tuple[()], _options: Options) -> np.ndarray:
     """``binG`` (``(T, 1)``)."""
-    above = (ranked.ranks - ranked.rel_count).astype(np.int64)  # 3 + i - rel_so_far, minus 2
+    hits = ranked.hits
+    above = hits.cols - hits.index  # 3 + i - rel_so_far, minus 2
     table = log2_table(ranked.width + 2)
-    terms = np.where(ranked.relevant, 1.0 / table[above + 2], 0.0)
     with np.errstate(divide="ignore", invalid="ignore"):
-        values = row_sums(terms) / ranked.num_rel.astype(np.float64)
+        values = hits.sums(1.0 / table[above + 2]) / ranked.num_rel.astype(np.float64)
     return np.where(ranked.num_rel_ret > 0, values, 0.0)[:, None]
 
 
 def gain(ranked: Ranked, pairs: tuple[Pair, ...], _options: Options) -> np.ndarray:
     """``G``."""
-    results, table = ranked_gains(ranked, pairs)
-    ideal = np.zeros_like(results)
-    shared = min(ranked.width, table.ideal.shape[1])
-    ideal[:, :shared] = table.ideal[:, :shared]
-    cost = np.where(ideal >= MIN_COST, ideal, MIN_COST)  # 0 past the ideal ranking: MIN_COST
-    hits = results != 0
-    argument = 2 + np.cumsum(cost, axis=1) - np.cumsum(results, axis=1)
-    logs = np.zeros_like(results)
-    logs[hits] = [math.log2(v) for v in argument[hits].tolist()]  # libm's log2, as the C code
-    with np.errstate(divide="ignore", invalid="ignore"):
-        terms = np.where(hits, results / logs, 0.0)
+    cells, gains, table = ranked_gains(ranked, pairs)
+    sum_cost = _cost_sums(ranked, table)[cells.rows, cells.cols]
+    sum_results = cells.prefix(gains)[cells.rows, cells.index + 1]
+    argument = 2 + sum_cost - sum_results
+    terms = gains / _log2(argument)
     total_ideal = row_sums(table.ideal)
     with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(total_ideal > 0.0, row_sums(terms) / total_ideal, 0.0)[:, None]
+        return np.where(total_ideal > 0.0, cells.sums(terms) / total_ideal, 0.0)[:, None]
+
+
+def _cost_sums(ranked: Ranked, table: GainTable) -> np.ndarray:
+    """``C_i`` per cell: the running sums of ``max'(I_j)`` (float64, ``(T, W)``)."""
+    ideal = np.zeros(ranked.rel.shape)
+    shared = min(ranked.width, table.ideal.shape[1])
+    ideal[:, :shared] = table.ideal[:, :shared]
+    return np.cumsum(np.where(ideal >= MIN_COST, ideal, MIN_COST), axis=1)
+
+
+def _log2(values: np.ndarray) -> np.ndarray:
+    """libm's ``log2`` of each value, as the C code takes it (a table of whole numbers
+    when every value is one, the usual case with integer gains)."""
+    whole = values.astype(np.int64)
+    if len(values) and whole.min() >= 1 and (whole == values).all():
+        return log2_table(int(whole.max()))[whole]
+    return np.array([math.log2(v) for v in values.tolist()], dtype=np.float64)

@@ -23,8 +23,9 @@ assert RELVALUE_UNJUDGED - RELVALUE_PAD == 1 and RELVALUE_NONPOOL - RELVALUE_PAD
 
 def reciprocal_rank(ranked: Ranked, _params: tuple[()], _options: Options) -> np.ndarray:
     """``recip_rank``."""
-    first = np.argmax(ranked.relevant, axis=1) + 1
-    return np.where(ranked.num_rel_ret > 0, 1.0 / first.astype(np.float64), 0.0)[:, None]
+    first = ranked.hits.first() + 1
+    with np.errstate(divide="ignore"):
+        return np.where(first > 0, 1.0 / first.astype(np.float64), 0.0)[:, None]
 
 
 def relstring(ranked: Ranked, params: tuple[float, ...], _options: Options) -> list[str]:

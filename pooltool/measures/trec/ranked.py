@@ -35,6 +35,7 @@ import numpy as np
 
 from pooltool.measures.per_topic import EncodedRun, ordered_lines
 from pooltool.measures.qrels_index import NONPOOL, QrelsIndex
+from pooltool.measures.trec.c_arith import row_prefix, row_sums
 from pooltool.ranking import positions_in_groups
 from pooltool.records import is_judged
 
@@ -186,9 +187,9 @@ class Ranked:
         return (self.rel < 0) & (self.rel != RELVALUE_PAD)
 
     @cached_property
-    def rel_count(self) -> np.ndarray:
-        """Relevant documents at ranks 1 .. i + 1, per cell (int64, ``(T, W)``)."""
-        return np.cumsum(self.relevant, axis=1, dtype=np.int64)
+    def hits(self) -> Cells:
+        """The relevant retrieved documents, topic by topic in rank order."""
+        return Cells.of(self.relevant)
 
     @cached_property
     def unjudged_count(self) -> np.ndarray:
@@ -198,7 +199,7 @@ class Ranked:
     @property
     def num_rel_ret(self) -> np.ndarray:
         """Relevant documents retrieved per topic (int64, ``(T,)``)."""
-        return self.rel_count[:, -1]
+        return self.hits.counts
 
     @property
     def num_unjudged(self) -> np.ndarray:
@@ -206,15 +207,11 @@ class Ranked:
         return self.unjudged_count[:, -1]
 
     @cached_property
-    def ranks(self) -> np.ndarray:
-        """``1 .. W`` as float64 (``(W,)``): each column's 1-based rank."""
-        return np.arange(1, self.width + 1, dtype=np.float64)
-
-    @cached_property
     def precisions(self) -> np.ndarray:
-        """``j / r_j`` at the j-th relevant document (rank ``r_j``), 0.0 elsewhere
-        (float64, ``(T, W)``)."""
-        return np.where(self.relevant, self.rel_count / self.ranks, 0.0)
+        """``j / r_j`` at the j-th relevant document (rank ``r_j``), per :attr:`hits` cell
+        (float64)."""
+        hits = self.hits
+        return (hits.index + 1) / (hits.cols + 1).astype(np.float64)
 
     def within(self, counts: np.ndarray, ks: np.ndarray) -> np.ndarray:
         """Of a per-cell running count, its value at rank ``k`` per topic and k (ranks past
@@ -226,7 +223,80 @@ class Ranked:
 
     def rel_within(self, ks: np.ndarray) -> np.ndarray:
         """Relevant documents among the first k, per topic and k (int64, ``(T, K)``)."""
-        return self.within(self.rel_count, ks)
+        return self.hits.within(ks)
+
+
+@dataclass(frozen=True)
+class Cells:
+    """Some cells of a :class:`Ranked` (the relevant documents, say), row by row in rank
+    order, for sums over them alone: a row's sum over its cells, added left to right, is
+    its sum over the whole row with 0.0 elsewhere, at a fraction of the work.
+
+    :ivar rows: each cell's row (int64, ``(N,)``, ascending).
+    :ivar cols: each cell's column, its 0-based rank (int64, ascending within a row).
+    :ivar index: each cell's 0-based position among its row's cells.
+    :ivar starts: where each row's cells start in ``rows`` (int64, ``(T,)``).
+    :ivar counts: cells per row (int64, ``(T,)``).
+    :ivar width: ``W``, the ranks of a row.
+    """
+
+    rows: np.ndarray
+    cols: np.ndarray
+    index: np.ndarray
+    starts: np.ndarray
+    counts: np.ndarray
+    width: int
+
+    @classmethod
+    def of(cls, mask: np.ndarray) -> Cells:
+        """The true cells of a ``(T, W)`` bool matrix."""
+        rows, cols = np.nonzero(mask)
+        counts = np.bincount(rows, minlength=mask.shape[0]).astype(np.int64)
+        starts = np.cumsum(counts) - counts
+        index = np.arange(len(rows), dtype=np.int64) - starts[rows]
+        return cls(rows.astype(np.int64), cols.astype(np.int64), index, starts, counts,
+                   mask.shape[1])
+
+    def matrix(self, values: np.ndarray) -> np.ndarray:
+        """The values of the cells packed to the left of each row, 0.0 after
+        (float64, ``(T, max(1, most cells in a row))``)."""
+        out = np.zeros((len(self.counts), max(1, int(self.counts.max(initial=0)))))
+        out[self.rows, self.index] = values
+        return out
+
+    def sums(self, values: np.ndarray) -> np.ndarray:
+        """Per row, its cells' values added left to right (float64, ``(T,)``)."""
+        return row_sums(self.matrix(values))
+
+    def prefix(self, values: np.ndarray) -> np.ndarray:
+        """Per row, the running sums of its cells' values, ``[0, v0, v0+v1, ...]``."""
+        return row_prefix(self.matrix(values))
+
+    def within(self, ks: np.ndarray) -> np.ndarray:
+        """Cells among the first k ranks, per row and k (``ks`` int >= 0, ``(K,)`` or
+        ``(T, K)``; int64 ``(T, K)``)."""
+        stride = self.width + 1
+        keys = self.rows * stride + self.cols
+        rows = np.arange(len(self.counts), dtype=np.int64)[:, None]
+        bounds = rows * stride + np.minimum(np.asarray(ks, dtype=np.int64), self.width)
+        return np.searchsorted(keys, bounds) - self.starts[:, None]
+
+    def first(self) -> np.ndarray:
+        """Each row's first cell's column, -1 for a row without cells (int64, ``(T,)``)."""
+        cols = np.append(self.cols, -1)
+        return np.where(self.counts > 0, cols[np.minimum(self.starts, len(self.cols))], -1)
+
+    def count_before(self, other: Cells) -> np.ndarray:
+        """Per cell of ``other`` (of the same matrix), this one's cells of its row ranked
+        above it (int64, ``(len(other.rows),)``)."""
+        stride = self.width + 1
+        keys = self.rows * stride + self.cols
+        return np.searchsorted(keys, other.rows * stride + other.cols) - self.starts[other.rows]
+
+    def nonrel_above(self, ranked: Ranked) -> np.ndarray:
+        """Per cell (a relevant document), the judged non-relevant documents above it: the
+        ranks above, less the relevant and the unjudged ones (int64)."""
+        return self.cols - self.index - ranked.unjudged_count[self.rows, self.cols]
 
 
 def ranked_batches(encoded: EncodedRun, qrels: QrelsIndex, options: Options) -> Iterator[Ranked]:

@@ -55,9 +55,8 @@ def _weights(n: int, p: float) -> np.ndarray:
 def rbp(ranked: Ranked, pairs: tuple[Pair, ...], _options: Options) -> np.ndarray:
     """``rbp`` (``(T, 1)``)."""
     p = persistence(pairs)
-    results, _table = ranked_gains(ranked, pairs, scaled)
-    terms = results * _weights(ranked.width, p)[:-1]
-    return ((1.0 - p) * row_sums(np.where(results != 0, terms, 0.0)))[:, None]
+    cells, gains, _table = ranked_gains(ranked, pairs, scaled)
+    return ((1.0 - p) * cells.sums(gains * _weights(ranked.width, p)[cells.cols]))[:, None]
 
 
 def rbp_residual(ranked: Ranked, pairs: tuple[Pair, ...], _options: Options) -> np.ndarray:
