@@ -16,7 +16,7 @@ import math
 import numpy as np
 
 from pooltool.measures.trec.c_arith import log2_table, row_sums
-from pooltool.measures.trec.gains import GainTable, Pair, ranked_gains
+from pooltool.measures.trec.gains import Pair, gain_table, ranked_gains
 from pooltool.measures.trec.ranked import Options, Ranked
 
 MIN_COST = 1.0
@@ -35,7 +35,7 @@ def binary_gain(ranked: Ranked, _params: tuple[()], _options: Options) -> np.nda
 def gain(ranked: Ranked, pairs: tuple[Pair, ...], _options: Options) -> np.ndarray:
     """``G``."""
     cells, gains, table = ranked_gains(ranked, pairs)
-    sum_cost = _cost_sums(ranked, table)[cells.rows, cells.cols]
+    sum_cost = _cost_sums(ranked, pairs)[ranked.positions[cells.rows], cells.cols]
     sum_results = cells.prefix(gains)[cells.rows, cells.index + 1]
     argument = 2 + sum_cost - sum_results
     terms = gains / _log2(argument)
@@ -44,12 +44,19 @@ def gain(ranked: Ranked, pairs: tuple[Pair, ...], _options: Options) -> np.ndarr
         return np.where(total_ideal > 0.0, cells.sums(terms) / total_ideal, 0.0)[:, None]
 
 
-def _cost_sums(ranked: Ranked, table: GainTable) -> np.ndarray:
-    """``C_i`` per cell: the running sums of ``max'(I_j)`` (float64, ``(T, W)``)."""
-    ideal = np.zeros(ranked.rel.shape)
-    shared = min(ranked.width, table.ideal.shape[1])
-    ideal[:, :shared] = table.ideal[:, :shared]
-    return np.cumsum(np.where(ideal >= MIN_COST, ideal, MIN_COST), axis=1)
+def _cost_sums(ranked: Ranked, pairs: tuple[Pair, ...]) -> np.ndarray:
+    """``C_i`` of every qrels topic: the running sums of ``max'(I_j)`` over at least
+    ``W`` ranks (float64, ``(Q, >= W)``); the same for every run, so kept in the qrels' cache
+    and rebuilt only for a wider run."""
+    key = f"G cost {pairs!r}"
+    sums: np.ndarray | None = ranked.qrels.cache.get(key)
+    if sums is None or sums.shape[1] < ranked.width:
+        table = gain_table(ranked.qrels, pairs)
+        ideal = np.zeros((len(table.ideal), max(ranked.width, table.ideal.shape[1])))
+        ideal[:, :table.ideal.shape[1]] = table.ideal
+        sums = np.cumsum(np.where(ideal >= MIN_COST, ideal, MIN_COST), axis=1)
+        ranked.qrels.cache[key] = sums
+    return sums
 
 
 def _log2(values: np.ndarray) -> np.ndarray:

@@ -324,7 +324,11 @@ def _ordered_codes(encoded: EncodedRun) -> tuple[np.ndarray, np.ndarray, np.ndar
     """``(topic_pos, rank, code)`` of every line, sorted by topic then trec_eval rank."""
     topic_pos, rank, grade = ordered_lines(encoded)
     if len(topic_pos) > 1 and (np.diff(topic_pos) < 0).any():  # topics grouped, not sorted
-        order = np.lexsort((rank, topic_pos))
+        # a stable sort by topic keeps each topic's lines in rank order when they come so
+        # (as encode_table gives them), at a tenth of a lexsort's cost
+        order = np.argsort(topic_pos, kind="stable")
+        if not ((np.diff(rank[order]) > 0) | (np.diff(topic_pos[order]) != 0)).all():
+            order = np.lexsort((rank, topic_pos))
         topic_pos, rank, grade = topic_pos[order], rank[order], grade[order]
     codes = np.where(grade == NONPOOL, RELVALUE_NONPOOL,
                      np.where(is_judged(grade), grade, RELVALUE_UNJUDGED)).astype(np.int64)
@@ -362,8 +366,11 @@ def _batch(chunk: np.ndarray, topic_pos: np.ndarray, rank: np.ndarray, codes: np
     rel = np.full((len(chunk), max(1, int(num_ret.max()))), RELVALUE_PAD, dtype=np.int64)
     row_of = np.full(len(qrels.topics), -1, dtype=np.int64)
     row_of[chunk] = np.arange(len(chunk))
-    lines = row_of[topic_pos] >= 0
-    rel[row_of[topic_pos[lines]], rank[lines] - 1] = codes[lines]
+    rows = row_of[topic_pos]
+    lines = rows >= 0
+    if not lines.all():
+        rows, rank, codes = rows[lines], rank[lines], codes[lines]
+    rel.ravel()[rows * rel.shape[1] + rank - 1] = codes
     present = has_lines[chunk]
     rel[~present & (num_ret > 0), 0] = RELVALUE_NONPOOL
     matrix = level_matrix(qrels)[0]
