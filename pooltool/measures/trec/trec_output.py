@@ -32,7 +32,7 @@ def format_trec(result: EvalResult, per_topic: bool = False, summary: bool = Tru
             lines.extend(_topic_lines(result, run))
         if summary:
             lines.extend(_all_lines(result, run))
-    return "".join(line + "\n" for line in lines)
+    return "\n".join(lines) + "\n" if lines else ""
 
 
 def _line(name: str, topic: str, text: str) -> str:
