@@ -177,11 +177,6 @@ class Ranked:
         return self.rel >= self.level
 
     @cached_property
-    def judged_nonrel(self) -> np.ndarray:
-        """Per cell: judged (grade >= 0) and not relevant (bool, ``(T, W)``)."""
-        return (self.rel >= 0) & (self.rel < self.level)
-
-    @cached_property
     def unjudged(self) -> np.ndarray:
         """Per cell: a retrieved document with a negative code (bool, ``(T, W)``)."""
         return (self.rel < 0) & (self.rel != RELVALUE_PAD)
