@@ -200,7 +200,7 @@ def evaluate_recall_files(
     options = make_options(ks, level, complete, max_docs)
     index = index_qrels(qrels, options.level)
     files = [Path(p) for p in paths]
-    per_file = _map_files(files, index, options, _worker_count(files, workers))
+    per_file = _map_files(files, index, options, worker_count(files, workers))
     scored: list[tuple[str, RunScores]] = []
     source: dict[str, Path] = {}
     for path, runs in zip(files, per_file, strict=True):
@@ -301,7 +301,9 @@ def _some(items: list[str], limit: int = 5) -> str:
 # --- reading files, possibly in several threads -------------------------------------
 
 
-def _worker_count(paths: Sequence[Path], workers: int | None) -> int:
+def worker_count(paths: Sequence[Path], workers: int | None) -> int:
+    """Threads for reading ``paths``: ``workers`` (at least 1, at most one per file), or
+    one per CPU when ``None``."""
     if workers is not None:
         return max(1, min(int(workers), len(paths)))
     return max(1, min(len(paths), os.cpu_count() or 1))

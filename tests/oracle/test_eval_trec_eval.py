@@ -125,3 +125,18 @@ def test_num_rel_all_ignores_l_under_c(shared_data: Path) -> None:
     per_topic = [int(line.split("\t")[2]) for line in text.splitlines()
                  if re.match(r"num_rel\s+\t\d", line)]
     assert sum(per_topic) == 1237 and text.endswith("num_rel               \tall\t2352\n")
+
+
+@pytest.mark.parametrize("variant", [".c", ".c.J", ".c.M50"])
+def test_topics_split_into_batches(shared_data: Path, monkeypatch: pytest.MonkeyPatch,
+                                   variant: str) -> None:
+    """A run scored a few topics per batch (the cap on a batch's cells made tiny) prints
+    what trec_eval 10.0 printed, as when all its topics share one batch."""
+    from pooltool.measures.trec import ranked
+
+    monkeypatch.setattr(ranked, "CELLS", 3000)  # 2-3 topics of 1000 documents per batch
+    covid = shared_data / "trec_covid_r1"
+    wanted = (covid / "trec_eval_10" / "all_trec" / f"BM25R2{variant}.txt").read_text()
+    ours = printed(covid / "runs" / "BM25R2", covid / "qrels-rnd1.txt", ["all_trec"],
+                   VARIANTS[variant])
+    assert ours == wanted

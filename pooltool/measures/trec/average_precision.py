@@ -22,61 +22,55 @@ import math
 
 import numpy as np
 
-from pooltool.measures.trec.c_arith import seq_prefix, seq_sum
-from pooltool.measures.trec.ranked import RELVALUE_NONPOOL, RELVALUE_UNJUDGED, Options, Topic
+from pooltool.measures.trec.ranked import RELVALUE_UNJUDGED, Cells, Options, Ranked
 
 MIN_GEO_MEAN = 0.00001
 INFAP_EPSILON = 0.00001
 
 
-def _precisions(topic: Topic) -> np.ndarray:
-    """``j / r_j`` at each relevant retrieved document (float64, in rank order)."""
-    ranks = topic.rel_ranks
-    return np.arange(1, len(ranks) + 1, dtype=np.float64) / ranks.astype(np.float64)
+def average_precision(ranked: Ranked, _params: tuple[()], _options: Options) -> np.ndarray:
+    """``map``'s per-topic value, AP (``(T, 1)``)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        values = ranked.hits.sums(ranked.precisions) / ranked.num_rel.astype(np.float64)
+    return np.where(ranked.num_rel_ret > 0, values, 0.0)[:, None]
 
 
-def average_precision(topic: Topic, _params: tuple[()], _options: Options) -> list[float]:
-    """``map``'s per-topic value, AP."""
-    if topic.num_rel_ret == 0:
-        return [0.0]
-    return [seq_sum(_precisions(topic)) / float(topic.num_rel)]
+def log_average_precision(ranked: Ranked, _params: tuple[()], options: Options) -> np.ndarray:
+    """``gm_map``'s per-topic value, ``log(max(AP, 0.00001))`` (libm's ``log``)."""
+    return geometric_logs(average_precision(ranked, (), options))
 
 
-def log_average_precision(topic: Topic, _params: tuple[()], _options: Options) -> list[float]:
-    """``gm_map``'s per-topic value, ``log(max(AP, 0.00001))``."""
-    ap = average_precision(topic, (), _options)[0]
-    return [math.log(max(ap, MIN_GEO_MEAN))]
+def geometric_logs(values: np.ndarray) -> np.ndarray:
+    """``log(max(v, 0.00001))`` of each value, with the C library's ``log``."""
+    return np.array([[math.log(max(v, MIN_GEO_MEAN))] for v in values[:, 0].tolist()],
+                    dtype=np.float64).reshape(-1, 1)
 
 
-def average_precision_cut(topic: Topic, cutoffs: tuple[int, ...], _options: Options
-                          ) -> list[float]:
-    """``map_cut_k`` per cutoff."""
-    if topic.num_rel == 0:
-        return [0.0] * len(cutoffs)
-    partial = seq_prefix(_precisions(topic))
-    found = topic.rel_within(np.array(cutoffs))
-    return [float(partial[j]) / float(topic.num_rel) for j in found.tolist()]
+def average_precision_cut(ranked: Ranked, cutoffs: tuple[int, ...], _options: Options
+                          ) -> np.ndarray:
+    """``map_cut_k`` per topic and cutoff."""
+    partial = ranked.hits.prefix(ranked.precisions)
+    found = ranked.rel_within(np.array(cutoffs, dtype=np.int64))
+    big_r = ranked.num_rel[:, None]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        values = np.take_along_axis(partial, found, axis=1) / big_r.astype(np.float64)
+    return np.where(big_r > 0, values, 0.0)
 
 
-def inferred_average_precision(topic: Topic, _params: tuple[()], _options: Options
-                               ) -> list[float]:
+def inferred_average_precision(ranked: Ranked, _params: tuple[()], _options: Options
+                               ) -> np.ndarray:
     """``infAP``."""
-    rel = topic.rel
-    kept = rel != RELVALUE_NONPOOL
-    pooled = np.flatnonzero(kept)
-    codes = rel[pooled]
-    unjudged = codes == RELVALUE_UNJUDGED
-    nonrel = (codes >= 0) & (codes < topic.level)
-    hit = ~unjudged & ~nonrel
-    u: np.ndarray = (np.cumsum(unjudged) - unjudged)[hit]
-    s: np.ndarray = (np.cumsum(nonrel) - nonrel)[hit]
-    r = np.arange(1, int(hit.sum()) + 1, dtype=np.int64)
-    j = pooled[hit].astype(np.float64)
+    hits = ranked.hits
+    # at a relevant document: r relevant (itself included), s judged non-relevant and u
+    # pooled-unjudged (negative grade) documents above it
+    r = hits.index + 1
+    s = hits.nonrel_above(ranked)
+    u = Cells.of(ranked.rel == RELVALUE_UNJUDGED).count_before(hits)
+    j = hits.cols.astype(np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
         terms = 1.0 / (j + 1.0) + (j / (j + 1.0)) * ((r - 1 + s + u) / j) * (
             (r - 1 + INFAP_EPSILON) / (r - 1 + s + 2 * INFAP_EPSILON))
-    terms = np.where(j == 0, 1.0, terms)
-    total = seq_sum(terms)
-    if topic.num_rel:
-        total /= topic.num_rel
-    return [total]
+    total = hits.sums(np.where(j == 0, 1.0, terms))
+    big_r = ranked.num_rel
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(big_r > 0, total / big_r, total)[:, None]

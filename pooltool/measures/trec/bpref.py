@@ -11,30 +11,25 @@ the ``all`` line, printed only there.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
-from pooltool.measures.trec.average_precision import MIN_GEO_MEAN
-from pooltool.measures.trec.c_arith import seq_sum
-from pooltool.measures.trec.ranked import Options, Topic
+from pooltool.measures.trec.average_precision import geometric_logs
+from pooltool.measures.trec.ranked import Options, Ranked
 
 
-def bpref(topic: Topic, _params: tuple[()], _options: Options) -> list[float]:
-    """``bpref``."""
-    rel, level, big_r = topic.rel, topic.level, topic.num_rel
-    num_nonrel = int(topic.rel_levels[:level].sum())
-    nonrel = (rel >= 0) & (rel < level)
-    seen: np.ndarray = (np.cumsum(nonrel) - nonrel)[topic.relevant]
+def bpref(ranked: Ranked, _params: tuple[()], _options: Options) -> np.ndarray:
+    """``bpref`` (``(T, 1)``)."""
+    big_r = ranked.num_rel
+    hits = ranked.hits
+    seen = hits.nonrel_above(ranked)
     with np.errstate(divide="ignore", invalid="ignore"):
-        terms = 1.0 - (np.minimum(seen, big_r).astype(np.float64)
-                       / float(min(num_nonrel, big_r)))
-    total = seq_sum(np.where(seen > 0, terms, 1.0))
-    if big_r:
-        total /= big_r
-    return [total]
+        terms = 1.0 - (np.minimum(seen, big_r[hits.rows]).astype(np.float64)
+                       / np.minimum(ranked.num_nonrel, big_r)[hits.rows].astype(np.float64))
+    total = hits.sums(np.where(seen > 0, terms, 1.0))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(big_r > 0, total / big_r, total)[:, None]
 
 
-def log_bpref(topic: Topic, params: tuple[()], options: Options) -> list[float]:
+def log_bpref(ranked: Ranked, params: tuple[()], options: Options) -> np.ndarray:
     """``gm_bpref``'s per-topic value, ``log(max(bpref, 0.00001))``."""
-    return [math.log(max(bpref(topic, params, options)[0], MIN_GEO_MEAN))]
+    return geometric_logs(bpref(ranked, params, options))

@@ -39,25 +39,29 @@ def discounts(n: int) -> np.ndarray:
     return log2_table(n + 1)[2:n + 2]
 
 
-def seq_sum(values: np.ndarray) -> float:
-    """``values`` added left to right from 0.0, as a C ``for`` loop does; 0.0 when empty."""
-    return float(np.cumsum(values)[-1]) if len(values) else 0.0
+def row_sums(values: np.ndarray) -> np.ndarray:
+    """Each row added left to right from 0.0 (float64 ``(T, W)`` -> ``(T,)``), as a C loop
+    over one topic's documents does (``np.cumsum`` along a row is that fold; a 0.0 cell,
+    padding or a skipped document, changes no double)."""
+    if values.shape[1] == 0:
+        return np.zeros(values.shape[0], dtype=np.float64)
+    return np.cumsum(values, axis=1)[:, -1]
 
 
-def seq_prefix(values: np.ndarray) -> np.ndarray:
-    """Running sums ``[0, v0, v0+v1, ...]`` (length ``n + 1``), each a left-to-right sum."""
-    out = np.zeros(len(values) + 1, dtype=np.float64)
-    if len(values):
-        np.cumsum(values, out=out[1:])
+def row_prefix(values: np.ndarray) -> np.ndarray:
+    """Running left-to-right sums of each row, ``[0, v0, v0+v1, ...]`` (float64
+    ``(T, W)`` -> ``(T, W + 1)``)."""
+    out = np.zeros((values.shape[0], values.shape[1] + 1), dtype=np.float64)
+    np.cumsum(values, axis=1, out=out[:, 1:])
     return out
 
 
-def lround(x: float) -> int:
-    """C's ``lround``: the nearest integer, halves away from zero (Python's ``round``
-    sends halves to even)."""
-    low = math.floor(abs(x))
-    value = low + 1 if abs(x) - low >= 0.5 else low
-    return int(math.copysign(value, x)) if value else 0
+def lround(x: float | np.ndarray) -> np.ndarray:
+    """C's ``lround``, elementwise: the nearest integer, halves away from zero (Python's
+    ``round`` sends halves to even); int64 of ``x``'s shape."""
+    magnitude = np.abs(x)
+    low = np.floor(magnitude)
+    return np.copysign(np.where(magnitude - low >= 0.5, low + 1, low), x).astype(np.int64)
 
 
 def msort(items: Sequence[T], compare: Callable[[T, T], int]) -> list[T]:
@@ -117,6 +121,14 @@ def value_text(value: float) -> str:
     if math.isnan(value):
         return f"{'-nan' if math.copysign(1.0, value) < 0 else 'nan':>6}"
     return f"{value:6.4f}"
+
+
+def value_texts(values: np.ndarray) -> list[str]:
+    """:func:`value_text` of each value of a float64 column."""
+    texts = [f"{value:6.4f}" for value in values.tolist()]
+    for row in np.flatnonzero(np.isnan(values)).tolist():
+        texts[row] = value_text(float(values[row]))
+    return texts
 
 
 def name_with_double(name: str, value: float) -> str:

@@ -15,34 +15,36 @@ The ``all`` line of the counts is their sum over topics.
 
 from __future__ import annotations
 
-from pooltool.measures.trec.ranked import Options, Topic
+import numpy as np
+
+from pooltool.measures.trec.ranked import Options, Ranked
 
 
-def num_ret(topic: Topic, _params: tuple[()], _options: Options) -> list[float]:
-    """``num_ret``."""
-    return [float(topic.num_ret)]
+def num_ret(ranked: Ranked, _params: tuple[()], _options: Options) -> np.ndarray:
+    """``num_ret`` (``(T, 1)``, as every measure returns: topics x printed names)."""
+    return ranked.num_ret[:, None].astype(np.float64)
 
 
-def num_rel(topic: Topic, _params: tuple[()], _options: Options) -> list[float]:
+def num_rel(ranked: Ranked, _params: tuple[()], _options: Options) -> np.ndarray:
     """``num_rel``."""
-    return [float(topic.num_rel)]
+    return ranked.num_rel[:, None].astype(np.float64)
 
 
-def num_rel_ret(topic: Topic, _params: tuple[()], _options: Options) -> list[float]:
+def num_rel_ret(ranked: Ranked, _params: tuple[()], _options: Options) -> np.ndarray:
     """``num_rel_ret``."""
-    return [float(topic.num_rel_ret)]
+    return ranked.num_rel_ret[:, None].astype(np.float64)
 
 
-def num_nonrel_judged_ret(topic: Topic, _params: tuple[()], _options: Options) -> list[float]:
+def num_nonrel_judged_ret(ranked: Ranked, _params: tuple[()], _options: Options) -> np.ndarray:
     """``num_nonrel_judged_ret`` = retrieved - not judged - relevant retrieved."""
-    return [float(topic.num_ret - len(topic.unjudged_ranks) - topic.num_rel_ret)]
+    return (ranked.num_ret - ranked.num_unjudged - ranked.num_rel_ret)[:, None].astype(np.float64)
 
 
-def one(_topic: Topic, _params: tuple[()], _options: Options) -> list[float]:
+def one(ranked: Ranked, _params: tuple[()], _options: Options) -> np.ndarray:
     """``num_q``: each scored topic counts 1."""
-    return [1.0]
+    return np.ones((len(ranked.topics), 1))
 
 
-def nothing(_topic: Topic, _params: tuple[()], _options: Options) -> list[float]:
+def nothing(ranked: Ranked, _params: tuple[()], _options: Options) -> np.ndarray:
     """``runid`` has no per-topic value (a 0 that is never printed)."""
-    return [0.0]
+    return np.zeros((len(ranked.topics), 1))

@@ -23,15 +23,16 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
 from pooltool.errors import NothingToScore
 from pooltool.measures.per_topic import EncodedRun
 from pooltool.measures.qrels_index import QrelsIndex
-from pooltool.measures.trec.hole_columns import qrels_max_grade, topic_holes
-from pooltool.measures.trec.ranked import Options, Topic, level_counts, ranked_topics
+from pooltool.measures.trec.hole_columns import covered, qrels_max_grade, topic_holes
+from pooltool.measures.trec.ranked import Options, Ranked, level_counts, ranked_batches
 from pooltool.measures.trec.select import Request
 
 #: Printed names set back to 0 (relstring: '') for a topic the run lacks (``trec_eval.c``,
@@ -86,16 +87,18 @@ class EvalResult:
     options: Options
 
 
-def unjudged_rates(topic: Topic, request: Request) -> list[float]:
-    """Per value of ``request``, the share of the ranks it looks at whose document is
-    unjudged (no qrels line, or a negative grade): ``U(k) / k`` for a cutoff k (trec_eval's
-    ``unj_k``; ranks past the end count as judged), ``U(n) / n`` over the n retrieved
-    documents otherwise (0 when n = 0)."""
+def unjudged_rates(ranked: Ranked, request: Request) -> np.ndarray:
+    """Per topic and value of ``request``, the share of the ranks it looks at whose
+    document is unjudged (no qrels line, or a negative grade): ``U(k) / k`` for a cutoff
+    k (trec_eval's ``unj_k``; ranks past the end count as judged), ``U(n) / n`` over the
+    n retrieved documents otherwise (0 when n = 0); float64, ``(T, names)``."""
     if request.measure.kind == "cut_long":
         depths = np.array(request.params.values, dtype=np.int64)
-        return (topic.unjudged_within(depths) / depths).tolist()
-    rate = len(topic.unjudged_ranks) / topic.num_ret if topic.num_ret else 0.0
-    return [rate] * len(request.names)
+        return ranked.within(ranked.unjudged_count, depths) / depths
+    n = ranked.num_ret
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rate = np.where(n > 0, ranked.num_unjudged / n, 0.0)
+    return np.repeat(rate[:, None], len(request.names), axis=1)
 
 
 def evaluate_runs(runs: Iterable[tuple[str, EncodedRun]], qrels: QrelsIndex,
@@ -109,60 +112,85 @@ def evaluate_runs(runs: Iterable[tuple[str, EncodedRun]], qrels: QrelsIndex,
     :returns: an :class:`EvalResult`; fractions are in 0..1, counts integers.
     :raises NothingToScore: a run has no topic in the qrels (and not ``-c``).
     """
-    results = [_run(tag, run, qrels, list(requests), options) for tag, run in runs]
+    results = [evaluate_run(tag, run, qrels, list(requests), options) for tag, run in runs]
     return EvalResult(results, list(requests), options)
 
 
-def _run(tag: str, encoded: EncodedRun, qrels: QrelsIndex, requests: list[Request],
-         options: Options) -> RunEval:
-    topics = list(ranked_topics(encoded, qrels, options))
-    present = {t.topic for t in topics if t.present}
-    if not topics:
+#: One batch's columns of one request: values, unjudged rates, holes (by printed name).
+_Columns = tuple[dict[str, "np.ndarray | list[str]"], dict[str, np.ndarray], dict[str, np.ndarray]]
+
+
+def evaluate_run(tag: str, encoded: EncodedRun, qrels: QrelsIndex, requests: list[Request],
+                 options: Options) -> RunEval:
+    """One run's :class:`RunEval` (see :func:`evaluate_runs`)."""
+    batches = list(ranked_batches(encoded, qrels, options))
+    if not batches:
         raise NothingToScore(f"run {tag!r} has no topic in the qrels (qrels topics: "
                              f"{', '.join(qrels.topics[:5].tolist())} ...)")
-    values: list[dict[str, np.ndarray | list[str]]] = []
-    unjudged: list[dict[str, np.ndarray]] = []
-    holes: list[dict[str, np.ndarray]] = []
     max_grade = qrels_max_grade(level_counts(qrels))
-    for request in requests:
-        per_name: dict[str, list[object]] = {name: [] for name in request.names}
-        rates: dict[str, list[float]] = {name: [] for name in request.names}
-        ends: dict[str, list[tuple[float, float]]] = {name: [] for name in request.names}
-        for topic in topics:
-            seen = topic if request.level is None else replace(topic, level=request.level)
-            got = _values(seen, request, options)
-            shares = unjudged_rates(seen, request)
-            hole = (topic_holes(seen, request, got, max_grade) if options.holes
-                    else [None] * len(request.names))
-            for position, name in enumerate(request.names):
-                per_name[name].append(got[position])
-                rates[name].append(shares[position])
-                if hole[position] is not None:
-                    ends[name].append(hole[position])  # type: ignore[arg-type]
-        values.append({name: ([str(v) for v in column] if request.measure.name == "relstring"
-                              else np.array(column, dtype=np.float64))
-                       for name, column in per_name.items()})
-        unjudged.append({name: np.array(column) for name, column in rates.items()})
-        holes.append({name: np.array(column, dtype=np.float64).reshape(-1, 2)
-                      for name, column in ends.items() if len(column) == len(topics)})
+    parts = [[_request(ranked, request, options, max_grade) for request in requests]
+             for ranked in batches]
+    values, unjudged, holes = ([_joined([batch[r][kind] for batch in parts])
+                                for r in range(len(requests))] for kind in range(3))
+    topics = [topic for ranked in batches for topic in ranked.topics]
+    present = {t for ranked in batches for t, p in zip(ranked.topics, ranked.present.tolist(),
+                                                       strict=True) if p}
     summary = [_summary(r, v, tag, len(topics), qrels, options) for r, v in zip(requests, values,
                                                                                strict=True)]
     hole_summary = [{name: (float(np.cumsum(pair[:, 0])[-1]) / len(topics),
                             float(np.cumsum(pair[:, 1])[-1]) / len(topics))
                      for name, pair in per_request.items()} for per_request in holes]
-    return RunEval(tag, [t.topic for t in topics], values, unjudged, summary,
+    return RunEval(tag, topics, values, unjudged, summary,
                    [t for t in qrels.topics.tolist() if t not in present], list(encoded.ignored),
                    holes, hole_summary)
 
 
-def _values(topic: Topic, request: Request, options: Options) -> list[object]:
-    """One topic's values of one request, with the stand-in ranking's resets."""
-    got = request.measure.compute(topic, request.params.values, options)
-    values: list[object] = [got] if isinstance(got, str) else list(got)
-    if topic.present:
-        return values
-    return [("" if isinstance(v, str) else 0.0) if name in _RESET or name.startswith("unj")
-            else v for name, v in zip(request.names, values, strict=True)]
+def _joined(parts: list[dict[str, Any]]) -> dict[str, Any]:
+    """Per printed name, the batches' columns one after the other (a name missing from
+    any batch is dropped: a hole that some topic lacks)."""
+    names = [name for name in parts[0] if all(name in part for part in parts)]
+    return {name: (parts[0][name] if len(parts) == 1
+                   else [v for part in parts for v in part[name]] if isinstance(parts[0][name], list)
+                   else np.concatenate([part[name] for part in parts]))
+            for name in names}
+
+
+def _request(ranked: Ranked, request: Request, options: Options, max_grade: int) -> _Columns:
+    """One request's columns on one batch, with the stand-in ranking's resets."""
+    if request.level is not None:
+        key = ("level", request.level)
+        if key not in ranked.cache:
+            ranked.cache[key] = ranked.at_level(request.level)
+        ranked = ranked.cache[key]
+    got = request.measure.compute(ranked, request.params.values, options)
+    absent = ~ranked.present
+    rates = unjudged_rates(ranked, request)
+    values: dict[str, np.ndarray | list[str]] = {}
+    for position, name in enumerate(request.names):
+        reset = absent.any() and (name in _RESET or name.startswith("unj"))
+        if isinstance(got, list):
+            values[name] = [("" if reset and a else v) for v, a in zip(got, absent.tolist(),
+                                                                       strict=True)]
+        else:
+            values[name] = np.where(absent, 0.0, got[:, position]) if reset else got[:, position]
+    unjudged = {name: rates[:, position] for position, name in enumerate(request.names)}
+    return values, unjudged, _holes(ranked, request, values, max_grade) if options.holes else {}
+
+
+def _holes(ranked: Ranked, request: Request, values: dict[str, np.ndarray | list[str]],
+           max_grade: int) -> dict[str, np.ndarray]:
+    """Per printed name with a hole on every topic, ``(T, 2)`` of its ends."""
+    if not covered(request):
+        return {}
+    ends: dict[str, list[tuple[float, float]]] = {name: [] for name in request.names}
+    for row in range(len(ranked.topics)):
+        got = [values[name][row] for name in request.names]
+        for name, hole in zip(request.names, topic_holes(ranked.topic(row), request, got,
+                                                         max_grade), strict=True):
+            if hole is not None:
+                ends[name].append(hole)
+    return {name: np.array(column, dtype=np.float64).reshape(-1, 2)
+            for name, column in ends.items() if len(column) == len(ranked.topics)}
 
 
 def _summary(request: Request, values: dict[str, np.ndarray | list[str]], tag: str, count: int,

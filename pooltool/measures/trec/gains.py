@@ -13,12 +13,14 @@ empty when the last level's gain is not positive, even with no document at it).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
+from pooltool.measures.qrels_index import QrelsIndex
 from pooltool.measures.trec.c_arith import c_atol, c_int, msort
-from pooltool.measures.trec.ranked import Topic
+from pooltool.measures.trec.ranked import RELVALUE_PAD, Cells, Ranked, level_matrix
 
 #: A gain parameter as given: (name, value), e.g. ("2", 9.0) or ("p", 0.8).
 Pair = tuple[str, float]
@@ -32,16 +34,6 @@ class Gains:
     """
 
     levels: tuple[tuple[int, float, int], ...]
-
-    def of(self, rel: np.ndarray) -> np.ndarray:
-        """The gain of each relevance code (0.0 for a code with no level), float64."""
-        lookup: dict[int, float] = {}
-        for grade, gain, _count in reversed(self.levels):  # the first match wins
-            lookup[grade] = gain
-        if not len(rel):
-            return np.zeros(0, dtype=np.float64)
-        values, inverse = np.unique(rel, return_inverse=True)
-        return np.array([lookup.get(int(v), 0.0) for v in values])[inverse]
 
     @property
     def initial(self) -> float:
@@ -78,14 +70,70 @@ def valid_int(text: str) -> bool:
     return bool(body) and all("0" <= c <= "9" for c in body)
 
 
-def topic_gains(topic: Topic, pairs: tuple[Pair, ...]) -> tuple[Gains, np.ndarray]:
-    """:func:`setup_gains` of a topic and the gain of each of its retrieved documents,
-    computed once per topic and parameter list (``ndcg``, ``G``, ``Rndcg``... share them)."""
-    key = ("gains", pairs)
-    if key not in topic.cache:
-        gains = setup_gains(pairs, topic.rel_levels)
-        topic.cache[key] = (gains, gains.of(topic.rel))
-    found: tuple[Gains, np.ndarray] = topic.cache[key]
+@dataclass(frozen=True)
+class GainTable:
+    """The gains of every topic of a qrels for one parameter list, as matrices.
+
+    :ivar by_code: the gain of relevance code ``c`` at column ``c - RELVALUE_PAD``
+        (0.0 for the padding and for a code with no level); float64, ``(Q, G + 4)``.
+    :ivar ideal: the ideal ranking's positive gains (:meth:`Gains.ideal`), zero-padded;
+        float64, ``(Q, L)`` with ``L >= 1``.
+    :ivar size: the ideal ranking's length per topic (int64, ``(Q,)``).
+    :ivar after: the gain the walk finds right after the ideal ranking (``(Q,)``).
+    :ivar initial: :attr:`Gains.initial` per topic (``(Q,)``).
+    """
+
+    by_code: np.ndarray
+    ideal: np.ndarray
+    size: np.ndarray
+    after: np.ndarray
+    initial: np.ndarray
+
+
+def gain_table(qrels: QrelsIndex, pairs: tuple[Pair, ...],
+               adjust: Callable[[Gains], Gains] | None = None) -> GainTable:
+    """:func:`setup_gains` of every qrels topic (then ``adjust``, e.g. ``rbp``'s scaling),
+    built once per index, parameter list and adjustment."""
+    key = f"gain_table {pairs!r} {adjust.__qualname__ if adjust else ''}"
+    if key not in qrels.cache:
+        topics = [setup_gains(pairs, levels) for levels in level_matrix(qrels)[1]]
+        if adjust is not None:
+            topics = [adjust(gains) for gains in topics]
+        qrels.cache[key] = _table(topics, level_matrix(qrels)[0].shape[1] - 1)
+    table: GainTable = qrels.cache[key]
+    return table
+
+
+def _table(topics: list[Gains], top_code: int) -> GainTable:
+    by_code = np.zeros((len(topics), top_code + 1 - RELVALUE_PAD), dtype=np.float64)
+    ideals = [gains.ideal() for gains in topics]
+    size = np.array([len(ideal) for ideal, _after in ideals], dtype=np.int64)
+    ideal = np.zeros((len(topics), max(1, int(size.max(initial=0)))), dtype=np.float64)
+    for row, (gains, (gain_run, _after)) in enumerate(zip(topics, ideals, strict=True)):
+        for code, gain, _count in reversed(gains.levels):  # the first match wins
+            if RELVALUE_PAD < code <= top_code:  # a level no document can have: no column
+                by_code[row, code - RELVALUE_PAD] = gain
+        ideal[row, :len(gain_run)] = gain_run
+    return GainTable(by_code, ideal, size, np.array([after for _ideal, after in ideals]),
+                     np.array([gains.initial for gains in topics]))
+
+
+def ranked_gains(ranked: Ranked, pairs: tuple[Pair, ...],
+                 adjust: Callable[[Gains], Gains] | None = None
+                 ) -> tuple[Cells, np.ndarray, GainTable]:
+    """The cells of ``ranked`` whose gain is not 0, their gains (float64, aligned with the
+    cells) and the table's rows of its topics; computed once per batch and parameter
+    list (``ndcg``, ``G``, ``Rndcg``... share them)."""
+    key = ("gains", pairs, adjust)
+    if key not in ranked.cache:
+        full = gain_table(ranked.qrels, pairs, adjust)
+        rows = ranked.positions
+        table = GainTable(full.by_code[rows], full.ideal[rows], full.size[rows],
+                          full.after[rows], full.initial[rows])
+        gains = np.take_along_axis(table.by_code, ranked.rel - RELVALUE_PAD, axis=1)
+        cells = Cells.of(gains != 0)
+        ranked.cache[key] = (cells, gains[cells.rows, cells.cols], table)
+    found: tuple[Cells, np.ndarray, GainTable] = ranked.cache[key]
     return found
 
 

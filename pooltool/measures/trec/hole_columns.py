@@ -81,7 +81,7 @@ def topic_holes(topic: Topic, request: Request, values: list[object],
     """
     name = request.measure.name
     none: list[tuple[float, float] | None] = [None] * len(request.names)
-    if not _covered(request) or topic.level < 1 and name not in _LEVEL_FREE:
+    if not covered(request) or topic.level < 1 and name not in _LEVEL_FREE:
         return none
     if not topic.present:
         return [(float(v), float(v)) for v in values]  # type: ignore[arg-type]
@@ -105,7 +105,7 @@ def topic_holes(topic: Topic, request: Request, values: list[object],
     return [(hole.low, hole.high) for hole in found]
 
 
-def _covered(request: Request) -> bool:
+def covered(request: Request) -> bool:
     """``request`` has a hole: a covered measure with trec_eval's default gains."""
     name = request.measure.name
     if name not in COVERED:

@@ -17,36 +17,39 @@ from __future__ import annotations
 import numpy as np
 
 from pooltool.measures.trec.c_arith import C_NAN, lround
-from pooltool.measures.trec.ranked import Options, Topic
+from pooltool.measures.trec.ranked import Options, Ranked
 
 
-def interpolated_precision(topic: Topic, points: tuple[float, ...], _options: Options
-                           ) -> list[float]:
-    """``iprec_at_recall_x`` per recall point ``x`` (sorted)."""
-    found, ret = topic.num_rel_ret, topic.num_ret
-    end = float(found) / float(ret) if ret else C_NAN
-    ranks = topic.rel_ranks
-    precisions = np.arange(1, found + 1, dtype=np.float64) / ranks.astype(np.float64)
-    best = np.maximum.accumulate(precisions[::-1])[::-1] if found else precisions
-    if found:
-        best = np.where(best > end, best, end) if ret else best
-    values = []
-    for x in points:
-        cut = lround(x * topic.num_rel)
-        if cut > found:
-            values.append(0.0)
-        elif cut == 0:
-            values.append(float(best[0]) if found else end)
-        else:
-            values.append(float(best[cut - 1]))
+def interpolated_precision(ranked: Ranked, points: tuple[float, ...], _options: Options
+                           ) -> np.ndarray:
+    """``iprec_at_recall_x`` per topic and recall point ``x`` (sorted), ``(T, X)``;
+    computed once per batch (``11pt_avg`` reads the same values)."""
+    key = ("iprec", points)
+    if key not in ranked.cache:
+        ranked.cache[key] = _interpolated(ranked, points)
+    values: np.ndarray = ranked.cache[key]
     return values
 
 
-def eleven_point_average(topic: Topic, points: tuple[float, ...], options: Options
-                         ) -> list[float]:
+def _interpolated(ranked: Ranked, points: tuple[float, ...]) -> np.ndarray:
+    found, ret = ranked.num_rel_ret, ranked.num_ret
+    with np.errstate(divide="ignore", invalid="ignore"):
+        end = np.where(ret > 0, found / ret.astype(np.float64), C_NAN)
+    # best[t, c - 1]: the highest precision at the c-th relevant document or below it
+    best = np.maximum.accumulate(ranked.hits.matrix(ranked.precisions)[:, ::-1], axis=1)[:, ::-1]
+    best = np.where(best > end[:, None], best, end[:, None])
+    cut = lround(np.array(points, dtype=np.float64)[None, :] * ranked.num_rel[:, None])
+    at = np.take_along_axis(best, np.clip(cut - 1, 0, best.shape[1] - 1), axis=1)
+    values = np.where(cut > found[:, None], 0.0, at)
+    return np.where((cut == 0) & (found[:, None] == 0), end[:, None], values)
+
+
+def eleven_point_average(ranked: Ranked, points: tuple[float, ...], options: Options
+                         ) -> np.ndarray:
     """``11pt_avg``: the mean of :func:`interpolated_precision` over ``points``
     (added from the highest point down, as the C loop does)."""
-    total = 0.0
-    for value in reversed(interpolated_precision(topic, points, options)):
-        total += value
-    return [total / float(len(points))]
+    values = interpolated_precision(ranked, points, options)
+    total = np.zeros(len(ranked.topics))
+    for column in values.T[::-1]:
+        total = total + column
+    return (total / float(len(points)))[:, None]

@@ -24,92 +24,114 @@ from __future__ import annotations
 
 import numpy as np
 
-from pooltool.measures.trec.c_arith import C_NAN, discounts, seq_prefix, seq_sum
-from pooltool.measures.trec.gains import Pair, topic_gains
-from pooltool.measures.trec.ranked import Options, Topic
+from pooltool.measures.trec.c_arith import C_NAN, discounts, row_prefix, row_sums
+from pooltool.measures.trec.gains import GainTable, Pair, ranked_gains
+from pooltool.measures.trec.ranked import Cells, Options, Ranked, level_matrix
 
 
-def _dcg_terms(gains: np.ndarray) -> np.ndarray:
-    """``g_i / log2(i + 2)`` per rank (0.0 where the gain is 0)."""
-    return np.where(gains != 0, gains / discounts(len(gains)), 0.0)
+def _dcg_terms(cells: Cells, gains: np.ndarray) -> np.ndarray:
+    """``g_i / log2(i + 2)`` per cell with a gain."""
+    return gains / discounts(cells.width)[cells.cols]
 
 
-def _sums(topic: Topic, pairs: tuple[Pair, ...]) -> tuple[float, float]:
-    gains, results = topic_gains(topic, pairs)
-    ideal, _after = gains.ideal()
-    return seq_sum(_dcg_terms(results)), seq_sum(ideal / discounts(len(ideal)))
+def _ideal_terms(table: GainTable) -> np.ndarray:
+    """The ideal ranking's ``I_i / log2(i + 2)`` (0.0 past it), ``(T, L)``."""
+    return table.ideal / discounts(table.ideal.shape[1])
 
 
-def ndcg(topic: Topic, pairs: tuple[Pair, ...], _options: Options) -> list[float]:
-    """``ndcg``."""
-    dcg, ideal = _sums(topic, pairs)
-    return [dcg / ideal if ideal > 0.0 else 0.0]
+def _sums(ranked: Ranked, pairs: tuple[Pair, ...]) -> tuple[np.ndarray, np.ndarray]:
+    cells, gains, table = ranked_gains(ranked, pairs)
+    return cells.sums(_dcg_terms(cells, gains)), row_sums(_ideal_terms(table))
 
 
-def dcg(topic: Topic, pairs: tuple[Pair, ...], _options: Options) -> list[float]:
+def ndcg(ranked: Ranked, pairs: tuple[Pair, ...], _options: Options) -> np.ndarray:
+    """``ndcg`` (``(T, 1)``)."""
+    dcg_sum, ideal = _sums(ranked, pairs)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(ideal > 0.0, dcg_sum / ideal, 0.0)[:, None]
+
+
+def dcg(ranked: Ranked, pairs: tuple[Pair, ...], _options: Options) -> np.ndarray:
     """``dcg``."""
-    return [_sums(topic, pairs)[0]]
+    return _sums(ranked, pairs)[0][:, None]
 
 
-def ideal_dcg(topic: Topic, pairs: tuple[Pair, ...], _options: Options) -> list[float]:
+def ideal_dcg(ranked: Ranked, pairs: tuple[Pair, ...], _options: Options) -> np.ndarray:
     """``ideal_dcg``."""
-    return [_sums(topic, pairs)[1]]
+    return _sums(ranked, pairs)[1][:, None]
 
 
-def ndcg_cut(topic: Topic, cutoffs: tuple[int, ...], _options: Options) -> list[float]:
-    """``ndcg_cut_k`` per cutoff."""
-    grades = np.where(topic.rel > 0, topic.rel, 0).astype(np.float64)
-    results = seq_prefix(_dcg_terms(grades))
-    levels = topic.rel_levels
-    ideal_gains = np.repeat(np.arange(len(levels) - 1, 0, -1, dtype=np.float64),
-                            levels[:0:-1]) if len(levels) > 1 else np.zeros(0)
-    ideal = seq_prefix(ideal_gains / discounts(len(ideal_gains)))
-    values = []
-    for k in cutoffs:
-        value = float(results[min(k, len(results) - 1)])
-        best = float(ideal[min(k, len(ideal) - 1)])
-        values.append(value / best if best > 0.0 else value)
-    return values
+def ndcg_cut(ranked: Ranked, cutoffs: tuple[int, ...], _options: Options) -> np.ndarray:
+    """``ndcg_cut_k`` per topic and cutoff."""
+    cells = Cells.of(ranked.rel > 0)
+    grades = ranked.rel[cells.rows, cells.cols].astype(np.float64)
+    ks = np.array(cutoffs, dtype=np.int64)
+    value = np.take_along_axis(cells.prefix(_dcg_terms(cells, grades)), cells.within(ks), axis=1)
+    ideal = row_prefix(_ideal_terms(_grade_ideal(ranked)))
+    best = ideal[:, np.minimum(ks, ideal.shape[1] - 1)]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(best > 0.0, value / best, value)
 
 
-def ndcg_rel(topic: Topic, pairs: tuple[Pair, ...], _options: Options) -> list[float]:
+def _grade_ideal(ranked: Ranked) -> GainTable:
+    """ndcg_cut's ideal ranking: the judged grades > 0, highest first (gains ignored)."""
+    key = "grade_ideal"
+    if key not in ranked.qrels.cache:
+        matrix = level_matrix(ranked.qrels)[0]
+        size = matrix[:, 1:].sum(axis=1)
+        ideal = np.zeros((len(matrix), max(1, int(size.max(initial=0)))), dtype=np.float64)
+        for row, counts in enumerate(matrix):
+            run = np.repeat(np.arange(len(counts) - 1, 0, -1, dtype=np.float64), counts[:0:-1])
+            ideal[row, :len(run)] = run
+        empty = np.zeros(len(matrix))
+        ranked.qrels.cache[key] = GainTable(np.zeros((len(matrix), 0)), ideal, size, empty, empty)
+    table: GainTable = ranked.qrels.cache[key]
+    return GainTable(table.by_code, table.ideal[ranked.positions], table.size[ranked.positions],
+                     table.after, table.initial)
+
+
+def ndcg_rel(ranked: Ranked, pairs: tuple[Pair, ...], _options: Options) -> np.ndarray:
     """``ndcg_rel``."""
-    gains, results = topic_gains(topic, pairs)
-    ideal, _after = gains.ideal()
-    size = len(ideal)
-    run_dcg = np.cumsum(_dcg_terms(results)) if len(results) else np.zeros(0)
-    ideal_dcg_at = np.cumsum(ideal / discounts(size)) if size else np.zeros(0)
-    hits = np.flatnonzero(results > 0)
+    cells, gains, table = ranked_gains(ranked, pairs)
+    size = table.size
+    run_dcg = cells.prefix(_dcg_terms(cells, gains))
+    ideal_dcg_at = np.cumsum(_ideal_terms(table), axis=1)
+    hits = gains > 0
+    rows = cells.rows
+    best = np.where(size[rows] > 0, ideal_dcg_at[rows, np.minimum(cells.cols, ideal_dcg_at.shape[1] - 1)],
+                    0.0)
     with np.errstate(divide="ignore", invalid="ignore"):
-        best = (ideal_dcg_at[np.minimum(hits, size - 1)] if size
-                else np.zeros(len(hits)))
-        terms = run_dcg[hits] / best
-    total = seq_sum(terms)
-    final_dcg = float(run_dcg[-1]) if len(run_dcg) else 0.0
-    final_ideal = float(ideal_dcg_at[-1]) if size else 0.0
+        terms = np.where(hits, run_dcg[rows, cells.index + 1] / best, 0.0)
+    total = cells.sums(terms)
+    final_dcg = run_dcg[:, -1]
+    final_ideal = ideal_dcg_at[:, -1]
+    found = np.bincount(rows[hits], minlength=len(size))
     with np.errstate(divide="ignore", invalid="ignore"):
-        total += float(np.float64(size - len(hits)) * final_dcg / np.float64(final_ideal))
-    return [total / size if total > 0.0 else 0.0]
+        total = total + (size - found).astype(np.float64) * final_dcg / final_ideal
+        return np.where(total > 0.0, total / size, 0.0)[:, None]
 
 
-def r_ndcg(topic: Topic, pairs: tuple[Pair, ...], _options: Options) -> list[float]:
+def r_ndcg(ranked: Ranked, pairs: tuple[Pair, ...], _options: Options) -> np.ndarray:
     """``Rndcg``."""
-    if topic.num_rel == 0:
-        return [0.0]
-    gains, results = topic_gains(topic, pairs)
-    ideal, after = gains.ideal()
-    size, ret = len(ideal), topic.num_ret
-    run = seq_prefix(_dcg_terms(results))  # run[i]: dcg of ranks 0..i-1
-    best = seq_prefix(ideal / discounts(size))          # best[i]: ideal dcg of 0..i-1
-    walk = np.append(ideal, after)                      # the ideal gain at ranks 0..size
-    before = np.append(gains.initial, walk[:-1])
-    changes = np.flatnonzero(walk != before)
-    total, count = 0.0, 0
-    for i in changes.tolist():  # a change at rank i: the ndcg of ranks 0..i-1
-        if best[i] > 0.0:
-            total += float(run[min(i, ret)]) / float(best[i])
-            count += 1
-    if ret > size + 1 and best[size] > 0.0:  # the implied change at the run's end
-        total += float(run[ret]) / float(best[size])
-        count += 1
-    return [total / count if count else C_NAN]
+    cells, gains, table = ranked_gains(ranked, pairs)
+    size, ret = table.size, ranked.num_ret
+    run = cells.prefix(_dcg_terms(cells, gains))  # run at cells.within(i): dcg of ranks 0..i-1
+    best = row_prefix(_ideal_terms(table))  # best[t, i]: ideal dcg of 0..i-1
+    steps = np.arange(best.shape[1])
+    inside = steps[None, :] <= size[:, None]
+    # walk[t, i]: the ideal gain at rank i (after the ideal ranking: table.after)
+    walk = np.append(table.ideal, np.zeros((len(size), 1)), axis=1)
+    np.put_along_axis(walk, size[:, None], table.after[:, None], axis=1)
+    before = np.concatenate((table.initial[:, None], walk[:, :-1]), axis=1)
+    change = inside & (walk != before) & (best > 0.0)
+    at = np.take_along_axis(run, cells.within(np.minimum(steps[None, :], ret[:, None])), axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        total = row_sums(np.where(change, at / best, 0.0))
+    count = change.sum(axis=1)
+    best_end = np.take_along_axis(best, size[:, None], axis=1)[:, 0]
+    end = (ret > size + 1) & (best_end > 0.0)  # the implied change at the run's end
+    run_end = run[:, -1]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        total = np.where(end, total + run_end / best_end, total)
+        values = np.where(count + end > 0, total / (count + end), C_NAN)
+    return np.where(ranked.num_rel > 0, values, 0.0)[:, None]

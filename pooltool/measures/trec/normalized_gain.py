@@ -15,35 +15,54 @@ import math
 
 import numpy as np
 
-from pooltool.measures.trec.c_arith import log2_table, seq_sum
-from pooltool.measures.trec.gains import Pair, topic_gains
-from pooltool.measures.trec.ranked import Options, Topic
+from pooltool.measures.trec.c_arith import log2_table, row_sums
+from pooltool.measures.trec.gains import Pair, gain_table, ranked_gains
+from pooltool.measures.trec.ranked import Options, Ranked
 
 MIN_COST = 1.0
 
 
-def binary_gain(topic: Topic, _params: tuple[()], _options: Options) -> list[float]:
-    """``binG``."""
-    ranks = topic.rel_ranks
-    if not len(ranks):
-        return [0.0]
-    above = ranks - np.arange(1, len(ranks) + 1)  # 3 + i - rel_so_far, minus 2
-    table = log2_table(int(above.max()) + 2)
-    return [seq_sum(1.0 / table[above + 2]) / float(topic.num_rel)]
+def binary_gain(ranked: Ranked, _params: tuple[()], _options: Options) -> np.ndarray:
+    """``binG`` (``(T, 1)``)."""
+    hits = ranked.hits
+    above = hits.cols - hits.index  # 3 + i - rel_so_far, minus 2
+    table = log2_table(ranked.width + 2)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        values = hits.sums(1.0 / table[above + 2]) / ranked.num_rel.astype(np.float64)
+    return np.where(ranked.num_rel_ret > 0, values, 0.0)[:, None]
 
 
-def gain(topic: Topic, pairs: tuple[Pair, ...], _options: Options) -> list[float]:
+def gain(ranked: Ranked, pairs: tuple[Pair, ...], _options: Options) -> np.ndarray:
     """``G``."""
-    gains, results = topic_gains(topic, pairs)
-    ideal, _after = gains.ideal()
-    n = len(results)
-    cost = np.full(n, MIN_COST)
-    shared = min(n, len(ideal))
-    cost[:shared] = np.where(ideal[:shared] >= MIN_COST, ideal[:shared], MIN_COST)
-    sum_results = np.cumsum(results)
-    sum_cost = np.cumsum(cost)
-    hits = np.flatnonzero(results != 0)
-    terms = [float(results[i]) / math.log2(2 + float(sum_cost[i]) - float(sum_results[i]))
-             for i in hits.tolist()]
-    total_ideal = seq_sum(ideal)
-    return [seq_sum(np.array(terms)) / total_ideal if total_ideal > 0.0 else 0.0]
+    cells, gains, table = ranked_gains(ranked, pairs)
+    sum_cost = _cost_sums(ranked, pairs)[ranked.positions[cells.rows], cells.cols]
+    sum_results = cells.prefix(gains)[cells.rows, cells.index + 1]
+    argument = 2 + sum_cost - sum_results
+    terms = gains / _log2(argument)
+    total_ideal = row_sums(table.ideal)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(total_ideal > 0.0, cells.sums(terms) / total_ideal, 0.0)[:, None]
+
+
+def _cost_sums(ranked: Ranked, pairs: tuple[Pair, ...]) -> np.ndarray:
+    """``C_i`` of every qrels topic: the running sums of ``max'(I_j)`` over at least
+    ``W`` ranks (float64, ``(Q, >= W)``); the same for every run, so kept in the qrels' cache
+    and rebuilt only for a wider run."""
+    key = f"G cost {pairs!r}"
+    sums: np.ndarray | None = ranked.qrels.cache.get(key)
+    if sums is None or sums.shape[1] < ranked.width:
+        table = gain_table(ranked.qrels, pairs)
+        ideal = np.zeros((len(table.ideal), max(ranked.width, table.ideal.shape[1])))
+        ideal[:, :table.ideal.shape[1]] = table.ideal
+        sums = np.cumsum(np.where(ideal >= MIN_COST, ideal, MIN_COST), axis=1)
+        ranked.qrels.cache[key] = sums
+    return sums
+
+
+def _log2(values: np.ndarray) -> np.ndarray:
+    """libm's ``log2`` of each value, as the C code takes it (a table of whole numbers
+    when every value is one, the usual case with integer gains)."""
+    whole = values.astype(np.int64)
+    if len(values) and whole.min() >= 1 and (whole == values).all():
+        return log2_table(int(whole.max()))[whole]
+    return np.array([math.log2(v) for v in values.tolist()], dtype=np.float64)

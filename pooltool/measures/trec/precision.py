@@ -15,45 +15,44 @@ from __future__ import annotations
 
 import numpy as np
 
-from pooltool.measures.trec.ranked import Options, Topic
+from pooltool.measures.trec.ranked import Options, Ranked
 
 
-def precision(topic: Topic, cutoffs: tuple[int, ...], _options: Options) -> list[float]:
-    """``P_k`` per cutoff (fractions 0..1)."""
-    found = topic.rel_within(np.array(cutoffs))
-    return [float(r) / float(k) for r, k in zip(found.tolist(), cutoffs, strict=True)]
+def precision(ranked: Ranked, cutoffs: tuple[int, ...], _options: Options) -> np.ndarray:
+    """``P_k`` per topic and cutoff (fractions 0..1, ``(T, K)``)."""
+    ks = np.array(cutoffs, dtype=np.int64)
+    return ranked.rel_within(ks) / ks.astype(np.float64)
 
 
-def relative_precision(topic: Topic, cutoffs: tuple[int, ...], _options: Options) -> list[float]:
-    """``relative_P_k`` per cutoff."""
-    if topic.num_rel == 0:
-        return [0.0] * len(cutoffs)
-    found = topic.rel_within(np.array(cutoffs))
-    return [float(r) / float(min(k, topic.num_rel))
-            for r, k in zip(found.tolist(), cutoffs, strict=True)]
+def relative_precision(ranked: Ranked, cutoffs: tuple[int, ...], _options: Options) -> np.ndarray:
+    """``relative_P_k`` per topic and cutoff."""
+    ks = np.array(cutoffs, dtype=np.int64)
+    big_r = ranked.num_rel[:, None]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        values = ranked.rel_within(ks) / np.minimum(ks, big_r).astype(np.float64)
+    return np.where(big_r > 0, values, 0.0)
 
 
-def r_precision(topic: Topic, _params: tuple[()], _options: Options) -> list[float]:
+def r_precision(ranked: Ranked, _params: tuple[()], _options: Options) -> np.ndarray:
     """``Rprec``."""
-    look = min(topic.num_ret, topic.num_rel)
-    if look == 0:
-        return [0.0]
-    return [float(topic.rel_within(np.array([look]))[0]) / float(topic.num_rel)]
+    look = np.minimum(ranked.num_ret, ranked.num_rel)
+    found = ranked.rel_within(look[:, None])[:, 0]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        values = found / ranked.num_rel.astype(np.float64)
+    return np.where(look > 0, values, 0.0)[:, None]
 
 
-def r_precision_mult(topic: Topic, multiples: tuple[float, ...], _options: Options) -> list[float]:
-    """``Rprec_mult_x`` per multiple ``x`` of R."""
-    values = []
-    for x in multiples:
-        cut = int(x * topic.num_rel + 0.9)
-        if cut <= 0:
-            values.append(0.0)
-            continue
-        found = int(topic.rel_within(np.array([min(cut, topic.num_ret)]))[0])
-        values.append(float(found) / float(cut))
-    return values
+def r_precision_mult(ranked: Ranked, multiples: tuple[float, ...], _options: Options
+                     ) -> np.ndarray:
+    """``Rprec_mult_x`` per topic and multiple ``x`` of R."""
+    xs = np.array(multiples, dtype=np.float64)
+    cut = (xs[None, :] * ranked.num_rel[:, None] + 0.9).astype(np.int64)  # C's (long) cast
+    found = ranked.rel_within(np.minimum(cut, ranked.num_ret[:, None]))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        values = found / cut.astype(np.float64)
+    return np.where(cut > 0, values, 0.0)
 
 
-def success(topic: Topic, cutoffs: tuple[int, ...], _options: Options) -> list[float]:
-    """``success_k`` per cutoff (0 or 1)."""
-    return [1.0 if r else 0.0 for r in topic.rel_within(np.array(cutoffs)).tolist()]
+def success(ranked: Ranked, cutoffs: tuple[int, ...], _options: Options) -> np.ndarray:
+    """``success_k`` per topic and cutoff (0 or 1)."""
+    return (ranked.rel_within(np.array(cutoffs, dtype=np.int64)) > 0).astype(np.float64)

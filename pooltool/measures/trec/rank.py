@@ -13,44 +13,45 @@ from __future__ import annotations
 
 import numpy as np
 
-from pooltool.measures.trec.ranked import RELVALUE_NONPOOL, RELVALUE_UNJUDGED, Options, Topic
+from pooltool.measures.trec.ranked import RELVALUE_NONPOOL, RELVALUE_PAD, RELVALUE_UNJUDGED, Options, Ranked
+
+#: The character of each code from RELVALUE_PAD up (``-3`` never printed, ``-2`` ``.``,
+#: ``-1`` ``-``, grades 0..9 their digit) ; codes above 9 print ``>``.
+_CHARS = np.frombuffer(b"<.-0123456789", dtype=np.uint8)
+assert RELVALUE_UNJUDGED - RELVALUE_PAD == 1 and RELVALUE_NONPOOL - RELVALUE_PAD == 2
 
 
-def reciprocal_rank(topic: Topic, _params: tuple[()], _options: Options) -> list[float]:
+def reciprocal_rank(ranked: Ranked, _params: tuple[()], _options: Options) -> np.ndarray:
     """``recip_rank``."""
-    ranks = topic.rel_ranks
-    return [1.0 / float(ranks[0])] if len(ranks) else [0.0]
+    first = ranked.hits.first() + 1
+    with np.errstate(divide="ignore"):
+        return np.where(first > 0, 1.0 / first.astype(np.float64), 0.0)[:, None]
 
 
-def relstring(topic: Topic, params: tuple[float, ...], _options: Options) -> str:
-    """``relstring``: one character per document of the first ``int(params[0])``."""
-    length = max(0, min(int(params[0]), topic.num_ret))
-    return "".join(_char(int(code)) for code in topic.rel[:length].tolist())
+def relstring(ranked: Ranked, params: tuple[float, ...], _options: Options) -> list[str]:
+    """``relstring``: per topic one character per document of the first ``int(params[0])``."""
+    length = np.clip(np.minimum(int(params[0]), ranked.num_ret), 0, None)
+    codes = ranked.rel[:, :max(0, int(length.max(initial=0)))]
+    chars = _CHARS[np.clip(codes - RELVALUE_PAD, 0, len(_CHARS) - 1)]
+    chars[codes > 9] = ord(">")
+    return [row[:n].tobytes().decode("ascii") for row, n in zip(chars, length.tolist(), strict=True)]
 
 
-def _char(code: int) -> str:
-    if code > 9:
-        return ">"
-    if code >= 0:
-        return str(code)
-    if code == RELVALUE_NONPOOL:
-        return "-"
-    return "." if code == RELVALUE_UNJUDGED else "<"
+def unjudged(ranked: Ranked, cutoffs: tuple[int, ...], _options: Options) -> np.ndarray:
+    """``unj_k`` per topic and cutoff."""
+    ks = np.array(cutoffs, dtype=np.int64)
+    return ranked.within(ranked.unjudged_count, ks) / ks.astype(np.float64)
 
 
-def unjudged(topic: Topic, cutoffs: tuple[int, ...], _options: Options) -> list[float]:
-    """``unj_k`` per cutoff."""
-    found = topic.unjudged_within(np.array(cutoffs))
-    return [float(u) / float(k) for u, k in zip(found.tolist(), cutoffs, strict=True)]
-
-
-def judged(topic: Topic, cutoffs: tuple[int, ...], _options: Options) -> list[float]:
+def judged(ranked: Ranked, cutoffs: tuple[int, ...], _options: Options) -> np.ndarray:
     """``judged_k`` (ir_measures' ``Judged@k``, not a trec_eval measure): the documents
     among the first k that have a qrels line, negative grades included, over
     ``min(k, n)``; 0 when nothing is retrieved (ir_measures 0.4.3,
     ``providers/judged_provider.py``; ir_measures itself breaks score ties by docno
     ascending, pooltool by trec_eval's descending order)."""
-    has_line = np.flatnonzero(topic.rel != RELVALUE_NONPOOL) + 1
-    found = np.searchsorted(has_line, np.array(cutoffs), side="right")
-    return [float(j) / float(min(k, topic.num_ret)) if topic.num_ret else 0.0
-            for j, k in zip(found.tolist(), cutoffs, strict=True)]
+    ks = np.array(cutoffs, dtype=np.int64)
+    has_line = np.cumsum((ranked.rel != RELVALUE_NONPOOL) & (ranked.rel != RELVALUE_PAD), axis=1)
+    n = ranked.num_ret[:, None]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        values = ranked.within(has_line, ks) / np.minimum(ks, n).astype(np.float64)
+    return np.where(n > 0, values, 0.0)

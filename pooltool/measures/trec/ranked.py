@@ -1,4 +1,5 @@
-"""One topic of one run as trec_eval's measures see it (``form_res_rels.c``).
+"""The topics of one run as trec_eval's measures see them (``form_res_rels.c``), as one
+matrix of relevance codes, topics by ranks, that every measure family reads.
 
 trec_eval turns each topic's retrieved documents into ``results_rel_list``: the
 documents in trec_eval's order (score descending, docno descending; see
@@ -14,6 +15,13 @@ qrels, retrieved or not; ``num_rel`` counts those with grade >= ``-l``.
 Under ``-c`` a qrels topic the run lacks is scored on trec_eval's stand-in ranking,
 one document that no qrels judge (``bogus_ranking`` in ``trec_eval.c``), and a few
 values are then set back to 0 (see :mod:`pooltool.measures.trec.evaluate`).
+
+:class:`Ranked` holds the codes of many topics at once, one row per topic padded
+past its last document with :data:`RELVALUE_PAD`, so that each measure is a few
+numpy operations over all topics instead of a Python call per topic. trec_eval adds
+each topic's terms left to right; ``np.cumsum`` along a row is that same fold, and
+the padding and the documents a sum skips add exactly ``0.0``, which changes no
+double (:mod:`pooltool.measures.trec.c_arith`).
 """
 
 from __future__ import annotations
@@ -27,15 +35,22 @@ import numpy as np
 
 from pooltool.measures.per_topic import EncodedRun, ordered_lines
 from pooltool.measures.qrels_index import NONPOOL, QrelsIndex
+from pooltool.measures.trec.c_arith import row_prefix, row_sums
+from pooltool.ranking import positions_in_groups
 from pooltool.records import is_judged
 
 RELVALUE_NONPOOL = -1
 RELVALUE_UNJUDGED = -2
+#: Not trec_eval's: the cells of a :class:`Ranked` row past the topic's last document.
+RELVALUE_PAD = -3
+#: Cells (topics x ranks) of one :class:`Ranked` at most, unless one topic alone is longer.
+CELLS = 1 << 22
 
 
 @dataclass(frozen=True)
 class Topic:
-    """One topic's ranked relevance codes and its qrels counts.
+    """One topic's ranked relevance codes and its qrels counts, as the holes read them
+    (:mod:`pooltool.measures.trec.hole_columns`; the measures read a :class:`Ranked`).
 
     :ivar topic: the topic id.
     :ivar rel: relevance code of each retrieved document in trec_eval order
@@ -44,7 +59,6 @@ class Topic:
         (trec_eval's ``rel_levels``, its length ``num_rel_levels``); int64.
     :ivar level: minimum grade of a relevant document (``-l``), >= 0.
     :ivar present: ``False`` for a qrels topic the run lacks (scored under ``-c``).
-    :ivar cache: values the measures of one family share (the gains of a parameter list).
     """
 
     topic: str
@@ -52,46 +66,6 @@ class Topic:
     rel_levels: np.ndarray
     level: int
     present: bool = True
-    cache: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
-
-    @property
-    def num_ret(self) -> int:
-        """Documents retrieved (after ``-M`` and ``-J``)."""
-        return len(self.rel)
-
-    @cached_property
-    def num_rel(self) -> int:
-        """Judged documents with grade >= level (``num_rel`` of ``form_res_rels.c``)."""
-        return int(self.rel_levels[self.level:].sum())
-
-    @cached_property
-    def relevant(self) -> np.ndarray:
-        """Per retrieved document: grade >= level (bool, shape ``(n,)``)."""
-        return self.rel >= self.level
-
-    @cached_property
-    def rel_ranks(self) -> np.ndarray:
-        """1-based ranks of the relevant retrieved documents, increasing (int64)."""
-        return np.flatnonzero(self.relevant).astype(np.int64) + 1
-
-    @property
-    def num_rel_ret(self) -> int:
-        """Relevant documents retrieved."""
-        return len(self.rel_ranks)
-
-    @cached_property
-    def unjudged_ranks(self) -> np.ndarray:
-        """1-based ranks of retrieved documents with a negative code (no qrels line, or a
-        negative grade), increasing (int64)."""
-        return np.flatnonzero(self.rel < 0).astype(np.int64) + 1
-
-    def rel_within(self, ks: np.ndarray) -> np.ndarray:
-        """Relevant documents among the first ``k`` (ranks past the end add none), per k."""
-        return np.searchsorted(self.rel_ranks, ks, side="right").astype(np.int64)
-
-    def unjudged_within(self, ks: np.ndarray) -> np.ndarray:
-        """Documents with a negative code among the first ``k``, per k."""
-        return np.searchsorted(self.unjudged_ranks, ks, side="right").astype(np.int64)
 
 
 @dataclass(frozen=True)
@@ -118,6 +92,13 @@ class Options:
 
 def level_counts(qrels: QrelsIndex) -> list[np.ndarray]:
     """``rel_levels`` of every qrels topic, in :attr:`QrelsIndex.topics` order."""
+    return list(level_matrix(qrels)[1])
+
+
+def level_matrix(qrels: QrelsIndex) -> tuple[np.ndarray, list[np.ndarray]]:
+    """``rel_levels`` of every qrels topic as one matrix (int64, topics x (max grade + 1),
+    zero-padded) and trimmed per topic (its length is trec_eval's ``num_rel_levels``);
+    built once per index."""
     cached = qrels.cache.get("rel_levels")
     if cached is None:
         judged = is_judged(qrels.grades)
@@ -125,9 +106,10 @@ def level_counts(qrels: QrelsIndex) -> list[np.ndarray]:
         width = int(grades.max()) + 1 if len(grades) else 0
         counts = np.zeros((len(qrels.topics), width), dtype=np.int64)
         np.add.at(counts, (topics, grades), 1)
-        cached = [_trimmed(row) for row in counts]
+        cached = (counts, [_trimmed(row) for row in counts])
         qrels.cache["rel_levels"] = cached
-    return list(cached)
+    found: tuple[np.ndarray, list[np.ndarray]] = cached
+    return found
 
 
 def _trimmed(row: np.ndarray) -> np.ndarray:
@@ -135,37 +117,257 @@ def _trimmed(row: np.ndarray) -> np.ndarray:
     return row[: nonzero[-1] + 1] if len(nonzero) else row[:0]
 
 
-def ranked_topics(encoded: EncodedRun, qrels: QrelsIndex, options: Options) -> Iterator[Topic]:
-    """Every topic to score of one run, in qrels topic order (``strcmp``).
+@dataclass(frozen=True)
+class Ranked:
+    """Topics of one run as a matrix of relevance codes, topics x ranks.
+
+    :ivar topics: the topic ids, in qrels (``strcmp``) order; ``T`` of them.
+    :ivar positions: each topic's position in the qrels' topics (int64, ``(T,)``).
+    :ivar rel: relevance codes in trec_eval order (as :attr:`Topic.rel`), each row
+        padded with :data:`RELVALUE_PAD` past its ``num_ret`` documents; int64, ``(T, W)``
+        with ``W >= 1``.
+    :ivar num_ret: documents retrieved per topic (after ``-M`` and ``-J``); int64, ``(T,)``.
+    :ivar levels: judged qrels documents per topic and grade (zero-padded
+        ``rel_levels``); int64, ``(T, G)``.
+    :ivar level: minimum grade of a relevant document (``-l``), >= 0.
+    :ivar present: ``False`` for a qrels topic the run lacks (scored under ``-c``); ``(T,)``.
+    :ivar qrels: the judgments (per-topic gain tables are cached there, shared by runs).
+    :ivar cache: values the measures of one family share (the gains of a parameter list).
+    """
+
+    topics: list[str]
+    positions: np.ndarray
+    rel: np.ndarray
+    num_ret: np.ndarray
+    levels: np.ndarray
+    level: int
+    present: np.ndarray
+    qrels: QrelsIndex
+    cache: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    def at_level(self, level: int) -> Ranked:
+        """The same topics with another relevance level (and a cache of its own)."""
+        return Ranked(self.topics, self.positions, self.rel, self.num_ret, self.levels, level,
+                      self.present, self.qrels)
+
+    def topic(self, row: int) -> Topic:
+        """One row as a :class:`Topic` (for the holes)."""
+        trimmed = level_matrix(self.qrels)[1][int(self.positions[row])]
+        return Topic(self.topics[row], self.rel[row, :self.num_ret[row]], trimmed, self.level,
+                     bool(self.present[row]))
+
+    @property
+    def width(self) -> int:
+        """``W``, the ranks of a row."""
+        return int(self.rel.shape[1])
+
+    @cached_property
+    def num_rel(self) -> np.ndarray:
+        """Judged documents with grade >= level per topic (int64, ``(T,)``)."""
+        return self.levels[:, self.level:].sum(axis=1)
+
+    @cached_property
+    def num_nonrel(self) -> np.ndarray:
+        """Judged documents with grade < level per topic (int64, ``(T,)``)."""
+        return self.levels[:, :self.level].sum(axis=1)
+
+    @cached_property
+    def relevant(self) -> np.ndarray:
+        """Per cell: grade >= level (bool, ``(T, W)``)."""
+        return self.rel >= self.level
+
+    @cached_property
+    def unjudged(self) -> np.ndarray:
+        """Per cell: a retrieved document with a negative code (bool, ``(T, W)``)."""
+        return (self.rel < 0) & (self.rel != RELVALUE_PAD)
+
+    @cached_property
+    def hits(self) -> Cells:
+        """The relevant retrieved documents, topic by topic in rank order."""
+        return Cells.of(self.relevant)
+
+    @cached_property
+    def unjudged_count(self) -> np.ndarray:
+        """Unjudged documents at ranks 1 .. i + 1, per cell (int64, ``(T, W)``)."""
+        return np.cumsum(self.unjudged, axis=1, dtype=np.int64)
+
+    @property
+    def num_rel_ret(self) -> np.ndarray:
+        """Relevant documents retrieved per topic (int64, ``(T,)``)."""
+        return self.hits.counts
+
+    @property
+    def num_unjudged(self) -> np.ndarray:
+        """Unjudged documents retrieved per topic (int64, ``(T,)``)."""
+        return self.unjudged_count[:, -1]
+
+    @cached_property
+    def precisions(self) -> np.ndarray:
+        """``j / r_j`` at the j-th relevant document (rank ``r_j``), per :attr:`hits` cell
+        (float64)."""
+        hits = self.hits
+        return (hits.index + 1) / (hits.cols + 1).astype(np.float64)
+
+    def within(self, counts: np.ndarray, ks: np.ndarray) -> np.ndarray:
+        """Of a per-cell running count, its value at rank ``k`` per topic and k (ranks past
+        a row's end add nothing); ``ks`` int >= 0, ``(K,)`` or ``(T, K)`` -> int64 ``(T, K)``."""
+        columns = np.minimum(np.broadcast_to(ks, (len(self.topics), np.shape(ks)[-1])),
+                             self.width) - 1
+        found = np.take_along_axis(counts, np.maximum(columns, 0), axis=1)
+        return np.where(columns >= 0, found, 0)
+
+    def rel_within(self, ks: np.ndarray) -> np.ndarray:
+        """Relevant documents among the first k, per topic and k (int64, ``(T, K)``)."""
+        return self.hits.within(ks)
+
+
+@dataclass(frozen=True)
+class Cells:
+    """Some cells of a :class:`Ranked` (the relevant documents, say), row by row in rank
+    order, for sums over them alone: a row's sum over its cells, added left to right, is
+    its sum over the whole row with 0.0 elsewhere, at a fraction of the work.
+
+    :ivar rows: each cell's row (int64, ``(N,)``, ascending).
+    :ivar cols: each cell's column, its 0-based rank (int64, ascending within a row).
+    :ivar index: each cell's 0-based position among its row's cells.
+    :ivar starts: where each row's cells start in ``rows`` (int64, ``(T,)``).
+    :ivar counts: cells per row (int64, ``(T,)``).
+    :ivar width: ``W``, the ranks of a row.
+    """
+
+    rows: np.ndarray
+    cols: np.ndarray
+    index: np.ndarray
+    starts: np.ndarray
+    counts: np.ndarray
+    width: int
+
+    @classmethod
+    def of(cls, mask: np.ndarray) -> Cells:
+        """The true cells of a ``(T, W)`` bool matrix."""
+        rows, cols = np.nonzero(mask)
+        counts = np.bincount(rows, minlength=mask.shape[0]).astype(np.int64)
+        starts = np.cumsum(counts) - counts
+        index = np.arange(len(rows), dtype=np.int64) - starts[rows]
+        return cls(rows.astype(np.int64), cols.astype(np.int64), index, starts, counts,
+                   mask.shape[1])
+
+    def matrix(self, values: np.ndarray) -> np.ndarray:
+        """The values of the cells packed to the left of each row, 0.0 after
+        (float64, ``(T, max(1, most cells in a row))``)."""
+        out = np.zeros((len(self.counts), max(1, int(self.counts.max(initial=0)))))
+        out[self.rows, self.index] = values
+        return out
+
+    def sums(self, values: np.ndarray) -> np.ndarray:
+        """Per row, its cells' values added left to right (float64, ``(T,)``)."""
+        return row_sums(self.matrix(values))
+
+    def prefix(self, values: np.ndarray) -> np.ndarray:
+        """Per row, the running sums of its cells' values, ``[0, v0, v0+v1, ...]``."""
+        return row_prefix(self.matrix(values))
+
+    def within(self, ks: np.ndarray) -> np.ndarray:
+        """Cells among the first k ranks, per row and k (``ks`` int >= 0, ``(K,)`` or
+        ``(T, K)``; int64 ``(T, K)``)."""
+        stride = self.width + 1
+        keys = self.rows * stride + self.cols
+        rows = np.arange(len(self.counts), dtype=np.int64)[:, None]
+        bounds = rows * stride + np.minimum(np.asarray(ks, dtype=np.int64), self.width)
+        return np.searchsorted(keys, bounds) - self.starts[:, None]
+
+    def first(self) -> np.ndarray:
+        """Each row's first cell's column, -1 for a row without cells (int64, ``(T,)``)."""
+        cols = np.append(self.cols, -1)
+        return np.where(self.counts > 0, cols[np.minimum(self.starts, len(self.cols))], -1)
+
+    def count_before(self, other: Cells) -> np.ndarray:
+        """Per cell of ``other`` (of the same matrix), this one's cells of its row ranked
+        above it (int64, ``(len(other.rows),)``)."""
+        stride = self.width + 1
+        keys = self.rows * stride + self.cols
+        return np.searchsorted(keys, other.rows * stride + other.cols) - self.starts[other.rows]
+
+    def nonrel_above(self, ranked: Ranked) -> np.ndarray:
+        """Per cell (a relevant document), the judged non-relevant documents above it: the
+        ranks above, less the relevant and the unjudged ones (int64)."""
+        return self.cols - self.index - ranked.unjudged_count[self.rows, self.cols]
+
+
+def ranked_batches(encoded: EncodedRun, qrels: QrelsIndex, options: Options) -> Iterator[Ranked]:
+    """Every topic to score of one run, in qrels topic order (``strcmp``), in batches of
+    at most about :data:`CELLS` cells.
 
     :param encoded: the run's lines (topics without qrels already dropped).
     :param qrels: the judgments.
     :param options: the flags; without ``complete`` a qrels topic absent from the
         run is skipped (pooltool's rule, as in :mod:`pooltool.measures.recall`).
-    :returns: one :class:`Topic` per qrels topic present (or every qrels topic under ``-c``).
+    :returns: :class:`Ranked` batches covering every qrels topic present (or every
+        qrels topic under ``-c``); none when there is no topic to score.
     """
+    topic_pos, rank, codes = _cut(*_ordered_codes(encoded), options)
+    lengths = np.bincount(topic_pos, minlength=len(qrels.topics)).astype(np.int64)
+    has_lines = np.bincount(encoded.topic_pos, minlength=len(qrels.topics)) > 0
+    rows = np.arange(len(qrels.topics)) if options.complete else np.flatnonzero(has_lines)
+    # trec_eval's bogus_ranking: one document no qrels judge, which -J drops too
+    lengths[rows[~has_lines[rows]]] = 0 if options.judged_only else 1
+    for chunk in _chunks(rows, lengths):
+        yield _batch(chunk, topic_pos, rank, codes, lengths, has_lines, qrels, options)
+
+
+def _ordered_codes(encoded: EncodedRun) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(topic_pos, rank, code)`` of every line, sorted by topic then trec_eval rank."""
     topic_pos, rank, grade = ordered_lines(encoded)
     if len(topic_pos) > 1 and (np.diff(topic_pos) < 0).any():  # topics grouped, not sorted
-        order = np.lexsort((rank, topic_pos))
-        topic_pos, grade = topic_pos[order], grade[order]
+        # a stable sort by topic keeps each topic's lines in rank order when they come so
+        # (as encode_table gives them), at a tenth of a lexsort's cost
+        order = np.argsort(topic_pos, kind="stable")
+        if not ((np.diff(rank[order]) > 0) | (np.diff(topic_pos[order]) != 0)).all():
+            order = np.lexsort((rank, topic_pos))
+        topic_pos, rank, grade = topic_pos[order], rank[order], grade[order]
     codes = np.where(grade == NONPOOL, RELVALUE_NONPOOL,
                      np.where(is_judged(grade), grade, RELVALUE_UNJUDGED)).astype(np.int64)
-    bounds = np.searchsorted(topic_pos, np.arange(len(qrels.topics) + 1))
-    levels = level_counts(qrels)
-    for pos, name in enumerate(qrels.topics):
-        rel = codes[bounds[pos]:bounds[pos + 1]]
-        present = len(rel) > 0
-        if not present:
-            if not options.complete:
-                continue
-            rel = np.array([RELVALUE_NONPOOL], dtype=np.int64)  # trec_eval's bogus_ranking
-        yield Topic(str(name), _cut(rel, options), levels[pos], options.level, present)
+    return topic_pos, rank, codes
 
 
-def _cut(rel: np.ndarray, options: Options) -> np.ndarray:
-    """``-M`` then ``-J``, in ``form_res_rels.c``'s order."""
+def _cut(topic_pos: np.ndarray, rank: np.ndarray, codes: np.ndarray, options: Options
+         ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``-M`` then ``-J``, in ``form_res_rels.c``'s order; ranks renumbered after ``-J``."""
     if options.max_docs is not None:
-        rel = rel[:options.max_docs]
+        keep = rank <= options.max_docs
+        topic_pos, rank, codes = topic_pos[keep], rank[keep], codes[keep]
     if options.judged_only:
-        rel = rel[rel >= 0]
-    return rel
+        keep = codes >= 0
+        topic_pos, codes = topic_pos[keep], codes[keep]
+        rank = positions_in_groups(topic_pos)
+    return topic_pos, rank, codes
+
+
+def _chunks(rows: np.ndarray, lengths: np.ndarray) -> Iterator[np.ndarray]:
+    """``rows`` in consecutive groups whose rows x longest row stays within :data:`CELLS`."""
+    start = 0
+    while start < len(rows):
+        widest = np.maximum.accumulate(np.maximum(lengths[rows[start:]], 1))
+        cells = widest * np.arange(1, len(widest) + 1)
+        stop = start + max(1, int(np.searchsorted(cells, CELLS, side="right")))
+        yield rows[start:stop]
+        start = stop
+
+
+def _batch(chunk: np.ndarray, topic_pos: np.ndarray, rank: np.ndarray, codes: np.ndarray,
+           lengths: np.ndarray, has_lines: np.ndarray, qrels: QrelsIndex,
+           options: Options) -> Ranked:
+    num_ret = lengths[chunk]
+    rel = np.full((len(chunk), max(1, int(num_ret.max()))), RELVALUE_PAD, dtype=np.int64)
+    row_of = np.full(len(qrels.topics), -1, dtype=np.int64)
+    row_of[chunk] = np.arange(len(chunk))
+    rows = row_of[topic_pos]
+    lines = rows >= 0
+    if not lines.all():
+        rows, rank, codes = rows[lines], rank[lines], codes[lines]
+    rel.ravel()[rows * rel.shape[1] + rank - 1] = codes
+    present = has_lines[chunk]
+    rel[~present & (num_ret > 0), 0] = RELVALUE_NONPOOL
+    matrix = level_matrix(qrels)[0]
+    return Ranked([str(qrels.topics[p]) for p in chunk], chunk, rel, num_ret, matrix[chunk],
+                  options.level, present, qrels)

@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from pooltool.measures.trec.c_arith import seq_sum
-from pooltool.measures.trec.gains import Pair, setup_gains
-from pooltool.measures.trec.ranked import Options, Topic
+from pooltool.measures.trec.c_arith import row_sums
+from pooltool.measures.trec.gains import Gains, Pair, ranked_gains
+from pooltool.measures.trec.ranked import Options, Ranked
 
 DEFAULT_P = 0.9
 
@@ -35,6 +35,16 @@ def persistence(pairs: tuple[Pair, ...]) -> float:
     return p
 
 
+def scaled(gains: Gains) -> Gains:
+    """The gains scaled into 0..1 when any lies outside it: ``(g - min) / (max - min)``,
+    min and max taken with 0."""
+    values = [gain for _grade, gain, _count in gains.levels]
+    low, high = min([0.0, *values]), max([0.0, *values])
+    if low < 0 or high > 1:
+        return gains.with_gains([(g - low) / (high - low) for g in values])
+    return gains
+
+
 def _weights(n: int, p: float) -> np.ndarray:
     """``p^i`` for i = 0 .. n (length n + 1), each the product of the one before and p."""
     weights = np.full(n + 1, p)
@@ -42,24 +52,17 @@ def _weights(n: int, p: float) -> np.ndarray:
     return np.cumprod(weights)
 
 
-def rbp(topic: Topic, pairs: tuple[Pair, ...], _options: Options) -> list[float]:
-    """``rbp``."""
+def rbp(ranked: Ranked, pairs: tuple[Pair, ...], _options: Options) -> np.ndarray:
+    """``rbp`` (``(T, 1)``)."""
     p = persistence(pairs)
-    gains = setup_gains(pairs, topic.rel_levels)
-    values = [gain for _grade, gain, _count in gains.levels]
-    low, high = min([0.0, *values]), max([0.0, *values])
-    if low < 0 or high > 1:
-        gains = gains.with_gains([(g - low) / (high - low) for g in values])
-    results = gains.of(topic.rel)
-    terms = results * _weights(len(results), p)[:-1]
-    return [(1.0 - p) * seq_sum(np.where(results != 0, terms, 0.0))]
+    cells, gains, _table = ranked_gains(ranked, pairs, scaled)
+    return ((1.0 - p) * cells.sums(gains * _weights(ranked.width, p)[cells.cols]))[:, None]
 
 
-def rbp_residual(topic: Topic, pairs: tuple[Pair, ...], _options: Options) -> list[float]:
+def rbp_residual(ranked: Ranked, pairs: tuple[Pair, ...], _options: Options) -> np.ndarray:
     """``rbp_resid``."""
     p = persistence(pairs)
-    weights = _weights(topic.num_ret, p)
-    unjudged = topic.rel < 0
-    if not unjudged.any():
-        return [0.0]
-    return [float(weights[-1]) + (1 - p) * seq_sum(weights[:-1][unjudged])]
+    weights = _weights(ranked.width, p)
+    unjudged = ranked.unjudged
+    values = weights[ranked.num_ret] + (1 - p) * row_sums(np.where(unjudged, weights[:-1], 0.0))
+    return np.where(unjudged.any(axis=1), values, 0.0)[:, None]

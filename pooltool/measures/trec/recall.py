@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from pooltool.measures.trec.ranked import Options, Topic
+from pooltool.measures.trec.ranked import Options, Ranked
 
 
-def recall(topic: Topic, cutoffs: tuple[int, ...], _options: Options) -> list[float]:
-    """``recall_k`` per cutoff (fractions 0..1)."""
-    if topic.num_rel == 0:
-        return [0.0] * len(cutoffs)
-    found = topic.rel_within(np.array(cutoffs))
-    return [float(r) / float(topic.num_rel) for r in found.tolist()]
+def recall(ranked: Ranked, cutoffs: tuple[int, ...], _options: Options) -> np.ndarray:
+    """``recall_k`` per topic and cutoff (fractions 0..1, ``(T, K)``)."""
+    big_r = ranked.num_rel[:, None]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        values = ranked.rel_within(np.array(cutoffs, dtype=np.int64)) / big_r.astype(np.float64)
+    return np.where(big_r > 0, values, 0.0)

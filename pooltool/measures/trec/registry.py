@@ -16,6 +16,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import numpy as np
+
 from pooltool.measures.trec import (
     average_precision,
     bpref,
@@ -29,9 +31,10 @@ from pooltool.measures.trec import (
     recall,
     set_based,
 )
-from pooltool.measures.trec.ranked import Options, Topic
+from pooltool.measures.trec.ranked import Options, Ranked
 
-Compute = Callable[[Topic, tuple, Options], "list[float] | str"]  # type: ignore[type-arg]
+#: Per-topic values of a batch of topics: float64 ``(T, names)``, or one str per topic.
+Compute = Callable[[Ranked, tuple, Options], "np.ndarray | list[str]"]  # type: ignore[type-arg]
 
 #: How the ``all`` line combines the per-topic values.
 SUMMARIES = ("mean", "sum", "geometric", "num_q", "num_rel", "runid", "none")
@@ -48,7 +51,8 @@ class TrecMeasure:
     :ivar kind: its parameters' kind (``cut_long``, ``cut_double``, ``double``,
         ``pair``, ``none``).
     :ivar default: the default parameter values.
-    :ivar compute: per-topic values, one per printed name (a ``str`` for relstring).
+    :ivar compute: per-topic values of a batch, one column per printed name (one ``str``
+        per topic for relstring).
     :ivar summary: how the ``all`` line is formed (:data:`SUMMARIES`).
     :ivar integer: printed as an integer (``%ld``), else ``%6.4f``.
     :ivar per_topic: printed per topic under ``-q``.

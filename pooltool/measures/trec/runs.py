@@ -10,6 +10,8 @@ ordered here exactly as ``pooltool recall`` reads it.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -21,7 +23,8 @@ from pooltool.formats.run import read_run, read_run_table, run_frame
 from pooltool.measures.arrow_run import encode_table
 from pooltool.measures.per_topic import EncodedRun, encode_run
 from pooltool.measures.qrels_index import QrelsIndex, index_qrels
-from pooltool.measures.trec.evaluate import EvalResult, evaluate_runs
+from pooltool.measures.recall import worker_count
+from pooltool.measures.trec.evaluate import EvalResult, evaluate_run, evaluate_runs
 from pooltool.measures.trec.ranked import Options
 from pooltool.measures.trec.select import select
 
@@ -54,26 +57,34 @@ def evaluate(runs: pd.DataFrame, qrels: pd.DataFrame | pa.Table, measures: Seque
 
 
 def evaluate_files(paths: Sequence[str | Path], qrels: pd.DataFrame | pa.Table,
-                   measures: Sequence[str] = (), options: Options | None = None
-                   ) -> tuple[EvalResult, dict[str, str]]:
-    """:func:`evaluate` on run files (one file may hold several runs).
+                   measures: Sequence[str] = (), options: Options | None = None,
+                   workers: int | None = None) -> tuple[EvalResult, dict[str, str]]:
+    """:func:`evaluate` on run files (one file may hold several runs), read and scored in
+    ``workers`` threads (default one per CPU; Arrow and numpy work without the GIL).
 
     :returns: the result and, per run tag, the file it came from.
-    :raises FormatError: a malformed run line, a repeated docno included (file and line named).
+    :raises FormatError: a malformed run line, a repeated docno included (file and line
+        named; the first such file in ``paths`` order).
     :raises DuplicateRunTag: two files hold runs with the same tag.
     """
     options = options or Options()
     requests = select(measures)
     index = index_qrels(qrels, options.level)
+    files = [Path(p) for p in paths]
+    count = worker_count(files, workers)
     source: dict[str, str] = {}
     encoded: list[tuple[str, EncodedRun]] = []
-    for path in (Path(p) for p in paths):
-        for tag, run in _file_runs(path, index):
-            if tag in source:
-                raise DuplicateRunTag(f"run tag {tag!r} is in both {source[tag]} and {path}")
-            source[tag] = str(path)
-            encoded.append((tag, run))
-    return evaluate_runs(encoded, index, requests, options), source
+    with ThreadPoolExecutor(count) as pool:
+        for path, runs in zip(files, pool.map(partial(_file_runs, index=index, threads=count <= 1),
+                                              files), strict=True):
+            for tag, run in runs:
+                if tag in source:
+                    raise DuplicateRunTag(f"run tag {tag!r} is in both {source[tag]} and {path}")
+                source[tag] = str(path)
+                encoded.append((tag, run))
+        scored = list(pool.map(lambda pair: evaluate_run(pair[0], pair[1], index, requests,
+                                                         options), encoded))
+    return EvalResult(scored, requests, options), source
 
 
 def evaluate_tables(tables: Iterable[pa.Table], qrels: pd.DataFrame | pa.Table,
@@ -94,10 +105,13 @@ def evaluate_tables(tables: Iterable[pa.Table], qrels: pd.DataFrame | pa.Table,
     return evaluate_runs(encoded, index, requests, options)
 
 
-def _file_runs(path: Path, index: QrelsIndex) -> list[tuple[str, EncodedRun]]:
-    """One file's runs; a repeated docno is named with its line by reading it strictly."""
+def _file_runs(path: Path, index: QrelsIndex, threads: bool = True
+               ) -> list[tuple[str, EncodedRun]]:
+    """One file's runs; a repeated docno is named with its line by reading it strictly.
+    ``threads``: let Arrow read the file in its threads (when files are not read several
+    at once)."""
     try:
-        table = read_run_table(path)
+        table = read_run_table(path, threads)
         if table is None:
             return list(_frame_runs(read_run(path, check_duplicates=False), index))
         return list(_table_runs(table, index))

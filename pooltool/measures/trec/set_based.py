@@ -14,52 +14,63 @@ With n retrieved, R relevant, ``a = num_rel_ret`` (each 0 when its denominator i
 
 from __future__ import annotations
 
+import numpy as np
+
 from pooltool.errors import InvalidArgument
-from pooltool.measures.trec.ranked import Options, Topic
+from pooltool.measures.trec.ranked import Options, Ranked
 
 
-def set_precision(topic: Topic, _params: tuple[()], _options: Options) -> list[float]:
+def _counts(ranked: Ranked) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(a, n, R)`` per topic as float64: relevant retrieved, retrieved, relevant."""
+    return (ranked.num_rel_ret.astype(np.float64), ranked.num_ret.astype(np.float64),
+            ranked.num_rel.astype(np.float64))
+
+
+def set_precision(ranked: Ranked, _params: tuple[()], _options: Options) -> np.ndarray:
     """``set_P``."""
-    return [float(topic.num_rel_ret) / float(topic.num_ret) if topic.num_ret else 0.0]
+    a, n, _r = _counts(ranked)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(n > 0, a / n, 0.0)[:, None]
 
 
-def set_relative_precision(topic: Topic, _params: tuple[()], _options: Options) -> list[float]:
+def set_relative_precision(ranked: Ranked, _params: tuple[()], _options: Options) -> np.ndarray:
     """``set_relative_P``."""
-    if not (topic.num_ret and topic.num_rel):
-        return [0.0]
-    return [float(topic.num_rel_ret) / float(min(topic.num_ret, topic.num_rel))]
+    a, n, big_r = _counts(ranked)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where((n > 0) & (big_r > 0), a / np.minimum(n, big_r), 0.0)[:, None]
 
 
-def set_recall(topic: Topic, _params: tuple[()], _options: Options) -> list[float]:
+def set_recall(ranked: Ranked, _params: tuple[()], _options: Options) -> np.ndarray:
     """``set_recall``."""
-    return [float(topic.num_rel_ret) / float(topic.num_rel) if topic.num_rel else 0.0]
+    a, _n, big_r = _counts(ranked)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(big_r > 0, a / big_r, 0.0)[:, None]
 
 
-def set_map(topic: Topic, _params: tuple[()], _options: Options) -> list[float]:
+def set_map(ranked: Ranked, _params: tuple[()], _options: Options) -> np.ndarray:
     """``set_map``."""
-    if not (topic.num_ret and topic.num_rel):
-        return [0.0]
-    found = float(topic.num_rel_ret)
-    return [(found * found) / (float(topic.num_ret) * float(topic.num_rel))]
+    a, n, big_r = _counts(ranked)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where((n > 0) & (big_r > 0), (a * a) / (n * big_r), 0.0)[:, None]
 
 
-def set_f(topic: Topic, params: tuple[float, ...], _options: Options) -> list[float]:
+def set_f(ranked: Ranked, params: tuple[float, ...], _options: Options) -> np.ndarray:
     """``set_F`` with ``x = params[0]``."""
-    if not topic.num_rel_ret:
-        return [0.0]
-    p = float(topic.num_rel_ret) / float(topic.num_ret)
-    r = float(topic.num_rel_ret) / float(topic.num_rel)
+    a, n, big_r = _counts(ranked)
     x = params[0]
-    return [(x + 1.0) * p * r / (x * p + r)]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p = a / n
+        r = a / big_r
+        return np.where(a > 0, (x + 1.0) * p * r / (x * p + r), 0.0)[:, None]
 
 
-def utility(topic: Topic, params: tuple[float, ...], options: Options) -> list[float]:
+def utility(ranked: Ranked, params: tuple[float, ...], options: Options) -> np.ndarray:
     """``utility`` with coefficients ``params`` (exactly four).
 
     :raises InvalidArgument: not four coefficients.
     """
     if len(params) != 4:
         raise InvalidArgument("utility takes exactly 4 coefficients, e.g. utility.1,-1,0,0")
-    a, n, big_r = topic.num_rel_ret, topic.num_ret, topic.num_rel
-    return [params[0] * a + params[1] * (n - a) + params[2] * (big_r - a)
-            + params[3] * (options.num_docs + a - n - big_r)]
+    a, n, big_r = ranked.num_rel_ret, ranked.num_ret, ranked.num_rel
+    return (params[0] * a + params[1] * (n - a) + params[2] * (big_r - a)
+            + params[3] * (options.num_docs + a - n - big_r))[:, None]

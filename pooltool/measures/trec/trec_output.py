@@ -12,7 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from pooltool.measures.trec.c_arith import value_text
+import numpy as np
+
+from pooltool.measures.trec.c_arith import value_text, value_texts
 from pooltool.measures.trec.evaluate import EvalResult, RunEval
 
 
@@ -30,26 +32,33 @@ def format_trec(result: EvalResult, per_topic: bool = False, summary: bool = Tru
             lines.extend(_topic_lines(result, run))
         if summary:
             lines.extend(_all_lines(result, run))
-    return "".join(line + "\n" for line in lines)
+    return "\n".join(lines) + "\n" if lines else ""
 
 
 def _line(name: str, topic: str, text: str) -> str:
     return f"{name:<22}\t{topic}\t{text}"
 
 
-def _topic_lines(result: EvalResult, run: RunEval) -> Iterator[str]:
-    shown = [(r, v) for r, v in zip(result.requests, run.values, strict=True)
-             if r.measure.per_topic]
-    for row, topic in enumerate(run.topics):
-        for request, values in shown:
-            for name in request.names:
-                value = values[name][row]
-                if isinstance(value, str):
-                    yield _line(name, topic, f"'{value}'")
-                elif request.measure.integer:
-                    yield _line(name, topic, str(int(value)))
-                else:
-                    yield _line(name, topic, value_text(float(value)))
+def _topic_lines(result: EvalResult, run: RunEval) -> list[str]:
+    """Every topic's lines, topic by topic, built a column (printed name) at a time."""
+    tabs = [f"\t{topic}\t" for topic in run.topics]
+    columns: list[list[str]] = []
+    for request, values in zip(result.requests, run.values, strict=True):
+        if not request.measure.per_topic:
+            continue
+        for name in request.names:
+            head = f"{name:<22}"
+            columns.append([head + tab + text for tab, text in
+                            zip(tabs, _texts(values[name], request.measure.integer), strict=True)])
+    return [line for row in zip(*columns, strict=True) for line in row]
+
+
+def _texts(column: np.ndarray | list[str], integer: bool) -> list[str]:
+    if isinstance(column, list):
+        return [f"'{value}'" for value in column]
+    if integer:
+        return [str(value) for value in column.astype(np.int64).tolist()]
+    return value_texts(column)
 
 
 def _all_lines(result: EvalResult, run: RunEval) -> Iterator[str]:
