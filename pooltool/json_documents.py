@@ -18,9 +18,12 @@ from pooltool.measures.recall import RecallResult
 from pooltool.report import records
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from pooltool.analysis.bias import BiasResult, NewRunReport
     from pooltool.analysis.bias_correction import Corrected
     from pooltool.analysis.impact import ImpactResult
+    from pooltool.analysis.measure_bias import MeasureBias
     from pooltool.analysis.simulation import SimulationResult
     from pooltool.measures.trec import EvalResult
 
@@ -93,6 +96,21 @@ def bias_document(result: BiasResult, report: NewRunReport | None,
     return {"schema": BIAS_SCHEMA, "options": options, "overall": result.overall(),
             "per_run": records(result.per_run),
             "new_runs": records(report.per_run) if report is not None else []}
+
+
+def measure_bias_document(result: MeasureBias, new_runs: pd.DataFrame,
+                          options: dict[str, Any]) -> dict[str, Any]:
+    """The document ``pooltool bias -m MEASURE --format json`` writes (``bias-v1``, its
+    measure form: ``options.measure``, ``overall.measure``, and rows with ``score``).
+
+    :param result: what :func:`~pooltool.analysis.measure_bias.leave_one_out_measure`
+        returned.
+    :param new_runs: :func:`~pooltool.analysis.measure_bias.new_run_scores`' rows (may
+        be empty).
+    :param options: the command's options, written as given.
+    """
+    return {"schema": BIAS_SCHEMA, "options": options, "overall": result.overall(),
+            "per_run": records(result.per_run), "new_runs": records(new_runs)}
 
 
 def bias_correction_document(result: Corrected, options: dict[str, Any]) -> dict[str, Any]:

@@ -97,9 +97,11 @@ def check_method(method: str, measure: str) -> None:
                             f"{', '.join(METHODS)}")
     if measure not in METHODS[method]:
         defined = " and ".join(f"{m}@k" for m in METHODS[method])
+        shown = f"{measure}@k" if measure in ("P", "recall") else repr(measure)
         others = [m for m, measures in METHODS.items() if measure in measures]
+        advice = f"; for {shown} use {' or '.join(others)}" if others else ""
         raise PooltoolError(f"{method} ({_SOURCES[method]}) is defined for {defined} only, "
-                            f"not {measure}@k; for {measure}@k use {' or '.join(others)}")
+                            f"not {shown}{advice}")
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,12 @@ from pooltool.cli.sources import (
     qrels_name,
 )
 from pooltool.errors import InvalidArgument
-from pooltool.json_documents import bias_correction_document, bias_document, impact_document
+from pooltool.json_documents import (
+    bias_correction_document,
+    bias_document,
+    impact_document,
+    measure_bias_document,
+)
 from pooltool.report import emit, emit_json, records
 
 if TYPE_CHECKING:
@@ -154,8 +159,11 @@ def qrels_diff(ctx: click.Context, qrels_a: str, qrels_b: str, level: int,
               help="Report bias-corrected scores by METHOD instead: for each pooled run left "
                    "out (against its full-qrels score: MAE, Kendall tau) and each new run. "
                    "webber-park, webber-park-similar: P@k and Recall@k; lipani: P@k only.")
-@click.option("--measure", type=click.Choice(["P", "recall"]), default="P", show_default=True,
-              help="With --correct: the measure corrected (P@k or Recall@k).")
+@click.option("-m", "--measure", "measure", metavar="MEASURE",
+              help="The measure: P or recall for P@k / Recall@k at -k (the default, without "
+                   "--correct, shows both; with --correct the default is P), or any measure of "
+                   "'pooltool eval -m' averaged over topics (map, ndcg_cut.10, 'nDCG@10', P.10, "
+                   "bpref), scored whole on the reduced qrels.")
 @click.option("--similar", type=click.IntRange(min=1), default=3, show_default=True,
               help="With --correct webber-park-similar: how many most similar pooled runs.")
 @output_option(choices=("table", "csv", "json"))
@@ -165,7 +173,8 @@ def qrels_diff(ctx: click.Context, qrels_a: str, qrels_b: str, level: int,
 def bias(ctx: click.Context, k: int, depth: int | None, pool_name: str, run_tags: tuple[str, ...],
          version: str | None, qrels_file: str | None, group_regex: str | None,
          groups_file: str | None, new_runs: tuple[str, ...], level: int, complete: bool,
-         method: str | None, measure: str, similar: int, fmt: str, plot: str | None) -> None:
+         method: str | None, measure: str | None, similar: int, fmt: str,
+         plot: str | None) -> None:
     """Pool bias: leave each contributing run (or group) out of the pool and score it again.
 
     For each run that built the depth-D pool, the judgments of documents only
@@ -182,6 +191,15 @@ def bias(ctx: click.Context, k: int, depth: int | None, pool_name: str, run_tags
     rankings: every run by full-qrels recall against every run by leave-out
     recall. No value depends on run tags or their order. 'pooltool explain
     NAME' defines every column with its source.
+
+    With -m MEASURE (any measure 'pooltool eval -m' takes that is a mean over
+    topics: map, ndcg_cut.10, 'nDCG@10', bpref, P.10), each group's runs are
+    scored whole on the qrels less the judgments only that group pooled,
+    with trec_eval's definition; the columns are score, score_loo, drop,
+    and unjudged is the share of unjudged documents in the ranks the
+    measure looks at. Runs that did not contribute get the measure, its
+    hole (low, high: what judging their unjudged documents could make it)
+    and the verdict. -k is then unused.
 
     With --correct METHOD, the corrected P@k (or Recall@k, --measure) of each
     pooled run left out in turn (the estimator fitted on the other runs
@@ -215,10 +233,21 @@ def bias(ctx: click.Context, k: int, depth: int | None, pool_name: str, run_tags
     if method and plot:
         raise click.UsageError("--plot draws the leave-one-out drops; it does not go with "
                                "--correct")
+    generic = measure is not None and measure not in LEGACY_MEASURES
+    if generic:
+        from pooltool.measures.topic_scores import one_measure
+
+        one_measure(measure)  # type: ignore[arg-type]
+        if method:
+            from pooltool.analysis.bias_correction import check_method
+
+            check_method(method, measure)  # type: ignore[arg-type]
+        if plot:
+            raise click.UsageError("--plot draws Recall@k drops; it does not go with -m MEASURE")
     if method:
         from pooltool.analysis.bias_correction import check_method
 
-        check_method(method, measure)
+        check_method(method, measure or "P")
     with open_store(ctx) as store:
         not_depth = store.not_depth_pool_reason(pool_name)
         if not_depth is not None:
@@ -234,16 +263,23 @@ def bias(ctx: click.Context, k: int, depth: int | None, pool_name: str, run_tags
         if depth is None:
             _say_uneven_depths(pooling.contributor_depths(store, pool_name), pool_depth)
         depth = depth or pool_depth
-        # lipani re-ranks the pooled runs by the new one: it reads them whole
-        top = store.top_entries(tags, sys.maxsize if method == "lipani" else max(k, depth))
+        # lipani re-ranks the pooled runs by the new one, and a measure like map looks at
+        # every rank: they read the runs whole
+        whole = method == "lipani" or generic
+        top = store.top_entries(tags, sys.maxsize if whole else max(k, depth))
         qrels = load_qrels(ctx, qrels_file) if qrels_file else store.qrels(version)
         outside = [t for t in store.run_tags() if t not in tags]
     note_positives_only(ctx, qrels, level, qrels_name(qrels_file, version))
     groups = (group_runs(tags, group_regex) if group_regex else
               _read_groups(groups_file) if groups_file else None)
     others = [*outside, *[r for r in new_runs if r not in outside]]
+    options = {"k": k, "depth": depth, "level": level, "complete": complete,
+               "qrels": qrels_file or version or "", "groups": groups or {}}
+    if generic:
+        _measure_bias(ctx, top, qrels, others, fmt, measure, options)  # type: ignore[arg-type]
+        return
     if method is not None:
-        _bias_corrected(ctx, top, qrels, others, fmt, method, measure,
+        _bias_corrected(ctx, top, qrels, others, fmt, method, measure or "P",
                         {"k": k, "depth": depth, "level": level, "complete": complete,
                          "groups": groups or {}, "similar": similar,
                          "qrels": qrels_file or version or ""})
@@ -255,9 +291,38 @@ def bias(ctx: click.Context, k: int, depth: int | None, pool_name: str, run_tags
         from pooltool.analysis.plots import plot_bias
 
         warn(f"plot written: {plot_bias(result, plot)}")
-    _emit_bias(result, report, fmt, {"k": k, "depth": depth, "level": level,
-                                      "complete": complete, "qrels": qrels_file or version or "",
-                                      "groups": groups or {}})
+    _emit_bias(result, report, fmt, options)
+
+
+def _measure_bias(ctx: click.Context, top: pd.DataFrame, qrels: pd.DataFrame,
+                  others: list[str], fmt: str, measure: str, options: dict[str, Any]) -> None:
+    from pooltool.analysis.measure_bias import leave_one_out_measure, new_run_scores
+
+    result = leave_one_out_measure(top, qrels, options["depth"], measure, options["level"],
+                                   options["groups"] or None, options["complete"])
+    new = (new_run_scores(load_runs(ctx, others), qrels, result, options["complete"])
+           if others else pd.DataFrame())
+    if fmt == "json":
+        emit_json(measure_bias_document(result, new, {**options, "measure": measure}))
+        return
+    if fmt == "csv":
+        emit(result.per_run, fmt)
+        return
+    overall = result.overall()
+    grouped = result.per_run["group"].ne(result.per_run["run_tag"]).any()
+    shown = [c for c in MEASURE_BIAS_COLUMNS if grouped or c != "group"]
+    emit(result.per_run, fmt, shown=shown,
+         title=f"leave-one-out at pool depth {result.depth}: {result.measure} "
+               "('pooltool explain NAME' defines a column)")
+    click.echo(
+        f"MAE {overall['mae']:.4f}   largest drop {overall['max_drop']:.4f} "
+        f"({overall['max_drop_run']})   SRE {overall['sre']}   "
+        f"Kendall tau {overall['kendall_tau']:.4f}   tau_ap {overall['tau_ap']:.4f}")
+    click.echo(RANKINGS_NOTE.replace("recall", result.measure))
+    if not new.empty:
+        emit(new.drop(columns=["sentence"]), fmt, title="runs that did not contribute")
+        for sentence in new["sentence"]:
+            click.echo(sentence)
 
 
 def _bias_corrected(ctx: click.Context, top: pd.DataFrame, qrels: pd.DataFrame,
@@ -319,6 +384,10 @@ RANKINGS_NOTE = (
 BIAS_TABLE_COLUMNS = ["run_tag", "group", "recall", "recall_loo", "recall_drop",
                       "recall_drop_rel", "P", "P_loo", "unique_relevant", "unjudged_loo",
                       "rank", "rank_loo"]
+MEASURE_BIAS_COLUMNS = ["run_tag", "group", "score", "score_loo", "drop", "drop_rel",
+                        "unique_relevant", "unjudged", "unjudged_loo", "rank", "rank_loo"]
+#: The --measure values that keep the P@k / Recall@k report at -k.
+LEGACY_MEASURES = ("P", "recall")
 BIAS_COMPACT = ["run_tag", "recall", "recall_loo", "recall_drop", "unjudged_loo", "rank_loo"]
 IMPACT_COMPACT = ["run_tag", "recall_a", "recall_b", "recall_change", "unjudged_b", "rank_a",
                   "rank_b"]
