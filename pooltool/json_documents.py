@@ -5,7 +5,8 @@ One function per schema of ``schemas/``: :func:`recall_document` (``recall-v1``)
 :func:`eval_document` (``eval-v1``),
 :func:`bias_document` (``bias-v1``), :func:`bias_correction_document`
 (``bias-correction-v1``), :func:`impact_document` (``impact-v1``) and
-:func:`simulate_document` (``simulate-v1``). Analysis types are imported for
+:func:`simulate_document` (``simulate-v1``) and :func:`compare_document`
+(``compare-v1``). Analysis types are imported for
 typing only: ``recall`` on files loads neither pandas nor the analysis.
 """
 
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
 
     from pooltool.analysis.bias import BiasResult, NewRunReport
     from pooltool.analysis.bias_correction import Corrected
+    from pooltool.analysis.comparison import Comparison
     from pooltool.analysis.impact import ImpactResult
     from pooltool.analysis.measure_bias import MeasureBias
     from pooltool.analysis.simulation import SimulationResult
@@ -33,8 +35,9 @@ BIAS_CORRECTION_SCHEMA = "bias-correction-v1"
 IMPACT_SCHEMA = "impact-v1"
 SIMULATE_SCHEMA = "simulate-v1"
 EVAL_SCHEMA = "eval-v1"
+COMPARE_SCHEMA = "compare-v1"
 SCHEMAS = (SCHEMA_ID, BIAS_SCHEMA, BIAS_CORRECTION_SCHEMA, IMPACT_SCHEMA, SIMULATE_SCHEMA,
-           EVAL_SCHEMA)
+           EVAL_SCHEMA, COMPARE_SCHEMA)
 """Every schema a document of this module names (``schemas/NAME.json``)."""
 
 SIMULATE_NOTE = ("documents without a qrels line count as non-relevant (the qrels stand for "
@@ -210,3 +213,22 @@ def eval_document(result: EvalResult, per_topic: bool = False, qrels_source: str
                   "ignored_topics": run.ignored} for run in result.runs],
         "rows": records(rows),
     }
+
+
+def compare_document(result: Comparison, runs: pd.DataFrame, measure: str, qrels_source: str,
+                     options: dict[str, Any]) -> dict[str, Any]:
+    """The document ``pooltool compare --format json`` writes (``compare-v1``).
+
+    :param result: what :func:`~pooltool.analysis.comparison.compare_runs` returned.
+    :param runs: one row per run: ``run_tag, mean, low, high, unjudged``.
+    :param measure: ``-m`` as given.
+    :param qrels_source: where the qrels came from (a path or ``version:NAME``).
+    :param options: the command's other options (``level``, ``complete``), as given.
+    """
+    return {"schema": COMPARE_SCHEMA,
+            "options": {"measure": measure, "test": result.test,
+                        "adjustment": result.adjustment, "alpha": result.alpha,
+                        "seed": result.seed, "samples": result.samples, **options},
+            "qrels": {"source": qrels_source},
+            "topics": result.topics,
+            "runs": records(runs), "pairs": records(result.pairs)}
