@@ -29,6 +29,7 @@ from pooltool.cli.sources import (
 )
 from pooltool.records import topic_key
 from pooltool.report import emit, emit_json
+from pooltool.text import visible
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -37,8 +38,8 @@ if TYPE_CHECKING:
 #: that --help imports no analysis).
 TESTS = ("t", "randomization", "bootstrap")
 ADJUSTMENTS = ("holm", "tukey", "none")
-PAIRS_SHOWN = ["run_a", "run_b", "difference", "p_value", "verdict", "difference_worst",
-               "p_worst", "hole"]
+PAIRS_SHOWN = ["run_a", "run_b", "difference", "p_value", "verdict", "p_worst", "hole"]
+P_COLUMNS = ("p_value", "p_worst", "p_best")
 
 
 @cli.command()
@@ -125,10 +126,12 @@ def compare(ctx: click.Context, runs: tuple[str, ...], qrels_file: Path | None,
                "none": f"{test} test"}[adjustment]
         emit(runs_table, "table", title=f"{measure} over {len(result.topics)} topics "
                                         "(low, high: the holes' mean ends)")
-        emit(result.pairs.drop(columns=["sentence"]), "table", shown=PAIRS_SHOWN,
-             title=f"pairs: {how}, alpha {alpha}")
+        # p-values in 4 significant digits: 4 decimals would show 3.9e-07 as 0.0000
+        pairs = result.pairs.drop(columns=["sentence"]).assign(
+            **{c: result.pairs[c].map(lambda p: "-" if p != p else f"{p:.4g}") for c in P_COLUMNS})
+        emit(pairs, "table", shown=PAIRS_SHOWN, title=f"pairs: {how}, alpha {alpha}")
         for line in result.pairs["sentence"]:
-            click.echo(line)
+            click.echo(visible(line))
 
 
 def _shared_topics(per_topic: pd.DataFrame) -> pd.DataFrame:
