@@ -158,7 +158,8 @@ def qrels_diff(ctx: click.Context, qrels_a: str, qrels_b: str, level: int,
 @click.option("--correct", "method", type=click.Choice(list(CORRECTIONS)),
               help="Report bias-corrected scores by METHOD instead: for each pooled run left "
                    "out (against its full-qrels score: MAE, Kendall tau) and each new run. "
-                   "webber-park, webber-park-similar: P@k and Recall@k; lipani: P@k only.")
+                   "webber-park: any measure (-m); webber-park-similar: P@k and Recall@k; "
+                   "lipani: P@k only.")
 @click.option("-m", "--measure", "measure", metavar="MEASURE",
               help="The measure: P or recall for P@k / Recall@k at -k (the default, without "
                    "--correct, shows both; with --correct the default is P), or any measure of "
@@ -201,6 +202,9 @@ def bias(ctx: click.Context, k: int, depth: int | None, pool_name: str, run_tags
     hole (low, high: what judging their unjudged documents could make it)
     and the verdict. -k is then unused.
 
+    With -m MEASURE and --correct webber-park (the one measure-agnostic
+    correction), the corrected measure, the drops measured by re-scoring.
+
     With --correct METHOD, the corrected P@k (or Recall@k, --measure) of each
     pooled run left out in turn (the estimator fitted on the other runs
     alone) beside its plain leave-out score and its full-qrels score, and of
@@ -238,13 +242,13 @@ def bias(ctx: click.Context, k: int, depth: int | None, pool_name: str, run_tags
         from pooltool.measures.topic_scores import one_measure
 
         one_measure(measure)  # type: ignore[arg-type]
-        if method:
+        if method and method != "webber-park":  # the one measure-agnostic correction
             from pooltool.analysis.bias_correction import check_method
 
             check_method(method, measure)  # type: ignore[arg-type]
         if plot:
             raise click.UsageError("--plot draws Recall@k drops; it does not go with -m MEASURE")
-    if method:
+    if method and not generic:
         from pooltool.analysis.bias_correction import check_method
 
         check_method(method, measure or "P")
@@ -275,6 +279,10 @@ def bias(ctx: click.Context, k: int, depth: int | None, pool_name: str, run_tags
     others = [*outside, *[r for r in new_runs if r not in outside]]
     options = {"k": k, "depth": depth, "level": level, "complete": complete,
                "qrels": qrels_file or version or "", "groups": groups or {}}
+    if generic and method:
+        _measure_corrected(ctx, top, qrels, others, fmt, measure,  # type: ignore[arg-type]
+                           {**options, "similar": similar, "measure": measure})
+        return
     if generic:
         _measure_bias(ctx, top, qrels, others, fmt, measure, options)  # type: ignore[arg-type]
         return
@@ -347,6 +355,28 @@ def _bias_corrected(ctx: click.Context, top: pd.DataFrame, qrels: pd.DataFrame,
                                     "defines a column)")
     if fmt == "table":
         click.echo(_correction_line(overall))
+
+
+def _measure_corrected(ctx: click.Context, top: pd.DataFrame, qrels: pd.DataFrame,
+                       others: list[str], fmt: str, measure: str,
+                       options: dict[str, Any]) -> None:
+    from pooltool.analysis.measure_correction import corrected_measure
+
+    new = load_runs(ctx, others) if others else None
+    result = corrected_measure(top, qrels, new, options["depth"], measure, options["level"],
+                               options["groups"] or None, options["complete"])
+    for (tag, scored_as), value in result.clipped.items():
+        warn(f"note: run {tag} ({scored_as}): corrected {measure} {value:.4f} clipped to "
+             f"{1 if value > 1 else 0} ({measure} lies in 0..1; MAE and tau use the clipped "
+             "value)")
+    if fmt == "json":
+        emit_json(bias_correction_document(result, options))
+        return
+    emit(result.per_run, fmt, title=f"webber-park: corrected {measure} at pool depth "
+                                    f"{options['depth']} ('pooltool explain NAME' defines a "
+                                    "column)")
+    if fmt == "table":
+        click.echo(_correction_line(result.overall()))
 
 
 def _correction_line(overall: dict[str, Any]) -> str:
