@@ -133,11 +133,16 @@ GLOSSARY: dict[str, Term] = {
                     "significantly better), b (run_b), none (not significant at --alpha).",
                     f"{_LOO}; pooltool/analysis/comparison.py"),
     # bias -m MEASURE
-    "score": Term("bias -m: the run's measure on the full qrels (trec_eval's 'all' value).",
-                  TREC_EVAL),
+    "score": Term("bias -m: the run's measure on the full qrels (trec_eval's 'all' value); "
+                  "impact -m: score_a, score_b under qrels A and B.", TREC_EVAL),
     "score_loo": Term("bias -m: the measure on the qrels less the judgments of documents only "
                       "this run (or group) pooled, the run scored whole again.", _LOO),
     "drop": Term("bias -m: score - score_loo.", _LOO),
+    "score_change_judgments": Term("impact -m: the part of score_change from changed "
+                                   "judgments, the mean of score_b - score_a over the topics "
+                                   "scored under both A and B.", "pooltool"),
+    "score_change_topics": Term("impact -m: the part of score_change from the changed topic "
+                                "set, score_change - score_change_judgments.", "pooltool"),
     "drop_rel": Term("bias -m: drop / score ('-' when score is 0).", _LOO),
     "sentence": Term("The row's verdict in words.", "pooltool"),
     # compare

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from pooltool.analysis.comparison import Comparison
     from pooltool.analysis.impact import ImpactResult
     from pooltool.analysis.measure_bias import MeasureBias
+    from pooltool.analysis.measure_impact import MeasureImpact
     from pooltool.analysis.simulation import SimulationResult
     from pooltool.measures.trec import EvalResult
 
@@ -149,14 +150,39 @@ def impact_document(result: ImpactResult, source_a: str, source_b: str,
     }
 
 
-def _ranking(result: ImpactResult) -> dict[str, Any]:
+def measure_impact_document(result: MeasureImpact, source_a: str, source_b: str,
+                            shared: MeasureImpact | None = None) -> dict[str, Any]:
+    """The document ``pooltool impact -m MEASURE --format json`` writes (``impact-v1``, its
+    measure form: ``options.measure``, rows with ``score_a``, ``score_b``, ...).
+
+    :param result: what :func:`~pooltool.analysis.measure_impact.measure_impact` returned.
+    :param shared: the impact on the documents judged in both (or ``None``).
+    """
     return {
-        "measure": f"recall@{result.k}",
-        "kendall_tau": _number(result.kendall_tau),
-        "tau_ap": _number(result.tau_ap),
-        "largest_rank_change": result.largest_rank_change,
-        "largest_rank_change_runs": result.largest_rank_change_runs,
-        "sum_rank_change": result.ranking.sum_rank_change,
+        "schema": IMPACT_SCHEMA, "from": source_a, "to": source_b,
+        "options": {"measure": result.measure, "level": result.level,
+                    "complete": result.complete, "top": result.top},
+        "runs": records(result.per_run),
+        "ranking": _ranking(result, result.measure),
+        "ranking_both_judged": _ranking(shared, result.measure) if shared is not None else None,
+        "topics_moved": records(result.topics_moved),
+        "topics_overall": records(result.topics_overall),
+        "topics_only": {"a": result.topics_only_a, "b": result.topics_only_b},
+        "missing_topics": {"a": result.scores_a.missing, "b": result.scores_b.missing},
+    }
+
+
+def _ranking(result: ImpactResult | MeasureImpact, measure: str | None = None) -> dict[str, Any]:
+    ranking = result.ranking
+    moved = ranking.ranks["rank_change"].abs() == ranking.largest_rank_change
+    return {
+        "measure": measure or f"recall@{result.k}",  # type: ignore[union-attr]
+        "kendall_tau": _number(ranking.kendall_tau),
+        "tau_ap": _number(ranking.tau_ap),
+        "largest_rank_change": ranking.largest_rank_change,
+        "largest_rank_change_runs": [str(t) for t in ranking.ranks.loc[moved, "run_tag"]]
+        if ranking.largest_rank_change else [],
+        "sum_rank_change": ranking.sum_rank_change,
     }
 
 

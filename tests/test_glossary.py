@@ -62,6 +62,7 @@ COMMANDS = [
     ["compare", *RUNS, "--version", "demo-partial", "-m", "nDCG@5", "--format", "json"],
     ["compare", *RUNS, "--version", "demo-partial", "-m", "AP", "--all-columns"],
     ["impact", "--from", "demo-partial", "--to", QRELS, *RUNS, "--format", "json"],
+    ["impact", "--from", "demo-partial", "--to", QRELS, *RUNS, "-m", "map", "--format", "json"],
     ["impact", "--from", "demo-partial", "--to", QRELS, *RUNS, "--all-columns"],
     ["pool", "--depth", "3", "--format", "csv"],
     ["assign", "ann", "bob", "--overlap", "0.5", "--format", "csv"],

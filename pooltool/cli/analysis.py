@@ -24,6 +24,7 @@ from pooltool.cli.sources import (
     load_runs,
     note_positives_only,
     qrels_name,
+    some_topics,
 )
 from pooltool.errors import InvalidArgument
 from pooltool.json_documents import (
@@ -31,6 +32,7 @@ from pooltool.json_documents import (
     bias_document,
     impact_document,
     measure_bias_document,
+    measure_impact_document,
 )
 from pooltool.report import emit, emit_json, records
 
@@ -471,6 +473,9 @@ def _emit_bias(result: BiasResult, report: NewRunReport | None, fmt: str,
 @click.argument("runs", nargs=-1, required=True, metavar="RUN...")
 @click.option("-k", "k", default=100, show_default=True, type=click.IntRange(min=1),
               help="Cutoff of Recall@k, unjudged@k and P@k.")
+@click.option("-m", "--measure", "measure", metavar="MEASURE",
+              help="Any measure of 'pooltool eval -m' averaged over topics (map, ndcg_cut.10, "
+                   "'nDCG@10', bpref) instead of Recall@k; -k is then unused.")
 @level_option
 @click.option("-c", "--complete", is_flag=True,
               help="Score qrels topics missing from a run as 0 and count them (trec_eval -c).")
@@ -480,7 +485,8 @@ def _emit_bias(result: BiasResult, report: NewRunReport | None, fmt: str,
 @plot_option("Draw Recall@k under A against under B per run into FILE (.png, .svg or .pdf).")
 @click.pass_context
 def impact(ctx: click.Context, qrels_from: str, qrels_to: str, runs: tuple[str, ...], k: int,
-           level: int, complete: bool, top: int, fmt: str, plot: str | None) -> None:
+           measure: str | None, level: int, complete: bool, top: int, fmt: str,
+           plot: str | None) -> None:
     """How changing the qrels from A to B moves each run's Recall@k and the ranking.
 
     A and B are qrels files, version names in the store, or policies over
@@ -505,8 +511,14 @@ def impact(ctx: click.Context, qrels_from: str, qrels_to: str, runs: tuple[str, 
     Columns NAME_a / NAME_b are under A / B, NAME_change is B minus A;
     'pooltool explain NAME' defines each.
 
+    With -m MEASURE the same for any measure averaged over topics (map,
+    ndcg_cut.10, 'nDCG@10'): columns score_a, score_b, score_change, ...;
+    unjudged is the share of unjudged documents in the ranks the measure
+    looks at.
+
     \b
-    In Python: pooltool.analysis.impact.qrels_impact
+    In Python: pooltool.analysis.impact.qrels_impact,
+    pooltool.analysis.measure_impact.measure_impact
 
     \b
     Example:
@@ -516,10 +528,21 @@ def impact(ctx: click.Context, qrels_from: str, qrels_to: str, runs: tuple[str, 
     """
     from pooltool.analysis.impact import qrels_impact
 
+    generic = measure is not None and measure != "recall"
+    if generic:
+        from pooltool.measures.topic_scores import one_measure
+
+        one_measure(measure)  # type: ignore[arg-type]
+        if plot:
+            raise click.UsageError("--plot draws Recall@k; it does not go with -m MEASURE")
     frame = load_runs(ctx, runs)
     qrels_a, qrels_b = load_qrels(ctx, qrels_from), load_qrels(ctx, qrels_to)
     for spec, qrels in ((qrels_from, qrels_a), (qrels_to, qrels_b)):
         note_positives_only(ctx, qrels, level, spec)
+    if generic:
+        _measure_impact(frame, qrels_a, qrels_b, measure, level,  # type: ignore[arg-type]
+                        complete, top, fmt, (qrels_from, qrels_to))
+        return
     result = qrels_impact(frame, qrels_a, qrels_b, k, level, complete, top)
     shared = _both_judged_ranking(frame, qrels_a, qrels_b, k, level, complete)
     _warn_impact_topics(result)
@@ -534,6 +557,35 @@ def impact(ctx: click.Context, qrels_from: str, qrels_to: str, runs: tuple[str, 
         from pooltool.analysis.plots import plot_impact
 
         click.echo(f"plot written: {plot_impact(result, plot, qrels_from, qrels_to)}", err=True)
+
+
+def _measure_impact(runs: pd.DataFrame, qrels_a: pd.DataFrame, qrels_b: pd.DataFrame,
+                    measure: str, level: int, complete: bool, top: int, fmt: str,
+                    sources: tuple[str, str]) -> None:
+    from pooltool.analysis.impact import both_judged
+    from pooltool.analysis.measure_impact import measure_impact
+
+    result = measure_impact(runs, qrels_a, qrels_b, measure, level, complete, top)
+    cut_a, cut_b = both_judged(qrels_a, qrels_b)
+    shared = (measure_impact(runs, cut_a, cut_b, measure, level, complete, top)
+              if not cut_a.empty else None)
+    for side, topics in (("A", result.topics_only_a), ("B", result.topics_only_b)):
+        if topics:
+            warn(f"note: {len(topics)} topic(s) only in qrels {side}: {some_topics(topics)} "
+                 "(they change the means, score_change_topics, not a topic's score)")
+    if fmt == "json":
+        emit_json(measure_impact_document(result, *sources, shared))
+    elif fmt == "csv":
+        emit(result.per_run, fmt)
+    else:
+        emit(result.per_run, "table", title=f"{measure}: {sources[0]} -> {sources[1]} "
+                                            f"(relevant: grade >= {level})")
+        click.echo(_ranking_line(result, "on all judgments", measure))
+        click.echo(_ranking_line(shared, "on the documents judged in both", measure)
+                   if shared is not None else "on the documents judged in both: none")
+        if not result.topics_moved.empty:
+            emit(result.topics_moved, "table",
+                 title=f"topics whose {measure} moved most (top {top} per run)")
 
 
 def _both_judged_ranking(runs: pd.DataFrame, qrels_a: pd.DataFrame, qrels_b: pd.DataFrame,
@@ -598,11 +650,15 @@ def _impact_table(result, source_a: str, source_b: str,  # type: ignore[no-untyp
          title=f"topics that moved most over all runs (mean over runs, top {result.top})")
 
 
-def _ranking_line(result, where: str = "on all judgments") -> str:  # type: ignore[no-untyped-def]
+def _ranking_line(result, where: str = "on all judgments",  # type: ignore[no-untyped-def]
+                  measure: str | None = None) -> str:
     def show(value: float) -> str:
         return "n/a" if value != value else f"{value:.4f}"
 
-    moved = ", ".join(result.largest_rank_change_runs) or "no run moved"
-    return (f"ranking by Recall@{result.k} {where}: Kendall's tau-b {show(result.kendall_tau)}, "
-            f"tau_ap {show(result.tau_ap)}, largest rank change "
-            f"{result.largest_rank_change} ({moved})")
+    ranking = result.ranking
+    moved = ", ".join(ranking.ranks.loc[ranking.ranks["rank_change"].abs()
+                                        == ranking.largest_rank_change, "run_tag"]
+                      if ranking.largest_rank_change else []) or "no run moved"
+    return (f"ranking by {measure or f'Recall@{result.k}'} {where}: Kendall's tau-b "
+            f"{show(ranking.kendall_tau)}, tau_ap {show(ranking.tau_ap)}, largest rank change "
+            f"{ranking.largest_rank_change} ({moved})")
