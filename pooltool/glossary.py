@@ -133,8 +133,8 @@ GLOSSARY: dict[str, Term] = {
                     "significantly better), b (run_b), none (not significant at --alpha).",
                     f"{_LOO}; pooltool/analysis/comparison.py"),
     # bias -m MEASURE
-    "score": Term("bias -m: the run's measure on the full qrels (trec_eval's 'all' value); "
-                  "impact -m: score_a, score_b under qrels A and B.", TREC_EVAL),
+    "score": Term("bias -m, simulate -m: the run's measure on the full qrels (trec_eval's "
+                  "'all' value); impact -m: score_a, score_b under qrels A and B.", TREC_EVAL),
     "score_loo": Term("bias -m: the measure on the qrels less the judgments of documents only "
                       "this run (or group) pooled, the run scored whole again.", _LOO),
     "drop": Term("bias -m: score - score_loo.", _LOO),
@@ -145,6 +145,15 @@ GLOSSARY: dict[str, Term] = {
                                 "set, score_change - score_change_judgments.", "pooltool"),
     "drop_rel": Term("bias -m: drop / score ('-' when score is 0).", _LOO),
     "sentence": Term("The row's verdict in words.", "pooltool"),
+    "score_partial": Term("simulate -m: the measure under the partial qrels the strategy "
+                          "built at the budget.", "pooltool"),
+    "MAE_score": Term("simulate -m: the mean over runs of |score_partial - score|.",
+                      "Zobel 1998; Buckley et al. 2007"),
+    "Kendall_tau_score": Term("simulate -m: Kendall's tau-b between the rankings of the runs "
+                              "by the measure under the full and the partial qrels.",
+                              "Kendall 1945 (tau-b)"),
+    "tau_ap_score": Term("simulate -m: tau_ap of the partial ranking by the measure against "
+                         "the full one.", "Yilmaz, Aslam and Robertson 2008"),
     # compare
     "run_a": Term("compare: the pair's run with the higher mean as judged (ties by run tag); "
                   "eval, impact: the run's tag under qrels A.", "pooltool"),

@@ -191,18 +191,21 @@ def _number(value: float) -> float | None:
 
 
 def simulate_document(result: SimulationResult, qrels_source: str, budgets: Sequence[int],
-                      strategies: Sequence[str], per_topic: bool = False) -> dict[str, Any]:
+                      strategies: Sequence[str], per_topic: bool = False,
+                      measure: str | None = None) -> dict[str, Any]:
     """The document ``pooltool simulate --format json`` writes (``simulate-v1``).
 
     :param result: what :func:`~pooltool.analysis.simulation.simulate` returned.
     :param qrels_source: how the complete qrels were named (``--qrels``).
     :param budgets: the budgets replayed; ``strategies``: their labels.
     :param per_topic: fill ``per_topic`` (``-q``; otherwise it is empty).
+    :param measure: ``-m MEASURE`` as given, when the bias of a measure was asked for.
     """
     return {"schema": SIMULATE_SCHEMA, "note": SIMULATE_NOTE,
             "options": {"qrels": qrels_source, "budgets": list(budgets), "k": result.k,
                         "level": result.level, "strategies": list(strategies),
-                        "topics": len(result.topics)},
+                        "topics": len(result.topics),
+                        **({"measure": measure} if measure is not None else {})},
             "summary": records(result.summary), "per_run": records(result.per_run),
             "per_topic": records(result.per_topic) if per_topic else []}
 

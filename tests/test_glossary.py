@@ -71,6 +71,8 @@ COMMANDS = [
     ["grades", "--format", "csv"],
     ["runs", "--all", "--format", "csv"],
     ["simulate", *RUNS, "--qrels", QRELS, "--budget", "2,5", "-q", "--format", "json"],
+    ["simulate", *RUNS, "--qrels", QRELS, "--strategy", "mtf", "--budget", "2", "-m", "map",
+     "--format", "json"],
     ["simulate", *RUNS, "--qrels", QRELS, "--strategy", "mtf", "--budget", "2", "-q",
      "--format", "csv"],
     ["simulate", *RUNS, "--qrels", QRELS, "--strategy", "depth", "--budget", "2", "-q",
