@@ -108,11 +108,8 @@ def compare(ctx: click.Context, runs: tuple[str, ...], qrels_file: Path | None,
     scores = topic_scores(load_runs(ctx, runs), qrels, measure, level, complete, holes=True)
     values = _shared_topics(scores.per_topic)
     result = compare_runs(values, measure, test, adjustment, alpha, samples, seed)
-    runs_table = scores.summary.set_index("run_tag").loc[result.runs["run_tag"]].reset_index()
-    runs_table = runs_table.assign(mean=result.runs["mean"].to_numpy(),
-                                   low=result.runs["low"].to_numpy(),
-                                   high=result.runs["high"].to_numpy())
-    runs_table = runs_table[["run_tag", "mean", "low", "high", "unjudged"]]
+    unjudged = values.groupby("run_tag", sort=False)["unjudged"].mean()
+    runs_table = result.runs.assign(unjudged=result.runs["run_tag"].map(unjudged).to_numpy())
     if fmt == "json":
         from pooltool.json_documents import compare_document
 
