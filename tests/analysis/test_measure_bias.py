@@ -49,6 +49,18 @@ def test_average_precision_by_hand() -> None:
     assert result.overall()["mae"] == pytest.approx(3 / 4 - 7 / 18)
 
 
+def test_a_group_is_left_out_together() -> None:
+    runs = read_run(RUNS + "1 Q0 a1 1 5 A2\n1 Q0 z 2 4 A2\n")
+    alone = leave_one_out_measure(runs, read_qrels(QRELS), 2, "map").per_run.set_index("run_tag")
+    # A2 pools a1 too: nothing is A's alone that is relevant, its AP stays 3/4
+    assert alone.loc["A", ["score_loo", "unique_relevant"]].tolist() == pytest.approx([3 / 4, 0])
+    grouped = leave_one_out_measure(runs, read_qrels(QRELS), 2, "map",
+                                    groups={"A": "team", "A2": "team"}).per_run.set_index("run_tag")
+    # the team alone pooled a1 and z (unjudged): A without a1 -> 7/18, as above
+    assert grouped.loc["A", ["score_loo", "unique_pooled"]].tolist() == pytest.approx([7 / 18, 2])
+    assert grouped.loc["A2", "group"] == "team"
+
+
 def test_ir_measures_spelling_is_the_same_measure() -> None:
     trec = leave_one_out_measure(read_run(RUNS), read_qrels(QRELS), 2, "ndcg_cut.10")
     theirs = leave_one_out_measure(read_run(RUNS), read_qrels(QRELS), 2, "nDCG@10")
