@@ -128,8 +128,54 @@ GLOSSARY: dict[str, Term] = {
                                  "set, recall_change - recall_change_judgments.", "pooltool"),
     "rank_change": Term("rank_loo - rank (impact: rank_b - rank_a); positive is a fall.",
                         "pooltool"),
-    "verdict": Term("reusable (unjudged@k up to the leave-out runs' mean), use with care (up "
-                    "to their largest), not reusable (beyond).", _LOO),
+    "verdict": Term("bias: reusable (unjudged@k up to the leave-out runs' mean), use with "
+                    "care (up to their largest), not reusable (beyond); compare: a (run_a "
+                    "significantly better), b (run_b), none (not significant at --alpha).",
+                    f"{_LOO}; pooltool/analysis/comparison.py"),
+    # bias -m MEASURE
+    "score": Term("bias -m, simulate -m: the run's measure on the full qrels (trec_eval's "
+                  "'all' value); impact -m: score_a, score_b under qrels A and B.", TREC_EVAL),
+    "score_loo": Term("bias -m: the measure on the qrels less the judgments of documents only "
+                      "this run (or group) pooled, the run scored whole again.", _LOO),
+    "drop": Term("bias -m: score - score_loo.", _LOO),
+    "score_change_judgments": Term("impact -m: the part of score_change from changed "
+                                   "judgments, the mean of score_b - score_a over the topics "
+                                   "scored under both A and B.", "pooltool"),
+    "score_change_topics": Term("impact -m: the part of score_change from the changed topic "
+                                "set, score_change - score_change_judgments.", "pooltool"),
+    "drop_rel": Term("bias -m: drop / score ('-' when score is 0).", _LOO),
+    "sentence": Term("The row's verdict in words.", "pooltool"),
+    "score_partial": Term("simulate -m: the measure under the partial qrels the strategy "
+                          "built at the budget.", "pooltool"),
+    "MAE_score": Term("simulate -m: the mean over runs of |score_partial - score|.",
+                      "Zobel 1998; Buckley et al. 2007"),
+    "Kendall_tau_score": Term("simulate -m: Kendall's tau-b between the rankings of the runs "
+                              "by the measure under the full and the partial qrels.",
+                              "Kendall 1945 (tau-b)"),
+    "tau_ap_score": Term("simulate -m: tau_ap of the partial ranking by the measure against "
+                         "the full one.", "Yilmaz, Aslam and Robertson 2008"),
+    # compare
+    "run_a": Term("compare: the pair's run with the higher mean as judged (ties by run tag); "
+                  "eval, impact: the run's tag under qrels A.", "pooltool"),
+    "run_b": Term("compare: the pair's other run; eval, impact: the run's tag under qrels B.",
+                  "pooltool"),
+    "mean": Term("compare: the run's mean of the measure over the compared topics.", TREC_EVAL),
+    "mean_a": Term("compare: run_a's mean over the compared topics.", TREC_EVAL),
+    "mean_b": Term("compare: run_b's mean over the compared topics.", TREC_EVAL),
+    "difference": Term("compare: mean_a - mean_b as judged.", "pooltool"),
+    "p_value": Term("compare: the two-sided p-value of the paired test (Holm-adjusted over the "
+                    "pairs unless --adjust none; Tukey's HSD with --adjust tukey).",
+                    "Student 1908 (scipy.stats.ttest_rel); Fisher 1935 (randomization); Efron "
+                    "and Tibshirani 1993, sec. 16.4 (bootstrap); Holm 1979; Tukey 1953"),
+    "difference_worst": Term("compare: the mean difference with run_a at its per-topic hole "
+                             "lows and run_b at its highs.", "pooltool"),
+    "p_worst": Term("compare: the p-value at those ends (adjusted like p_value).", "pooltool"),
+    "difference_best": Term("compare: the mean difference with run_a at its highs and run_b at "
+                            "its lows.", "pooltool"),
+    "p_best": Term("compare: the p-value at those ends.", "pooltool"),
+    "hole": Term("compare: holds (the same verdict at the judged scores and at both ends of the "
+                 "holes), could reverse (judging the unjudged documents could change it), no "
+                 "hole (the measure has no hole bound).", "pooltool"),
     "MAE": Term("Mean absolute error: the mean over runs of |recall_drop|.",
                 "Zobel 1998; Buckley et al. 2007"),
     "SRE": Term("System rank error: the sum over runs of |rank_change|.",

@@ -5,7 +5,8 @@ One function per schema of ``schemas/``: :func:`recall_document` (``recall-v1``)
 :func:`eval_document` (``eval-v1``),
 :func:`bias_document` (``bias-v1``), :func:`bias_correction_document`
 (``bias-correction-v1``), :func:`impact_document` (``impact-v1``) and
-:func:`simulate_document` (``simulate-v1``). Analysis types are imported for
+:func:`simulate_document` (``simulate-v1``) and :func:`compare_document`
+(``compare-v1``). Analysis types are imported for
 typing only: ``recall`` on files loads neither pandas nor the analysis.
 """
 
@@ -18,9 +19,14 @@ from pooltool.measures.recall import RecallResult
 from pooltool.report import records
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from pooltool.analysis.bias import BiasResult, NewRunReport
     from pooltool.analysis.bias_correction import Corrected
+    from pooltool.analysis.comparison import Comparison
     from pooltool.analysis.impact import ImpactResult
+    from pooltool.analysis.measure_bias import MeasureBias
+    from pooltool.analysis.measure_impact import MeasureImpact
     from pooltool.analysis.simulation import SimulationResult
     from pooltool.measures.trec import EvalResult
 
@@ -30,8 +36,9 @@ BIAS_CORRECTION_SCHEMA = "bias-correction-v1"
 IMPACT_SCHEMA = "impact-v1"
 SIMULATE_SCHEMA = "simulate-v1"
 EVAL_SCHEMA = "eval-v1"
+COMPARE_SCHEMA = "compare-v1"
 SCHEMAS = (SCHEMA_ID, BIAS_SCHEMA, BIAS_CORRECTION_SCHEMA, IMPACT_SCHEMA, SIMULATE_SCHEMA,
-           EVAL_SCHEMA)
+           EVAL_SCHEMA, COMPARE_SCHEMA)
 """Every schema a document of this module names (``schemas/NAME.json``)."""
 
 SIMULATE_NOTE = ("documents without a qrels line count as non-relevant (the qrels stand for "
@@ -95,6 +102,21 @@ def bias_document(result: BiasResult, report: NewRunReport | None,
             "new_runs": records(report.per_run) if report is not None else []}
 
 
+def measure_bias_document(result: MeasureBias, new_runs: pd.DataFrame,
+                          options: dict[str, Any]) -> dict[str, Any]:
+    """The document ``pooltool bias -m MEASURE --format json`` writes (``bias-v1``, its
+    measure form: ``options.measure``, ``overall.measure``, and rows with ``score``).
+
+    :param result: what :func:`~pooltool.analysis.measure_bias.leave_one_out_measure`
+        returned.
+    :param new_runs: :func:`~pooltool.analysis.measure_bias.new_run_scores`' rows (may
+        be empty).
+    :param options: the command's options, written as given.
+    """
+    return {"schema": BIAS_SCHEMA, "options": options, "overall": result.overall(),
+            "per_run": records(result.per_run), "new_runs": records(new_runs)}
+
+
 def bias_correction_document(result: Corrected, options: dict[str, Any]) -> dict[str, Any]:
     """The document ``pooltool bias --correct METHOD --format json`` writes
     (``bias-correction-v1``); ``result`` is what
@@ -128,14 +150,39 @@ def impact_document(result: ImpactResult, source_a: str, source_b: str,
     }
 
 
-def _ranking(result: ImpactResult) -> dict[str, Any]:
+def measure_impact_document(result: MeasureImpact, source_a: str, source_b: str,
+                            shared: MeasureImpact | None = None) -> dict[str, Any]:
+    """The document ``pooltool impact -m MEASURE --format json`` writes (``impact-v1``, its
+    measure form: ``options.measure``, rows with ``score_a``, ``score_b``, ...).
+
+    :param result: what :func:`~pooltool.analysis.measure_impact.measure_impact` returned.
+    :param shared: the impact on the documents judged in both (or ``None``).
+    """
     return {
-        "measure": f"recall@{result.k}",
-        "kendall_tau": _number(result.kendall_tau),
-        "tau_ap": _number(result.tau_ap),
-        "largest_rank_change": result.largest_rank_change,
-        "largest_rank_change_runs": result.largest_rank_change_runs,
-        "sum_rank_change": result.ranking.sum_rank_change,
+        "schema": IMPACT_SCHEMA, "from": source_a, "to": source_b,
+        "options": {"measure": result.measure, "level": result.level,
+                    "complete": result.complete, "top": result.top},
+        "runs": records(result.per_run),
+        "ranking": _ranking(result, result.measure),
+        "ranking_both_judged": _ranking(shared, result.measure) if shared is not None else None,
+        "topics_moved": records(result.topics_moved),
+        "topics_overall": records(result.topics_overall),
+        "topics_only": {"a": result.topics_only_a, "b": result.topics_only_b},
+        "missing_topics": {"a": result.scores_a.missing, "b": result.scores_b.missing},
+    }
+
+
+def _ranking(result: ImpactResult | MeasureImpact, measure: str | None = None) -> dict[str, Any]:
+    ranking = result.ranking
+    moved = ranking.ranks["rank_change"].abs() == ranking.largest_rank_change
+    return {
+        "measure": measure or f"recall@{result.k}",  # type: ignore[union-attr]
+        "kendall_tau": _number(ranking.kendall_tau),
+        "tau_ap": _number(ranking.tau_ap),
+        "largest_rank_change": ranking.largest_rank_change,
+        "largest_rank_change_runs": [str(t) for t in ranking.ranks.loc[moved, "run_tag"]]
+        if ranking.largest_rank_change else [],
+        "sum_rank_change": ranking.sum_rank_change,
     }
 
 
@@ -144,18 +191,21 @@ def _number(value: float) -> float | None:
 
 
 def simulate_document(result: SimulationResult, qrels_source: str, budgets: Sequence[int],
-                      strategies: Sequence[str], per_topic: bool = False) -> dict[str, Any]:
+                      strategies: Sequence[str], per_topic: bool = False,
+                      measure: str | None = None) -> dict[str, Any]:
     """The document ``pooltool simulate --format json`` writes (``simulate-v1``).
 
     :param result: what :func:`~pooltool.analysis.simulation.simulate` returned.
     :param qrels_source: how the complete qrels were named (``--qrels``).
     :param budgets: the budgets replayed; ``strategies``: their labels.
     :param per_topic: fill ``per_topic`` (``-q``; otherwise it is empty).
+    :param measure: ``-m MEASURE`` as given, when the bias of a measure was asked for.
     """
     return {"schema": SIMULATE_SCHEMA, "note": SIMULATE_NOTE,
             "options": {"qrels": qrels_source, "budgets": list(budgets), "k": result.k,
                         "level": result.level, "strategies": list(strategies),
-                        "topics": len(result.topics)},
+                        "topics": len(result.topics),
+                        **({"measure": measure} if measure is not None else {})},
             "summary": records(result.summary), "per_run": records(result.per_run),
             "per_topic": records(result.per_topic) if per_topic else []}
 
@@ -192,3 +242,22 @@ def eval_document(result: EvalResult, per_topic: bool = False, qrels_source: str
                   "ignored_topics": run.ignored} for run in result.runs],
         "rows": records(rows),
     }
+
+
+def compare_document(result: Comparison, runs: pd.DataFrame, measure: str, qrels_source: str,
+                     options: dict[str, Any]) -> dict[str, Any]:
+    """The document ``pooltool compare --format json`` writes (``compare-v1``).
+
+    :param result: what :func:`~pooltool.analysis.comparison.compare_runs` returned.
+    :param runs: one row per run: ``run_tag, mean, low, high, unjudged``.
+    :param measure: ``-m`` as given.
+    :param qrels_source: where the qrels came from (a path or ``version:NAME``).
+    :param options: the command's other options (``level``, ``complete``), as given.
+    """
+    return {"schema": COMPARE_SCHEMA,
+            "options": {"measure": measure, "test": result.test,
+                        "adjustment": result.adjustment, "alpha": result.alpha,
+                        "seed": result.seed, "samples": result.samples, **options},
+            "qrels": {"source": qrels_source},
+            "topics": result.topics,
+            "runs": records(runs), "pairs": records(result.pairs)}

@@ -105,9 +105,37 @@ def leave_one_out(runs: pd.DataFrame, qrels: pd.DataFrame, depth: int, k: int = 
     """
     if depth < 1 or k < 1:
         raise PooltoolError(f"pool depth and k must be at least 1 (got depth {depth}, k {k})")
+    top = top_ranks(runs, max(k, depth))
+    group_of = contributors(top, qrels, level, groups)
+    full = evaluate_recall(top, qrels, ks=[k], level=level, complete=complete)
+    unique = unique_pairs(top, depth, group_of, qrels)
+    per_topic = _leave_out_topics(full.per_topic, top, unique, group_of, k, level)
+    per_run = _per_run(per_topic, unique, group_of, level, list(group_of))
+    ranking = compare_rankings(per_run.set_index("run_tag")["recall"],
+                               per_run.set_index("run_tag")["recall_loo"])
+    return BiasResult(per_run, per_topic, ranking, k, depth, level)
+
+
+def top_ranks(runs: pd.DataFrame, depth: int) -> pd.DataFrame:
+    """The runs' first ``depth`` documents per topic with their ``trec_rank`` (a given
+    ``trec_rank`` column is trusted as the trec_eval order).
+
+    :raises FrameError: the lines break the run frame contract.
+    """
     check_run_frame(runs)
+    ordered = runs if "trec_rank" in runs.columns else order_run(runs)
+    return ordered[ordered["trec_rank"] <= depth].reset_index(drop=True)
+
+
+def contributors(top: pd.DataFrame, qrels: pd.DataFrame, level: int,
+                 groups: dict[str, str] | None) -> dict[str, str]:
+    """Run tag -> group of every contributing run of ``top`` (a run not in ``groups`` is
+    its own group), in order of first appearance.
+
+    :raises PooltoolError: fewer than two runs, a group mapping naming runs that are
+        not given, or qrels with no relevant judgment at ``level``.
+    """
     check_qrels_frame(qrels)
-    top = _top(runs, max(k, depth))
     group_of = {t: (groups or {}).get(t, t) for t in top["run_tag"].unique()}
     if len(group_of) < 2:
         raise PooltoolError("leave-one-out needs at least two contributing runs")
@@ -118,23 +146,16 @@ def leave_one_out(runs: pd.DataFrame, qrels: pd.DataFrame, depth: int, k: int = 
     if not is_relevant(qrels["grade"], level).any():
         raise PooltoolError(f"the qrels hold no relevant judgment (grade >= {level}): "
                             "leave-one-out has nothing to measure")
-    full = evaluate_recall(top, qrels, ks=[k], level=level, complete=complete)
-    unique = _unique_pairs(top, depth, group_of, qrels)
-    per_topic = _leave_out_topics(full.per_topic, top, unique, group_of, k, level)
-    per_run = _per_run(per_topic, unique, group_of, level, list(group_of))
-    ranking = compare_rankings(per_run.set_index("run_tag")["recall"],
-                               per_run.set_index("run_tag")["recall_loo"])
-    return BiasResult(per_run, per_topic, ranking, k, depth, level)
+    return group_of
 
 
-def _top(runs: pd.DataFrame, depth: int) -> pd.DataFrame:
-    ordered = runs if "trec_rank" in runs.columns else order_run(runs)
-    return ordered[ordered["trec_rank"] <= depth].reset_index(drop=True)
+def unique_pairs(top: pd.DataFrame, depth: int, group_of: dict[str, str],
+                 qrels: pd.DataFrame) -> pd.DataFrame:
+    """Pool pairs that one group alone pooled: ``topic, docno, owner, grade`` (NaN: unjudged).
 
-
-def _unique_pairs(top: pd.DataFrame, depth: int, group_of: dict[str, str],
-                  qrels: pd.DataFrame) -> pd.DataFrame:
-    """Pool pairs that one group alone pooled: ``topic, docno, owner, grade`` (NaN: unjudged)."""
+    :param top: the runs' lines with ``trec_rank`` (:func:`top_ranks`).
+    :param group_of: run tag -> group, every run of ``top``.
+    """
     pooled = top.loc[top["trec_rank"] <= depth, ["topic", "docno", "run_tag"]]
     pooled = pooled.assign(group=pooled["run_tag"].map(group_of))
     owners = pooled.groupby(["topic", "docno"])["group"].agg(["nunique", "first"])
@@ -198,7 +219,7 @@ def _per_run(per_topic: pd.DataFrame, unique: pd.DataFrame, group_of: dict[str, 
     frame["recall_drop"] = frame["recall"] - frame["recall_loo"]
     frame["recall_drop_rel"] = frame["recall_drop"] / frame["recall"].where(frame["recall"] > 0)
     frame["P_drop"] = frame["P"] - frame["P_loo"]
-    frame = _with_rank_changes(frame)
+    frame = with_rank_changes(frame, "recall", "recall_loo")
     columns = ["run_tag", "group", "recall", "recall_loo", "recall_drop", "recall_drop_rel",
                "P", "P_loo", "P_drop", "unique_pooled", "unique_relevant", "unjudged",
                "unjudged_loo", "rank", "rank_loo", "rank_change"]
@@ -206,7 +227,7 @@ def _per_run(per_topic: pd.DataFrame, unique: pd.DataFrame, group_of: dict[str, 
     return frame.iloc[order][columns].reset_index(drop=True)
 
 
-def _with_rank_changes(frame: pd.DataFrame) -> pd.DataFrame:
+def with_rank_changes(frame: pd.DataFrame, score: str, score_loo: str) -> pd.DataFrame:
     """Each run's rank with its own leave-out score among the others' full scores
     (Lipani et al.'s ranking for SRE, the sum of |rank change|).
 
@@ -217,8 +238,8 @@ def _with_rank_changes(frame: pd.DataFrame) -> pd.DataFrame:
     a tie counts no fall). Several runs can share a ``rank_loo``: each is
     ranked alone among the others.
     """
-    full = frame["recall"].to_numpy(dtype=np.float64)
-    loo = frame["recall_loo"].to_numpy(dtype=np.float64)
+    full = frame[score].to_numpy(dtype=np.float64)
+    loo = frame[score_loo].to_numpy(dtype=np.float64)
     others = ~np.eye(len(frame), dtype=bool)
     frame["rank"] = 1 + ((full[None, :] > full[:, None]) & others).sum(axis=1)
     frame["rank_loo"] = 1 + ((full[None, :] > loo[:, None]) & others).sum(axis=1)
@@ -320,8 +341,13 @@ def qrels_without_group(runs: pd.DataFrame, qrels: pd.DataFrame, depth: int,
     :param group_of: run tag -> group, for every contributing run.
     :returns: the rows of ``qrels`` kept, in its order.
     """
-    top = _top(runs, depth)
-    unique = _unique_pairs(top, depth, group_of, qrels)
+    top = top_ranks(runs, depth)
+    return qrels_without_owner(qrels, unique_pairs(top, depth, group_of, qrels), group)
+
+
+def qrels_without_owner(qrels: pd.DataFrame, unique: pd.DataFrame, group: str) -> pd.DataFrame:
+    """The rows of ``qrels`` (in its order) but those of the pairs ``unique`` (as
+    :func:`unique_pairs` returns them) gives to ``group``."""
     gone = unique.loc[unique["owner"] == group, ["topic", "docno"]]
     marked = qrels.merge(gone.assign(_gone=True), on=["topic", "docno"], how="left")
     return qrels[marked["_gone"].isna().to_numpy()]

@@ -97,9 +97,11 @@ def check_method(method: str, measure: str) -> None:
                             f"{', '.join(METHODS)}")
     if measure not in METHODS[method]:
         defined = " and ".join(f"{m}@k" for m in METHODS[method])
+        shown = f"{measure}@k" if measure in ("P", "recall") else repr(measure)
         others = [m for m, measures in METHODS.items() if measure in measures]
+        advice = f"; for {shown} use {' or '.join(others)}" if others else ""
         raise PooltoolError(f"{method} ({_SOURCES[method]}) is defined for {defined} only, "
-                            f"not {measure}@k; for {measure}@k use {' or '.join(others)}")
+                            f"not {shown}{advice}")
 
 
 @dataclass(frozen=True)
@@ -257,6 +259,9 @@ class Corrected:
     :ivar corrected: the same against the ranking by corrected scores.
     :ivar clipped: per ``(run_tag, scored_as)`` whose correction fell outside 0..1,
         the value before clipping (module docstring), in ``per_run`` order.
+    :ivar label: for any other measure than P@k and Recall@k
+        (:mod:`pooltool.analysis.measure_correction`), the measure as asked for;
+        then ``measure`` is ``score`` (the columns' prefix) and ``k`` unused.
     """
 
     per_run: pd.DataFrame
@@ -266,6 +271,7 @@ class Corrected:
     measure: str
     k: int
     clipped: dict[tuple[str, str], float]
+    label: str | None = None
 
     def overall(self) -> dict[str, object]:
         """``runs`` (left out), ``mae_plain``, ``mae_corrected`` (mean |score - full|
@@ -273,7 +279,8 @@ class Corrected:
         against the full-qrels ranking), ``tau_ap_plain``, ``tau_ap_corrected``."""
         m = self.measure
         out = self.per_run[self.per_run["scored_as"] == "left out"]
-        figures: dict[str, object] = {"method": self.method, "measure": f"{m}@{self.k}",
+        figures: dict[str, object] = {"method": self.method,
+                                      "measure": self.label or f"{m}@{self.k}",
                                       "runs": len(out)}
         for side, ranking in (("plain", self.plain), ("corrected", self.corrected)):
             error = (out[f"{m}_{side}"] - out[f"{m}_full"]).abs()
@@ -318,17 +325,24 @@ def corrected_scores(top: pd.DataFrame, qrels: pd.DataFrame, new_runs: pd.DataFr
         estimate = estimate_pool(top, qrels, depth, k, level, measure, groups, complete)
         rows += _scored(new_runs, qrels, k, method, measure, level, estimate, similar, complete,
                         "new", None)
-    frame = pd.DataFrame(rows)
-    raw = frame[f"{measure}_corrected"]
-    frame[f"{measure}_corrected"] = raw.clip(0.0, 1.0)
-    frame["clipped"] = raw.ne(frame[f"{measure}_corrected"])
+    return clipped_and_ranked(pd.DataFrame(rows), method, measure, k)
+
+
+def clipped_and_ranked(frame: pd.DataFrame, method: str, prefix: str, k: int,
+                       label: str | None = None) -> Corrected:
+    """The :class:`Corrected` of rows ``run_tag, scored_as, unjudged, <prefix>_plain,
+    <prefix>_corrected, <prefix>_full``: corrections clipped to 0..1 (module docstring),
+    and the left-out runs' rankings compared with the full-qrels one."""
+    raw = frame[f"{prefix}_corrected"]
+    frame[f"{prefix}_corrected"] = raw.clip(0.0, 1.0)
+    frame["clipped"] = raw.ne(frame[f"{prefix}_corrected"])
     clipped = {(str(row.run_tag), str(row.scored_as)): float(value) for row, value
                in zip(frame.itertuples(index=False), raw, strict=True) if row.clipped}
     out = frame[frame["scored_as"] == "left out"].set_index("run_tag")
-    full = out[f"{measure}_full"]
-    rankings = [compare_rankings(full, out[f"{measure}_{side}"]) if len(out) >= 2 else None
+    full = out[f"{prefix}_full"]
+    rankings = [compare_rankings(full, out[f"{prefix}_{side}"]) if len(out) >= 2 else None
                 for side in ("plain", "corrected")]
-    return Corrected(frame, rankings[0], rankings[1], method, measure, k, clipped)
+    return Corrected(frame, rankings[0], rankings[1], method, prefix, k, clipped, label)
 
 
 def _left_out(top: pd.DataFrame, qrels: pd.DataFrame, depth: int, k: int, method: str,

@@ -195,8 +195,8 @@ def qrels_impact(
     topics_b = {str(t) for t in qrels_b["topic"].unique()}
     return ImpactResult(
         per_run=_per_run(result_a, result_b, ranking, k, pairs),
-        topics_moved=_topics_moved(pairs, ranking, top),
-        topics_overall=_topics_overall(pairs, top),
+        topics_moved=topics_moved(pairs, ranking, top),
+        topics_overall=topics_overall(pairs, top),
         ranking=ranking, recall_a=result_a, recall_b=result_b,
         k=k, level=result_a.options.level, complete=bool(complete), top=top,
         topics_only_a=sorted(topics_a - topics_b, key=topic_key),
@@ -255,7 +255,14 @@ def _topic_pairs(result_a: RecallResult, result_b: RecallResult, k: int) -> pd.D
     return pairs
 
 
-def _topics_moved(pairs: pd.DataFrame, ranking: RankingComparison, top: int) -> pd.DataFrame:
+def topics_moved(pairs: pd.DataFrame, ranking: RankingComparison, top: int,
+                 value: str = "recall") -> pd.DataFrame:
+    """The ``top`` topics of each run that moved most (:attr:`ImpactResult.topics_moved`).
+
+    :param pairs: per run x topic scored on both sides: ``run_tag, topic, <value>_a,
+        <value>_b, change``.
+    :param value: the columns' prefix (``recall``; ``score`` for any measure).
+    """
     moved = pairs[pairs["change"] != 0].copy()
     order = {tag: i for i, tag in enumerate(ranking.ranks["run_tag"])}
     moved["_run"] = moved["run_tag"].map(order)
@@ -265,14 +272,19 @@ def _topics_moved(pairs: pd.DataFrame, ranking: RankingComparison, top: int) -> 
     moved = moved.groupby("_run", sort=False).head(top)
     moved = moved.sort_values(["_size", "_run", "topic"], ascending=[False, True, True],
                               kind="mergesort")
-    return moved[MOVED_COLUMNS].reset_index(drop=True)
+    return moved[[_named(c, value) for c in MOVED_COLUMNS]].reset_index(drop=True)
 
 
-def _topics_overall(pairs: pd.DataFrame, top: int) -> pd.DataFrame:
+def topics_overall(pairs: pd.DataFrame, top: int, value: str = "recall") -> pd.DataFrame:
+    """The ``top`` topics that moved most over all runs (:attr:`ImpactResult.topics_overall`).
+
+    :param pairs: as :func:`topics_moved` takes them, with ``num_rel_a, num_rel_b``.
+    :param value: the columns' prefix.
+    """
     pairs = pairs.assign(runs_moved=(pairs["change"] != 0).astype("int64"),
                          abs_change=pairs["change"].abs())
     grouped = pairs.groupby("topic", sort=True).agg(
-        recall_a=("recall_a", "mean"), recall_b=("recall_b", "mean"),
+        **{f"{value}_a": (f"{value}_a", "mean"), f"{value}_b": (f"{value}_b", "mean")},
         change=("change", "mean"), abs_change=("abs_change", "mean"),
         runs_moved=("runs_moved", "sum"),
         num_rel_a=("num_rel_a", "first"), num_rel_b=("num_rel_b", "first"),
@@ -280,7 +292,12 @@ def _topics_overall(pairs: pd.DataFrame, top: int) -> pd.DataFrame:
     grouped = grouped[grouped["runs_moved"] > 0]
     grouped = grouped.sort_values(["abs_change", "runs_moved", "topic"],
                                   ascending=[False, False, True], kind="mergesort")
-    return grouped[OVERALL_COLUMNS].head(top).reset_index(drop=True)
+    return grouped[[_named(c, value) for c in OVERALL_COLUMNS]].head(top).reset_index(drop=True)
+
+
+def _named(column: str, value: str) -> str:
+    """``recall_a`` -> ``<value>_a`` (the other columns as they are)."""
+    return value + column[len("recall"):] if column.startswith("recall_") else column
 
 
 def both_judged(qrels_a: pd.DataFrame, qrels_b: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:

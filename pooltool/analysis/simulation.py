@@ -30,6 +30,7 @@ from pooltool.errors import PooltoolError
 from pooltool.formats.frames import check_qrels_frame, check_run_frame
 from pooltool.judging.strategies import RankedRun, Strategy, judge_sequence, topic_runs
 from pooltool.measures.summary import trec_mean
+from pooltool.measures.topic_scores import one_measure, topic_scores
 from pooltool.ranking import order_run, top_k
 from pooltool.records import is_relevant, topic_key
 
@@ -45,11 +46,13 @@ class SimulationResult:
         (found / num_rel, 0..1), ``MAE_recall``, ``MAE_P`` (mean over runs of
         |mean partial - mean full| of Recall@k and P@k), ``Kendall_tau``,
         ``tau_ap`` (full vs partial ranking by Recall@k; NaN when a side is
-        constant).
+        constant); with a ``measure``, also ``MAE_score``, ``Kendall_tau_score``,
+        ``tau_ap_score``: the same for that measure and the ranking by it.
     :ivar per_topic: one row per strategy x budget x topic: ``strategy,
         budget, topic, spent, found, num_rel, found_share``.
     :ivar per_run: one row per strategy x budget x run: ``strategy, budget,
-        run_tag, recall, recall_partial, P, P_partial`` (means over topics).
+        run_tag, recall, recall_partial, P, P_partial`` (means over topics); with a
+        ``measure``, also ``score, score_partial``.
     :ivar curve: one row per strategy x judgments per topic n = 1..largest
         budget: ``strategy, judgments, found`` (relevant found over all
         topics in each topic's first n judgments).
@@ -70,7 +73,8 @@ class SimulationResult:
 
 
 def simulate(runs: pd.DataFrame, qrels: pd.DataFrame, strategies: list[Strategy],
-             budgets: list[int], k: int = 100, level: int = 1) -> SimulationResult:
+             budgets: list[int], k: int = 100, level: int = 1,
+             measure: str | None = None) -> SimulationResult:
     """Replay each strategy with each budget against ``qrels``.
 
     :param runs: run lines ``run_tag, topic, docno, score`` (as
@@ -82,6 +86,11 @@ def simulate(runs: pd.DataFrame, qrels: pd.DataFrame, strategies: list[Strategy]
     :param budgets: judgments per topic, each >= 1.
     :param k: the cutoff of Recall@k and P@k.
     :param level: relevant means grade >= ``level``.
+    :param measure: also the bias of any mean measure (``map``, ``nDCG@10``; see
+        :func:`pooltool.measures.topic_scores.one_measure`), scored whole by
+        trec_eval's definition under the full and each partial qrels: ``per_run``
+        gains ``score, score_partial``, ``summary`` gains ``MAE_score``,
+        ``Kendall_tau_score`` and ``tau_ap_score`` (the rankings by the measure).
     :returns: a :class:`SimulationResult`.
     :raises PooltoolError: no strategy, no budget, a budget or k below 1,
         strategies with the same label, or no topic both in the runs and in
@@ -89,6 +98,8 @@ def simulate(runs: pd.DataFrame, qrels: pd.DataFrame, strategies: list[Strategy]
     :raises InvalidArgument: a per-run parameter naming a run not in ``runs``.
     """
     _check_options(strategies, budgets, k)
+    if measure is not None:
+        one_measure(measure)
     check_run_frame(runs)
     check_qrels_frame(qrels)
     for strategy in strategies:
@@ -107,6 +118,9 @@ def simulate(runs: pd.DataFrame, qrels: pd.DataFrame, strategies: list[Strategy]
     full = scorer.means(qrels)
     per_run = pd.concat([_bias_rows(label, b, full, scorer.means(_partial(chosen, b, qrels)))
                          for label, chosen in picks.items() for b in budgets], ignore_index=True)
+    if measure is not None:
+        per_run = _with_measure(per_run, ordered[ordered["topic"].isin(topics)], qrels, picks,
+                                budgets, measure, level)
     summary = _summary(per_topic, per_run)
     return SimulationResult(summary, per_topic, per_run, _curve(picks, relevant),
                             topics, sorted(judged_topics - set(ranked), key=topic_key), k, level)
@@ -206,6 +220,23 @@ def _bias_rows(label: str, budget: int, full: pd.DataFrame,
                          "P_partial": scored["P"].reindex(full.index).to_numpy()})
 
 
+def _with_measure(per_run: pd.DataFrame, lines: pd.DataFrame, qrels: pd.DataFrame,
+                  picks: dict[str, dict[str, list[str]]], budgets: list[int], measure: str,
+                  level: int) -> pd.DataFrame:
+    """``per_run`` with ``score`` (the measure under the full qrels) and ``score_partial``
+    (under each strategy x budget's partial qrels), trec_eval's means over topics."""
+    def means(judged: pd.DataFrame) -> pd.Series:
+        return topic_scores(lines, judged, measure, level).summary.set_index("run_tag")["value"]
+
+    full = means(qrels)
+    partial = pd.concat([means(_partial(chosen, b, qrels)).rename("score_partial").reset_index()
+                         .assign(strategy=label, budget=b)
+                         for label, chosen in picks.items() for b in budgets], ignore_index=True)
+    merged = per_run.merge(partial, on=["strategy", "budget", "run_tag"], how="left")
+    return merged.assign(score=merged["run_tag"].map(full))[[*per_run.columns, "score",
+                                                             "score_partial"]]
+
+
 def _summary(per_topic: pd.DataFrame, per_run: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for (label, budget), topics in per_topic.groupby(["strategy", "budget"], sort=False):
@@ -220,6 +251,12 @@ def _summary(per_topic: pd.DataFrame, per_run: pd.DataFrame) -> pd.DataFrame:
             "MAE_recall": float((runs["recall_partial"] - runs["recall"]).abs().mean()),
             "MAE_P": float((runs["P_partial"] - runs["P"]).abs().mean()),
             "Kendall_tau": ranking.kendall_tau, "tau_ap": ranking.tau_ap})
+        if "score" in runs.columns:
+            by_measure = compare_rankings(runs.set_index("run_tag")["score"],
+                                          runs.set_index("run_tag")["score_partial"])
+            rows[-1].update({
+                "MAE_score": float((runs["score_partial"] - runs["score"]).abs().mean()),
+                "Kendall_tau_score": by_measure.kendall_tau, "tau_ap_score": by_measure.tau_ap})
     return pd.DataFrame(rows)
 
 

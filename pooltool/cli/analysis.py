@@ -1,4 +1,5 @@
-"""Commands about how qrels changes move the scores: qrels versions/diff, impact, bias."""
+"""Commands about how qrels changes move the scores: qrels versions/diff and bias
+(``impact`` is in :mod:`pooltool.cli.impact`)."""
 
 from __future__ import annotations
 
@@ -26,7 +27,11 @@ from pooltool.cli.sources import (
     qrels_name,
 )
 from pooltool.errors import InvalidArgument
-from pooltool.json_documents import bias_correction_document, bias_document, impact_document
+from pooltool.json_documents import (
+    bias_correction_document,
+    bias_document,
+    measure_bias_document,
+)
 from pooltool.report import emit, emit_json, records
 
 if TYPE_CHECKING:
@@ -153,9 +158,13 @@ def qrels_diff(ctx: click.Context, qrels_a: str, qrels_b: str, level: int,
 @click.option("--correct", "method", type=click.Choice(list(CORRECTIONS)),
               help="Report bias-corrected scores by METHOD instead: for each pooled run left "
                    "out (against its full-qrels score: MAE, Kendall tau) and each new run. "
-                   "webber-park, webber-park-similar: P@k and Recall@k; lipani: P@k only.")
-@click.option("--measure", type=click.Choice(["P", "recall"]), default="P", show_default=True,
-              help="With --correct: the measure corrected (P@k or Recall@k).")
+                   "webber-park: any measure (-m); webber-park-similar: P@k and Recall@k; "
+                   "lipani: P@k only.")
+@click.option("-m", "--measure", "measure", metavar="MEASURE",
+              help="The measure: P or recall for P@k / Recall@k at -k (the default, without "
+                   "--correct, shows both; with --correct the default is P), or any measure of "
+                   "'pooltool eval -m' averaged over topics (map, ndcg_cut.10, 'nDCG@10', P.10, "
+                   "bpref), scored whole on the reduced qrels.")
 @click.option("--similar", type=click.IntRange(min=1), default=3, show_default=True,
               help="With --correct webber-park-similar: how many most similar pooled runs.")
 @output_option(choices=("table", "csv", "json"))
@@ -165,7 +174,8 @@ def qrels_diff(ctx: click.Context, qrels_a: str, qrels_b: str, level: int,
 def bias(ctx: click.Context, k: int, depth: int | None, pool_name: str, run_tags: tuple[str, ...],
          version: str | None, qrels_file: str | None, group_regex: str | None,
          groups_file: str | None, new_runs: tuple[str, ...], level: int, complete: bool,
-         method: str | None, measure: str, similar: int, fmt: str, plot: str | None) -> None:
+         method: str | None, measure: str | None, similar: int, fmt: str,
+         plot: str | None) -> None:
     """Pool bias: leave each contributing run (or group) out of the pool and score it again.
 
     For each run that built the depth-D pool, the judgments of documents only
@@ -182,6 +192,18 @@ def bias(ctx: click.Context, k: int, depth: int | None, pool_name: str, run_tags
     rankings: every run by full-qrels recall against every run by leave-out
     recall. No value depends on run tags or their order. 'pooltool explain
     NAME' defines every column with its source.
+
+    With -m MEASURE (any measure 'pooltool eval -m' takes that is a mean over
+    topics: map, ndcg_cut.10, 'nDCG@10', bpref, P.10), each group's runs are
+    scored whole on the qrels less the judgments only that group pooled,
+    with trec_eval's definition; the columns are score, score_loo, drop,
+    and unjudged is the share of unjudged documents in the ranks the
+    measure looks at. Runs that did not contribute get the measure, its
+    hole (low, high: what judging their unjudged documents could make it)
+    and the verdict. -k is then unused.
+
+    With -m MEASURE and --correct webber-park (the one measure-agnostic
+    correction), the corrected measure, the drops measured by re-scoring.
 
     With --correct METHOD, the corrected P@k (or Recall@k, --measure) of each
     pooled run left out in turn (the estimator fitted on the other runs
@@ -215,10 +237,21 @@ def bias(ctx: click.Context, k: int, depth: int | None, pool_name: str, run_tags
     if method and plot:
         raise click.UsageError("--plot draws the leave-one-out drops; it does not go with "
                                "--correct")
-    if method:
+    generic = measure is not None and measure not in LEGACY_MEASURES
+    if generic:
+        from pooltool.measures.topic_scores import one_measure
+
+        one_measure(measure)  # type: ignore[arg-type]
+        if method and method != "webber-park":  # the one measure-agnostic correction
+            from pooltool.analysis.bias_correction import check_method
+
+            check_method(method, measure)  # type: ignore[arg-type]
+        if plot:
+            raise click.UsageError("--plot draws Recall@k drops; it does not go with -m MEASURE")
+    if method and not generic:
         from pooltool.analysis.bias_correction import check_method
 
-        check_method(method, measure)
+        check_method(method, measure or "P")
     with open_store(ctx) as store:
         not_depth = store.not_depth_pool_reason(pool_name)
         if not_depth is not None:
@@ -234,16 +267,27 @@ def bias(ctx: click.Context, k: int, depth: int | None, pool_name: str, run_tags
         if depth is None:
             _say_uneven_depths(pooling.contributor_depths(store, pool_name), pool_depth)
         depth = depth or pool_depth
-        # lipani re-ranks the pooled runs by the new one: it reads them whole
-        top = store.top_entries(tags, sys.maxsize if method == "lipani" else max(k, depth))
+        # lipani re-ranks the pooled runs by the new one, and a measure like map looks at
+        # every rank: they read the runs whole
+        whole = method == "lipani" or generic
+        top = store.top_entries(tags, sys.maxsize if whole else max(k, depth))
         qrels = load_qrels(ctx, qrels_file) if qrels_file else store.qrels(version)
         outside = [t for t in store.run_tags() if t not in tags]
     note_positives_only(ctx, qrels, level, qrels_name(qrels_file, version))
     groups = (group_runs(tags, group_regex) if group_regex else
               _read_groups(groups_file) if groups_file else None)
     others = [*outside, *[r for r in new_runs if r not in outside]]
+    options = {"k": k, "depth": depth, "level": level, "complete": complete,
+               "qrels": qrels_file or version or "", "groups": groups or {}}
+    if generic and method:
+        _measure_corrected(ctx, top, qrels, others, fmt, measure,  # type: ignore[arg-type]
+                           {**options, "similar": similar, "measure": measure})
+        return
+    if generic:
+        _measure_bias(ctx, top, qrels, others, fmt, measure, options)  # type: ignore[arg-type]
+        return
     if method is not None:
-        _bias_corrected(ctx, top, qrels, others, fmt, method, measure,
+        _bias_corrected(ctx, top, qrels, others, fmt, method, measure or "P",
                         {"k": k, "depth": depth, "level": level, "complete": complete,
                          "groups": groups or {}, "similar": similar,
                          "qrels": qrels_file or version or ""})
@@ -255,9 +299,38 @@ def bias(ctx: click.Context, k: int, depth: int | None, pool_name: str, run_tags
         from pooltool.analysis.plots import plot_bias
 
         warn(f"plot written: {plot_bias(result, plot)}")
-    _emit_bias(result, report, fmt, {"k": k, "depth": depth, "level": level,
-                                      "complete": complete, "qrels": qrels_file or version or "",
-                                      "groups": groups or {}})
+    _emit_bias(result, report, fmt, options)
+
+
+def _measure_bias(ctx: click.Context, top: pd.DataFrame, qrels: pd.DataFrame,
+                  others: list[str], fmt: str, measure: str, options: dict[str, Any]) -> None:
+    from pooltool.analysis.measure_bias import leave_one_out_measure, new_run_scores
+
+    result = leave_one_out_measure(top, qrels, options["depth"], measure, options["level"],
+                                   options["groups"] or None, options["complete"])
+    new = (new_run_scores(load_runs(ctx, others), qrels, result, options["complete"])
+           if others else pd.DataFrame())
+    if fmt == "json":
+        emit_json(measure_bias_document(result, new, {**options, "measure": measure}))
+        return
+    if fmt == "csv":
+        emit(result.per_run, fmt)
+        return
+    overall = result.overall()
+    grouped = result.per_run["group"].ne(result.per_run["run_tag"]).any()
+    shown = [c for c in MEASURE_BIAS_COLUMNS if grouped or c != "group"]
+    emit(result.per_run, fmt, shown=shown,
+         title=f"leave-one-out at pool depth {result.depth}: {result.measure} "
+               "('pooltool explain NAME' defines a column)")
+    click.echo(
+        f"MAE {overall['mae']:.4f}   largest drop {overall['max_drop']:.4f} "
+        f"({overall['max_drop_run']})   SRE {overall['sre']}   "
+        f"Kendall tau {overall['kendall_tau']:.4f}   tau_ap {overall['tau_ap']:.4f}")
+    click.echo(RANKINGS_NOTE.replace("recall", result.measure))
+    if not new.empty:
+        emit(new.drop(columns=["sentence"]), fmt, title="runs that did not contribute")
+        for sentence in new["sentence"]:
+            click.echo(sentence)
 
 
 def _bias_corrected(ctx: click.Context, top: pd.DataFrame, qrels: pd.DataFrame,
@@ -282,6 +355,28 @@ def _bias_corrected(ctx: click.Context, top: pd.DataFrame, qrels: pd.DataFrame,
                                     "defines a column)")
     if fmt == "table":
         click.echo(_correction_line(overall))
+
+
+def _measure_corrected(ctx: click.Context, top: pd.DataFrame, qrels: pd.DataFrame,
+                       others: list[str], fmt: str, measure: str,
+                       options: dict[str, Any]) -> None:
+    from pooltool.analysis.measure_correction import corrected_measure
+
+    new = load_runs(ctx, others) if others else None
+    result = corrected_measure(top, qrels, new, options["depth"], measure, options["level"],
+                               options["groups"] or None, options["complete"])
+    for (tag, scored_as), value in result.clipped.items():
+        warn(f"note: run {tag} ({scored_as}): corrected {measure} {value:.4f} clipped to "
+             f"{1 if value > 1 else 0} ({measure} lies in 0..1; MAE and tau use the clipped "
+             "value)")
+    if fmt == "json":
+        emit_json(bias_correction_document(result, options))
+        return
+    emit(result.per_run, fmt, title=f"webber-park: corrected {measure} at pool depth "
+                                    f"{options['depth']} ('pooltool explain NAME' defines a "
+                                    "column)")
+    if fmt == "table":
+        click.echo(_correction_line(result.overall()))
 
 
 def _correction_line(overall: dict[str, Any]) -> str:
@@ -319,9 +414,11 @@ RANKINGS_NOTE = (
 BIAS_TABLE_COLUMNS = ["run_tag", "group", "recall", "recall_loo", "recall_drop",
                       "recall_drop_rel", "P", "P_loo", "unique_relevant", "unjudged_loo",
                       "rank", "rank_loo"]
+MEASURE_BIAS_COLUMNS = ["run_tag", "group", "score", "score_loo", "drop", "drop_rel",
+                        "unique_relevant", "unjudged", "unjudged_loo", "rank", "rank_loo"]
+#: The --measure values that keep the P@k / Recall@k report at -k.
+LEGACY_MEASURES = ("P", "recall")
 BIAS_COMPACT = ["run_tag", "recall", "recall_loo", "recall_drop", "unjudged_loo", "rank_loo"]
-IMPACT_COMPACT = ["run_tag", "recall_a", "recall_b", "recall_change", "unjudged_b", "rank_a",
-                  "rank_b"]
 
 
 def _say_uneven_depths(depths: dict[str, int], pool_depth: int) -> None:
@@ -359,151 +456,3 @@ def _emit_bias(result: BiasResult, report: NewRunReport | None, fmt: str,
         emit(new.drop(columns=["sentence"]), fmt, title="runs that did not contribute")
         for sentence in new["sentence"]:
             click.echo(sentence)
-
-
-# --- pooltool impact --------------------------------------------------------------
-
-@cli.command()
-@click.option("--from", "qrels_from", required=True, metavar="A",
-              help="The reference qrels: a qrels file, a version name in the store, or a "
-                   "policy over the store's log now (assessor:alice, prefer:alice,gpt-judge).")
-@click.option("--to", "qrels_to", required=True, metavar="B",
-              help="The qrels compared with A: a qrels file, a version name or a policy.")
-@click.argument("runs", nargs=-1, required=True, metavar="RUN...")
-@click.option("-k", "k", default=100, show_default=True, type=click.IntRange(min=1),
-              help="Cutoff of Recall@k, unjudged@k and P@k.")
-@level_option
-@click.option("-c", "--complete", is_flag=True,
-              help="Score qrels topics missing from a run as 0 and count them (trec_eval -c).")
-@click.option("--top", default=5, show_default=True, type=click.IntRange(min=1),
-              help="Topics listed per run, and over all runs, among those that moved most.")
-@output_option(choices=("table", "csv", "json"))
-@plot_option("Draw Recall@k under A against under B per run into FILE (.png, .svg or .pdf).")
-@click.pass_context
-def impact(ctx: click.Context, qrels_from: str, qrels_to: str, runs: tuple[str, ...], k: int,
-           level: int, complete: bool, top: int, fmt: str, plot: str | None) -> None:
-    """How changing the qrels from A to B moves each run's Recall@k and the ranking.
-
-    A and B are qrels files, version names in the store, or policies over
-    the store's log now (assessor:NAME, prefer:A,B, latest:all: so a
-    machine's judgments can be set against the people's); RUN is a run file
-    or a stored run tag. Per run: Recall@k, unjudged@k and P@k under A and B,
-    and its rank by Recall@k on each side; then Kendall's tau-b, tau_ap
-    (Yilmaz, Aslam and Robertson 2008) and the largest rank change between
-    the two rankings, on all judgments and on the documents judged in both
-    (disagreement alone, without the difference in coverage); then the
-    topics whose recall@k moved most. Topics follow trec_eval: only qrels
-    topics count, and a topic a run lacks is left out of its mean unless -c.
-    When A and B hold different topics, the topics on one side only are
-    named, and each run's recall_change is split in two parts that sum to
-    it: recall_change_judgments, the mean change over the topics scored
-    under both A and B (what changed judgments did), and
-    recall_change_topics = recall_change - recall_change_judgments, that is
-    [mean under B over B's topics - mean under B over the shared topics] -
-    [mean under A over A's topics - mean under A over the shared topics]
-    (what the changed topic set did).
-    csv writes the per-run rows only; json (schemas/impact-v1.json) has all.
-    Columns NAME_a / NAME_b are under A / B, NAME_change is B minus A;
-    'pooltool explain NAME' defines each.
-
-    \b
-    In Python: pooltool.analysis.impact.qrels_impact
-
-    \b
-    Example:
-      pooltool impact --from official --to round2 bm25 dense -k 100
-      pooltool impact --from qrels-v1.txt --to qrels-v2.txt runs/* --top 10 --plot impact.png
-      pooltool impact --from assessor:alice --to assessor:gpt-judge runs/* -k 10
-    """
-    from pooltool.analysis.impact import qrels_impact
-
-    frame = load_runs(ctx, runs)
-    qrels_a, qrels_b = load_qrels(ctx, qrels_from), load_qrels(ctx, qrels_to)
-    for spec, qrels in ((qrels_from, qrels_a), (qrels_to, qrels_b)):
-        note_positives_only(ctx, qrels, level, spec)
-    result = qrels_impact(frame, qrels_a, qrels_b, k, level, complete, top)
-    shared = _both_judged_ranking(frame, qrels_a, qrels_b, k, level, complete)
-    _warn_impact_topics(result)
-    _say_topics_only(result)
-    if fmt == "json":
-        emit_json(impact_document(result, qrels_from, qrels_to, shared))
-    elif fmt == "csv":
-        emit(result.per_run, fmt)
-    else:
-        _impact_table(result, qrels_from, qrels_to, shared)
-    if plot is not None:
-        from pooltool.analysis.plots import plot_impact
-
-        click.echo(f"plot written: {plot_impact(result, plot, qrels_from, qrels_to)}", err=True)
-
-
-def _both_judged_ranking(runs: pd.DataFrame, qrels_a: pd.DataFrame, qrels_b: pd.DataFrame,
-                         k: int, level: int, complete: bool) -> Any:
-    """The impact on the documents judged in both A and B, or None when there are none
-    or a run shares no topic with them."""
-    from pooltool.analysis.impact import both_judged, qrels_impact
-    from pooltool.errors import NothingToScore
-
-    cut_a, cut_b = both_judged(qrels_a, qrels_b)
-    if cut_a.empty:
-        return None
-    try:
-        return qrels_impact(runs, cut_a, cut_b, k, level, complete)
-    except NothingToScore:
-        return None
-
-
-def _warn_impact_topics(result) -> None:  # type: ignore[no-untyped-def]
-    fate = "scored 0 and counted (-c)" if result.complete else "left out of its mean"
-    for tag in result.recall_a.run_tags:
-        missing_a = result.recall_a.missing_topics[tag]
-        missing_b = result.recall_b.missing_topics[tag]
-        sides = ([("A and B", missing_a)] if missing_a == missing_b
-                 else [("A", missing_a), ("B", missing_b)])
-        for side, missing in sides:
-            if missing:
-                shown = ", ".join(missing[:20]) + (", ..." if len(missing) > 20 else "")
-                click.echo(f"warning: run {tag}: {len(missing)} topic(s) of qrels {side} not in "
-                           f"the run, {fate}: {shown}", err=True)
-
-
-def _say_topics_only(result) -> None:  # type: ignore[no-untyped-def]
-    """Name the topics in only one of qrels A and B (they move the means, not a topic)."""
-    for side, topics in (("A", result.topics_only_a), ("B", result.topics_only_b)):
-        if topics:
-            shown = ", ".join(topics[:20]) + (", ..." if len(topics) > 20 else "")
-            warn(f"note: {len(topics)} topic(s) only in qrels {side}: {shown} (they change the "
-                 "means, recall_change_topics, not a topic's recall)")
-
-
-def _impact_table(result, source_a: str, source_b: str,  # type: ignore[no-untyped-def]
-                  shared=None) -> None:
-    per_run, mode = result.per_run, ", -c" if result.complete else ""
-    counts = {*per_run["num_q_a"], *per_run["num_q_b"]}
-    if len(counts) == 1:  # one topic count everywhere: say it once, keep the table narrow
-        per_run, mode = per_run.drop(columns=["num_q_a", "num_q_b"]), f"{mode}, {counts.pop()} topics"
-    emit(per_run, "table", compact=IMPACT_COMPACT,
-         title=f"Recall@{result.k}: {source_a} -> {source_b} "
-               f"(relevant: grade >= {result.level}{mode})")
-    click.echo(_ranking_line(result))
-    click.echo(_ranking_line(shared, "on the documents judged in both") if shared is not None
-               else "on the documents judged in both: none, or a run shares no topic with them")
-    if result.topics_moved.empty:
-        both = (" on the topics both qrels hold" if result.topics_only_a or result.topics_only_b
-                else "")
-        click.echo(f"no topic's recall@{result.k} changed for any run{both}")
-        return
-    emit(result.topics_moved, "table",
-         title=f"topics whose recall@{result.k} moved most (top {result.top} per run)")
-    emit(result.topics_overall, "table",
-         title=f"topics that moved most over all runs (mean over runs, top {result.top})")
-
-
-def _ranking_line(result, where: str = "on all judgments") -> str:  # type: ignore[no-untyped-def]
-    def show(value: float) -> str:
-        return "n/a" if value != value else f"{value:.4f}"
-
-    moved = ", ".join(result.largest_rank_change_runs) or "no run moved"
-    return (f"ranking by Recall@{result.k} {where}: Kendall's tau-b {show(result.kendall_tau)}, "
-            f"tau_ap {show(result.tau_ap)}, largest rank change "
-            f"{result.largest_rank_change} ({moved})")

@@ -50,6 +50,9 @@ def parse_budgets(_ctx: click.Context, _param: click.Parameter, value: str) -> l
               help="The k of the depth strategy unless written depth:k=N.")
 @click.option("-k", "k", default=100, show_default=True, type=click.IntRange(min=1),
               help="Cutoff of Recall@k and P@k for the bias columns.")
+@click.option("-m", "--measure", "measure", metavar="MEASURE",
+              help="Also the bias of any measure of 'pooltool eval -m' averaged over topics "
+                   "(map, ndcg_cut.10, 'nDCG@10'): MAE_score, Kendall_tau_score, tau_ap_score.")
 @level_option
 @click.option("-q", "per_topic", is_flag=True,
               help="Also report each topic (a second table; csv: only the topic rows).")
@@ -59,7 +62,8 @@ def parse_budgets(_ctx: click.Context, _param: click.Parameter, value: str) -> l
 @click.pass_context
 def simulate(ctx: click.Context, runs: tuple[str, ...], qrels_spec: str,
              strategy_texts: tuple[str, ...], budgets: list[int], depth: int, k: int,
-             level: int, per_topic: bool, fmt: str, plot: Path | None) -> None:
+             measure: str | None, level: int, per_topic: bool, fmt: str,
+             plot: Path | None) -> None:
     """Replay pooling strategies against complete qrels and compare what they find.
 
     Each strategy judges every topic's documents in its own order, up to each
@@ -71,7 +75,9 @@ def simulate(ctx: click.Context, runs: tuple[str, ...], qrels_spec: str,
     tau-b and tau_ap between the two rankings of the runs by Recall@k
     (ties in the partial ranking averaged over their orders: no value depends
     on the order runs are given in; strategies that choose among runs break
-    their ties by run tag, as their sources say).
+    their ties by run tag, as their sources say). With -m MEASURE, the same
+    for any measure averaged over topics, each run scored whole by
+    trec_eval's definition under the full and each partial qrels.
     RUN is a run file or a stored run tag; every run takes part. Strategies
     and their sources: 'pydoc pooltool.judging.strategies'; a column:
     'pooltool explain NAME'.
@@ -80,6 +86,7 @@ def simulate(ctx: click.Context, runs: tuple[str, ...], qrels_spec: str,
     Example:
       pooltool simulate runs/* --qrels qrels.txt --strategy depth --strategy mtf \\
           --strategy mmns --budget 10,20,50,100 --depth 7 --plot found.png
+      pooltool simulate runs/* --qrels qrels.txt --strategy mtf --budget 20 -m 'nDCG@10'
       pooltool simulate bm25 dense --qrels official --strategy rrf:k=60 -q --format csv
     """
     from pooltool.analysis.simulation import simulate as run_simulation
@@ -88,13 +95,13 @@ def simulate(ctx: click.Context, runs: tuple[str, ...], qrels_spec: str,
     qrels = load_qrels(ctx, qrels_spec)
     note_positives_only(ctx, qrels, level, qrels_spec,
                         "simulate counts every document it does not list as not relevant")
-    result = run_simulation(load_runs(ctx, runs), qrels, strategies, budgets, k, level)
+    result = run_simulation(load_runs(ctx, runs), qrels, strategies, budgets, k, level, measure)
     if result.left_out:
         warn(f"note: {len(result.left_out)} qrels topic(s) no run retrieved for were left "
              f"out: {', '.join(result.left_out[:20])}{', ...' if len(result.left_out) > 20 else ''}")
     if fmt == "json":
         emit_json(simulate_document(result, qrels_spec, budgets, [s.label for s in strategies],
-                                    per_topic))
+                                    per_topic, measure))
     elif fmt == "csv":
         warn(f"note: {SIMULATE_NOTE}")
         emit(result.per_topic if per_topic else result.summary, fmt)
@@ -114,7 +121,8 @@ def _strategies(texts: tuple[str, ...], depth: int) -> list[Strategy]:
 
 def _tables(result: SimulationResult, per_topic: bool) -> None:
     topics = len(result.topics)
-    emit(result.summary, "table", compact=COMPACT,
+    measured = ["MAE_score", "tau_ap_score"] if "MAE_score" in result.summary.columns else []
+    emit(result.summary, "table", compact=[*COMPACT, *measured],
          title=f"simulated judging, {topics} topics: budget = judgments per topic; bias at "
                f"k = {result.k} (relevant: grade >= {result.level})")
     if per_topic:
