@@ -71,7 +71,7 @@ from pooltool.analysis.bias import leave_one_out, qrels_without_group
 from pooltool.analysis.stability import RankingComparison, compare_rankings
 from pooltool.errors import PooltoolError
 from pooltool.measures.recall import evaluate_recall
-from pooltool.ranking import order_run
+from pooltool.ranking import order_run, positions_in_groups
 from pooltool.records import is_judged, is_relevant
 
 #: Each method and the measures it is defined for.
@@ -174,7 +174,8 @@ def lipani_adjustment(run: pd.DataFrame, pooled: pd.DataFrame, qrels: pd.DataFra
     Their code rounds each P@k and AP@k to 4 decimals (``TRECEval.computeMetric``,
     line 152) before subtracting; this does not, so the two agree to about 1e-4.
     """
-    mine = _precision_pair(run.assign(run_tag=""), qrels, k, level).iloc[0]
+    run, pooled, qrels = _coded(run, pooled, qrels)
+    mine = _precision_pair(run.assign(run_tag=-1), qrels, k, level).iloc[0]
     unjudged = 1.0 - mine["P"] - mine["AP"]
     if unjudged == 0 or pooled.empty:
         return 0.0
@@ -185,6 +186,26 @@ def lipani_adjustment(run: pd.DataFrame, pooled: pd.DataFrame, qrels: pd.DataFra
     if lam <= 0:
         return 0.0
     return float(unjudged * max(float((-delta_p - delta_ap).mean()), 0.0))
+
+
+def _coded(run: pd.DataFrame, pooled: pd.DataFrame,
+           qrels: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """The frames :func:`lipani_adjustment` reads, their ``run_tag``, ``topic`` and
+    ``docno`` strings replaced by int64 codes that sort as the strings do (equal
+    strings, equal codes): the same merges, groups and docno-descending ties, on
+    numbers (pandas merges and sorts strings about ten times slower)."""
+    frames = [run[["topic", "docno", "trec_rank"]],
+              pooled[["run_tag", "topic", "docno", "trec_rank"]],
+              qrels[["topic", "docno", "grade"]]]
+    coded = [frame.copy() for frame in frames]
+    for name in ("run_tag", "topic", "docno"):
+        having = [i for i, frame in enumerate(frames) if name in frame.columns]
+        values = pd.concat([frames[i][name] for i in having], ignore_index=True)
+        codes = pd.factorize(values, sort=True)[0].astype(np.int64)
+        bounds = np.cumsum([0] + [len(frames[i]) for i in having])
+        for i, start, stop in zip(having, bounds[:-1], bounds[1:], strict=True):
+            coded[i][name] = codes[start:stop]
+    return coded[0], coded[1], coded[2]
 
 
 def rerank_by(pooled: pd.DataFrame, run: pd.DataFrame) -> pd.DataFrame:
@@ -207,11 +228,19 @@ def rerank_by(pooled: pd.DataFrame, run: pd.DataFrame) -> pd.DataFrame:
     step = r_s - r_p
     tie_break = np.select([step == 0, step > 0], [1e-4, (r_p + 1) / 1e4], r_p / 1e8)
     position = np.where(np.isnan(r_s), r_p + 1e-4, r_s + tie_break)
-    ordered = mixed.assign(_position=position).sort_values(
-        ["run_tag", "topic", "_position", "docno"], ascending=[True, True, True, False],
-        kind="mergesort")
-    ordered["trec_rank"] = ordered.groupby(["run_tag", "topic"]).cumcount() + 1
-    return ordered[["run_tag", "topic", "docno", "trec_rank"]]
+    # by run tag, topic, position, then docno descending (a stable sort on codes)
+    tag, topic = _sorting_codes(mixed["run_tag"]), _sorting_codes(mixed["topic"])
+    order = np.lexsort((-_sorting_codes(mixed["docno"]), position, topic, tag))
+    ordered = mixed.iloc[order][["run_tag", "topic", "docno"]]
+    group = tag[order] * (int(topic.max(initial=0)) + 1) + topic[order]
+    return ordered.assign(trec_rank=positions_in_groups(group))
+
+
+def _sorting_codes(column: pd.Series) -> np.ndarray:
+    """int64 codes that sort as the column's values do (the column itself when integer)."""
+    if pd.api.types.is_integer_dtype(column.dtype):
+        return column.to_numpy(dtype=np.int64)
+    return pd.factorize(column, sort=True)[0].astype(np.int64)
 
 
 def _precision_pair(lines: pd.DataFrame, qrels: pd.DataFrame, k: int,

