@@ -16,6 +16,7 @@ import pandas as pd
 from click.core import ParameterSource
 
 from pooltool import pooling
+from pooltool.cli.duplicates import find_and_store, propagate_option
 from pooltool.cli.group import (
     F,
     check_assessor,
@@ -29,6 +30,7 @@ from pooltool.cli.group import (
     warn,
 )
 from pooltool.cli.sources import say_runs_per_file
+from pooltool.duplicates import DEFAULTS
 from pooltool.errors import RunInPool, StoreError
 from pooltool.formats.documents import iter_documents
 from pooltool.formats.frames import pair_isin
@@ -137,8 +139,12 @@ def add_topics(ctx: click.Context, file: Path, fmt: str | None) -> None:
 @click.argument("files", nargs=-1, required=True, type=existing_file)
 @click.option("--doc-format", "fmt", type=click.Choice(["jsonl", "tsv", "trec", "cranfield"]),
               help="Input format (default: detected).")
+@click.option("--duplicates", is_flag=True,
+              help="Then group the copies among all stored documents, with the defaults of "
+                   "pooltool duplicates find.")
 @click.pass_context
-def add_docs(ctx: click.Context, files: tuple[Path, ...], fmt: str | None) -> None:
+def add_docs(ctx: click.Context, files: tuple[Path, ...], fmt: str | None,
+             duplicates: bool) -> None:
     """Add document texts for the judging UI (JSONL, TSV, TREC <DOC> SGML, Cranfield).
 
     A docno already stored keeps its first text.
@@ -153,6 +159,8 @@ def add_docs(ctx: click.Context, files: tuple[Path, ...], fmt: str | None) -> No
             summary = store.add_documents(documents, str(file))
             warn(f"{file}: {summary.read} documents read, {summary.added} added, "
                  f"{summary.skipped} already present")
+        if duplicates:
+            find_and_store(store, DEFAULTS)
 
 
 def strict_topics_option(f: F) -> F:
@@ -414,10 +422,12 @@ def import_qrels(ctx: click.Context, file: Path, version: str, assessor: str,
               help="Also write pooled but unjudged documents with this grade (e.g. -1).")
 @click.option("--pool", "pool_name", default=DEFAULT_POOL, show_default=True,
               help="The pool whose unjudged documents --unjudged-as writes.")
+@propagate_option
 @output_file_option
 @click.pass_context
 def export_qrels(ctx: click.Context, version: str | None, policy: str,
-                 unjudged_as: int | None, pool_name: str, output: Path | None) -> None:
+                 unjudged_as: int | None, pool_name: str, propagate: str,
+                 output: Path | None) -> None:
     """Write qrels (topic iteration docno grade) derived from the judgment log.
 
     \b
@@ -445,8 +455,8 @@ def export_qrels(ctx: click.Context, version: str | None, policy: str,
         if policy.startswith("assessor:"):
             _check_assessor(store, policy.split(":", 1)[1])
         # an empty export is an error, but a pool written as unjudged lines is not
-        qrels = (store.qrels(version, policy) if unjudged_as is not None
-                 else store.nonempty_qrels(version, policy))
+        qrels = (store.qrels(version, policy, propagate=propagate) if unjudged_as is not None
+                 else store.nonempty_qrels(version, policy, propagate))
         note = store.policy_note(version, policy) if store.machines() else ""
         if unjudged_as is not None:
             qrels = _with_unjudged(qrels, store.pool_docs(pool_name), unjudged_as)

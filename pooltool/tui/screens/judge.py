@@ -61,6 +61,7 @@ COMMAND_BINDINGS = [
     Binding("right", "move(1)", "Next", show=False),
     Binding("h", "toggle_highlight", "Highlight", show=False),
     Binding("slash", "scan_terms", "Scan terms", show=False),
+    Binding("c", "split_copy", "Not a copy", show=False),
     Binding("escape", "leave", "Topics", show=False),
     # g is in the help (and its title), not the footer: the footer then fits 80 columns
     Binding("g", "guidelines", "Guidelines", show=False),
@@ -358,6 +359,13 @@ class JudgeScreen(Screen[None]):
         """Go to the next document not judged yet."""
         if not self.session.jump_unjudged() and not self.say_held():
             self.notify("Every document of this topic is judged.")
+        self.show_document()
+
+    def action_split_copy(self) -> None:
+        """Split a copy of this document off (it is not a copy) and open it."""
+        docno = self.session.split_copy()
+        self.notify("This document stands for no copy here." if docno is None else
+                    f"{visible(docno)} is split off: judge it on its own.", markup=False)
         self.show_document()
 
     def action_skip(self) -> None:
