@@ -37,6 +37,7 @@ from pooltool.formats.frames import pair_isin
 from pooltool.formats.qrels import write_qrels
 from pooltool.formats.source import in_int64
 from pooltool.formats.topics import read_topics
+from pooltool.judging.copies import saved_judgments
 from pooltool.judging.pace import judging_stats
 from pooltool.judging.queue import judging_queue, pool_status
 from pooltool.records import QRELS_COLUMNS
@@ -535,6 +536,10 @@ def status(ctx: click.Context, pool_name: str, level: int, fmt: str,
     share relevant among the last 10 judgments times the documents the runs
     retrieved that nobody has judged (errs high; near 0: stop).
 
+    A store with duplicate groups (pooltool duplicates find) adds saved per
+    topic: pooled documents judged through a judged copy (--propagate exact),
+    judgments nobody had to make.
+
     --estimate NAME adds est_missed per topic: the estimated relevant
     documents outside the pool (est_R of 'recall --estimate' minus the pooled
     relevant ones), with its 95% interval; csv/tsv/jsonl rows name the
@@ -553,6 +558,8 @@ def status(ctx: click.Context, pool_name: str, level: int, fmt: str,
             from pooltool.judging.adaptive import adaptive_status
 
             topics = topics.merge(adaptive_status(store, pool_name), on="topic", how="left")
+        if store.duplicate_finding() is not None:  # judged once for several copies
+            topics = topics.merge(saved_judgments(store, pool_name), on="topic", how="left")
         pace = judging_stats(store, pool=pool_name)
         note, machines = store.policy_note(), bool(store.machines())
         estimate: dict[str, Any] = {}

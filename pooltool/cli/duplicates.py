@@ -9,7 +9,16 @@ from time import perf_counter
 
 import click
 
-from pooltool.cli.group import F, cli, open_store, open_store_to_write, output_option, warn
+from pooltool.analysis.duplicate_impact import duplicate_impact
+from pooltool.cli.group import (
+    F,
+    cli,
+    level_option,
+    open_store,
+    open_store_to_write,
+    output_option,
+    warn,
+)
 from pooltool.duplicates import DEFAULTS, Parameters, find_groups
 from pooltool.records import Document
 from pooltool.report import emit
@@ -21,7 +30,7 @@ def propagate_option(f: F) -> F:
     """Add ``--propagate`` (which copies take a judged copy's grade in the qrels)."""
     return click.option(
         "--propagate", type=click.Choice(PROPAGATE), default=DEFAULT_PROPAGATE,
-        show_default=True,
+        show_default=True, metavar="HOW",
         help="Copies that take a judged copy's grade: exact (same normalised text), near "
              "(near copies too: opt-in) or none (see pooltool duplicates).")(f)
 
@@ -73,6 +82,12 @@ def duplicates_group() -> None:
     near copies have word shingles of Jaccard >= --threshold to their group's leader
     (MinHash and LSH propose, the exact Jaccard decides). A judgment of one copy
     reaches the others in the qrels as the policy --propagate says.
+
+    \b
+    Example:
+      pooltool duplicates find
+      pooltool duplicates list --format csv
+      pooltool duplicates impact -k 10
     """
 
 
@@ -112,6 +127,28 @@ def list_command(ctx: click.Context, fmt: str) -> None:
              f"{finding['shingle_words']}-word shingles, {finding['num_perm']} permutations, "
              f"seed {finding['seed']}")
         emit(groups.rename(columns={"group_no": "group"}), fmt, decimals={"similarity": 3})
+
+
+
+
+@duplicates_group.command("impact")
+@click.option("-k", "k", type=click.IntRange(min=1), default=10, show_default=True,
+              help="The cutoff of Recall@k, P@k, unjudged@k and copies_at_k.")
+@click.option("--propagate", type=click.Choice(["exact", "near"]), default=DEFAULT_PROPAGATE,
+              show_default=True, help="The propagation the scores with it use.")
+@level_option
+@output_option()
+@click.pass_context
+def impact_command(ctx: click.Context, k: int, propagate: str, level: int, fmt: str) -> None:
+    """Each stored run's Recall@k, P@k and unjudged@k without and with propagation, and
+    copies_at_k: its top-k documents that copy one it ranked higher (summed over topics).
+
+    \b
+    Example:
+      pooltool duplicates impact -k 10 --propagate near
+    """
+    with open_store(ctx) as store:
+        emit(duplicate_impact(store, k, propagate, level), fmt)
 
 
 __all__ = ["find_and_store", "parameter_options", "propagate_option"]

@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import pandas as pd
 
+from pooltool.formats.frames import pair_isin
+from pooltool.records import is_judged
 from pooltool.store import DEFAULT_POOL, JudgmentStore
+from pooltool.store.duplicates import DEFAULT_PROPAGATE
 
 
 class PoolCopies:
@@ -59,4 +62,27 @@ def copies_text(count: int) -> str:
     return f"{count} cop{'y' if count == 1 else 'ies'} in this pool"
 
 
-__all__ = ["PoolCopies", "copies_text"]
+
+
+def saved_judgments(store: JudgmentStore, pool: str = DEFAULT_POOL,
+                    propagate: str = DEFAULT_PROPAGATE) -> pd.DataFrame:
+    """Judgments copies saved (``pooltool status``): per pooled topic, the pooled pairs
+    judged (grade >= 0) only through a copy's judgment under ``propagate``.
+
+    :returns: columns ``topic, saved`` (int), one row per pooled topic.
+    :raises StoreError: no such pool.
+    """
+    docs = store.pool_docs(pool)[["topic", "docno"]]
+    own = store.qrels(propagate="none")
+    derived = store.qrels(propagate=propagate)
+    derived = derived[is_judged(derived["grade"]).to_numpy()]
+    own = own[is_judged(own["grade"]).to_numpy()]
+    saved = derived[~pair_isin(derived, own)]
+    saved = saved[pair_isin(saved, docs)]
+    counts = saved.groupby("topic").size()
+    topics = pd.Series(sorted(set(docs["topic"])), dtype=object)
+    return pd.DataFrame({"topic": topics,
+                         "saved": topics.map(counts).fillna(0).astype("int64")})
+
+
+__all__ = ["PoolCopies", "copies_text", "saved_judgments"]

@@ -159,7 +159,7 @@ class DuplicateTables(StoreCore):
         empty = pd.DataFrame({"topic": [], "docno": [], "shown": []}, dtype=object)
         if propagate == "none" or self.duplicate_finding() is None:
             return empty
-        members = _units(self.duplicate_groups(), propagate)
+        members = copy_units(self.duplicate_groups(), propagate)
         pooled = pairs[["topic", "docno"]].merge(members, on="docno")
         pooled = _drop_split(pooled, self.duplicate_splits())
         if pooled.empty:
@@ -194,9 +194,9 @@ def propagate_grades(chosen: pd.DataFrame, groups: pd.DataFrame, splits: pd.Data
         chosen rows), in log order (a derived row at its source's place).
     """
     rows = _propagate_once(chosen.assign(source_judgment_id=pd.NA, source_docno=pd.NA),
-                           _units(groups, "exact"), splits)
+                           copy_units(groups, "exact"), splits)
     if propagate == "near":
-        rows = _propagate_once(rows, _units(groups, "near"), splits)
+        rows = _propagate_once(rows, copy_units(groups, "near"), splits)
     return rows
 
 
@@ -222,7 +222,7 @@ def _propagate_once(rows: pd.DataFrame, members: pd.DataFrame,
     return rows.sort_values(["judgment_id", "docno"], kind="mergesort").reset_index(drop=True)
 
 
-def _units(groups: pd.DataFrame, propagate: str) -> pd.DataFrame:
+def copy_units(groups: pd.DataFrame, propagate: str) -> pd.DataFrame:
     """``docno, unit``: the unit one judgment covers (an exact class, or the group)."""
     unit = groups["group_no"].astype(str)
     if propagate == "exact":
@@ -239,5 +239,5 @@ def _drop_split(rows: pd.DataFrame, splits: pd.DataFrame) -> pd.DataFrame:
 
 _END = "9999-12-31T23:59:59"  # later than any time utc_now() writes
 
-__all__ = ["DEFAULT_PROPAGATE", "PROPAGATE", "DuplicateTables", "check_propagate",
+__all__ = ["DEFAULT_PROPAGATE", "PROPAGATE", "DuplicateTables", "check_propagate", "copy_units",
            "propagate_grades"]
