@@ -82,9 +82,20 @@ _SPACE = re.compile(r"\s+")
 
 def normalise(text: str) -> str:
     """The text exact copies share: case-folded, punctuation dropped, whitespace one space."""
-    folded = "".join(ch for ch in text.casefold()
-                     if not unicodedata.category(ch).startswith("P"))
-    return _SPACE.sub(" ", folded).strip()
+    return _SPACE.sub(" ", text.casefold().translate(_PUNCTUATION)).strip()
+
+
+class _Punctuation(dict[int, int | None]):
+    """A :meth:`str.translate` table dropping Unicode punctuation (category ``P*``),
+    filled one character at a time as texts meet them."""
+
+    def __missing__(self, code: int) -> int | None:
+        kept = None if unicodedata.category(chr(code)).startswith("P") else code
+        self[code] = kept
+        return kept
+
+
+_PUNCTUATION = _Punctuation()
 
 
 def shingles(normalised: str, words: int) -> np.ndarray:
@@ -120,14 +131,19 @@ def find_groups(documents: Iterable[Document],
     classes = _exact_classes(documents)
     lsh = MinHashLSH(threshold=parameters.threshold, num_perm=parameters.num_perm,
                      weights=LSH_WEIGHTS)
+    template = MinHash(num_perm=parameters.num_perm, seed=parameters.seed)
+    permutations, scheme = template.permutations, template.scheme  # made once, not per text
     leaders: dict[str, np.ndarray] = {}
     joined: dict[str, list[tuple[str, float]]] = {}
     for first, (normalised, _) in sorted(classes.items()):
         own = shingles(normalised, parameters.shingle_words)
-        leader, similarity = _best_leader(lsh, leaders, own, parameters)
+        signature = MinHash(num_perm=parameters.num_perm, seed=parameters.seed, hashfunc=int,
+                            permutations=permutations, scheme=scheme)
+        signature.update_batch(own.tolist())  # already hashed: int() passes them through
+        leader, similarity = _best_leader(lsh, leaders, own, signature, parameters.threshold)
         if leader is None:
             leaders[first] = own
-            lsh.insert(first, _minhash(own, parameters))
+            lsh.insert(first, signature, check_duplication=False)
         else:
             joined.setdefault(leader, []).append((first, similarity))
     return _rows(classes, joined)
@@ -145,21 +161,15 @@ def _exact_classes(documents: Iterable[Document]) -> dict[str, tuple[str, list[s
     return {min(docnos): (normalised, sorted(docnos)) for normalised, docnos in by_key.values()}
 
 
-def _minhash(hashes: np.ndarray, parameters: Parameters) -> MinHash:
-    signature = MinHash(num_perm=parameters.num_perm, seed=parameters.seed, hashfunc=int)
-    signature.update_batch(hashes.tolist())  # already hashed: int() passes them through
-    return signature
-
-
 def _best_leader(lsh: MinHashLSH, leaders: dict[str, np.ndarray], own: np.ndarray,
-                 parameters: Parameters) -> tuple[str | None, float]:
+                 signature: MinHash, threshold: float) -> tuple[str | None, float]:
     """The earlier leader whose exact Jaccard with ``own`` is highest and >= threshold."""
     if not leaders:
         return None, 0.0
     best: tuple[str | None, float] = (None, 0.0)
-    for candidate in sorted(lsh.query(_minhash(own, parameters))):
+    for candidate in sorted(lsh.query(signature)):
         similarity = jaccard(own, leaders[candidate])
-        if similarity >= parameters.threshold and similarity > best[1]:
+        if similarity >= threshold and similarity > best[1]:
             best = (candidate, similarity)
     return best
 
