@@ -33,13 +33,16 @@ import re
 import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
-from datasketch import MinHash, MinHashLSH
 
 from pooltool.errors import InvalidArgument
 from pooltool.records import Document
+
+if TYPE_CHECKING:
+    from datasketch import MinHash, MinHashLSH
 
 LSH_WEIGHTS = (0.05, 0.95)
 """datasketch's weights of false positives and false negatives when it picks the bands:
@@ -127,6 +130,10 @@ def find_groups(documents: Iterable[Document],
         copies); ordered by group and docno. Documents with no copy are left out.
     :raises InvalidArgument: parameters out of range.
     """
+    # imported here: datasketch loads scipy (over a second), which commands that only
+    # read copies (status, export-qrels) should not pay
+    from datasketch import MinHash, MinHashLSH
+
     parameters.check()
     classes = _exact_classes(documents)
     lsh = MinHashLSH(threshold=parameters.threshold, num_perm=parameters.num_perm,
