@@ -9,6 +9,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 import pytest
 from click.testing import CliRunner, Result
 
@@ -53,6 +54,12 @@ def _fill_by_api(db: Path) -> None:
         workspace.apply_once(store, "token-1", lambda: store.record_judgment(
             "2", "04ftw7k9", 0, "bob", origin="tui"))
         store.tag_version("round2", note="after alice and bob")
+        # two unretrieved documents as near copies (so no default qrels change), one split
+        store.add_duplicate_finding(pd.DataFrame({
+            "group_no": [1, 1], "docno": ["zz-unretrieved-1", "zz-unretrieved-2"],
+            "exact_class": [0, 1], "how": ["leader", "near"], "similarity": [1.0, 0.85]}),
+            {"threshold": 0.8, "shingle_words": 5, "num_perm": 128, "seed": 1}, len(DOCS))
+        store.split_copy("1", "zz-unretrieved-2", "alice", origin="tui")
 
 
 @pytest.fixture(scope="module")
