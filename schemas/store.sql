@@ -13,6 +13,24 @@ BEGIN SELECT RAISE(ABORT, 'assessor kinds are append-only: set the kind again in
 CREATE TRIGGER assessor_kinds_no_update BEFORE UPDATE ON assessor_kinds
 BEGIN SELECT RAISE(ABORT, 'assessor kinds are append-only: set the kind again instead'); END;
 
+CREATE TRIGGER duplicate_findings_no_delete BEFORE DELETE ON duplicate_findings
+BEGIN SELECT RAISE(ABORT, 'duplicate findings and splits are append-only: find again, or split again'); END;
+
+CREATE TRIGGER duplicate_findings_no_update BEFORE UPDATE ON duplicate_findings
+BEGIN SELECT RAISE(ABORT, 'duplicate findings and splits are append-only: find again, or split again'); END;
+
+CREATE TRIGGER duplicate_members_no_delete BEFORE DELETE ON duplicate_members
+BEGIN SELECT RAISE(ABORT, 'duplicate findings and splits are append-only: find again, or split again'); END;
+
+CREATE TRIGGER duplicate_members_no_update BEFORE UPDATE ON duplicate_members
+BEGIN SELECT RAISE(ABORT, 'duplicate findings and splits are append-only: find again, or split again'); END;
+
+CREATE TRIGGER duplicate_splits_no_delete BEFORE DELETE ON duplicate_splits
+BEGIN SELECT RAISE(ABORT, 'duplicate findings and splits are append-only: find again, or split again'); END;
+
+CREATE TRIGGER duplicate_splits_no_update BEFORE UPDATE ON duplicate_splits
+BEGIN SELECT RAISE(ABORT, 'duplicate findings and splits are append-only: find again, or split again'); END;
+
 CREATE TRIGGER guidelines_no_delete BEFORE DELETE ON guidelines
 BEGIN SELECT RAISE(ABORT, 'guidelines are append-only: set a new text instead'); END;
 
@@ -103,6 +121,35 @@ CREATE TABLE documents (
     title TEXT NOT NULL,
     text TEXT NOT NULL,
     import_id INTEGER REFERENCES imports(import_id)
+);
+
+CREATE TABLE duplicate_findings (
+    finding_id INTEGER PRIMARY KEY,
+    threshold REAL NOT NULL,
+    shingle_words INTEGER NOT NULL,
+    num_perm INTEGER NOT NULL,
+    seed INTEGER NOT NULL,
+    documents INTEGER NOT NULL,
+    found_at TEXT NOT NULL
+);
+
+CREATE TABLE duplicate_members (
+    finding_id INTEGER NOT NULL REFERENCES duplicate_findings(finding_id),
+    group_no INTEGER NOT NULL,
+    docno TEXT NOT NULL,
+    exact_class INTEGER NOT NULL,
+    how TEXT NOT NULL CHECK (how IN ('leader', 'exact', 'near')),
+    similarity REAL NOT NULL,
+    PRIMARY KEY (finding_id, docno)
+);
+
+CREATE TABLE duplicate_splits (
+    split_id INTEGER PRIMARY KEY,
+    topic TEXT NOT NULL,
+    docno TEXT NOT NULL,
+    assessor TEXT NOT NULL,
+    split_at TEXT NOT NULL,
+    origin TEXT NOT NULL
 );
 
 CREATE TABLE guidelines (
@@ -318,6 +365,10 @@ CREATE INDEX assessor_kinds_by_assessor ON assessor_kinds(assessor, kind_id);
 CREATE INDEX assignments_by_assessor ON assignments(assessor, topic);
 
 CREATE INDEX claims_by_assessor ON claims(assessor, topic);
+
+CREATE INDEX duplicate_members_group ON duplicate_members(finding_id, group_no);
+
+CREATE INDEX duplicate_splits_pair ON duplicate_splits(topic, docno);
 
 CREATE INDEX guidelines_by_target ON guidelines(scope, target);
 

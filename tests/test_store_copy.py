@@ -9,6 +9,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 import pytest
 from click.testing import CliRunner, Result
 
@@ -53,6 +54,12 @@ def _fill_by_api(db: Path) -> None:
         workspace.apply_once(store, "token-1", lambda: store.record_judgment(
             "2", "04ftw7k9", 0, "bob", origin="tui"))
         store.tag_version("round2", note="after alice and bob")
+        # two unretrieved documents as near copies (so no default qrels change), one split
+        store.add_duplicate_finding(pd.DataFrame({
+            "group_no": [1, 1], "docno": ["zz-unretrieved-1", "zz-unretrieved-2"],
+            "exact_class": [0, 1], "how": ["leader", "near"], "similarity": [1.0, 0.85]}),
+            {"threshold": 0.8, "shingle_words": 5, "num_perm": 128, "seed": 1}, len(DOCS))
+        store.split_copy("1", "zz-unretrieved-2", "alice", origin="tui")
 
 
 @pytest.fixture(scope="module")
@@ -153,7 +160,7 @@ def test_sqlite_to_postgresql_to_sqlite_keeps_everything(
     back = tmp_path / "back.db"
     there = _run("store", "copy", str(covid_store), postgresql_empty_url)
     again = _run("store", "copy", postgresql_empty_url, str(back))
-    assert re.search(r": 29 tables, [0-9,]+ rows, every id kept$", there.stderr, re.MULTILINE)
+    assert re.search(r": 32 tables, [0-9,]+ rows, every id kept$", there.stderr, re.MULTILINE)
     assert there.stderr.splitlines()[-1].startswith("roles are not copied: grant them on DST")
     assert "roles are not copied" not in again.stderr  # a SQLite file has no roles
     assert there.stdout == again.stdout  # the same checks, the same digests, both ways
@@ -174,7 +181,7 @@ def test_sqlite_to_postgresql_to_sqlite_keeps_everything(
         assert src.judgment_log()["judgment_id"].tolist() == \
             dst.judgment_log()["judgment_id"].tolist()
     assert [d.rows for d in check.tables] == [
-        int(line.split()[2].replace(",", "")) for line in lines[1:30]]
+        int(line.split()[2].replace(",", "")) for line in lines[1:33]]
     original = _exports(str(covid_store))
     assert _exports(postgresql_empty_url) == original
     assert _exports(str(back)) == original

@@ -74,7 +74,7 @@ def test_a_new_postgresql_store_has_every_migration(postgresql_store_url: str) -
     with psycopg.connect(postgresql_store_url) as conn:
         applied = [r[0] for r in conn.execute("SELECT name FROM pooltool_migrations ORDER BY name")]
     assert applied == sorted(migrations.names())
-    assert applied[-1] == "m014_retraction_rules" and len(applied) == 13
+    assert applied[-1] == "m015_duplicate_groups" and len(applied) == 14
 
 
 def test_the_postgresql_schema_file_is_generated_from_the_migrations() -> None:
@@ -83,7 +83,8 @@ def test_the_postgresql_schema_file_is_generated_from_the_migrations() -> None:
     shipped = Path(migrations.__file__).with_name("postgresql.sql").read_text(encoding="utf-8")
     assert shipped == migrations.postgresql_schema()
     assert shipped.count("\n-- m014_retraction_rules\n") == 1 and shipped.endswith(
-        "EXECUTE FUNCTION pooltool_retraction_rules();\n")
+        "EXECUTE FUNCTION pooltool_duplicates_kept();\n")
+    assert shipped.count("\n-- m015_duplicate_groups\n") == 1
 
 
 # -- 2. append-only, by the database itself ----------------------------------------------

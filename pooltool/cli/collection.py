@@ -17,6 +17,7 @@ from click.core import ParameterSource
 
 from pooltool import pooling
 from pooltool.cli.datasets import add_dataset_runs, qrels_file
+from pooltool.cli.duplicates import find_and_store, propagate_option
 from pooltool.cli.group import (
     F,
     check_assessor,
@@ -31,12 +32,14 @@ from pooltool.cli.group import (
     warn,
 )
 from pooltool.cli.sources import say_runs_per_file
+from pooltool.duplicates import DEFAULTS
 from pooltool.errors import RunInPool, StoreError
 from pooltool.formats.documents import iter_documents
 from pooltool.formats.frames import pair_isin
 from pooltool.formats.qrels import write_qrels
 from pooltool.formats.source import in_int64
 from pooltool.formats.topics import read_topics
+from pooltool.judging.copies import saved_judgments
 from pooltool.judging.pace import judging_stats
 from pooltool.judging.queue import judging_queue, pool_status
 from pooltool.records import QRELS_COLUMNS
@@ -148,8 +151,12 @@ def add_topics(ctx: click.Context, file: Path | str, fmt: str | None) -> None:
 @click.argument("files", nargs=-1, required=True, type=file_or_dataset)
 @click.option("--doc-format", "fmt", type=click.Choice(["jsonl", "tsv", "trec", "cranfield"]),
               help="Input format (default: detected).")
+@click.option("--duplicates", is_flag=True,
+              help="Then group the copies among all stored documents, with the defaults of "
+                   "pooltool duplicates find.")
 @click.pass_context
-def add_docs(ctx: click.Context, files: tuple[Path | str, ...], fmt: str | None) -> None:
+def add_docs(ctx: click.Context, files: tuple[Path | str, ...], fmt: str | None,
+             duplicates: bool) -> None:
     """Add document texts for the judging UI (JSONL, TSV, TREC <DOC> SGML, Cranfield),
     or an ir_datasets dataset's documents (irds:NAME, streamed; the irds extra).
 
@@ -172,6 +179,8 @@ def add_docs(ctx: click.Context, files: tuple[Path | str, ...], fmt: str | None)
             summary = store.add_documents(documents, str(file))
             warn(f"{file}: {summary.read} documents read, {summary.added} added, "
                  f"{summary.skipped} already present")
+        if duplicates:
+            find_and_store(store, DEFAULTS)
 
 
 def strict_topics_option(f: F) -> F:
@@ -444,6 +453,7 @@ def import_qrels(ctx: click.Context, file: Path | str, version: str, assessor: s
               help="Also write pooled but unjudged documents with this grade (e.g. -1).")
 @click.option("--pool", "pool_name", default=DEFAULT_POOL, show_default=True,
               help="The pool whose unjudged documents --unjudged-as writes.")
+@propagate_option
 @output_file_option
 @click.option("--format", "fmt", type=click.Choice(("trec", "jsonl", "parquet", "json")),
               default="trec", show_default=True, metavar="FORMAT",
@@ -451,8 +461,8 @@ def import_qrels(ctx: click.Context, file: Path | str, version: str, assessor: s
                    "pandas, polars, DuckDB); json: {topic: {docno: grade}} (ranx, ir_measures).")
 @click.pass_context
 def export_qrels(ctx: click.Context, version: str | None, policy: str,
-                 unjudged_as: int | None, pool_name: str, output: Path | None,
-                 fmt: str) -> None:
+                 unjudged_as: int | None, pool_name: str, propagate: str,
+                 output: Path | None, fmt: str) -> None:
     """Write qrels (topic iteration docno grade) derived from the judgment log.
 
     \b
@@ -481,8 +491,8 @@ def export_qrels(ctx: click.Context, version: str | None, policy: str,
         if policy.startswith("assessor:"):
             _check_assessor(store, policy.split(":", 1)[1])
         # an empty export is an error, but a pool written as unjudged lines is not
-        qrels = (store.qrels(version, policy) if unjudged_as is not None
-                 else store.nonempty_qrels(version, policy))
+        qrels = (store.qrels(version, policy, propagate=propagate) if unjudged_as is not None
+                 else store.nonempty_qrels(version, policy, propagate))
         note = store.policy_note(version, policy) if store.machines() else ""
         if unjudged_as is not None:
             qrels = _with_unjudged(qrels, store.pool_docs(pool_name), unjudged_as)
@@ -566,6 +576,10 @@ def status(ctx: click.Context, pool_name: str, level: int, fmt: str,
     share relevant among the last 10 judgments times the documents the runs
     retrieved that nobody has judged (errs high; near 0: stop).
 
+    A store with duplicate groups (pooltool duplicates find) adds saved per
+    topic: pooled documents judged through a judged copy (--propagate exact),
+    judgments nobody had to make.
+
     --estimate NAME adds est_missed per topic: the estimated relevant
     documents outside the pool (est_R of 'recall --estimate' minus the pooled
     relevant ones), with its 95% interval; csv/tsv/jsonl rows name the
@@ -584,6 +598,8 @@ def status(ctx: click.Context, pool_name: str, level: int, fmt: str,
             from pooltool.judging.adaptive import adaptive_status
 
             topics = topics.merge(adaptive_status(store, pool_name), on="topic", how="left")
+        if store.duplicate_finding() is not None:  # judged once for several copies
+            topics = topics.merge(saved_judgments(store, pool_name), on="topic", how="left")
         pace = judging_stats(store, pool=pool_name)
         note, machines = store.policy_note(), bool(store.machines())
         estimate: dict[str, Any] = {}

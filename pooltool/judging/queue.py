@@ -31,6 +31,9 @@ place the rule lives; the judging screen, the topic picker,
   so an overlap topic gets its second judgment;
 * on any other topic, the documents to judge are the pooled ones nobody has
   judged;
+* a pooled **copy** of another pooled document (the same normalised text: one unit of
+  :meth:`~pooltool.store.JudgmentStore.pooled_copies`) is never to judge: the queue
+  shows the first of them by docno, whose judgment the qrels give the others;
 * the **queue** is the documents to judge plus those the assessor judged
   (so they can revisit and regrade them); **remaining** is the number of
   documents to judge.
@@ -134,7 +137,8 @@ def queue_state(store: JudgmentStore, assessor: str, topics: list[str] | None = 
     docs["judged_any"] = is_judged(docs["grade"]).astype(bool)
     docs["judged_me"] = pair_isin(docs, store.judged_by(assessor)).astype(bool)
     docs["assigned"] = docs["topic"].isin(store.assigned_topics(assessor)).astype(bool)
-    docs["todo"] = ~docs["judged_me"] & (docs["assigned"] | ~docs["judged_any"])
+    copy = pair_isin(docs, store.pooled_copies(docs)).astype(bool)  # shown through another
+    docs["todo"] = ~docs["judged_me"] & ~copy & (docs["assigned"] | ~docs["judged_any"])
     docs["queued"] = docs["todo"] | docs["judged_me"]
     return docs.reset_index(drop=True)
 

@@ -70,6 +70,7 @@ from typing import Literal, NamedTuple
 from pooltool.errors import StoreConnectionLost, UnknownTopic
 from pooltool.judging.adaptive import AdaptivePicker, topic_stopping
 from pooltool.judging.claiming import Renewal, SessionClaims
+from pooltool.judging.copies import PoolCopies
 from pooltool.judging.pace import Pace, pace
 from pooltool.judging.queue import topic_queue
 from pooltool.records import Document, Topic, is_judged, is_relevant
@@ -125,6 +126,7 @@ class JudgingSession:
         self.claim_minutes = claim_minutes(self.store.setting("claim_minutes"))
         self.claims = SessionClaims(writes, topic, assessor, self.claim_minutes)
         self.judged_by_others = self._judged_by_others()
+        self.copies = PoolCopies(self.store, topic, pool)
         self._position = 0
         self._resume()
 
@@ -475,6 +477,19 @@ class JudgingSession:
             self.notes.pop(docno, None)
         self.writes.submit("note_draft", assessor=self.assessor, topic=self.topic, docno=docno,
                            note=text or None, at=utc_now())
+
+    def split_copy(self) -> str | None:
+        """Split the first copy the document on screen stands for off its group
+        (:class:`~pooltool.judging.copies.PoolCopies`) and open it, next in the queue.
+
+        :returns: its docno (``None``: the document has no copy here).
+        :raises StoreError: the store refused the split.
+        """
+        docno = self.copies.split(self.docno, self.assessor)
+        if docno is not None:
+            self.queue.insert(self.position + 1, docno)
+            self.position += 1
+        return docno
 
     def skip(self) -> None:
         """Leave the document on screen for later and move on."""

@@ -32,8 +32,8 @@ from pooltool.errors import InvalidArgument, NoGrades, StoreError, UnknownVersio
 from pooltool.formats.qrels import folded_lines, read_qrels
 from pooltool.formats.source import in_int64
 from pooltool.records import QRELS_COLUMNS
-from pooltool.store.core import StoreCore
 from pooltool.store.docno_check import OnMissingDocnos, check_docnos
+from pooltool.store.duplicates import DEFAULT_PROPAGATE, DuplicateTables
 from pooltool.store.engine import Engine
 from pooltool.store.judged import live, record_kind
 from pooltool.store.policy import LOG_COLUMNS, apply_policy
@@ -41,7 +41,7 @@ from pooltool.store.provenance import file_sha256, utc_now
 from pooltool.store.topic_check import OnUnknownTopics, check_topics
 
 
-class JudgmentLog(StoreCore):
+class JudgmentLog(DuplicateTables):
     """Judgment-log methods of :class:`~pooltool.store.JudgmentStore` (a mixin)."""
 
     # -- writing the log -------------------------------------------------------
@@ -149,7 +149,7 @@ class JudgmentLog(StoreCore):
             missing = check_docnos(conn, qrels["docno"].unique(), name, strict_docs)
             if machine:
                 record_kind(conn, assessor, "machine", f"import-qrels {name}")
-            own = self.qrels(policy=f"assessor:{assessor}")
+            own = self.qrels(policy=f"assessor:{assessor}", propagate="none")
             added = self._append_qrels(conn, qrels, own, assessor, f"qrels:{name}")
             retracted = self._retract_absent(conn, qrels, assessor, name) if replace else 0
             self._insert_version(conn, version, name, file_sha256(path), None)
@@ -287,13 +287,17 @@ class JudgmentLog(StoreCore):
 
 
     def qrels(self, version: str | None = None, policy: str = "latest",
-              topics: Sequence[str] | None = None) -> pd.DataFrame:
+              topics: Sequence[str] | None = None,
+              propagate: str = DEFAULT_PROPAGATE) -> pd.DataFrame:
         """The qrels of a version (or of the whole log now), one grade per pair.
 
         :param version: a version name; ``None`` means the current log.
         :param policy: see the module docstring.
         :param topics: only these topics (default: all; a ``prefer:`` assessor
             must then have judged one of them).
+        :param propagate: which copies take a judged copy's grade (``exact``,
+            ``near``, ``none``; :mod:`pooltool.store.duplicates`), with the duplicate
+            groups and splits of the version's time.
         :returns: columns ``topic, iteration, docno, grade`` (as
             :func:`~pooltool.formats.qrels.read_qrels`), in log order.
         :raises UnknownVersion: no such version.
@@ -302,9 +306,20 @@ class JudgmentLog(StoreCore):
         """
         until = None if version is None else self.version_point(version)
         live = self.live_judgments(until, topics)
-        return apply_policy(live, policy, self.machines())[QRELS_COLUMNS]
+        chosen = apply_policy(live, policy, self.machines())
+        if propagate != "none":
+            chosen = self.propagated(chosen, propagate, self._version_time(version))
+        return chosen[QRELS_COLUMNS].reset_index(drop=True)
 
-    def nonempty_qrels(self, version: str | None = None, policy: str = "latest") -> pd.DataFrame:
+    def _version_time(self, version: str | None) -> str | None:
+        if version is None:
+            return None
+        row = self.conn.execute(
+            "SELECT created_at FROM qrels_versions WHERE name = ?", [version]).fetchone()
+        return None if row is None else str(row[0])
+
+    def nonempty_qrels(self, version: str | None = None, policy: str = "latest",
+                       propagate: str = DEFAULT_PROPAGATE) -> pd.DataFrame:
         """:meth:`qrels`, refusing an empty result with how to reach what the log holds.
 
         :raises NoGrades: no grade under ``policy``; when the version's judgments are
@@ -312,7 +327,7 @@ class JudgmentLog(StoreCore):
             (``assessor:NAME``, ``latest:all``, ``prefer:A,B``).
         :raises UnknownVersion: no such version.
         """
-        qrels = self.qrels(version, policy)
+        qrels = self.qrels(version, policy, propagate=propagate)
         if not qrels.empty:
             return qrels
         until = None if version is None else self.version_point(version)

@@ -17,7 +17,7 @@ from pooltool.store.settings import check_grade_scale as check_scale_values
 
 COMMAND_KEYS = (
     "space", "pagedown", "pageup", "up", "down", "home", "end", "ctrl+f", "u", "n", "s", "j",
-    "left", "right", "h", "slash", "escape", "g", "question_mark", "q",
+    "left", "right", "h", "slash", "c", "escape", "g", "question_mark", "q",
 )
 """Textual's names of the keys the judging screen binds, in its order."""
 

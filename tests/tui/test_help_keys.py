@@ -29,7 +29,7 @@ def test_the_key_data_matches_the_screen_and_textual() -> None:
     assert [b.key for b in COMMAND_BINDINGS] == list(keys.COMMAND_KEYS)
     for character in [*map(chr, range(33, 127)), "é", "ß", "→", "½"]:
         assert keys.key_name(character) == _character_to_key(character), character
-    assert keys.command_characters() == ["u", "n", "s", "j", "h", "/", "g", "?", "q"]
+    assert keys.command_characters() == ["u", "n", "s", "j", "h", "/", "c", "g", "?", "q"]
 
 
 def test_grades_set_loads_no_textual(store_address: str) -> None:

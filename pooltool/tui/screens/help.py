@@ -30,6 +30,8 @@ COMMAND_KEYS = [
     ("j", "jump to the next document you have not judged"),
     ("h", "turn query-term highlighting off / on (stems match: laws marks law)"),
     ("/", "edit your scan terms for this topic (kept for next time)"),
+    ("c", "not a copy: when the status line says \"3 copies in this pool\", split the "
+          "first copy off and judge it on its own (the split is logged)"),
     ("Esc", "close the find, else back to the topic list"),
     ("g", "guidelines: each grade's definition, the collection's guidelines and this "
           "topic's instructions (else its narrative); also on the topic list"),

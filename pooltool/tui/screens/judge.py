@@ -13,7 +13,7 @@ from textual.reactive import var
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
-from pooltool.errors import StoreConnectionLost
+from pooltool.errors import StoreConnectionLost, StoreError
 from pooltool.judging.claiming import held_text
 from pooltool.judging.session import JudgingSession
 from pooltool.store.guidelines import current_guidelines
@@ -61,6 +61,7 @@ COMMAND_BINDINGS = [
     Binding("right", "move(1)", "Next", show=False),
     Binding("h", "toggle_highlight", "Highlight", show=False),
     Binding("slash", "scan_terms", "Scan terms", show=False),
+    Binding("c", "split_copy", "Not a copy", show=False),
     Binding("escape", "leave", "Topics", show=False),
     # g is in the help (and its title), not the footer: the footer then fits 80 columns
     Binding("g", "guidelines", "Guidelines", show=False),
@@ -358,6 +359,18 @@ class JudgeScreen(Screen[None]):
         """Go to the next document not judged yet."""
         if not self.session.jump_unjudged() and not self.say_held():
             self.notify("Every document of this topic is judged.")
+        self.show_document()
+
+    def action_split_copy(self) -> None:
+        """Split a copy of this document off (it is not a copy) and open it; a store
+        that refuses the write (busy, away) leaves the copy as it was, and says so."""
+        try:
+            docno = self.session.split_copy()
+        except StoreError as exc:
+            self.notify(f"The copy was not split off: {exc}", severity="warning", markup=False)
+            return
+        self.notify("This document stands for no copy here." if docno is None else
+                    f"{visible(docno)} is split off: judge it on its own.", markup=False)
         self.show_document()
 
     def action_skip(self) -> None:

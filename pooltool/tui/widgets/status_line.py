@@ -14,6 +14,7 @@ import math
 
 from rich.text import Text
 
+from pooltool.judging.copies import copies_text
 from pooltool.judging.pace import eta_hours
 from pooltool.judging.session import JudgingSession
 from pooltool.text import visible
@@ -37,6 +38,8 @@ def status_text(session: JudgingSession, show_runs: bool = False, reading: bool 
              Text(f"{s.position + 1} / {len(s.queue)}", style="bold"),
              Text(shorten(visible(s.docno), DOCNO_WIDTH), style="bold"),
              *judged_parts(s.judged, s.judged_by_others_only, s.remaining, len(s.queue))]
+    if s.copies.of(s.docno):  # the queue shows them as this one (pooltool.judging.copies)
+        parts.insert(3, Text(copies_text(len(s.copies.of(s.docno))), style="bold"))
     speed = s.pace()
     if not math.isnan(speed.per_hour):
         eta = eta_hours(s.remaining, speed.per_hour)
