@@ -7,6 +7,12 @@ BEGIN SELECT RAISE(ABORT, 'adaptive pools are kept as made: make a new pool inst
 CREATE TRIGGER adaptive_pools_no_update BEFORE UPDATE ON adaptive_pools
 BEGIN SELECT RAISE(ABORT, 'adaptive pools are kept as made: make a new pool instead'); END;
 
+CREATE TRIGGER adjudications_no_delete BEFORE DELETE ON adjudications
+BEGIN SELECT RAISE(ABORT, 'adjudications are append-only: retract the adjudicated judgment instead'); END;
+
+CREATE TRIGGER adjudications_no_update BEFORE UPDATE ON adjudications
+BEGIN SELECT RAISE(ABORT, 'adjudications are append-only: retract the adjudicated judgment instead'); END;
+
 CREATE TRIGGER assessor_kinds_no_delete BEFORE DELETE ON assessor_kinds
 BEGIN SELECT RAISE(ABORT, 'assessor kinds are append-only: set the kind again instead'); END;
 
@@ -71,6 +77,12 @@ CREATE TABLE adaptive_pools (
     budget INTEGER,                  -- documents chosen per topic at most; NULL: no limit
     level INTEGER NOT NULL,          -- the lowest grade the strategy counts as relevant
     created_at TEXT NOT NULL         -- UTC, ISO 8601
+);
+
+CREATE TABLE adjudications (
+    judgment_id INTEGER NOT NULL REFERENCES judgments(judgment_id),
+    resolves INTEGER NOT NULL REFERENCES judgments(judgment_id),
+    PRIMARY KEY (judgment_id, resolves)
 );
 
 CREATE TABLE assessor_kinds (
@@ -312,6 +324,8 @@ CREATE TABLE ui_write_tokens (
     result INTEGER,                  -- what it returned (a judgment_id), for later writes
     applied_at TEXT NOT NULL         -- UTC, ISO 8601
 );
+
+CREATE INDEX adjudications_resolves ON adjudications(resolves);
 
 CREATE INDEX assessor_kinds_by_assessor ON assessor_kinds(assessor, kind_id);
 

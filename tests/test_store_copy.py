@@ -39,7 +39,7 @@ def _run(*args: str) -> Result:
 
 def _fill_by_api(db: Path) -> None:
     """What the judging app writes: a judgment with a note, a retraction, a claim, the
-    assessors' workspace, a journalled write; then a version after them."""
+    assessors' workspace, a journalled write, an adjudication; then a version after them."""
     with JudgmentStore.open(db) as store:
         first = store.record_judgment("1", "010vptx3", 1, "alice", ms_spent=4200,
                                       ms_active=3100, note="[b]cites the trial[/b]", origin="tui")
@@ -52,6 +52,8 @@ def _fill_by_api(db: Path) -> None:
         workspace.save_note_draft(store, "bob", "2", "04ftw7k9", "check table 2")
         workspace.apply_once(store, "token-1", lambda: store.record_judgment(
             "2", "04ftw7k9", 0, "bob", origin="tui"))
+        bob = store.record_judgment("1", "02f0opkr", 0, "bob", origin="tui")
+        store.record_adjudication("1", "02f0opkr", 1, "carol", [bob])
         store.tag_version("round2", note="after alice and bob")
 
 

@@ -4,6 +4,7 @@ it hold on both engines."""
 
 from __future__ import annotations
 
+import shutil
 import sqlite3
 import sys
 from pathlib import Path
@@ -25,6 +26,22 @@ from test_store_copy import covid_store  # noqa: E402, F401  (a fixture)
 
 _BASELINE_END = migrations.names().index(migrations.POSTGRESQL_BASELINE) + 1
 BASELINE, AFTER_BASELINE = migrations.names()[:_BASELINE_END], migrations.names()[_BASELINE_END:]
+NEWER_TABLES = frozenset({"adjudications"})
+"""Tables of migrations after the baseline: an older store cannot hold their rows, so the
+copies into one leave them out (and :func:`pre_adjudication_store` has none)."""
+
+
+@pytest.fixture
+def pre_adjudication_store(covid_store: Path, tmp_path: Path) -> Path:  # noqa: F811
+    """The covid store without rows in :data:`NEWER_TABLES` (what a store of the baseline
+    can hold; its adjudicated judgments stay, as plain judgments)."""
+    db = tmp_path / "covid-before.db"
+    shutil.copy(covid_store, db)
+    with sqlite3.connect(db) as conn:
+        for table in NEWER_TABLES:
+            conn.execute(f"DROP TRIGGER {table}_no_delete")
+            conn.execute(f"DELETE FROM {table}")
+    return db
 
 
 def _baseline_copy(src: JudgmentStore, url: str) -> None:
@@ -37,6 +54,8 @@ def _baseline_copy(src: JudgmentStore, url: str) -> None:
         assert {r[0] for r in engine.execute("SELECT name FROM pooltool_migrations")} == set(BASELINE)
         engine.begin_write()
         for table in copy_order(src, src):
+            if table.name in NEWER_TABLES:
+                continue
             # pool_rounds' trigger has filled pool_round_runs: the copy replaces them
             engine.execute(f'DELETE FROM "{table.name}"')
             select = f'SELECT {", ".join(table.columns)} FROM "{table.name}"'
@@ -48,15 +67,18 @@ def _baseline_copy(src: JudgmentStore, url: str) -> None:
 
 
 def test_a_postgresql_store_of_the_previous_schema_is_upgraded_with_every_row(
-        covid_store: Path, postgresql_empty_url: str) -> None:  # noqa: F811
+        pre_adjudication_store: Path, postgresql_empty_url: str) -> None:
     """The TREC-COVID store (a row in every table) written into a PostgreSQL store at
     m013, then opened: m014 is applied and recorded, and every table's rows and the
     qrels of every version under every policy are those of the SQLite store."""
-    with JudgmentStore.open(covid_store) as src:
+    with JudgmentStore.open(pre_adjudication_store) as src:
         _baseline_copy(src, postgresql_empty_url)
         with JudgmentStore.open(postgresql_empty_url) as as_it_is:  # a judging app's open
             assert as_it_is.upgraded == [] and as_it_is.conn.pending_migrations() == AFTER_BASELINE
-            compare_stores(src, as_it_is)
+            # read as it is (its schema lacks the newer tables: compare_stores refuses it)
+            assert as_it_is.judgment_log().equals(src.judgment_log())
+            for policy in ("latest", "majority", "adjudicated"):
+                assert as_it_is.qrels(policy=policy).equals(src.qrels(policy=policy))
         with JudgmentStore.open(postgresql_empty_url, upgrade=True) as upgraded:
             assert upgraded.upgraded == AFTER_BASELINE
             check = compare_stores(src, upgraded)
@@ -64,7 +86,8 @@ def test_a_postgresql_store_of_the_previous_schema_is_upgraded_with_every_row(
         assert list(applied["name"]) == sorted(migrations.names())
         tables = {t.name for t in copy_order(src, src)} - BOOKKEEPING_TABLES
         assert {d.what for d in check.tables} == {f"table {t}" for t in tables}
-        assert len(check.tables) >= 25 and all(d.rows > 0 for d in check.tables)
+        assert len(check.tables) >= 25 and all(d.rows > 0 for d in check.tables
+                                               if d.what[6:] not in NEWER_TABLES)
 
 
 def test_the_upgraded_store_keeps_the_new_rules(covid_store: Path,  # noqa: F811
@@ -218,15 +241,17 @@ def test_a_shared_store_is_upgraded_by_its_owner_only(covid_store: Path,  # noqa
             "pooltool": migrations.pooltool_version(), "migration": migrations.names()[-1]}
 
 
-def test_an_sqlite_store_of_the_previous_schema_keeps_every_row(covid_store: Path,  # noqa: F811
+def test_an_sqlite_store_of_the_previous_schema_keeps_every_row(pre_adjudication_store: Path,
                                                                 tmp_path: Path) -> None:
     """TREC-COVID's every table written into a SQLite store at m013 (as the previous
     pooltool made it), then opened: m014 is applied and every row is as in the source."""
     old = sqlite3.connect(tmp_path / "old.db")
     migrations.migrations.apply(Database(old), stop_before=AFTER_BASELINE[0])
     old.execute("PRAGMA foreign_keys = OFF")
-    with JudgmentStore.open(covid_store) as src:
+    with JudgmentStore.open(pre_adjudication_store) as src:
         for table in copy_order(src, src):
+            if table.name in NEWER_TABLES:
+                continue
             old.execute(f'DELETE FROM "{table.name}"')
             marks = ", ".join("?" * len(table.columns))
             old.executemany(f'INSERT INTO "{table.name}" ({", ".join(table.columns)}) '
@@ -237,4 +262,5 @@ def test_an_sqlite_store_of_the_previous_schema_keeps_every_row(covid_store: Pat
         with JudgmentStore.open(tmp_path / "old.db") as upgraded:
             assert upgraded.upgraded == AFTER_BASELINE
             check = compare_stores(src, upgraded)
-    assert len(check.tables) >= 25 and all(d.rows > 0 for d in check.tables)
+    assert len(check.tables) >= 25 and all(d.rows > 0 for d in check.tables
+                                               if d.what[6:] not in NEWER_TABLES)

@@ -452,3 +452,39 @@ END $$;
 CREATE TRIGGER judgments_retraction_rules BEFORE INSERT ON judgments FOR EACH ROW
     EXECUTE FUNCTION pooltool_retraction_rules();
 """)
+
+_ADJUDICATIONS_APPEND_ONLY = "adjudications are append-only: retract the adjudicated judgment instead"
+
+migration(
+    "m015_adjudications",
+    # An adjudicated judgment is an ordinary row of the judgment log (so retracting it
+    # undoes it, as for any judgment); this table names, for each, the judgments it
+    # resolves: a new table, so the log's own table stays as it was. A store without
+    # it holds no adjudication, and reads so (pooltool.store.adjudications).
+    readers_need=False,
+    sqlite=f"""
+CREATE TABLE adjudications (
+    judgment_id INTEGER NOT NULL REFERENCES judgments(judgment_id),
+    resolves INTEGER NOT NULL REFERENCES judgments(judgment_id),
+    PRIMARY KEY (judgment_id, resolves)
+);
+CREATE INDEX adjudications_resolves ON adjudications(resolves);
+CREATE TRIGGER adjudications_no_update BEFORE UPDATE ON adjudications
+BEGIN SELECT RAISE(ABORT, '{_ADJUDICATIONS_APPEND_ONLY}'); END;
+CREATE TRIGGER adjudications_no_delete BEFORE DELETE ON adjudications
+BEGIN SELECT RAISE(ABORT, '{_ADJUDICATIONS_APPEND_ONLY}'); END;
+""",
+    postgresql=f"""
+CREATE TABLE adjudications (
+    judgment_id BIGINT NOT NULL REFERENCES judgments(judgment_id),
+    resolves BIGINT NOT NULL REFERENCES judgments(judgment_id),
+    PRIMARY KEY (judgment_id, resolves)
+);
+CREATE INDEX adjudications_resolves ON adjudications(resolves);
+CREATE TRIGGER adjudications_no_update BEFORE UPDATE ON adjudications FOR EACH ROW
+    EXECUTE FUNCTION pooltool_refuse('{_ADJUDICATIONS_APPEND_ONLY}');
+CREATE TRIGGER adjudications_no_delete BEFORE DELETE ON adjudications FOR EACH ROW
+    EXECUTE FUNCTION pooltool_refuse('{_ADJUDICATIONS_APPEND_ONLY}');
+CREATE TRIGGER adjudications_no_truncate BEFORE TRUNCATE ON adjudications FOR EACH STATEMENT
+    EXECUTE FUNCTION pooltool_refuse('{_ADJUDICATIONS_APPEND_ONLY}');
+""")

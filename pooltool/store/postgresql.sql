@@ -369,3 +369,17 @@ BEGIN
 END $$;
 CREATE TRIGGER judgments_retraction_rules BEFORE INSERT ON judgments FOR EACH ROW
     EXECUTE FUNCTION pooltool_retraction_rules();
+
+-- m015_adjudications
+CREATE TABLE adjudications (
+    judgment_id BIGINT NOT NULL REFERENCES judgments(judgment_id),
+    resolves BIGINT NOT NULL REFERENCES judgments(judgment_id),
+    PRIMARY KEY (judgment_id, resolves)
+);
+CREATE INDEX adjudications_resolves ON adjudications(resolves);
+CREATE TRIGGER adjudications_no_update BEFORE UPDATE ON adjudications FOR EACH ROW
+    EXECUTE FUNCTION pooltool_refuse('adjudications are append-only: retract the adjudicated judgment instead');
+CREATE TRIGGER adjudications_no_delete BEFORE DELETE ON adjudications FOR EACH ROW
+    EXECUTE FUNCTION pooltool_refuse('adjudications are append-only: retract the adjudicated judgment instead');
+CREATE TRIGGER adjudications_no_truncate BEFORE TRUNCATE ON adjudications FOR EACH STATEMENT
+    EXECUTE FUNCTION pooltool_refuse('adjudications are append-only: retract the adjudicated judgment instead');

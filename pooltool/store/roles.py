@@ -41,6 +41,7 @@ ASSESSOR_ROLE = "pooltool_assessor"
 
 ASSESSOR_WRITES: dict[str, tuple[str, ...]] = {
     "judgments": ("INSERT",),
+    "adjudications": ("INSERT",),  # what an adjudicated judgment resolves
     "claims": ("INSERT", "UPDATE", "DELETE"),
     "note_drafts": ("INSERT", "UPDATE", "DELETE"),
     "scan_terms": ("INSERT", "UPDATE"),
@@ -171,6 +172,9 @@ ASSESSOR_ROWS: dict[str, dict[str, tuple[str | None, str | None]]] = {
     "judgments": {"INSERT": (None, f"{OWN} AND (retracts IS NULL OR retracts IN (SELECT "
                                    "judgment_id FROM judgments WHERE assessor = current_user))")},
     # their own claims, lasting at most a day; another's claim only once it lapsed
+    # what their own adjudicated judgments resolve
+    "adjudications": {"INSERT": (None, "judgment_id IN (SELECT judgment_id FROM judgments "
+                                       "WHERE assessor = current_user)")},
     "claims": {"INSERT": (None, f"{OWN} AND expires_at <= {MAX_CLAIM}"),
                "UPDATE": (f"{OWN} OR expires_at <= {_NOW}", f"{OWN} AND expires_at <= {MAX_CLAIM}"),
                "DELETE": (OWN, None)},
