@@ -19,7 +19,7 @@ from pathlib import Path
 import click
 
 #: The modules of :mod:`pooltool.cli` that register commands on the group.
-COMMAND_MODULES = ("analysis", "collection", "evaluate", "explain", "judge", "recall",
+COMMAND_MODULES = ("adjudicate", "analysis", "collection", "evaluate", "explain", "judge", "recall",
                    "sample", "settings", "simulate", "store_admin")
 _SUFFIXES = ("command", "cmd", "group", "grp")
 

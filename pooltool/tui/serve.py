@@ -95,6 +95,25 @@ def command_for(db: str | Path, topics: Sequence[str] = (), order: str = "docno"
     return command
 
 
+def adjudicate_command_for(db: str | Path, topics: Sequence[str] = (),
+                           pair: tuple[str, str] | None = None,
+                           min_distance: int = 1) -> CommandFor:
+    """The shell command of one tab's adjudication app (``python -m
+    pooltool.tui.adjudicate``), the adjudicator's name left to each tab; every argument
+    quoted, the name given as ``--adjudicator=NAME``."""
+    where = db if is_postgresql_url(db) else str(Path(db).resolve())
+    args = [sys.executable, "-m", "pooltool.tui.adjudicate", "--db", str(where),
+            "--min-distance", str(min_distance)]
+    for topic in topics:
+        args += ["--topic", topic]
+    if pair is not None:
+        args += ["--pair", *pair]
+
+    def command(adjudicator: str) -> str:
+        return shlex.join([*args, f"--adjudicator={adjudicator}"])
+    return command
+
+
 MISSING = "--serve needs textual-serve: pip install 'pooltool[serve]'"
 
 
