@@ -3,10 +3,15 @@ which disagreements are open, and agreement before and after."""
 
 from __future__ import annotations
 
+import csv
+import io
 import math
+from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
+from pooltool.cli import cli
 from pooltool.errors import InvalidArgument, StoreError
 from pooltool.judging.adjudication import adjudication_agreement, disagreements, pair_judgments
 from pooltool.store import JudgmentStore
@@ -123,3 +128,23 @@ def test_adjudicated_is_a_policy_name() -> None:
     assert is_policy("adjudicated") and is_policy("adjudicated:max:all")
     assert is_policy("adjudicated:prefer:alice,bob")
     assert not is_policy("adjudicated:adjudicated") and not is_policy("adjudicated:nope")
+
+
+def test_the_agreement_command_shows_the_stages(tmp_path: Path) -> None:
+    db = str(tmp_path / "s.db")
+    with JudgmentStore.open(db, create=True) as store:
+        first = store.record_judgment("1", "d1", 0, "alice")
+        second = store.record_judgment("1", "d1", 2, "bob")
+        store.record_judgment("1", "d2", 1, "alice")
+        store.record_judgment("1", "d2", 1, "bob")
+        store.record_adjudication("1", "d1", 2, "carol", [first, second])
+    result = CliRunner().invoke(cli, ["--db", db, "agreement", "--adjudication", "--format",
+                                      "csv"])
+    assert result.exit_code == 0, result.output
+    rows = list(csv.DictReader(io.StringIO(result.stdout)))
+    got = {(r["stage"], r["assessor_a"], r["assessor_b"], r["topic"]): r["agreement"]
+           for r in rows}
+    assert got[("before", "alice", "bob", "all")] == "0.5"
+    assert got[("after", "alice", "bob", "all")] == "1.0"
+    assert got[("adjudicator", "alice", "@adjudicated", "all")] == "0.0"
+    assert got[("adjudicator", "bob", "@adjudicated", "all")] == "1.0"

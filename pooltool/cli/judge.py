@@ -270,10 +270,13 @@ def _names(assessors: Iterable[str]) -> str:
 @click.option("--alpha-level", "alpha_level", type=click.Choice(["nominal", "ordinal", "interval"]),
               default="ordinal", show_default=True,
               help="Krippendorff's level of measurement for alpha (the column is alpha_LEVEL).")
+@click.option("--adjudication", is_flag=True,
+              help="Agreement before and after adjudication, and of each assessor with the "
+                   "adjudicated grades (column stage).")
 @output_option()
 @click.pass_context
 def agreement(ctx: click.Context, threshold: int, topics: tuple[str, ...], side_a: str | None,
-              side_b: str | None, alpha_level: str, fmt: str) -> None:
+              side_b: str | None, alpha_level: str, adjudication: bool, fmt: str) -> None:
     """Agreement between assessors on the documents both judged.
 
     One row per assessor pair and topic, plus one 'all' row per pair that
@@ -285,11 +288,18 @@ def agreement(ctx: click.Context, threshold: int, topics: tuple[str, ...], side_
     --alpha-level (ordinal by default: grades are ordered; nominal treats
     every disagreement alike, interval weighs the squared difference of
     grade values). Each assessor's latest grade counts; a group's grade is
-    the latest of its members'. Disagreements stay in the log.
+    the latest of its members'. Disagreements stay in the log; adjudicated
+    grades ('pooltool adjudicate') are no assessor's here.
+
+    --adjudication gives three stages instead: before (people's own
+    grades), after (each one's grade of an adjudicated document replaced by
+    the adjudicated grade) and adjudicator (each person against
+    @adjudicated, on the adjudicated documents they judged).
 
     \b
     Example:
       pooltool --db covid.db agreement --threshold 2 --format csv
+      pooltool --db covid.db agreement --adjudication
       pooltool agreement --a @people --b @machines
       pooltool agreement --a alice --b gpt-judge -t 3 --alpha-level interval
     """
@@ -298,6 +308,9 @@ def agreement(ctx: click.Context, threshold: int, topics: tuple[str, ...], side_
     if (side_a is None) != (side_b is None):
         raise click.UsageError("give both --a and --b, or neither")
     sides = (side_a, side_b) if side_a is not None and side_b is not None else None
+    if adjudication:
+        _adjudication_agreement(ctx, threshold, topics, sides, alpha_level, fmt)
+        return
     with open_store(ctx) as store:
         table = store_agreement(store, threshold, list(topics) or None, sides, alpha_level)
         judges = sorted(set(judged_grades(store, list(topics) or None)["assessor"]))
@@ -307,6 +320,21 @@ def agreement(ctx: click.Context, threshold: int, topics: tuple[str, ...], side_
             return
     emit(table, fmt, title=f"agreement per assessor pair and topic ('all' pools the documents "
                            f"of every topic; alpha at the {alpha_level} level)")
+
+
+def _adjudication_agreement(ctx: click.Context, threshold: int, topics: tuple[str, ...],
+                            sides: tuple[str, str] | None, level: str, fmt: str) -> None:
+    """``agreement --adjudication``: the stages of :func:`adjudication_agreement`."""
+    from pooltool.judging.adjudication import adjudication_agreement
+
+    if sides is not None:
+        raise click.UsageError("--adjudication compares every pair of people: drop --a/--b")
+    with open_store(ctx) as store:
+        table = adjudication_agreement(store, threshold, list(topics) or None, level)
+    if table.empty:
+        warn("no document was judged by two people: nothing to adjudicate or compare")
+    emit(table, fmt, title=f"agreement before and after adjudication ('all' pools the "
+                           f"documents of every topic; alpha at the {level} level)")
 
 
 def _nothing_shared(sides: tuple[str, str] | None, judges: list[str]) -> str:
