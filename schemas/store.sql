@@ -1,6 +1,12 @@
 CREATE VIEW live_runs AS
     SELECT * FROM runs WHERE run_id NOT IN (SELECT run_id FROM run_retirements);
 
+CREATE TRIGGER accounts_no_delete BEFORE DELETE ON accounts
+BEGIN SELECT RAISE(ABORT, 'accounts are append-only: add a row for the name instead'); END;
+
+CREATE TRIGGER accounts_no_update BEFORE UPDATE ON accounts
+BEGIN SELECT RAISE(ABORT, 'accounts are append-only: add a row for the name instead'); END;
+
 CREATE TRIGGER adaptive_pools_no_delete BEFORE DELETE ON adaptive_pools
 BEGIN SELECT RAISE(ABORT, 'adaptive pools are kept as made: make a new pool instead'); END;
 
@@ -67,6 +73,14 @@ CREATE TABLE "_sqlite_migrations" (
    "migration_set" TEXT,
    "name" TEXT,
    "applied_at" TEXT
+);
+
+CREATE TABLE accounts (
+    account_id INTEGER PRIMARY KEY AUTOINCREMENT,
+    name TEXT NOT NULL,
+    role TEXT NOT NULL CHECK (role IN ('assessor', 'adjudicator', 'admin', 'disabled')),
+    password_hash TEXT NOT NULL,
+    created_at TEXT NOT NULL
 );
 
 CREATE TABLE adaptive_pools (
@@ -324,6 +338,8 @@ CREATE TABLE ui_write_tokens (
     result INTEGER,                  -- what it returned (a judgment_id), for later writes
     applied_at TEXT NOT NULL         -- UTC, ISO 8601
 );
+
+CREATE INDEX accounts_by_name ON accounts(name, account_id);
 
 CREATE INDEX adjudications_resolves ON adjudications(resolves);
 

@@ -39,7 +39,7 @@ def _run(*args: str) -> Result:
 
 def _fill_by_api(db: Path) -> None:
     """What the judging app writes: a judgment with a note, a retraction, a claim, the
-    assessors' workspace, a journalled write, an adjudication; then a version after them."""
+    assessors' workspace, a journalled write, an adjudication, an account; then a version after them."""
     with JudgmentStore.open(db) as store:
         first = store.record_judgment("1", "010vptx3", 1, "alice", ms_spent=4200,
                                       ms_active=3100, note="[b]cites the trial[/b]", origin="tui")
@@ -54,6 +54,7 @@ def _fill_by_api(db: Path) -> None:
             "2", "04ftw7k9", 0, "bob", origin="tui"))
         bob = store.record_judgment("1", "02f0opkr", 0, "bob", origin="tui")
         store.record_adjudication("1", "02f0opkr", 1, "carol", [bob])
+        store.add_account("carol", "adjudicator", "a long passphrase")
         store.tag_version("round2", note="after alice and bob")
 
 

@@ -81,6 +81,8 @@ NO_STORE_GUARD = ("DO $$ BEGIN IF to_regclass('judgments') IS NULL THEN RAISE EX
 
 READ_ONLY = ("pooltool_migrations",)
 """Tables nobody but the owner writes (the owner runs migrations)."""
+ADMINS_READ = ("accounts",)
+"""Tables assessors may not read: the served apps' password hashes."""
 
 
 def store_tables() -> list[str]:
@@ -134,8 +136,10 @@ def roles_sql(admin: str = ADMIN_ROLE, assessor: str = ASSESSOR_ROLE,
              f"current_database(), {_literal(admin)}, {_literal(assessor)}); "
              "EXECUTE format('GRANT USAGE ON SCHEMA %I TO %I, %I', current_schema(), "
              f"{_literal(admin)}, {_literal(assessor)}); END $$;",
-             "-- reading: both groups read every table"]
-    lines += [f"GRANT SELECT ON {', '.join(tables + store_views())} TO {a}, {s};",
+             "-- reading: both groups read every table but the accounts (administrators')"]
+    shared = [t for t in tables if t not in ADMINS_READ] + store_views()
+    lines += [f"GRANT SELECT ON {', '.join(shared)} TO {a}, {s};",
+              f"GRANT SELECT ON {', '.join(ADMINS_READ)} TO {a};",
               "-- administrators: append to every table; change in place only working state"]
     lines.append(f"GRANT INSERT ON {', '.join(t for t in tables if t not in READ_ONLY)} TO {a};")
     lines += [f"GRANT {', '.join(privileges)} ON {table} TO {a};"
