@@ -29,10 +29,12 @@ _distance_option = click.option("--min-distance", type=click.IntRange(1), defaul
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address for --serve.")
 @click.option("--port", type=click.IntRange(1, 65535), default=8000, show_default=True,
               help="Port for --serve (1-65535).")
+@click.option("--no-login", is_flag=True,
+              help="With --serve: no login even on a non-loopback --host or with accounts.")
 @click.pass_context
 def adjudicate(ctx: click.Context, adjudicator: str | None, topics: tuple[str, ...],
                pair: tuple[str, str] | None, min_distance: int, serve: bool, host: str,
-               port: int) -> None:
+               port: int, no_login: bool) -> None:
     """Resolve disagreements between assessors (a Textual app).
 
     Lists the documents people judged with different grades (each person's
@@ -45,8 +47,11 @@ def adjudicate(ctx: click.Context, adjudicator: str | None, topics: tuple[str, .
     second while others judge. Export the result with 'export-qrels --policy
     adjudicated' (the adjudicated grade where there is one, else the latest).
 
-    With --serve, each browser tab runs its own app under the name it gives
-    (/?assessor=NAME), on 127.0.0.1 unless --host says otherwise.
+    With --serve, each browser tab runs its own app, on 127.0.0.1 unless
+    --host says otherwise: when the store has accounts, under its login's
+    name (role adjudicator or admin), else under the name it gives
+    (/?assessor=NAME); a non-loopback --host without accounts is refused
+    unless --no-login.
 
     \b
     Example:
@@ -55,7 +60,7 @@ def adjudicate(ctx: click.Context, adjudicator: str | None, topics: tuple[str, .
       pooltool --db covid.db adjudicate --serve --port 8001
     """
     if serve:
-        _serve(ctx, adjudicator, topics, pair, min_distance, host, port)
+        _serve(ctx, adjudicator, topics, pair, min_distance, host, port, no_login)
         return
     from pooltool.tui.adjudicate import make_adjudicate_app
 
@@ -74,20 +79,29 @@ def adjudicate(ctx: click.Context, adjudicator: str | None, topics: tuple[str, .
 
 
 def _serve(ctx: click.Context, adjudicator: str | None, topics: tuple[str, ...],
-           pair: tuple[str, str] | None, min_distance: int, host: str, port: int) -> None:
+           pair: tuple[str, str] | None, min_distance: int, host: str, port: int,
+           no_login: bool) -> None:
     """Serve one adjudication app per browser tab (as ``judge --serve`` does)."""
     from pooltool.errors import InvalidArgument
-    from pooltool.tui.serve import LOOPBACK_NAMES, adjudicate_command_for, refuse_busy_port, serve
+    from pooltool.tui.serve import (
+        LOOPBACK_NAMES,
+        adjudicate_command_for,
+        login_rule,
+        refuse_busy_port,
+        serve,
+    )
 
     if adjudicator is not None:
         raise InvalidArgument("with --serve each browser tab names its adjudicator (the "
                               "first page asks, or open /?assessor=NAME): drop --adjudicator")
+    logins = login_rule(db_path(ctx), host, no_login, "adjudicate")
     refuse_busy_port(host, port)
     warn(f"serving the adjudication app on http://{host}:{port}/ (Ctrl+C stops)")
-    if host not in LOOPBACK_NAMES:
+    if logins is None and host not in LOOPBACK_NAMES:
         warn(f"{host} is not loopback: anyone who reaches this port can adjudicate, under "
-             "any name (there is no login)")
-    serve(adjudicate_command_for(db_path(ctx), topics, pair, min_distance), host, port)
+             "any name (--no-login)")
+    serve(adjudicate_command_for(db_path(ctx), topics, pair, min_distance), host, port,
+          logins=logins)
 
 
 @cli.command()
@@ -122,3 +136,68 @@ def disagreements(ctx: click.Context, topics: tuple[str, ...], pair: tuple[str, 
         grades=table["grades"].map(lambda grades: ",".join(map(str, grades)))).drop(
         columns="judgment_ids")
     emit(table, fmt, title="disagreements between people's grades")
+
+
+@cli.group("users")
+def users_group() -> None:
+    """Accounts for the served apps' logins (judge --serve, adjudicate --serve).
+
+    \b
+    Example:
+      pooltool --db covid.db users add alice
+      pooltool --db covid.db users add carol --role adjudicator
+      pooltool --db covid.db users list
+    """
+
+
+@users_group.command("add")
+@click.argument("name")
+@click.option("--role", type=click.Choice(["assessor", "adjudicator", "admin", "disabled"]),
+              default="assessor", show_default=True,
+              help="assessor judges, adjudicator adjudicates, admin does both; disabled "
+                   "ends the account.")
+@click.option("--password-stdin", is_flag=True,
+              help="Read the password from standard input (its first line) instead of a prompt.")
+@click.pass_context
+def users_add(ctx: click.Context, name: str, role: str, password_stdin: bool) -> None:
+    """Give NAME an account, or a new password or role (a new row; nothing is overwritten).
+
+    The password is asked twice at a prompt (never echoed), or read from
+    standard input with --password-stdin; never from the command line. Only
+    its Argon2id hash is stored. NAME follows the rule of assessor names.
+
+    \b
+    Example:
+      pooltool --db covid.db users add alice
+      printf '%s\\n' "$PASSWORD" | pooltool --db covid.db users add bob --password-stdin
+    """
+    from pooltool.cli.group import open_store_to_write
+    from pooltool.tui.serve import assessor_name
+
+    name = assessor_name(name)
+    if password_stdin:
+        password = sys.stdin.readline().rstrip("\r\n")
+    else:
+        password = click.prompt("Password", hide_input=True, confirmation_prompt=True)
+    with open_store_to_write(ctx) as store:
+        store.add_account(name, role, password)
+    warn(f"account {name}: role {role}")
+
+
+@users_group.command("list")
+@output_option()
+@click.pass_context
+def users_list(ctx: click.Context, fmt: str) -> None:
+    """Every account's name and role (disabled ones left out; no hashes shown).
+
+    \b
+    Example:
+      pooltool --db covid.db users list
+    """
+    import pandas as pd
+
+    from pooltool.report import emit
+
+    with open_store(ctx) as store:
+        rows = store.accounts()
+    emit(pd.DataFrame(rows, columns=["name", "role"]), fmt, title="accounts")

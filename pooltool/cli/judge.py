@@ -53,10 +53,13 @@ pool_option = click.option("--pool", "pool_name", default=DEFAULT_POOL, show_def
               help="With --serve: log every HTTP request on the console (default: errors only).")
 @click.option("--port", type=click.IntRange(1, 65535), default=8000, show_default=True,
               help="Port for --serve (1-65535).")
+@click.option("--no-login", is_flag=True,
+              help="With --serve: no login even on a non-loopback --host or with accounts "
+                   "(anyone reaching the port judges under any name).")
 @click.pass_context
 def judge(ctx: click.Context, assessor: str | None, topics: tuple[str, ...], order: str | None,
           seed: int, pool_name: str, sample_name: str | None, serve: bool, host: str,
-          verbose: bool, port: int) -> None:
+          verbose: bool, port: int, no_login: bool) -> None:
     """Judge pooled documents in the terminal (a Textual app).
 
     Lists your assigned topics (or all pooled topics) with their progress,
@@ -94,9 +97,12 @@ def judge(ctx: click.Context, assessor: str | None, topics: tuple[str, ...], ord
 
     With --serve, each browser tab runs its own app under the name it gives
     (the first page asks; /?assessor=NAME in the address skips the question).
-    The server listens on 127.0.0.1 unless --host says otherwise: it has no
-    login. Its pages load nothing from outside this machine. Its console logs
-    errors only; --verbose logs every HTTP request.
+    The server listens on 127.0.0.1 unless --host says otherwise. When the
+    store has accounts ('pooltool users add NAME') a login page comes first
+    and each tab judges under its login's name (role assessor or admin); a
+    non-loopback --host without accounts is refused unless --no-login. Its
+    pages load nothing from outside this machine. Its console logs errors
+    and failed logins only; --verbose logs every HTTP request.
 
     \b
     Example:
@@ -115,7 +121,8 @@ def judge(ctx: click.Context, assessor: str | None, topics: tuple[str, ...], ord
     order = order or "docno"
 
     if serve:
-        _serve(db_path(ctx), assessor, topics, order, seed, pool_name, host, port, verbose)
+        _serve(db_path(ctx), assessor, topics, order, seed, pool_name, host, port, verbose,
+               no_login)
         return
     app = make_app(db_path(ctx), assessor or "", list(topics), order, seed, pool_name)
     if app.store.read_only:
@@ -156,12 +163,14 @@ def _mixed_queue(ctx: click.Context, pool_name: str, sample_name: str, order: st
 
 
 def _serve(db: str | Path, assessor: str | None, topics: tuple[str, ...], order: str, seed: int,
-           pool_name: str, host: str, port: int, verbose: bool = False) -> None:
+           pool_name: str, host: str, port: int, verbose: bool = False,
+           no_login: bool = False) -> None:
     """Check, then serve one judging app per browser tab (each tab names its assessor)."""
     from pooltool.tui.app import check_judgeable
     from pooltool.tui.serve import (
         LOOPBACK,
         command_for,
+        login_rule,
         refuse_busy_port,
         require_textual_serve,
         serve,
@@ -172,14 +181,16 @@ def _serve(db: str | Path, assessor: str | None, topics: tuple[str, ...], order:
         raise InvalidArgument("with --serve each browser tab names its assessor (the first "
                               "page asks, or open /?assessor=NAME): drop --assessor")
     check_judgeable(db, topics, order, pool_name)
+    logins = login_rule(db, host, no_login, "judge")
     refuse_busy_port(host, port)
     address = f"[{host}]" if ":" in host else host  # an IPv6 address goes in brackets
-    warn(f"serving the judging app on http://{address}:{port}/ (Ctrl+C stops); each browser "
-         "tab asks for its assessor's name, or open /?assessor=NAME")
-    if host not in (LOOPBACK, "localhost", "::1"):
+    warn(f"serving the judging app on http://{address}:{port}/ (Ctrl+C stops); " + (
+        "each browser tab logs in first" if logins else
+        "each browser tab asks for its assessor's name, or open /?assessor=NAME"))
+    if logins is None and host not in (LOOPBACK, "localhost", "::1"):
         warn(f"{host} is not loopback: anyone who reaches this port can judge, under any "
-             "name (there is no login)")
-    serve(command_for(db, topics, order, seed, pool_name), host, port, verbose)
+             "name (--no-login)")
+    serve(command_for(db, topics, order, seed, pool_name), host, port, verbose, logins)
 
 
 def _assessor_names(_ctx: click.Context, _param: click.Parameter,
