@@ -162,9 +162,9 @@ def test_judge_serve_binds_localhost(db: str, monkeypatch: pytest.MonkeyPatch) -
     monkeypatch.setattr(serve_module, "serve", lambda *a: calls.append(a))
     code, _, err = run(db, "judge", "--topic", "1", "--serve")
     assert code == 0 and "http://127.0.0.1:8000/" in err and "not loopback" not in err
-    command_for, host, port, verbose, logins = calls[0]
+    command_for, host, port, verbose, logins, server_names = calls[0]
     assert (host, port, verbose) == ("127.0.0.1", 8000, False)  # the console: errors only
-    assert logins is None  # no accounts in the store: each tab names itself
+    assert (logins, server_names) == (None, ())  # no accounts: each tab names itself
     command = command_for("ann")
     assert "-m pooltool.tui" in command and "--topic 1" in command and "--assessor=ann" in command
 

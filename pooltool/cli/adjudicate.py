@@ -31,10 +31,13 @@ _distance_option = click.option("--min-distance", type=click.IntRange(1), defaul
               help="Port for --serve (1-65535).")
 @click.option("--no-login", is_flag=True,
               help="With --serve: no login even on a non-loopback --host or with accounts.")
+@click.option("--server-name", "server_names", multiple=True, metavar="NAME",
+              help="With --serve: also answer to this host name (a TLS reverse proxy's "
+                   "public name; repeatable).")
 @click.pass_context
 def adjudicate(ctx: click.Context, adjudicator: str | None, topics: tuple[str, ...],
                pair: tuple[str, str] | None, min_distance: int, serve: bool, host: str,
-               port: int, no_login: bool) -> None:
+               port: int, no_login: bool, server_names: tuple[str, ...]) -> None:
     """Resolve disagreements between assessors (a Textual app).
 
     Lists the documents people judged with different grades (each person's
@@ -60,7 +63,7 @@ def adjudicate(ctx: click.Context, adjudicator: str | None, topics: tuple[str, .
       pooltool --db covid.db adjudicate --serve --port 8001
     """
     if serve:
-        _serve(ctx, adjudicator, topics, pair, min_distance, host, port, no_login)
+        _serve(ctx, adjudicator, topics, pair, min_distance, host, port, no_login, server_names)
         return
     from pooltool.tui.adjudicate import make_adjudicate_app
 
@@ -80,7 +83,7 @@ def adjudicate(ctx: click.Context, adjudicator: str | None, topics: tuple[str, .
 
 def _serve(ctx: click.Context, adjudicator: str | None, topics: tuple[str, ...],
            pair: tuple[str, str] | None, min_distance: int, host: str, port: int,
-           no_login: bool) -> None:
+           no_login: bool, server_names: tuple[str, ...]) -> None:
     """Serve one adjudication app per browser tab (as ``judge --serve`` does)."""
     from pooltool.errors import InvalidArgument
     from pooltool.tui.serve import (
@@ -101,7 +104,7 @@ def _serve(ctx: click.Context, adjudicator: str | None, topics: tuple[str, ...],
         warn(f"{host} is not loopback: anyone who reaches this port can adjudicate, under "
              "any name (--no-login)")
     serve(adjudicate_command_for(db_path(ctx), topics, pair, min_distance), host, port,
-          logins=logins)
+          logins=logins, server_names=server_names)
 
 
 @cli.command()

@@ -56,10 +56,13 @@ pool_option = click.option("--pool", "pool_name", default=DEFAULT_POOL, show_def
 @click.option("--no-login", is_flag=True,
               help="With --serve: no login even on a non-loopback --host or with accounts "
                    "(anyone reaching the port judges under any name).")
+@click.option("--server-name", "server_names", multiple=True, metavar="NAME",
+              help="With --serve: also answer to this host name (a TLS reverse proxy's "
+                   "public name; repeatable).")
 @click.pass_context
 def judge(ctx: click.Context, assessor: str | None, topics: tuple[str, ...], order: str | None,
           seed: int, pool_name: str, sample_name: str | None, serve: bool, host: str,
-          verbose: bool, port: int, no_login: bool) -> None:
+          verbose: bool, port: int, no_login: bool, server_names: tuple[str, ...]) -> None:
     """Judge pooled documents in the terminal (a Textual app).
 
     Lists your assigned topics (or all pooled topics) with their progress,
@@ -122,7 +125,7 @@ def judge(ctx: click.Context, assessor: str | None, topics: tuple[str, ...], ord
 
     if serve:
         _serve(db_path(ctx), assessor, topics, order, seed, pool_name, host, port, verbose,
-               no_login)
+               no_login, server_names)
         return
     app = make_app(db_path(ctx), assessor or "", list(topics), order, seed, pool_name)
     if app.store.read_only:
@@ -164,7 +167,7 @@ def _mixed_queue(ctx: click.Context, pool_name: str, sample_name: str, order: st
 
 def _serve(db: str | Path, assessor: str | None, topics: tuple[str, ...], order: str, seed: int,
            pool_name: str, host: str, port: int, verbose: bool = False,
-           no_login: bool = False) -> None:
+           no_login: bool = False, server_names: tuple[str, ...] = ()) -> None:
     """Check, then serve one judging app per browser tab (each tab names its assessor)."""
     from pooltool.tui.app import check_judgeable
     from pooltool.tui.serve import (
@@ -190,7 +193,8 @@ def _serve(db: str | Path, assessor: str | None, topics: tuple[str, ...], order:
     if logins is None and host not in (LOOPBACK, "localhost", "::1"):
         warn(f"{host} is not loopback: anyone who reaches this port can judge, under any "
              "name (--no-login)")
-    serve(command_for(db, topics, order, seed, pool_name), host, port, verbose, logins)
+    serve(command_for(db, topics, order, seed, pool_name), host, port, verbose, logins,
+          server_names)
 
 
 def _assessor_names(_ctx: click.Context, _param: click.Parameter,

@@ -197,12 +197,14 @@ def login_rule(db: str | Path, host: str, no_login: bool, app: str) -> Logins | 
 
 
 def serve(command: CommandFor, host: str = LOOPBACK, port: int = 8000,
-          verbose: bool = False, logins: Logins | None = None) -> None:
+          verbose: bool = False, logins: Logins | None = None,
+          server_names: tuple[str, ...] = ()) -> None:
     """Serve one judging app per browser tab (see :func:`command_for`) over HTTP
     until Ctrl+C. The console logs errors only (and failed logins), every request with
     ``verbose``.
 
     :param logins: ask for a login first (:mod:`pooltool.tui.logins`); ``None``: no login.
+    :param server_names: more host names to answer to (a reverse proxy's public name).
     :raises PooltoolError: textual-serve is not installed.
     """
     require_textual_serve()
@@ -210,7 +212,8 @@ def serve(command: CommandFor, host: str = LOOPBACK, port: int = 8000,
 
     from pooltool.tui.web_server import JudgeServer
 
-    server = JudgeServer(command, host=host, port=port, logins=logins)
+    server = JudgeServer(command, host=host, port=port, logins=logins,
+                         server_names=server_names)
     set_up = server.initialize_logging
 
     def initialize_logging() -> None:  # textual-serve's handler, then the levels

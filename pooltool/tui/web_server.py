@@ -69,10 +69,11 @@ class JudgeServer(Server):
     """
 
     def __init__(self, command: CommandFor, host: str = LOOPBACK, port: int = 8000,
-                 logins: Logins | None = None) -> None:
+                 logins: Logins | None = None, server_names: tuple[str, ...] = ()) -> None:
         super().__init__(TITLE, host=host, port=port, title=TITLE, templates_path=TEMPLATES)
         self.command_for = command
-        self.names = served_names(host)
+        # a TLS reverse proxy passes the browser's Host: the public name is served too
+        self.names = served_names(host) | {name.lower() for name in server_names}
         self.logins = logins  # None: no accounts; each tab names itself (loopback)
 
     @web.middleware

@@ -195,3 +195,28 @@ def test_users_add_takes_the_password_from_stdin_and_stores_only_a_hash(tmp_path
     assert (short.exit_code, short.output) == (1, "Error: a password has at least 8 characters\n")
     listed = CliRunner().invoke(cli, ["--db", db, "users", "list", "--format", "csv"])
     assert listed.output == "name,role\ndan,adjudicator\n"
+
+
+async def test_behind_a_tls_proxy_the_public_name_and_wss_are_served(
+        accounts_store: Path) -> None:
+    """A reverse proxy passes the browser's Host and X-Forwarded-Proto: https; the page's
+    websocket is then wss:// on the public name (given with --server-name)."""
+    judge = JudgeServer(lambda name: "true", server_names=("judging.example.org",),
+                        logins=Logins(store_check(str(accounts_store)), MAY["judge"], "judge"))
+    server = TestServer(await judge._make_app(), host="127.0.0.1")
+    await server.start_server()
+    proxy = {"Host": "judging.example.org", "X-Forwarded-Proto": "https"}
+    try:
+        base = str(server.make_url(""))
+        login = await _login(base, "alice", PASSWORDS["alice"], proxy)
+        assert SimpleCookie(login.headers["Set-Cookie"])[COOKIE]["secure"]
+        async with aiohttp.ClientSession(cookie_jar=aiohttp.DummyCookieJar()) as client:
+            headers = {**proxy, "Cookie": f"{COOKIE}={login.cookies[COOKIE].value}"}
+            async with client.get(base + "/", headers=headers) as page:
+                assert page.status == 200
+                assert 'data-session-websocket-url="wss://judging.example.org/ws/alice"' in (
+                    await page.text())
+            async with client.get(base + "/login", headers={"Host": "other.example"}) as other:
+                assert other.status == 421
+    finally:
+        await server.close()
