@@ -288,10 +288,14 @@ def _names(assessors: Iterable[str]) -> str:
 @click.option("--adjudication", is_flag=True,
               help="Agreement before and after adjudication, and of each assessor with the "
                    "adjudicated grades (column stage).")
+@click.option("--many", is_flag=True,
+              help="One row per topic over every assessor at once: Fleiss' kappa and "
+                   "Krippendorff's alpha with missing judgments.")
 @output_option()
 @click.pass_context
 def agreement(ctx: click.Context, threshold: int, topics: tuple[str, ...], side_a: str | None,
-              side_b: str | None, alpha_level: str, adjudication: bool, fmt: str) -> None:
+              side_b: str | None, alpha_level: str, adjudication: bool, many: bool,
+              fmt: str) -> None:
     """Agreement between assessors on the documents both judged.
 
     One row per assessor pair and topic, plus one 'all' row per pair that
@@ -311,10 +315,17 @@ def agreement(ctx: click.Context, threshold: int, topics: tuple[str, ...], side_
     the adjudicated grade) and adjudicator (each person against
     @adjudicated, on the adjudicated documents they judged).
 
+    --many compares every assessor at once, one row per topic: Fleiss'
+    kappa on grades as categories and Krippendorff's alpha at --alpha-level,
+    over the documents two or more judged (the others missing); 'undefined'
+    says why a figure is NaN, and the 'all' row pools the documents of every
+    topic.
+
     \b
     Example:
       pooltool --db covid.db agreement --threshold 2 --format csv
       pooltool --db covid.db agreement --adjudication
+      pooltool --db covid.db agreement --many --alpha-level nominal
       pooltool agreement --a @people --b @machines
       pooltool agreement --a alice --b gpt-judge -t 3 --alpha-level interval
     """
@@ -325,6 +336,9 @@ def agreement(ctx: click.Context, threshold: int, topics: tuple[str, ...], side_
     sides = (side_a, side_b) if side_a is not None and side_b is not None else None
     if adjudication:
         _adjudication_agreement(ctx, threshold, topics, sides, alpha_level, fmt)
+        return
+    if many:
+        _many_agreement(ctx, topics, sides, alpha_level, fmt)
         return
     with open_store(ctx) as store:
         table = store_agreement(store, threshold, list(topics) or None, sides, alpha_level)
@@ -350,6 +364,20 @@ def _adjudication_agreement(ctx: click.Context, threshold: int, topics: tuple[st
         warn("no document was judged by two people: nothing to adjudicate or compare")
     emit(table, fmt, title=f"agreement before and after adjudication ('all' pools the "
                            f"documents of every topic; alpha at the {level} level)")
+
+
+def _many_agreement(ctx: click.Context, topics: tuple[str, ...], sides: tuple[str, str] | None,
+                    level: str, fmt: str) -> None:
+    """``agreement --many``: :func:`~pooltool.judging.multi_rater.multi_rater_table`."""
+    from pooltool.judging.agreement import judged_grades
+    from pooltool.judging.multi_rater import multi_rater_table
+
+    if sides is not None:
+        raise click.UsageError("--many compares every assessor at once: drop --a/--b")
+    with open_store(ctx) as store:
+        table = multi_rater_table(judged_grades(store, list(topics) or None), level)
+    emit(table, fmt, title=f"agreement of every assessor per topic ('all' pools the documents "
+                           f"of every topic; alpha at the {level} level)")
 
 
 def _nothing_shared(sides: tuple[str, str] | None, judges: list[str]) -> str:
