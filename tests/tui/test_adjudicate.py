@@ -4,6 +4,9 @@ screen, and export-qrels --policy adjudicated gives the resolved grades."""
 
 from __future__ import annotations
 
+import shlex
+from pathlib import Path
+
 from click.testing import CliRunner
 from judge_fixtures import AppFactory, wait_until
 from textual.app import App
@@ -80,3 +83,14 @@ async def test_a_disagreement_made_while_the_screen_is_open_appears(store_path: 
             other.record_judgment("2", "d6", 0, "alice")
             other.record_judgment("2", "d6", 2, "bob")
         assert await wait_until(pilot, lambda: _listed(app) == ["d6"])
+
+
+def test_a_served_tab_runs_its_own_adjudication_app_under_its_name(tmp_path: Path) -> None:
+    from pooltool.tui.serve import adjudicate_command_for
+
+    command = adjudicate_command_for(tmp_path / "s.db", ["7"], ("alice", "bob"), 2)("Anne O'Neil")
+    args = shlex.split(command)
+    assert args[1:3] == ["-m", "pooltool.tui.adjudicate"]
+    assert args[-1] == "--adjudicator=Anne O'Neil"
+    assert args[args.index("--pair") + 1:args.index("--pair") + 3] == ["alice", "bob"]
+    assert args[args.index("--min-distance") + 1] == "2" and "--topic" in args
