@@ -148,3 +148,18 @@ def test_the_agreement_command_shows_the_stages(tmp_path: Path) -> None:
     assert got[("after", "alice", "bob", "all")] == "1.0"
     assert got[("adjudicator", "alice", "@adjudicated", "all")] == "0.0"
     assert got[("adjudicator", "bob", "@adjudicated", "all")] == "1.0"
+
+
+@pytest.mark.both_engines  # the table, its triggers and the queries of each engine's SQL
+def test_adjudication_on_each_engine(new_store: str) -> None:
+    with JudgmentStore.open(new_store, create=True) as store:
+        first = store.record_judgment("1", "d1", 0, "alice")
+        second = store.record_judgment("1", "d1", 2, "bob")
+        adjudication = store.record_adjudication("1", "d1", 1, "carol", [first, second])
+        assert _grades(store, "adjudicated") == {"d1": 1}
+        assert disagreements(store).empty
+        with pytest.raises(StoreError, match="append-only"), store.writing() as conn:
+            conn.execute("DELETE FROM adjudications")
+        store.retract(adjudication, "carol")
+        assert disagreements(store)["docno"].tolist() == ["d1"]
+        assert _grades(store, "adjudicated") == {"d1": 2}
