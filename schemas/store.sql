@@ -1,11 +1,23 @@
 CREATE VIEW live_runs AS
     SELECT * FROM runs WHERE run_id NOT IN (SELECT run_id FROM run_retirements);
 
+CREATE TRIGGER accounts_no_delete BEFORE DELETE ON accounts
+BEGIN SELECT RAISE(ABORT, 'accounts are append-only: add a row for the name instead'); END;
+
+CREATE TRIGGER accounts_no_update BEFORE UPDATE ON accounts
+BEGIN SELECT RAISE(ABORT, 'accounts are append-only: add a row for the name instead'); END;
+
 CREATE TRIGGER adaptive_pools_no_delete BEFORE DELETE ON adaptive_pools
 BEGIN SELECT RAISE(ABORT, 'adaptive pools are kept as made: make a new pool instead'); END;
 
 CREATE TRIGGER adaptive_pools_no_update BEFORE UPDATE ON adaptive_pools
 BEGIN SELECT RAISE(ABORT, 'adaptive pools are kept as made: make a new pool instead'); END;
+
+CREATE TRIGGER adjudications_no_delete BEFORE DELETE ON adjudications
+BEGIN SELECT RAISE(ABORT, 'adjudications are append-only: retract the adjudicated judgment instead'); END;
+
+CREATE TRIGGER adjudications_no_update BEFORE UPDATE ON adjudications
+BEGIN SELECT RAISE(ABORT, 'adjudications are append-only: retract the adjudicated judgment instead'); END;
 
 CREATE TRIGGER assessor_kinds_no_delete BEFORE DELETE ON assessor_kinds
 BEGIN SELECT RAISE(ABORT, 'assessor kinds are append-only: set the kind again instead'); END;
@@ -81,6 +93,14 @@ CREATE TABLE "_sqlite_migrations" (
    "applied_at" TEXT
 );
 
+CREATE TABLE accounts (
+    account_id INTEGER PRIMARY KEY AUTOINCREMENT,
+    name TEXT NOT NULL,
+    role TEXT NOT NULL CHECK (role IN ('assessor', 'adjudicator', 'admin', 'disabled')),
+    password_hash TEXT NOT NULL,
+    created_at TEXT NOT NULL
+);
+
 CREATE TABLE adaptive_pools (
     pool_id INTEGER PRIMARY KEY REFERENCES pools(pool_id),
     strategy TEXT NOT NULL,          -- a strategy of pooltool.judging.strategies, e.g. 'mtf'
@@ -89,6 +109,12 @@ CREATE TABLE adaptive_pools (
     budget INTEGER,                  -- documents chosen per topic at most; NULL: no limit
     level INTEGER NOT NULL,          -- the lowest grade the strategy counts as relevant
     created_at TEXT NOT NULL         -- UTC, ISO 8601
+);
+
+CREATE TABLE adjudications (
+    judgment_id INTEGER NOT NULL REFERENCES judgments(judgment_id),
+    resolves INTEGER NOT NULL REFERENCES judgments(judgment_id),
+    PRIMARY KEY (judgment_id, resolves)
 );
 
 CREATE TABLE assessor_kinds (
@@ -359,6 +385,10 @@ CREATE TABLE ui_write_tokens (
     result INTEGER,                  -- what it returned (a judgment_id), for later writes
     applied_at TEXT NOT NULL         -- UTC, ISO 8601
 );
+
+CREATE INDEX accounts_by_name ON accounts(name, account_id);
+
+CREATE INDEX adjudications_resolves ON adjudications(resolves);
 
 CREATE INDEX assessor_kinds_by_assessor ON assessor_kinds(assessor, kind_id);
 

@@ -162,16 +162,28 @@ def test_judge_serve_binds_localhost(db: str, monkeypatch: pytest.MonkeyPatch) -
     monkeypatch.setattr(serve_module, "serve", lambda *a: calls.append(a))
     code, _, err = run(db, "judge", "--topic", "1", "--serve")
     assert code == 0 and "http://127.0.0.1:8000/" in err and "not loopback" not in err
-    command_for, host, port, verbose = calls[0]
+    command_for, host, port, verbose, logins, server_names = calls[0]
     assert (host, port, verbose) == ("127.0.0.1", 8000, False)  # the console: errors only
+    assert (logins, server_names) == (None, ())  # no accounts: each tab names itself
     command = command_for("ann")
     assert "-m pooltool.tui" in command and "--topic 1" in command and "--assessor=ann" in command
 
 
 def test_judge_serve_elsewhere_warns(db: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(serve_module, "serve", lambda *a: None)
-    code, _, err = run(db, "judge", "--serve", "--host", "0.0.0.0")
+    code, _, err = run(db, "judge", "--serve", "--host", "0.0.0.0", "--no-login")
     assert code == 0 and "0.0.0.0 is not loopback: anyone who reaches this port can judge" in err
+
+
+def test_judge_serve_elsewhere_without_accounts_is_refused(db: str,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[object] = []
+    monkeypatch.setattr(serve_module, "serve", lambda *a: calls.append(a))
+    code, _, err = run(db, "judge", "--serve", "--host", "0.0.0.0")
+    assert (code, calls) == (1, [])
+    assert err == ("Error: --host 0.0.0.0 is not loopback and the store has no accounts: anyone "
+                   "reaching the port could work under any name; add accounts ('pooltool users "
+                   "add NAME'), or give --no-login to serve without\n")
 
 
 @pytest.mark.parametrize(("args", "message"), [
@@ -233,7 +245,7 @@ def test_grades_show_and_set(db: str) -> None:
 
 @pytest.mark.parametrize(("levels", "message"), [
     (["0:n:no", "1:y:yes"], "clash with judging commands (the judging screen uses "
-                            "u n s j h / g ? q"),
+                            "u n s j h / c g ? q"),
     (["0:?:no"], "clash"),
     (["0::no"], "single printable characters, not ''"),
     (["0: :no"], "single printable characters"),

@@ -40,7 +40,7 @@ def _run(*args: str) -> Result:
 
 def _fill_by_api(db: Path) -> None:
     """What the judging app writes: a judgment with a note, a retraction, a claim, the
-    assessors' workspace, a journalled write; then a version after them."""
+    assessors' workspace, a journalled write, an adjudication, an account; then a version after them."""
     with JudgmentStore.open(db) as store:
         first = store.record_judgment("1", "010vptx3", 1, "alice", ms_spent=4200,
                                       ms_active=3100, note="[b]cites the trial[/b]", origin="tui")
@@ -53,6 +53,9 @@ def _fill_by_api(db: Path) -> None:
         workspace.save_note_draft(store, "bob", "2", "04ftw7k9", "check table 2")
         workspace.apply_once(store, "token-1", lambda: store.record_judgment(
             "2", "04ftw7k9", 0, "bob", origin="tui"))
+        bob = store.record_judgment("1", "02f0opkr", 0, "bob", origin="tui")
+        store.record_adjudication("1", "02f0opkr", 1, "carol", [bob])
+        store.add_account("carol", "adjudicator", "a long passphrase")
         store.tag_version("round2", note="after alice and bob")
         # two unretrieved documents as near copies (so no default qrels change), one split
         store.add_duplicate_finding(pd.DataFrame({
@@ -160,20 +163,21 @@ def test_sqlite_to_postgresql_to_sqlite_keeps_everything(
     back = tmp_path / "back.db"
     there = _run("store", "copy", str(covid_store), postgresql_empty_url)
     again = _run("store", "copy", postgresql_empty_url, str(back))
-    assert re.search(r": 32 tables, [0-9,]+ rows, every id kept$", there.stderr, re.MULTILINE)
+    assert re.search(r": 34 tables, [0-9,]+ rows, every id kept$", there.stderr, re.MULTILINE)
     assert there.stderr.splitlines()[-1].startswith("roles are not copied: grant them on DST")
     assert "roles are not copied" not in again.stderr  # a SQLite file has no roles
     assert there.stdout == again.stdout  # the same checks, the same digests, both ways
     lines = there.stdout.splitlines()
     judged = sum(len((folder / name).read_text(encoding="utf-8").splitlines()) for folder, name
                  in ((shared_data / "trec_covid_r1", "qrels-rnd1.txt"),
-                     (covid_store.parent, "llm.qrels"))) + 4  # and _fill_by_api's 4 rows
+                     (covid_store.parent, "llm.qrels"))) + 6  # and _fill_by_api's 6 rows
     assert re.search(rf"table judgments\s+{judged:,}\s+[0-9a-f]{{64}}$", there.stdout,
                      re.MULTILINE)
     assert re.search(r"table run_columns\s+16\s", there.stdout)
-    # each version under the 6 policies by kind, assessor:NAME for each of its
-    # assessors and prefer: over them all: official 1 assessor, llm 2, round2 and now 4
-    assert sum(line.lstrip().startswith("qrels ") for line in lines) == 8 + 9 + 11 + 11
+    # each version under the 6 policies by kind and adjudicated, assessor:NAME for each
+    # of its assessors and prefer: over them all: official 1 assessor, llm 2, round2 and
+    # now 5 (alice, bob, carol the adjudicator, and the two of llm)
+    assert sum(line.lstrip().startswith("qrels ") for line in lines) == 9 + 10 + 13 + 13
     assert {line.split()[1] for line in lines if line.lstrip().startswith("table ")} == \
         _schema_file_tables()
     with JudgmentStore.open(covid_store) as src, JudgmentStore.open(back) as dst:
@@ -181,7 +185,7 @@ def test_sqlite_to_postgresql_to_sqlite_keeps_everything(
         assert src.judgment_log()["judgment_id"].tolist() == \
             dst.judgment_log()["judgment_id"].tolist()
     assert [d.rows for d in check.tables] == [
-        int(line.split()[2].replace(",", "")) for line in lines[1:33]]
+        int(line.split()[2].replace(",", "")) for line in lines[1:35]]
     original = _exports(str(covid_store))
     assert _exports(postgresql_empty_url) == original
     assert _exports(str(back)) == original

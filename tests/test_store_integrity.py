@@ -81,7 +81,7 @@ def test_a_backup_holds_what_an_open_app_committed_and_cp_does_not(
     result = _pooltool("--db", str(store_file), "store", "backup", str(tmp_path / "b.db"))
     assert result.exit_code == 0, result.output
     assert _app_judgments(tmp_path / "b.db") == 5
-    assert result.stderr.startswith(f"backed up {store_file} to {tmp_path / 'b.db'}: 32 tables")
+    assert result.stderr.startswith(f"backed up {store_file} to {tmp_path / 'b.db'}: 34 tables")
     assert "judgment log" in result.stdout and "table judgments" in result.stdout
     assert sorted(p.name for p in tmp_path.iterdir()) == ["b.db", "cp.db", "s.db", "s.db-shm",
                                                           "s.db-wal"]

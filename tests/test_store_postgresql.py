@@ -31,7 +31,8 @@ PG_TYPE = {"INTEGER": "bigint", "TEXT": "text", "REAL": "double precision", "BLO
 SQLITE_ONLY_TABLES = {"_sqlite_migrations", "sqlite_sequence"}
 POSTGRESQL_ONLY_TABLES = {"pooltool_migrations"}
 APPEND_ONLY = ["judgments", "runs", "run_columns", "run_retirements", "assessor_kinds",
-               "guidelines", "adaptive_pools"]
+               "guidelines", "adaptive_pools", "adjudications",
+               "accounts"]
 
 
 # -- 1. one schema -----------------------------------------------------------------------
@@ -74,7 +75,7 @@ def test_a_new_postgresql_store_has_every_migration(postgresql_store_url: str) -
     with psycopg.connect(postgresql_store_url) as conn:
         applied = [r[0] for r in conn.execute("SELECT name FROM pooltool_migrations ORDER BY name")]
     assert applied == sorted(migrations.names())
-    assert applied[-1] == "m015_duplicate_groups" and len(applied) == 14
+    assert applied[-1] == "m017_accounts" and len(applied) == 16
 
 
 def test_the_postgresql_schema_file_is_generated_from_the_migrations() -> None:
@@ -82,9 +83,12 @@ def test_the_postgresql_schema_file_is_generated_from_the_migrations() -> None:
     script; regenerate it with migrations.postgresql_schema() when a migration is added."""
     shipped = Path(migrations.__file__).with_name("postgresql.sql").read_text(encoding="utf-8")
     assert shipped == migrations.postgresql_schema()
-    assert shipped.count("\n-- m014_retraction_rules\n") == 1 and shipped.endswith(
-        "EXECUTE FUNCTION pooltool_duplicates_kept();\n")
+    assert shipped.count("\n-- m014_retraction_rules\n") == 1
     assert shipped.count("\n-- m015_duplicate_groups\n") == 1
+    assert shipped.count("\n-- m016_adjudications\n") == 1
+    assert shipped.count("\n-- m017_accounts\n") == 1 and shipped.endswith(
+        "EXECUTE FUNCTION pooltool_refuse('accounts are append-only: add a row for the name "
+        "instead');\n")
 
 
 # -- 2. append-only, by the database itself ----------------------------------------------
@@ -96,7 +100,9 @@ def filled(postgresql_store_url: str, tmp_path: Path) -> str:
     qrels.write_text("1 0 d1 1\n")
     with JudgmentStore.open(postgresql_store_url) as store:
         create_adaptive_pool(small_store(store), "live", "mtf", budget=4)
-        store.record_judgment("1", "d1", 2, "alice")
+        alice = store.record_judgment("1", "d1", 2, "alice")
+        store.record_adjudication("1", "d1", 1, "carol", [alice])
+        store.add_account("carol", "adjudicator", "a long passphrase")
         store.import_qrels(qrels, "llm", "gpt-judge", machine=True)
         add_guidelines(store, [GuidelineText("collection", "", "judge it all", "<t>")])
         store.add_run_frame(small_store(JudgmentStore.memory()).run_frame("A").assign(

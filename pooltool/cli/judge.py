@@ -53,10 +53,16 @@ pool_option = click.option("--pool", "pool_name", default=DEFAULT_POOL, show_def
               help="With --serve: log every HTTP request on the console (default: errors only).")
 @click.option("--port", type=click.IntRange(1, 65535), default=8000, show_default=True,
               help="Port for --serve (1-65535).")
+@click.option("--no-login", is_flag=True,
+              help="With --serve: no login even on a non-loopback --host or with accounts "
+                   "(anyone reaching the port judges under any name).")
+@click.option("--server-name", "server_names", multiple=True, metavar="NAME",
+              help="With --serve: also answer to this host name (a TLS reverse proxy's "
+                   "public name; repeatable).")
 @click.pass_context
 def judge(ctx: click.Context, assessor: str | None, topics: tuple[str, ...], order: str | None,
           seed: int, pool_name: str, sample_name: str | None, serve: bool, host: str,
-          verbose: bool, port: int) -> None:
+          verbose: bool, port: int, no_login: bool, server_names: tuple[str, ...]) -> None:
     """Judge pooled documents in the terminal (a Textual app).
 
     Lists your assigned topics (or all pooled topics) with their progress,
@@ -94,9 +100,12 @@ def judge(ctx: click.Context, assessor: str | None, topics: tuple[str, ...], ord
 
     With --serve, each browser tab runs its own app under the name it gives
     (the first page asks; /?assessor=NAME in the address skips the question).
-    The server listens on 127.0.0.1 unless --host says otherwise: it has no
-    login. Its pages load nothing from outside this machine. Its console logs
-    errors only; --verbose logs every HTTP request.
+    The server listens on 127.0.0.1 unless --host says otherwise. When the
+    store has accounts ('pooltool users add NAME') a login page comes first
+    and each tab judges under its login's name (role assessor or admin); a
+    non-loopback --host without accounts is refused unless --no-login. Its
+    pages load nothing from outside this machine. Its console logs errors
+    and failed logins only; --verbose logs every HTTP request.
 
     \b
     Example:
@@ -115,7 +124,8 @@ def judge(ctx: click.Context, assessor: str | None, topics: tuple[str, ...], ord
     order = order or "docno"
 
     if serve:
-        _serve(db_path(ctx), assessor, topics, order, seed, pool_name, host, port, verbose)
+        _serve(db_path(ctx), assessor, topics, order, seed, pool_name, host, port, verbose,
+               no_login, server_names)
         return
     app = make_app(db_path(ctx), assessor or "", list(topics), order, seed, pool_name)
     if app.store.read_only:
@@ -156,12 +166,14 @@ def _mixed_queue(ctx: click.Context, pool_name: str, sample_name: str, order: st
 
 
 def _serve(db: str | Path, assessor: str | None, topics: tuple[str, ...], order: str, seed: int,
-           pool_name: str, host: str, port: int, verbose: bool = False) -> None:
+           pool_name: str, host: str, port: int, verbose: bool = False,
+           no_login: bool = False, server_names: tuple[str, ...] = ()) -> None:
     """Check, then serve one judging app per browser tab (each tab names its assessor)."""
     from pooltool.tui.app import check_judgeable
     from pooltool.tui.serve import (
         LOOPBACK,
         command_for,
+        login_rule,
         refuse_busy_port,
         require_textual_serve,
         serve,
@@ -172,14 +184,17 @@ def _serve(db: str | Path, assessor: str | None, topics: tuple[str, ...], order:
         raise InvalidArgument("with --serve each browser tab names its assessor (the first "
                               "page asks, or open /?assessor=NAME): drop --assessor")
     check_judgeable(db, topics, order, pool_name)
+    logins = login_rule(db, host, no_login, "judge")
     refuse_busy_port(host, port)
     address = f"[{host}]" if ":" in host else host  # an IPv6 address goes in brackets
-    warn(f"serving the judging app on http://{address}:{port}/ (Ctrl+C stops); each browser "
-         "tab asks for its assessor's name, or open /?assessor=NAME")
-    if host not in (LOOPBACK, "localhost", "::1"):
+    warn(f"serving the judging app on http://{address}:{port}/ (Ctrl+C stops); " + (
+        "each browser tab logs in first" if logins else
+        "each browser tab asks for its assessor's name, or open /?assessor=NAME"))
+    if logins is None and host not in (LOOPBACK, "localhost", "::1"):
         warn(f"{host} is not loopback: anyone who reaches this port can judge, under any "
-             "name (there is no login)")
-    serve(command_for(db, topics, order, seed, pool_name), host, port, verbose)
+             "name (--no-login)")
+    serve(command_for(db, topics, order, seed, pool_name), host, port, verbose, logins,
+          server_names)
 
 
 def _assessor_names(_ctx: click.Context, _param: click.Parameter,
@@ -270,10 +285,17 @@ def _names(assessors: Iterable[str]) -> str:
 @click.option("--alpha-level", "alpha_level", type=click.Choice(["nominal", "ordinal", "interval"]),
               default="ordinal", show_default=True,
               help="Krippendorff's level of measurement for alpha (the column is alpha_LEVEL).")
+@click.option("--adjudication", is_flag=True,
+              help="Agreement before and after adjudication, and of each assessor with the "
+                   "adjudicated grades (column stage).")
+@click.option("--many", is_flag=True,
+              help="One row per topic over every assessor at once: Fleiss' kappa and "
+                   "Krippendorff's alpha with missing judgments.")
 @output_option()
 @click.pass_context
 def agreement(ctx: click.Context, threshold: int, topics: tuple[str, ...], side_a: str | None,
-              side_b: str | None, alpha_level: str, fmt: str) -> None:
+              side_b: str | None, alpha_level: str, adjudication: bool, many: bool,
+              fmt: str) -> None:
     """Agreement between assessors on the documents both judged.
 
     One row per assessor pair and topic, plus one 'all' row per pair that
@@ -285,11 +307,25 @@ def agreement(ctx: click.Context, threshold: int, topics: tuple[str, ...], side_
     --alpha-level (ordinal by default: grades are ordered; nominal treats
     every disagreement alike, interval weighs the squared difference of
     grade values). Each assessor's latest grade counts; a group's grade is
-    the latest of its members'. Disagreements stay in the log.
+    the latest of its members'. Disagreements stay in the log; adjudicated
+    grades ('pooltool adjudicate') are no assessor's here.
+
+    --adjudication gives three stages instead: before (people's own
+    grades), after (each one's grade of an adjudicated document replaced by
+    the adjudicated grade) and adjudicator (each person against
+    @adjudicated, on the adjudicated documents they judged).
+
+    --many compares every assessor at once, one row per topic: Fleiss'
+    kappa on grades as categories and Krippendorff's alpha at --alpha-level,
+    over the documents two or more judged (the others missing); 'undefined'
+    says why a figure is NaN, and the 'all' row pools the documents of every
+    topic.
 
     \b
     Example:
       pooltool --db covid.db agreement --threshold 2 --format csv
+      pooltool --db covid.db agreement --adjudication
+      pooltool --db covid.db agreement --many --alpha-level nominal
       pooltool agreement --a @people --b @machines
       pooltool agreement --a alice --b gpt-judge -t 3 --alpha-level interval
     """
@@ -298,6 +334,12 @@ def agreement(ctx: click.Context, threshold: int, topics: tuple[str, ...], side_
     if (side_a is None) != (side_b is None):
         raise click.UsageError("give both --a and --b, or neither")
     sides = (side_a, side_b) if side_a is not None and side_b is not None else None
+    if adjudication:
+        _adjudication_agreement(ctx, threshold, topics, sides, alpha_level, fmt)
+        return
+    if many:
+        _many_agreement(ctx, topics, sides, alpha_level, fmt)
+        return
     with open_store(ctx) as store:
         table = store_agreement(store, threshold, list(topics) or None, sides, alpha_level)
         judges = sorted(set(judged_grades(store, list(topics) or None)["assessor"]))
@@ -307,6 +349,35 @@ def agreement(ctx: click.Context, threshold: int, topics: tuple[str, ...], side_
             return
     emit(table, fmt, title=f"agreement per assessor pair and topic ('all' pools the documents "
                            f"of every topic; alpha at the {alpha_level} level)")
+
+
+def _adjudication_agreement(ctx: click.Context, threshold: int, topics: tuple[str, ...],
+                            sides: tuple[str, str] | None, level: str, fmt: str) -> None:
+    """``agreement --adjudication``: the stages of :func:`adjudication_agreement`."""
+    from pooltool.judging.adjudication import adjudication_agreement
+
+    if sides is not None:
+        raise click.UsageError("--adjudication compares every pair of people: drop --a/--b")
+    with open_store(ctx) as store:
+        table = adjudication_agreement(store, threshold, list(topics) or None, level)
+    if table.empty:
+        warn("no document was judged by two people: nothing to adjudicate or compare")
+    emit(table, fmt, title=f"agreement before and after adjudication ('all' pools the "
+                           f"documents of every topic; alpha at the {level} level)")
+
+
+def _many_agreement(ctx: click.Context, topics: tuple[str, ...], sides: tuple[str, str] | None,
+                    level: str, fmt: str) -> None:
+    """``agreement --many``: :func:`~pooltool.judging.multi_rater.multi_rater_table`."""
+    from pooltool.judging.agreement import judged_grades
+    from pooltool.judging.multi_rater import multi_rater_table
+
+    if sides is not None:
+        raise click.UsageError("--many compares every assessor at once: drop --a/--b")
+    with open_store(ctx) as store:
+        table = multi_rater_table(judged_grades(store, list(topics) or None), level)
+    emit(table, fmt, title=f"agreement of every assessor per topic ('all' pools the documents "
+                           f"of every topic; alpha at the {level} level)")
 
 
 def _nothing_shared(sides: tuple[str, str] | None, judges: list[str]) -> str:

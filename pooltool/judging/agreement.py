@@ -163,11 +163,13 @@ def pair_agreement(a: Sequence[int], b: Sequence[int], threshold: int = 1,
 
 
 def judged_grades(store: JudgmentStore, topics: list[str] | None = None) -> pd.DataFrame:
-    """Each assessor's current grade of each document they judged (grades >= 0).
+    """Each assessor's current grade of each document they judged (grades >= 0), not
+    counting adjudications (an adjudicator's grade settles a disagreement: it is no
+    independent judgment; :mod:`pooltool.judging.adjudication` compares with it).
 
     :returns: columns ``topic, docno, assessor, grade, judgment_id`` (log order).
     """
-    own = store.own_grades()
+    own = store.own_grades(leave_out=store.adjudication_ids())
     own = own[is_judged(own["grade"])]
     if topics:
         own = own[own["topic"].isin(topics)]
@@ -280,11 +282,12 @@ def store_agreement(store: JudgmentStore, threshold: int = 1, topics: list[str] 
     both = pd.concat([side_grades(grades, side, machines) for side in sides], ignore_index=True)
     table = agreement_table(both, threshold, machines, level)
     if sides[0] > sides[1]:  # agreement_table orders a pair by name; keep the order asked
-        table = _swap(table)
+        table = swap_sides(table)
     return table
 
 
-def _swap(table: pd.DataFrame) -> pd.DataFrame:
+def swap_sides(table: pd.DataFrame) -> pd.DataFrame:
+    """``table`` with sides a and b exchanged (names and kinds), columns in place."""
     swapped = table.rename(columns={"assessor_a": "assessor_b", "assessor_b": "assessor_a",
                                     "kind_a": "kind_b", "kind_b": "kind_a"})
     return swapped[table.columns]

@@ -62,7 +62,8 @@ BOOKKEEPING_TABLES = frozenset({"_sqlite_migrations", "pooltool_migrations"})
 BATCH_ROWS = 10_000
 """Rows fetched from a source at a time (:meth:`~pooltool.store.engine.Engine.stream`)."""
 
-_PEOPLE_POLICIES = ("latest", "majority", "max", "latest:all", "majority:all", "max:all")
+_PEOPLE_POLICIES = ("latest", "majority", "max", "latest:all", "majority:all", "max:all",
+                    "adjudicated")
 
 
 class CopyMismatch(StoreError):

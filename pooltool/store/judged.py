@@ -87,13 +87,16 @@ class JudgedRules(StoreCore):
             [topic, assessor]).fetchall()
         return [OwnJudgment(*row) for row in rows]
 
-    def own_grades(self, assessor: str | None = None, imported: bool = True) -> pd.DataFrame:
+    def own_grades(self, assessor: str | None = None, imported: bool = True,
+                   leave_out: frozenset[int] = frozenset()) -> pd.DataFrame:
         """Each assessor's own grade (latest live judgment) of each document they graded,
         negative grades included.
 
         :param assessor: only this assessor's (default: everyone's).
         :param imported: count judgments imported from qrels files (``import-qrels``);
             false: only those made in pooltool (judging, the API).
+        :param leave_out: the ``judgment_id`` of judgments not counted (e.g. adjudications:
+            :mod:`pooltool.store.adjudications`), so an earlier judgment is the own grade.
         :returns: columns ``judgment_id, topic, docno, assessor, grade``, in log order.
         """
         where, params = ("AND assessor = ?", [assessor]) if assessor is not None else ("", [])
@@ -102,6 +105,8 @@ class JudgedRules(StoreCore):
         rows = self.query(
             "SELECT judgment_id, topic, docno, assessor, grade FROM judgments j "
             f"WHERE {LIVE} {where} ORDER BY judgment_id", params)
+        if leave_out:
+            rows = rows[~rows["judgment_id"].isin(leave_out)]
         return rows.drop_duplicates(["topic", "docno", "assessor"], keep="last").reset_index(
             drop=True)
 

@@ -32,11 +32,12 @@ from pooltool.errors import InvalidArgument, NoGrades, StoreError, UnknownVersio
 from pooltool.formats.qrels import folded_lines, read_qrels
 from pooltool.formats.source import in_int64
 from pooltool.records import QRELS_COLUMNS
+from pooltool.store.adjudications import adjudication_ids
 from pooltool.store.docno_check import OnMissingDocnos, check_docnos
 from pooltool.store.duplicates import DEFAULT_PROPAGATE, DuplicateTables
 from pooltool.store.engine import Engine
 from pooltool.store.judged import live, record_kind
-from pooltool.store.policy import LOG_COLUMNS, apply_policy
+from pooltool.store.policy import ADJUDICATED, LOG_COLUMNS, apply_policy
 from pooltool.store.provenance import file_sha256, utc_now
 from pooltool.store.topic_check import OnUnknownTopics, check_topics
 
@@ -306,7 +307,8 @@ class JudgmentLog(DuplicateTables):
         """
         until = None if version is None else self.version_point(version)
         live = self.live_judgments(until, topics)
-        chosen = apply_policy(live, policy, self.machines())
+        adjudications = _adjudications_for(self.conn, policy)
+        chosen = apply_policy(live, policy, self.machines(), adjudications)
         if propagate != "none":
             chosen = self.propagated(chosen, propagate, self._version_time(version))
         return chosen[QRELS_COLUMNS].reset_index(drop=True)
@@ -357,13 +359,21 @@ class JudgmentLog(DuplicateTables):
         until = None if version is None else self.version_point(version)
         live = self.live_judgments(until)
         machines = self.machines()
-        used = sorted(set(apply_policy(live, policy, machines)["assessor"]))
+        chosen = apply_policy(live, policy, machines, _adjudications_for(self.conn, policy))
+        used = sorted(set(chosen["assessor"]))
         left = sorted(set(live["assessor"]) & machines - set(used))
         return f"policy {policy}: {_by_kind(used, machines)}" + (
             f"; left out: {_by_kind(left, machines)}" if left else "")
 
 
+
 _NO_LIMIT = 2**62
+
+
+def _adjudications_for(conn: Engine, policy: str) -> frozenset[int]:
+    """The adjudications' ids when ``policy`` reads them (``adjudicated``), else none (the
+    other policies take an adjudication as the adjudicator's judgment: no query)."""
+    return adjudication_ids(conn) if policy.startswith(ADJUDICATED) else frozenset()
 
 
 def _check_judgment(topic: str, docno: str, grade: int, assessor: str) -> None:

@@ -10,7 +10,13 @@ the judgment log (:mod:`pooltool.store.judgments`).
 * ``assessor:NAME``: that assessor's latest judgment only (person or machine);
 * ``prefer:A,B,...``: A's own grade where A judged the pair (grade >= 0),
   else B's, and so on; where none of them judged it, the first of them
-  with a (negative) grade.
+  with a (negative) grade;
+* ``adjudicated`` (``adjudicated:POLICY``): the latest live adjudication of the
+  pair (:mod:`pooltool.store.adjudications`) where one exists, else the grade
+  POLICY (default ``latest``; any policy above) picks from the rows that are not
+  adjudications. Under the other policies an adjudication is the adjudicator's
+  judgment like any other (a person's: ``latest`` then gives it, since it came
+  last; ``majority`` counts it as one vote).
 
 Under every policy a negative grade ("pooled, not judged": NIST's ``-1``) is no
 judgment: it never replaces, outvotes or outranks a grade >= 0. Each policy picks
@@ -28,7 +34,10 @@ from pooltool.errors import InvalidArgument, StoreError
 from pooltool.records import is_judged
 
 POLICIES = ("latest", "majority", "max", "latest:all", "majority:all", "max:all",
-            "assessor:NAME", "prefer:A,B")
+            "assessor:NAME", "prefer:A,B", "adjudicated", "adjudicated:POLICY")
+ADJUDICATED = "adjudicated"
+ADJUDICATED_FALLBACK = "latest"
+"""The policy ``adjudicated`` falls back to where a pair has no adjudication."""
 _PEOPLE_POLICIES = ("latest", "majority", "max")
 LOG_COLUMNS = [  # the judgment log's columns, as the policies read its rows
     "judgment_id", "topic", "docno", "grade", "iteration", "assessor",
@@ -39,24 +48,32 @@ LOG_COLUMNS = [  # the judgment log's columns, as the policies read its rows
 def is_policy(name: str) -> bool:
     """Whether ``name`` is spelled as one of :data:`POLICIES` (its assessors unchecked)."""
     base, colon, scope = name.partition(":")
+    if base == ADJUDICATED:
+        return not colon or (is_policy(scope) and not scope.startswith(ADJUDICATED))
     if base in _PEOPLE_POLICIES:
         return scope == "all" or not colon
     return base in ("assessor", "prefer") and bool(scope)
 
 
 def apply_policy(live: pd.DataFrame, policy: str,
-                 machines: frozenset[str] = frozenset()) -> pd.DataFrame:
+                 machines: frozenset[str] = frozenset(),
+                 adjudications: frozenset[int] = frozenset()) -> pd.DataFrame:
     """Pick one judgment per (topic, docno) from live log rows.
 
     :param live: rows as :meth:`JudgmentLog.live_judgments` returns (log order).
     :param policy: one of :data:`POLICIES` (see the module docstring).
     :param machines: the assessors that are machines; ``latest``, ``max`` and
         ``majority`` leave their rows out.
+    :param adjudications: the ``judgment_id`` of every adjudication
+        (:meth:`~pooltool.store.adjudications.AdjudicationTable.adjudication_ids`),
+        for ``adjudicated``.
     :returns: the chosen rows, in log order.
     :raises StoreError: unknown policy, or ``prefer:`` naming an assessor with
         no row in ``live``.
     """
     base, _, scope = policy.partition(":")
+    if base == ADJUDICATED and is_policy(policy):
+        return _adjudicated(live, scope or ADJUDICATED_FALLBACK, machines, adjudications)
     if base in _PEOPLE_POLICIES and scope in ("", "all"):
         rows = live if scope == "all" else live[~live["assessor"].isin(machines)]
         return _judged_first(rows, _PICK[base])
@@ -68,6 +85,18 @@ def apply_policy(live: pd.DataFrame, policy: str,
         return _judged_first(live[live["assessor"].isin(names)],
                              lambda rows: _prefer(rows, names))
     raise InvalidArgument(f"unknown policy {policy!r}; choose one of {', '.join(POLICIES)}")
+
+
+def _adjudicated(live: pd.DataFrame, fallback: str, machines: frozenset[str],
+                 adjudications: frozenset[int]) -> pd.DataFrame:
+    """The latest adjudication of each pair that has one; ``fallback`` over the other
+    rows for the pairs that have none."""
+    is_adjudication = live["judgment_id"].isin(adjudications)
+    settled = _pick_latest(live[is_adjudication])
+    rest = apply_policy(live[~is_adjudication], fallback, machines)
+    keys = ["topic", "docno"]
+    rest = rest[~pd.MultiIndex.from_frame(rest[keys]).isin(pd.MultiIndex.from_frame(settled[keys]))]
+    return pd.concat([settled, rest]).sort_values("judgment_id")
 
 
 def _judged_first(rows: pd.DataFrame,
@@ -136,4 +165,4 @@ def _majority(own: pd.DataFrame) -> pd.DataFrame:
     return own[own["judgment_id"].isin(winners["last"])].sort_values("judgment_id")
 
 
-__all__ = ["LOG_COLUMNS", "POLICIES", "apply_policy", "is_policy"]
+__all__ = ["ADJUDICATED", "LOG_COLUMNS", "POLICIES", "apply_policy", "is_policy"]

@@ -41,6 +41,7 @@ ASSESSOR_ROLE = "pooltool_assessor"
 
 ASSESSOR_WRITES: dict[str, tuple[str, ...]] = {
     "judgments": ("INSERT",),
+    "adjudications": ("INSERT",),  # what an adjudicated judgment resolves
     "claims": ("INSERT", "UPDATE", "DELETE"),
     "note_drafts": ("INSERT", "UPDATE", "DELETE"),
     "scan_terms": ("INSERT", "UPDATE"),
@@ -80,6 +81,8 @@ NO_STORE_GUARD = ("DO $$ BEGIN IF to_regclass('judgments') IS NULL THEN RAISE EX
 
 READ_ONLY = ("pooltool_migrations",)
 """Tables nobody but the owner writes (the owner runs migrations)."""
+ADMINS_READ = ("accounts",)
+"""Tables assessors may not read: the served apps' password hashes."""
 
 
 def store_tables() -> list[str]:
@@ -133,8 +136,10 @@ def roles_sql(admin: str = ADMIN_ROLE, assessor: str = ASSESSOR_ROLE,
              f"current_database(), {_literal(admin)}, {_literal(assessor)}); "
              "EXECUTE format('GRANT USAGE ON SCHEMA %I TO %I, %I', current_schema(), "
              f"{_literal(admin)}, {_literal(assessor)}); END $$;",
-             "-- reading: both groups read every table"]
-    lines += [f"GRANT SELECT ON {', '.join(tables + store_views())} TO {a}, {s};",
+             "-- reading: both groups read every table but the accounts (administrators')"]
+    shared = [t for t in tables if t not in ADMINS_READ] + store_views()
+    lines += [f"GRANT SELECT ON {', '.join(shared)} TO {a}, {s};",
+              f"GRANT SELECT ON {', '.join(ADMINS_READ)} TO {a};",
               "-- administrators: append to every table; change in place only working state"]
     lines.append(f"GRANT INSERT ON {', '.join(t for t in tables if t not in READ_ONLY)} TO {a};")
     lines += [f"GRANT {', '.join(privileges)} ON {table} TO {a};"
@@ -171,6 +176,9 @@ ASSESSOR_ROWS: dict[str, dict[str, tuple[str | None, str | None]]] = {
     "judgments": {"INSERT": (None, f"{OWN} AND (retracts IS NULL OR retracts IN (SELECT "
                                    "judgment_id FROM judgments WHERE assessor = current_user))")},
     # their own claims, lasting at most a day; another's claim only once it lapsed
+    # what their own adjudicated judgments resolve
+    "adjudications": {"INSERT": (None, "judgment_id IN (SELECT judgment_id FROM judgments "
+                                       "WHERE assessor = current_user)")},
     "claims": {"INSERT": (None, f"{OWN} AND expires_at <= {MAX_CLAIM}"),
                "UPDATE": (f"{OWN} OR expires_at <= {_NOW}", f"{OWN} AND expires_at <= {MAX_CLAIM}"),
                "DELETE": (OWN, None)},

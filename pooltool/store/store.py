@@ -30,7 +30,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from pooltool.records import is_postgresql_url
+from pooltool.store.accounts import AccountTable
 from pooltool.store.adaptive import AdaptiveTables
+from pooltool.store.adjudications import AdjudicationTable
 from pooltool.store.changes import ChangeWatcher
 from pooltool.store.claims import ClaimTable
 from pooltool.store.collection import CollectionTables, ImportSummary
@@ -49,7 +51,8 @@ BUSY_TIMEOUT_S = 30.0
 
 
 class JudgmentStore(SettingsTable, CollectionTables, RunTables, JudgmentLog, JudgedRules,
-                    PoolTables, ClaimTable, SampleTables, AdaptiveTables):
+                    PoolTables, ClaimTable, SampleTables, AdaptiveTables, AdjudicationTable,
+                    AccountTable):
     """A pooltool store.
 
     Open one with :meth:`open` (a file or a PostgreSQL URL) or :meth:`memory`
@@ -63,7 +66,9 @@ class JudgmentStore(SettingsTable, CollectionTables, RunTables, JudgmentLog, Jud
     (:class:`~pooltool.store.pools.PoolTables`), claims on shown documents
     (:class:`~pooltool.store.claims.ClaimTable`), samples beyond a pool
     (:class:`~pooltool.store.samples.SampleTables`), adaptive pools
-    (:class:`~pooltool.store.adaptive.AdaptiveTables`); transactions and reads from
+    (:class:`~pooltool.store.adaptive.AdaptiveTables`), adjudications
+    (:class:`~pooltool.store.adjudications.AdjudicationTable`), logins of the served apps
+    (:class:`~pooltool.store.accounts.AccountTable`); transactions and reads from
     :class:`~pooltool.store.core.StoreCore`.
 
     :param engine: an open store's engine (:func:`~pooltool.store.sqlite.open_sqlite`,

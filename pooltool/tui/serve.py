@@ -18,6 +18,7 @@ import socket
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pooltool.errors import InvalidArgument, PooltoolError
 from pooltool.records import is_postgresql_url
@@ -31,6 +32,9 @@ NAME_MAX = 64
 NAME_RULE = (f"1 to {NAME_MAX} letters, digits, spaces or . _ - @ ' (with at least one "
              "letter or digit)")
 _NAME = re.compile(rf"[\w .@'-]{{1,{NAME_MAX}}}")
+
+if TYPE_CHECKING:
+    from pooltool.tui.logins import Logins
 
 CommandFor = Callable[[str], str]
 """Builds the shell command of one tab's judging app from its assessor name."""
@@ -95,6 +99,25 @@ def command_for(db: str | Path, topics: Sequence[str] = (), order: str = "docno"
     return command
 
 
+def adjudicate_command_for(db: str | Path, topics: Sequence[str] = (),
+                           pair: tuple[str, str] | None = None,
+                           min_distance: int = 1) -> CommandFor:
+    """The shell command of one tab's adjudication app (``python -m
+    pooltool.tui.adjudicate``), the adjudicator's name left to each tab; every argument
+    quoted, the name given as ``--adjudicator=NAME``."""
+    where = db if is_postgresql_url(db) else str(Path(db).resolve())
+    args = [sys.executable, "-m", "pooltool.tui.adjudicate", "--db", str(where),
+            "--min-distance", str(min_distance)]
+    for topic in topics:
+        args += ["--topic", topic]
+    if pair is not None:
+        args += ["--pair", *pair]
+
+    def command(adjudicator: str) -> str:
+        return shlex.join([*args, f"--adjudicator={adjudicator}"])
+    return command
+
+
 MISSING = "--serve needs textual-serve: pip install 'pooltool[serve]'"
 
 
@@ -139,22 +162,64 @@ def console_log_level(verbose: bool) -> None:
         logging.getLogger(name or None).setLevel(logging.INFO if verbose else logging.ERROR)
 
 
-def serve(command: CommandFor, host: str = LOOPBACK, port: int = 8000,
-          verbose: bool = False) -> None:
-    """Serve one judging app per browser tab (see :func:`command_for`) over HTTP
-    until Ctrl+C. The console logs errors only, every request with ``verbose``.
+def is_loopback(host: str) -> bool:
+    """Whether ``--host`` binds to this machine only: a loopback name or address
+    (127.0.0.0/8, ::1)."""
+    import ipaddress
 
+    name = host.strip("[]").lower()
+    try:
+        return name in LOOPBACK_NAMES or ipaddress.ip_address(name).is_loopback
+    except ValueError:  # a host name other than localhost
+        return False
+
+
+def login_rule(db: str | Path, host: str, no_login: bool, app: str) -> Logins | None:
+    """Whether the served ``app`` (``judge``, ``adjudicate``) asks for a login: when the
+    store has accounts (``pooltool users add``), unless ``no_login``.
+
+    :returns: the logins to put in front of the app, or ``None`` (each tab names itself).
+    :raises InvalidArgument: a host other than loopback, no accounts and no ``no_login``.
+    """
+    from pooltool.store import JudgmentStore
+    from pooltool.store.accounts import MAY
+    from pooltool.tui.logins import Logins, store_check
+
+    with JudgmentStore.open(db) as store:
+        accounts = store.accounts()
+    if accounts and not no_login:
+        return Logins(store_check(str(db)), MAY[app], app)
+    if not is_loopback(host) and not no_login:
+        raise InvalidArgument(f"--host {host} is not loopback and the store has no accounts: "
+                              "anyone reaching the port could work under any name; add accounts "
+                              "('pooltool users add NAME'), or give --no-login to serve without")
+    return None
+
+
+def serve(command: CommandFor, host: str = LOOPBACK, port: int = 8000,
+          verbose: bool = False, logins: Logins | None = None,
+          server_names: tuple[str, ...] = ()) -> None:
+    """Serve one judging app per browser tab (see :func:`command_for`) over HTTP
+    until Ctrl+C. The console logs errors only (and failed logins), every request with
+    ``verbose``.
+
+    :param logins: ask for a login first (:mod:`pooltool.tui.logins`); ``None``: no login.
+    :param server_names: more host names to answer to (a reverse proxy's public name).
     :raises PooltoolError: textual-serve is not installed.
     """
     require_textual_serve()
+    import logging
+
     from pooltool.tui.web_server import JudgeServer
 
-    server = JudgeServer(command, host=host, port=port)
+    server = JudgeServer(command, host=host, port=port, logins=logins,
+                         server_names=server_names)
     set_up = server.initialize_logging
 
     def initialize_logging() -> None:  # textual-serve's handler, then the levels
         set_up()
         console_log_level(verbose)
+        logging.getLogger("pooltool.login").setLevel(logging.INFO)  # failed logins shown
 
     server.initialize_logging = initialize_logging  # type: ignore[method-assign]
     server.serve()

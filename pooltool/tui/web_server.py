@@ -36,6 +36,7 @@ from textual_serve.server import Server, to_int
 
 from pooltool.errors import InvalidArgument
 from pooltool.text import visible
+from pooltool.tui.logins import SESSION, Logins, over_tls
 from pooltool.tui.serve import (
     LOOPBACK,
     NAME_MAX,
@@ -67,10 +68,13 @@ class JudgeServer(Server):
     :param port: TCP port.
     """
 
-    def __init__(self, command: CommandFor, host: str = LOOPBACK, port: int = 8000) -> None:
+    def __init__(self, command: CommandFor, host: str = LOOPBACK, port: int = 8000,
+                 logins: Logins | None = None, server_names: tuple[str, ...] = ()) -> None:
         super().__init__(TITLE, host=host, port=port, title=TITLE, templates_path=TEMPLATES)
         self.command_for = command
-        self.names = served_names(host)
+        # a TLS reverse proxy passes the browser's Host: the public name is served too
+        self.names = served_names(host) | {name.lower() for name in server_names}
+        self.logins = logins  # None: no accounts; each tab names itself (loopback)
 
     @web.middleware
     async def refuse_foreign_host(self, request: web.Request, handler: Handler) -> web.StreamResponse:
@@ -82,9 +86,14 @@ class JudgeServer(Server):
         return await handler(request)
 
     async def _make_app(self) -> web.Application:
-        app = web.Application(middlewares=[self.refuse_foreign_host])
+        middlewares = [self.refuse_foreign_host]
+        if self.logins is not None:
+            middlewares.append(self.logins.require_login)
+        app = web.Application(middlewares=middlewares)
         aiohttp_jinja2.setup(app, loader=jinja2.FileSystemLoader(self.templates_path),
                              autoescape=True)
+        if self.logins is not None:
+            app.add_routes(self.logins.routes())
         app.add_routes([
             web.get("/", self.handle_index, name="index"),
             web.get("/ws/{assessor}", self.handle_websocket, name="websocket"),
@@ -93,19 +102,38 @@ class JudgeServer(Server):
         return app
 
     async def handle_index(self, request: web.Request) -> web.Response:
-        """The name form, or the terminal page of the name in ``?assessor=``."""
+        """The name form, or the terminal page of the name in ``?assessor=`` (with logins:
+        of the login's name, a different ``?assessor=`` refused)."""
+        if self.logins is not None:
+            return self._terminal_page(request, self._login_name(request, request.query.get(
+                "assessor")))
         if "assessor" not in request.query:
             return self._name_form(request, "", None)
         try:
             name = assessor_name(request.query["assessor"])
         except InvalidArgument as error:
             return self._name_form(request, request.query["assessor"], str(error))
-        scheme = "wss" if request.secure else "ws"
+        return self._terminal_page(request, name)
+
+    def _login_name(self, request: web.Request, asked: str | None) -> str:
+        """The session's name (the login middleware has set the session).
+
+        :raises web.HTTPForbidden: ``asked`` names someone else.
+        """
+        name = request[SESSION].name
+        if asked is not None and asked != name:
+            raise web.HTTPForbidden(text=f"you are logged in as {visible(name)}: you cannot "
+                                         "work under another name\n")
+        return name
+
+    def _terminal_page(self, request: web.Request, name: str) -> web.Response:
+        scheme = "wss" if over_tls(request) else "ws"
         context = {
             "title": TITLE, "assessor": name,
             "websocket_url": f"{scheme}://{request.host}/ws/{quote(name, safe='')}",
             "font_size": to_int(request.query.get("fontsize", "16"), 16),
-            "restart_url": f"/?assessor={quote(name, safe='')}",
+            "restart_url": f"/?assessor={quote(name, safe='')}" if self.logins is None else "/",
+            "logins": self.logins is not None,
         }
         return aiohttp_jinja2.render_template("terminal.html", request, context)
 
@@ -122,10 +150,13 @@ class JudgeServer(Server):
         if origin is not None and urlsplit(origin).netloc != request.host:
             # another site's page, opened in the assessor's browser, may not judge
             raise web.HTTPForbidden(text=f"pages from {origin} may not open a judging app")
-        try:
-            name = assessor_name(request.match_info["assessor"])
-        except InvalidArgument as error:
-            raise web.HTTPBadRequest(text=str(error)) from error
+        if self.logins is not None:
+            name = self._login_name(request, request.match_info["assessor"])
+        else:
+            try:
+                name = assessor_name(request.match_info["assessor"])
+            except InvalidArgument as error:
+                raise web.HTTPBadRequest(text=str(error)) from error
         websocket = web.WebSocketResponse(heartbeat=15)
         width = to_int(request.query.get("width", "80"), 80)
         height = to_int(request.query.get("height", "24"), 24)

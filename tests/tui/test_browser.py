@@ -68,3 +68,48 @@ def test_keys_work_on_load_without_a_click(tmp_path: Path) -> None:
     rows = log_rows(store)
     assert rows[["topic", "docno", "grade", "assessor"]].values.tolist()[:1] == [
         ["1", "d1", 2, "ann"]]
+
+
+def test_a_login_page_comes_first_and_the_grade_is_the_logins(tmp_path: Path) -> None:
+    """With accounts, the browser logs in on the login page (a wrong password first), then
+    judges: the grade is recorded under the login's name, whatever the address says."""
+    require_browser()
+    from playwright.sync_api import sync_playwright
+
+    from pooltool.store import JudgmentStore
+
+    store = build_store(tmp_path / "s.db")
+    with JudgmentStore.open(store) as accounts:
+        accounts.add_account("alice", "assessor", "alice's long secret")
+    with served(store, "--topic", "1") as base, sync_playwright() as playwright:
+        browser = playwright.chromium.launch_persistent_context(
+            str(tmp_path / "profile"), executable_path=CHROMIUM
+            if Path(CHROMIUM).exists() else shutil.which("chromium"), args=ARGS,
+            headless=True)
+        try:
+            page = browser.new_page()
+            page.goto(f"{base}/?assessor=mallory")
+            assert page.url == f"{base}/login"
+            page.fill("#name", "alice")
+            page.fill("#password", "not her password")
+            page.click("button[type=submit]")
+            assert "Wrong name or password." in (page.text_content("body") or "")
+            page.fill("#name", "alice")
+            page.fill("#password", "alice's long secret")
+            page.click("button[type=submit]")
+            page.wait_for_selector("body.-first-byte", timeout=WAIT_S * 1000)
+            assert page.url == f"{base}/"
+            cookie = next(c for c in browser.cookies() if c["name"] == "pooltool_session")
+            assert cookie["httpOnly"] and cookie["sameSite"] == "Strict"
+            deadline = time.monotonic() + WAIT_S
+            while log_rows(store).empty and time.monotonic() < deadline:
+                page.keyboard.press("2")
+                for _ in range(20):
+                    if not log_rows(store).empty:
+                        break
+                    time.sleep(0.05)
+        finally:
+            browser.close()
+    rows = log_rows(store)
+    assert rows[["topic", "docno", "grade", "assessor"]].values.tolist()[:1] == [
+        ["1", "d1", 2, "alice"]]

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 import pytest
 from test_store_roles import Logins, logins  # noqa: F401  (a fixture)
 
-from pooltool.errors import StoreWriteFailed
+from pooltool.errors import StoreError, StoreWriteFailed
 from pooltool.judging.adaptive import create_adaptive_pool
 from pooltool.store import JudgmentStore
 from pooltool.store.engine import Engine
@@ -142,3 +142,16 @@ def test_an_assessor_adds_to_an_adaptive_pool_only_what_the_app_writes(bobs: Log
                  [live, run_b, live_round])
         _unchanged(store, "UPDATE pool_rounds SET docs_added = 99 WHERE pool_id = ?", [main])
         assert "evil-doc" not in set(store.pool_docs("live")["docno"])
+
+
+def test_an_assessor_adjudicates_only_under_their_own_name(bobs: Logins) -> None:
+    """An adjudication's link rows may name only the login's own adjudicated judgment;
+    the login may not read the accounts' password hashes."""
+    with JudgmentStore.open(bobs.assessor) as store:
+        bobs_judgment = int(store.judgment_log()["judgment_id"][0])
+        _refused(store, "INSERT INTO adjudications(judgment_id, resolves) VALUES (?, ?)",
+                 [bobs_judgment, bobs_judgment])
+        own = store.record_adjudication("1", "d1", 1, bobs.assessor_login, [bobs_judgment])
+        assert store.live_adjudications()["judgment_id"].tolist() == [own]
+        with pytest.raises(StoreError, match="permission denied"):
+            store.query("SELECT * FROM accounts")
