@@ -31,15 +31,15 @@ def sql_outside(root: Path, allowed: str = "store") -> list[str]:
     for path in sorted(root.rglob("*.py")):
         if path.parent.name == allowed:
             continue
+        name = path.relative_to(root.parent)
         for node in _nodes(path):
-            where = f"{path.relative_to(root.parent)}:{getattr(node, 'lineno', 0)}"
             if isinstance(node, ast.Constant) and isinstance(node.value, str) \
                     and SQL.match(node.value):
-                found.append(f"{where}: SQL {node.value[:40]!r}")
+                found.append(f"{name}:{node.lineno}: SQL {node.value[:40]!r}")
             elif isinstance(node, ast.Attribute) and (
                     node.attr == "conn" or node.attr in CONNECTION_USE
                     and STORE_LIKE.search(ast.unparse(node.value))):
-                found.append(f"{where}: .{node.attr}")
+                found.append(f"{name}:{node.lineno}: .{node.attr}")
     return found
 
 

@@ -157,11 +157,25 @@ def test_judge_missing_store(tmp_path: Path) -> None:
     assert code == 1 and err.startswith("Error: no store at")
 
 
-def test_judge_serve_binds_localhost(db: str, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.fixture
+def port_checks(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, int]]:
+    """The ``(host, port)`` pairs judge --serve checks before serving, recorded instead of
+    bound: the tests of the default port 8000 failed whenever another process on the
+    machine (another checkout's server) listened on it. The check itself is
+    test_judge_serve_refuses_a_port_it_cannot_listen_on's."""
+    checks: list[tuple[str, int]] = []
+    monkeypatch.setattr(serve_module, "refuse_busy_port",
+                        lambda host, port: checks.append((host, port)))
+    return checks
+
+
+def test_judge_serve_binds_localhost(db: str, monkeypatch: pytest.MonkeyPatch,
+                                     port_checks: list[tuple[str, int]]) -> None:
     calls = []
     monkeypatch.setattr(serve_module, "serve", lambda *a: calls.append(a))
     code, _, err = run(db, "judge", "--topic", "1", "--serve")
     assert code == 0 and "http://127.0.0.1:8000/" in err and "not loopback" not in err
+    assert port_checks == [("127.0.0.1", 8000)]
     command_for, host, port, verbose, logins, server_names = calls[0]
     assert (host, port, verbose) == ("127.0.0.1", 8000, False)  # the console: errors only
     assert (logins, server_names) == (None, ())  # no accounts: each tab names itself
@@ -169,14 +183,16 @@ def test_judge_serve_binds_localhost(db: str, monkeypatch: pytest.MonkeyPatch) -
     assert "-m pooltool.tui" in command and "--topic 1" in command and "--assessor=ann" in command
 
 
-def test_judge_serve_elsewhere_warns(db: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_judge_serve_elsewhere_warns(db: str, monkeypatch: pytest.MonkeyPatch,
+                                     port_checks: list[tuple[str, int]]) -> None:
     monkeypatch.setattr(serve_module, "serve", lambda *a: None)
     code, _, err = run(db, "judge", "--serve", "--host", "0.0.0.0", "--no-login")
     assert code == 0 and "0.0.0.0 is not loopback: anyone who reaches this port can judge" in err
+    assert port_checks == [("0.0.0.0", 8000)]
 
 
-def test_judge_serve_elsewhere_without_accounts_is_refused(db: str,
-                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+def test_judge_serve_elsewhere_without_accounts_is_refused(
+        db: str, monkeypatch: pytest.MonkeyPatch, port_checks: list[tuple[str, int]]) -> None:
     calls: list[object] = []
     monkeypatch.setattr(serve_module, "serve", lambda *a: calls.append(a))
     code, _, err = run(db, "judge", "--serve", "--host", "0.0.0.0")

@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Any
 import click
 import numpy as np
 
-from pooltool.cli.exit import skip_native_teardown
 from pooltool.cli.group import (
     cli,
     level_option,
@@ -153,7 +152,6 @@ def recall(ctx: click.Context, runs: tuple[str, ...], qrels_file: Path | None, v
     """
     stored = stored_or_file(qrels_file, version, policy)
     use_system_allocator()
-    skip_native_teardown()  # Arrow's threads: no static destructors at exit (cli/exit.py)
     if sample_name is not None and prels_file is not None:
         raise click.UsageError("give --estimate NAME or --prels FILE, not both")
     estimating = sample_name is not None or prels_file is not None

@@ -87,6 +87,9 @@ async def test_the_judging_screen_counts_others_judgments(address: str) -> None:
             other.record_judgment("1", on_screen, 1, "bob")
             assert await wait_until(
                 pilot, lambda: f"· you 0 · others 2 · left {total - 2} of {total}" in status_line(app))
+            # the status line is drawn at once, the notice is a message the app handles
+            # next: under load the first check could come between them (it failed once)
+            assert await wait_until(pilot, lambda: bool(app._notifications))
             [notice] = list(app._notifications)
             assert notice.message == (f"{on_screen} was just judged by another assessor: j goes "
                                       "to the next document nobody has judged.")

@@ -123,8 +123,9 @@ def test_an_unwritable_journal_keeps_writes_in_memory(store_path: str, tmp_path:
     store = JudgmentStore.open(store_path)
     store.set_busy_timeout(50)
     writes = WriteQueue(store, tmp_path / "no such folder" / "journal.jsonl")
-    with write_lock_held(store_path):
-        JudgingSession(writes, "1", "alice").grade(2, 10)
+    session = JudgingSession(writes, "1", "alice")  # claims d1 at once, as on an idle store
+    with write_lock_held(store_path):  # then the store is busy for the grade
+        session.grade(2, 10)
         assert writes.pending == 1 and writes.journal_error is not None
         assert "no such folder" in writes.journal_error
     assert writes.flush()
