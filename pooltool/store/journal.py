@@ -71,7 +71,7 @@ from pooltool.errors import (
     StoreFull,
 )
 from pooltool.store import JudgmentStore, workspace
-from pooltool.store.postgresql import RoleRefused
+from pooltool.store.postgresql_errors import RoleRefused
 
 BUSY_WAIT_MS = 200
 """How long, in milliseconds, one write attempt waits for another writer."""

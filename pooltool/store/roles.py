@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING
 
 from pooltool.errors import InvalidArgument, StoreError, StoreWriteFailed
 from pooltool.store.migrations import postgresql_schema
-from pooltool.store.postgresql import StatementRefused
+from pooltool.store.postgresql_errors import StatementRefused
 
 if TYPE_CHECKING:
     from pooltool.store.store import JudgmentStore
