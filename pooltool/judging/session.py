@@ -76,8 +76,9 @@ from pooltool.judging.queue import topic_queue
 from pooltool.records import Document, Topic, is_judged, is_relevant
 from pooltool.store import DEFAULT_POOL, JudgmentStore, workspace
 from pooltool.store.claims import Claim, claim_minutes
-from pooltool.store.journal import PendingWrite, WriteQueue
+from pooltool.store.journal import WriteQueue
 from pooltool.store.provenance import utc_now
+from pooltool.store.ui_writes import PendingWrite
 
 NoteOutcome = Literal["recorded", "draft", "cleared", "unchanged"]
 

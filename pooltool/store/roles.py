@@ -55,7 +55,7 @@ ASSESSOR_WRITES: dict[str, tuple[str, ...]] = {
     "pool_rounds": ("UPDATE (docs_added)",),
 }
 """Table -> the privileges an assessor has beside ``SELECT`` (the judging app's writes:
-:data:`pooltool.store.journal.OPERATIONS`, claims, adaptive choices)."""
+:data:`pooltool.store.ui_writes.OPERATIONS`, claims, adaptive choices)."""
 
 ADMIN_CHANGES: dict[str, tuple[str, ...]] = {
     "settings": ("UPDATE",),

@@ -51,8 +51,10 @@ from pooltool.judging.queue import ORDERS
 from pooltool.judging.session import JudgingSession
 from pooltool.records import topic_key
 from pooltool.store import DEFAULT_POOL, JudgmentStore
-from pooltool.store.journal import BUSY_WAIT_MS, PendingWrite, WriteQueue, journal_path, journals
+from pooltool.store.journal import BUSY_WAIT_MS, WriteQueue
+from pooltool.store.journal_files import journal_path, journals
 from pooltool.store.roles import check_may_judge
+from pooltool.store.ui_writes import PendingWrite
 from pooltool.text import visible
 from pooltool.tui.activity import DEFAULT_IDLE_S
 from pooltool.tui.ending import SignalExit, crash_report

@@ -17,7 +17,8 @@ from textual.widgets import DataTable, Static
 
 from pooltool.judging.assignment import assign_topics
 from pooltool.store import JudgmentStore
-from pooltool.store.journal import RECONNECT_MAX_S, WriteQueue, journal_path
+from pooltool.store.journal import RECONNECT_MAX_S, WriteQueue
+from pooltool.store.journal_files import journal_path
 from pooltool.store.provenance import utc_now
 from pooltool.tui.app import UNREACHABLE_NOTICE, make_app
 from pooltool.tui.screens.judge import UNREACHABLE_TEXT, UNREAD_NOTICE, JudgeScreen

@@ -17,9 +17,9 @@ from pooltool.errors import StoreConnectionLost, StoreError
 from pooltool.judging.claiming import held_text
 from pooltool.judging.session import JudgingSession
 from pooltool.store.guidelines import current_guidelines
-from pooltool.store.journal import PendingWrite
 from pooltool.store.provenance import utc_now
 from pooltool.store.settings import GradeLevel
+from pooltool.store.ui_writes import PendingWrite
 from pooltool.text import visible
 from pooltool.tui.activity import DEFAULT_IDLE_S, ActivityClock
 from pooltool.tui.keys import key_name
