@@ -288,7 +288,7 @@ def own_postgresql_server(postgresql_journals: Path) -> Iterator[postgresql_serv
 @pytest.fixture
 def postgresql_journals(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """The folder of this test's judging journals for PostgreSQL stores
-    (``$XDG_STATE_HOME``, see :func:`pooltool.store.postgresql.journal_base`): the
+    (``$XDG_STATE_HOME``, see :func:`pooltool.store.postgresql_connection.journal_base`): the
     test's own, so that no journal is replayed into a later test's database of the
     same name (databases are reused) nor left in the user's home."""
     state = tmp_path / "xdg-state"

@@ -20,7 +20,7 @@ from pooltool.judging.adaptive import create_adaptive_pool
 from pooltool.store import JudgmentStore, migrations
 from pooltool.store.dialect import postgresql_sql
 from pooltool.store.guidelines import GuidelineText, add_guidelines
-from pooltool.store.postgresql import shown_url
+from pooltool.store.postgresql_connection import shown_url
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from test_adaptive_pool import small_store  # noqa: E402

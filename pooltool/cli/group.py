@@ -187,6 +187,34 @@ def level_option(f: F) -> F:
                         help="Relevant means grade >= LEVEL (trec_eval -l).")(f)
 
 
+def output_file_option(f: F) -> F:
+    """Add ``-o/--output FILE`` (default: stdout)."""
+    return click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
+                        help="Write to FILE instead of stdout.")(f)
+
+
+def non_blank(_ctx: click.Context, param: click.Parameter, value: str) -> str:
+    """Refuse a blank option value; give it without its surrounding spaces."""
+    if not value.strip():
+        raise click.BadParameter(f"{param.name} must not be blank")
+    return value.strip()
+
+
+class open_output:
+    """A context manager yielding the output stream: FILE (written whole) or stdout."""
+
+    def __init__(self, path: Path | None) -> None:
+        self.path = path
+
+    def __enter__(self):  # type: ignore[no-untyped-def]
+        self.handle = open(self.path, "w", encoding="utf-8") if self.path else sys.stdout
+        return self.handle
+
+    def __exit__(self, *exc: object) -> None:
+        if self.path:
+            self.handle.close()
+
+
 _EXISTING_FILE = click.Path(exists=True, dir_okay=False, path_type=Path)
 
 

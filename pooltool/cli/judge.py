@@ -169,7 +169,7 @@ def _serve(db: str | Path, assessor: str | None, topics: tuple[str, ...], order:
            pool_name: str, host: str, port: int, verbose: bool = False,
            no_login: bool = False, server_names: tuple[str, ...] = ()) -> None:
     """Check, then serve one judging app per browser tab (each tab names its assessor)."""
-    from pooltool.tui.app import check_judgeable
+    from pooltool.tui.judgeable import check_judgeable
     from pooltool.tui.serve import (
         LOOPBACK,
         command_for,

@@ -19,9 +19,9 @@ from pathlib import Path
 import click
 
 #: The modules of :mod:`pooltool.cli` that register commands on the group.
-COMMAND_MODULES = ("adjudicate", "analysis", "collection", "compare", "duplicates", "evaluate",
-                   "explain", "exports", "impact", "judge", "recall", "sample", "settings",
-                   "simulate", "store_admin")
+COMMAND_MODULES = ("adjudicate", "analysis", "collection", "compare", "demo", "duplicates",
+                   "evaluate", "explain", "exports", "impact", "judge", "pools", "qrels_io",
+                   "recall", "runs", "sample", "settings", "simulate", "status", "store_admin")
 _SUFFIXES = ("command", "cmd", "group", "grp")
 
 

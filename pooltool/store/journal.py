@@ -24,11 +24,13 @@ and retried on the timer until space returns. A journal that could not be writte
 (the journal's own disk is full too) keeps the writes in memory, and each retry
 writes the whole queue to the journal again until it can (:attr:`WriteQueue.kept_on_disk`).
 
-**Journal.** A write is data (an operation name from :data:`OPERATIONS` and
-its arguments, with the time of the key press), so a write that has to wait
-is also appended, as one JSON line, to a journal file next to the store
-(:func:`journal_path`: ``<db>.pending-<assessor>-<pid>.jsonl``, flushed to
-disk). The journal is deleted once the queue is empty. If the process dies
+**Journal.** A write is data (an operation name from
+:data:`~pooltool.store.ui_writes.OPERATIONS` and its arguments, with the time of
+the key press), so a write that has to wait is also appended, as one JSON line, to
+a journal file next to the store
+(:func:`~pooltool.store.journal_files.journal_path`:
+``<db>.pending-<assessor>-<pid>.jsonl``, flushed to disk). The journal is deleted
+once the queue is empty. If the process dies
 with writes still queued, the next app of that assessor on that store
 replays its journals (:meth:`WriteQueue.recover`) before it opens a topic.
 Each journalled write carries a random token, recorded in the store
@@ -50,15 +52,12 @@ the write was committed, and the token keeps its retry from adding it twice.
 
 from __future__ import annotations
 
-import glob
 import json
 import os
-import re
 import sqlite3
 import time
-import uuid
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -71,7 +70,15 @@ from pooltool.errors import (
     StoreFull,
 )
 from pooltool.store import JudgmentStore, workspace
-from pooltool.store.postgresql import RoleRefused
+from pooltool.store.journal_files import (
+    journal_pid,
+    journals,
+    parse_journal_line,
+    pending_writes,
+    process_alive,
+)
+from pooltool.store.postgresql_errors import RoleRefused
+from pooltool.store.ui_writes import OPERATIONS, PendingWrite
 
 BUSY_WAIT_MS = 200
 """How long, in milliseconds, one write attempt waits for another writer."""
@@ -85,120 +92,10 @@ RECONNECT_MAX_S = 10.0
 """... up to this many seconds: once the server is back, the writes wait at most this
 long, and a server that stays down is asked at most once in this time by each app."""
 
-Operation = Callable[[JudgmentStore, dict[str, Any]], "int | None"]
-OPERATIONS: dict[str, Operation] = {}
-"""The writes the judging UI makes, by name: ``operation(store, args)``."""
-
-
-def operation(name: str) -> Callable[[Operation], Operation]:
-    """Register a write operation under ``name`` (its journal name)."""
-    def register(function: Operation) -> Operation:
-        OPERATIONS[name] = function
-        return function
-    return register
-
-
-@operation("judgment")
-def _judgment(store: JudgmentStore, a: dict[str, Any]) -> int:
-    """A grade (``note``: a note going with it; ``clear_draft``: the note was a draft)."""
-    judgment_id = store.record_judgment(
-        a["topic"], a["docno"], a["grade"], a["assessor"], ms_spent=a.get("ms_spent"),
-        ms_active=a.get("ms_active"),
-        note=a.get("note"), origin="tui", judged_at=a.get("at"))
-    if a.get("clear_draft"):
-        workspace.save_note_draft(store, a["assessor"], a["topic"], a["docno"], None)
-    return judgment_id
-
-
-@operation("retract")
-def _retract(store: JudgmentStore, a: dict[str, Any]) -> int:
-    """An undo: ``judgment_id``, or ``target``, the token of a journalled grade."""
-    judgment_id = a.get("judgment_id")
-    if judgment_id is None:
-        judgment_id = workspace.committed_result(store, a["target"])
-    return store.retract(int(judgment_id), a["assessor"], origin="tui")
-
-
-@operation("skip")
-def _skip(store: JudgmentStore, a: dict[str, Any]) -> None:
-    workspace.mark_skipped(store, a["assessor"], a["topic"], a["docno"], at=a.get("at"))
-
-
-@operation("scan_terms")
-def _scan_terms(store: JudgmentStore, a: dict[str, Any]) -> None:
-    workspace.set_scan_terms(store, a["assessor"], a["topic"], list(a["terms"]), at=a.get("at"))
-
-
-@operation("position")
-def _position(store: JudgmentStore, a: dict[str, Any]) -> None:
-    workspace.save_position(store, a["assessor"], a["topic"], a["docno"], at=a.get("at"))
-
-
-@operation("note_draft")
-def _note_draft(store: JudgmentStore, a: dict[str, Any]) -> None:
-    workspace.save_note_draft(store, a["assessor"], a["topic"], a["docno"], a.get("note"),
-                              at=a.get("at"))
-
-
-class PendingWrite:
-    """One write; ``result`` (e.g. the new ``judgment_id``) is set once it is committed.
-
-    :param kind: a name in :data:`OPERATIONS` (``None``: a write loaded as committed).
-    :param after: for an undo of a grade still queued, that grade's write (its
-        result is the judgment to retract, once committed).
-    """
-
-    __slots__ = ("kind", "args", "result", "done", "token", "journaled", "after")
-
-    def __init__(self, kind: str | None = None, args: dict[str, Any] | None = None,
-                 result: int | None = None, token: str | None = None,
-                 after: PendingWrite | None = None) -> None:
-        self.kind, self.args, self.result, self.after = kind, args or {}, result, after
-        self.done = kind is None
-        self.token = token or uuid.uuid4().hex
-        self.journaled = False
-
-    @classmethod
-    def committed(cls, result: int) -> PendingWrite:
-        """A write already in the store (loaded from the log)."""
-        return cls(None, None, result)
-
-    def record(self) -> dict[str, Any]:
-        """The journal line of this write."""
-        return {"token": self.token, "kind": self.kind, "args": self.args}
-
-
 def is_busy(exc: sqlite3.OperationalError) -> bool:
     """Whether an error means another connection holds the lock."""
     return isinstance(exc, StoreBusy)
 
-
-def _safe(name: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_.]", "_", name) or "_"
-
-
-def journal_path(db: str | Path, assessor: str, pid: int | None = None) -> Path:
-    """The journal of one judging process: ``<db>.pending-<assessor>-<pid>.jsonl``
-    (characters other than letters, digits, ``_`` and ``.`` in the name become ``_``)."""
-    pid = os.getpid() if pid is None else pid
-    return Path(f"{db}.pending-{_safe(assessor)}-{pid}.jsonl")
-
-
-def journals(db: str | Path, assessor: str | None = None) -> list[Path]:
-    """Journal files left next to the store by judging processes of ``assessor``
-    (default: of every assessor), oldest first."""
-    db = Path(db)
-    who = "*" if assessor is None else _safe(assessor)
-    found = db.parent.glob(f"{glob.escape(db.name)}.pending-{who}-*.jsonl")
-    dated = []
-    for path in found:
-        if not re.fullmatch(r"\d+", path.stem.rsplit("-", 1)[1]):
-            continue
-        try:
-            dated.append((path.stat().st_mtime, path.name, path))
-        except FileNotFoundError:  # committed and removed by its process meanwhile
-            continue
-    return [path for *_, path in sorted(dated)]
 
 
 class WriteQueue:
@@ -432,7 +329,7 @@ class WriteQueue:
             except FileNotFoundError:
                 continue
             for line in text.splitlines():
-                write = _parse(line)
+                write = parse_journal_line(line)
                 if write is not None:
                     recovered.setdefault(write.token, write)
         if recovered:
@@ -445,33 +342,6 @@ class WriteQueue:
         return len(recovered)
 
 
-def _parse(line: str) -> PendingWrite | None:
-    try:
-        record = json.loads(line)
-        kind, args, token = record["kind"], record["args"], record["token"]
-    except (ValueError, KeyError, TypeError):
-        return None
-    if kind not in OPERATIONS or not isinstance(args, dict) or not isinstance(token, str):
-        return None
-    return PendingWrite(kind, args, token=token)
-
-
-def journal_pid(path: Path) -> int:
-    """The process id a journal file is named after (``...-<pid>.jsonl``)."""
-    return int(path.stem.rsplit("-", 1)[1])
-
-
-def process_alive(pid: int) -> bool:
-    """Whether a process with this id runs on this machine (signal 0 probes it)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # it runs, under another user
-        return True
-    return True
-
-
 class JournalReplay(NamedTuple):
     """What :func:`replay_abandoned` did: writes committed, and the journals still
     holding writes that could not be committed (store busy or read-only), with the
@@ -479,18 +349,6 @@ class JournalReplay(NamedTuple):
 
     replayed: int
     waiting: dict[Path, int]
-
-
-def pending_writes(path: Path) -> list[PendingWrite]:
-    """The writes a journal file holds (lines cut short are skipped)."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return []
-    writes = [w for w in map(_parse, text.splitlines()) if w is not None]
-    for write in writes:
-        write.journaled = True
-    return writes
 
 
 def replay_abandoned(store: JudgmentStore, timeout_s: float = 5.0) -> JournalReplay:

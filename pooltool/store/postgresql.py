@@ -2,158 +2,39 @@
 
 The store's SQL is written once, in SQLite's dialect;
 :func:`~pooltool.store.dialect.postgresql_sql` rewrites a statement for PostgreSQL,
-and :class:`PostgresqlEngine` runs it on a psycopg 3 connection and raises psycopg's errors as the store's:
-
-* a refused write (an append-only trigger, a unique or foreign key) is
-  :class:`~pooltool.errors.StoreRefused`;
-* waiting longer than the lock timeout for another writer is
-  :class:`~pooltool.errors.StoreBusy` ``"database is locked ..."`` (as SQLite's busy
-  store);
-* a role that may not write a table is :class:`RoleRefused` (a
-  :class:`~pooltool.errors.StoreWriteFailed`);
-* a server that went away (stopped, restarted, the network dropped) is
-  :class:`~pooltool.errors.StoreConnectionLost`; the next statement outside a
-  transaction connects again (:meth:`PostgresqlEngine.reconnect`), and one inside
-  the transaction the server took with it does not (so a long write is never
-  finished half outside it): the transaction is rolled back whole;
-* a refused connection is :class:`~pooltool.errors.StoreError`; a role named that
-  does not exist, :class:`StatementRefused`;
-* a statement of pooltool's own that the server cannot run is a bug, and raised as
-  psycopg's error (as SQLite's own error is on SQLite).
-
-Connection details come from the URL and libpq's usual sources (``PGPASSWORD``,
-``~/.pgpass``, ``PGSSLMODE``, service files): a password is never asked for on the
-command line. libpq's default ``sslmode=prefer`` uses TLS when the server offers it.
+and :class:`PostgresqlEngine` runs it on a psycopg 3 connection and raises psycopg's
+errors as the store's (:mod:`pooltool.store.postgresql_errors`). Connecting is
+:mod:`pooltool.store.postgresql_connection`'s; watching for changes,
+:mod:`pooltool.store.postgresql_notifications`'.
 """
 
 from __future__ import annotations
 
-import os
-import re
 import time
 from collections.abc import Iterable, Iterator, Sequence
-from contextlib import AbstractContextManager, contextmanager, nullcontext
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import Any, ClassVar
-from urllib.parse import urlsplit, urlunsplit
 
 import pandas as pd
 
 from pooltool.errors import (
-    StoreBusy,
     StoreConnectionLost,
     StoreError,
-    StoreFull,
-    StoreRefused,
-    StoreWriteFailed,
 )
 from pooltool.store import migrations
-from pooltool.store.changes import CHANNEL, Changes, ChangeWatcher
+from pooltool.store.changes import ChangeWatcher
 from pooltool.store.dialect import postgresql_sql
 from pooltool.store.engine import Cursor, Engine, Params, Table
+from pooltool.store.postgresql_connection import RECONNECT_TIMEOUT_S, connect, journal_base, shown_url
+from pooltool.store.postgresql_errors import RoleRefused, store_errors
+from pooltool.store.postgresql_notifications import NotificationWatcher
 
 WRITE_LOCK_KEY = 7_001_002_003
 """The advisory lock every write transaction takes first: writers take turns, as on
 SQLite, so claims and judgments never race and no deadlock reaches an assessor."""
 
-def shown_url(url: str) -> str:
-    """``url`` with any password replaced by ``***`` (for messages and logs)."""
-    parts = urlsplit(url)
-    if parts.password is not None:
-        parts = parts._replace(netloc=parts.netloc.replace(f":{parts.password}@", ":***@", 1))
-    query = re.sub(r"(^|&)password=[^&]*", r"\1password=***", parts.query)
-    return urlunsplit(parts._replace(query=query))
 
-
-RECONNECT_TIMEOUT_S = 2
-"""How long connecting again waits for the server (libpq's ``connect_timeout``, whose
-least is 2 s), unless the URL or ``PGCONNECT_TIMEOUT`` says: a judging app connects
-again on its UI thread, so a server behind a dropped network must not freeze it."""
-
-
-def connect(url: str, again: bool = False) -> Any:
-    """A psycopg connection to ``url`` in autocommit mode (each statement outside an
-    explicit transaction is its own).
-
-    :param again: connecting again after the connection went away (waits at most
-        :data:`RECONNECT_TIMEOUT_S`).
-    :raises StoreError: the server cannot be reached or refuses the login
-        (:class:`~pooltool.errors.StoreConnectionLost` when connecting ``again``).
-    """
-    import psycopg  # imported only for PostgreSQL stores
-
-    options: dict[str, Any] = {}
-    if again and "connect_timeout" not in url and not os.environ.get("PGCONNECT_TIMEOUT"):
-        options["connect_timeout"] = RECONNECT_TIMEOUT_S
-    try:
-        return psycopg.connect(url, autocommit=True, **options)
-    except psycopg.Error as exc:
-        reason = libpq_reason(str(exc))
-        if again:
-            raise StoreConnectionLost(f"{shown_url(url)}: the PostgreSQL server went away "
-                                      f"and cannot be reached again ({reason})") from exc
-        raise StoreError(f"cannot reach the store at {shown_url(url)}: {reason}; "
-                         "nothing was changed") from exc
-
-
-def libpq_reason(message: str) -> str:
-    """libpq's message on one line: ``connection failed: connection to server at "h",
-    port 5 failed: Connection refused\n\tIs the server running ...?`` becomes
-    ``Connection refused (Is the server running ...?)``."""
-    lines = [line.strip() for line in message.strip().splitlines() if line.strip()]
-    if not lines:
-        return "no reason given"
-    first = re.sub(r"^connection failed: (connection to server .*? failed: )?", "", lines[0])
-    return first + (f" ({' '.join(lines[1:])})" if len(lines) > 1 else "")
-
-
-def journal_base(url: str) -> Path:
-    """Where judging apps on this machine keep the journals of writes waiting for a
-    PostgreSQL store (:mod:`pooltool.store.journal`): a name for the server, database
-    and user under ``$XDG_STATE_HOME/pooltool`` (default ``~/.local/state/pooltool``).
-    A journal is replayed by the next pooltool command run on this machine."""
-    parts = urlsplit(url)
-    name = "_".join(str(p) for p in (parts.hostname or "local", parts.port or 5432,
-                                     parts.path.lstrip("/") or "db", parts.username or "user"))
-    state = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
-    folder = Path(state) / "pooltool"
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder / ("postgresql-" + re.sub(r"[^A-Za-z0-9_.-]", "_", name))
-
-
-class RoleRefused(StoreWriteFailed):
-    """The server refused the login role a privilege it needs for this (see
-    :mod:`pooltool.store.roles`); the transaction was rolled back.
-
-    :param address: the store's URL (no password).
-    :param reason: the server's message (``permission denied for table runs``).
-    :param what: the past participle for "nothing was ..." (see :meth:`saying`).
-    """
-
-    def __init__(self, address: str, reason: str, what: str = "changed") -> None:
-        self.address, self.reason = address, reason
-        super().__init__(f"{address}: this role may not do this ({reason}); "
-                         f"nothing was {what}")
-
-    def saying(self, what: str) -> RoleRefused:
-        """The same refusal, saying "nothing was ``what``"."""
-        return RoleRefused(self.address, self.reason, what)
-
-
-class StatementRefused(StoreError):
-    """The server refused a statement naming an object that does not exist (a login
-    role given to ``init --roles apply``).
-
-    :param address: the store's URL (no password).
-    :param reason: the server's message.
-    """
-
-    def __init__(self, address: str, reason: str) -> None:
-        self.address, self.reason = address, reason
-        super().__init__(f"{address}: the database refused a statement ({reason})")
-
-
-# -- the engine -----------------------------------------------------------------------
 
 class PostgresCursor:
     """The rows of a statement, fetched from the server at once."""
@@ -407,7 +288,7 @@ class PostgresqlEngine(Engine):
                     f'FROM "{table.name}"')
 
     def _errors(self) -> AbstractContextManager[None]:
-        return _store_errors(self)
+        return store_errors(self)
 
 
 def open_postgresql(url: str, create: bool, now: str, upgrade: bool = False) -> PostgresqlEngine:
@@ -475,32 +356,6 @@ def _migrate(engine: PostgresqlEngine, now: str, upgrade: bool) -> None:
                                       + owner_upgrades) from exc
 
 
-class NotificationWatcher:
-    """PostgreSQL: a connection of its own that ``LISTEN``\\ s on :data:`CHANNEL`.
-    A lost connection reports one change on any topic, marked ``lost``, then watches
-    no more (the judging app makes a new watcher once the server is back)."""
-
-    def __init__(self, engine: PostgresqlEngine) -> None:
-        self.conn: PostgresqlEngine | None = engine
-        engine.executescript(f"LISTEN {CHANNEL}")
-
-    def poll(self) -> Changes:
-        import psycopg
-
-        if self.conn is None:
-            return Changes()
-        try:
-            topics = frozenset(note.payload for note in self.conn.raw.notifies(timeout=0))
-        except psycopg.Error:
-            self.close()
-            return Changes(any_topic=True, lost=True)
-        return Changes(topics=topics)
-
-    def close(self) -> None:
-        if self.conn is not None:
-            self.conn.close()
-            self.conn = None
-
 
 def _tables(engine: PostgresqlEngine) -> list[Table]:
     columns: dict[str, list[str]] = {}
@@ -534,34 +389,5 @@ def _tables(engine: PostgresqlEngine) -> list[Table]:
             for name, cols in sorted(columns.items())]
 
 
-@contextmanager
-def _store_errors(engine: PostgresqlEngine) -> Iterator[None]:
-    """Raise psycopg's errors as the store's (see the module's docstring)."""
-    import psycopg
-    from psycopg import errors
 
-    try:
-        yield
-    except psycopg.Error as exc:
-        message = (exc.diag.message_primary or str(exc)).strip()
-        if isinstance(exc, errors.LockNotAvailable):
-            raise StoreBusy(f"database is locked ({message})") from exc
-        if isinstance(exc, errors.InsufficientPrivilege):
-            raise RoleRefused(engine.address, message) from exc
-        if isinstance(exc, psycopg.IntegrityError):
-            raise StoreRefused(message) from exc
-        if isinstance(exc, errors.DiskFull):
-            raise StoreFull(f"{engine.address}: the disk is full ({message})") from exc
-        if engine.raw.closed or engine.raw.broken or isinstance(
-                exc, errors.AdminShutdown | errors.CrashShutdown | errors.CannotConnectNow):
-            raise StoreConnectionLost(
-                f"{engine.address}: the PostgreSQL server went away ({message})") from exc
-        if isinstance(exc, errors.UndefinedObject):  # a role named that does not exist
-            raise StatementRefused(engine.address, message) from exc
-        if isinstance(exc, psycopg.OperationalError):
-            raise StoreError(f"{engine.address}: {message}") from exc
-        raise  # a statement of pooltool's own the server cannot run: a bug, shown as one
-
-
-__all__ = ["NotificationWatcher", "PostgresqlEngine", "RoleRefused", "StatementRefused", "connect",
-           "open_postgresql", "shown_url"]
+__all__ = ["PostgresqlEngine", "open_postgresql"]

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING
 
 from pooltool.errors import InvalidArgument, StoreError, StoreWriteFailed
 from pooltool.store.migrations import postgresql_schema
-from pooltool.store.postgresql import StatementRefused
+from pooltool.store.postgresql_errors import StatementRefused
 
 if TYPE_CHECKING:
     from pooltool.store.store import JudgmentStore
@@ -55,7 +55,7 @@ ASSESSOR_WRITES: dict[str, tuple[str, ...]] = {
     "pool_rounds": ("UPDATE (docs_added)",),
 }
 """Table -> the privileges an assessor has beside ``SELECT`` (the judging app's writes:
-:data:`pooltool.store.journal.OPERATIONS`, claims, adaptive choices)."""
+:data:`pooltool.store.ui_writes.OPERATIONS`, claims, adaptive choices)."""
 
 ADMIN_CHANGES: dict[str, tuple[str, ...]] = {
     "settings": ("UPDATE",),

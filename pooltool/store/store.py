@@ -136,7 +136,7 @@ class JudgmentStore(SettingsTable, CollectionTables, RunTables, JudgmentLog, Jud
     def journal_base(self) -> Path | None:
         """The name judging apps' journals of waiting writes go beside
         (:mod:`pooltool.store.journal`): the store file, a local name for a PostgreSQL
-        store (:func:`~pooltool.store.postgresql.journal_base`), ``None`` in memory."""
+        store (:func:`~pooltool.store.postgresql_connection.journal_base`), ``None`` in memory."""
         return self.conn.journal_base
 
     def watch_changes(self) -> ChangeWatcher:

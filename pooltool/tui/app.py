@@ -10,17 +10,18 @@ which the assessor's next app replays if this one is killed (see :mod:`pooltool.
 
 When the PostgreSQL server of the store goes away (stopped, restarted, the network
 dropped: :class:`~pooltool.errors.StoreConnectionLost`), the app does not end: a
-notice says so (:data:`UNREACHABLE_NOTICE`, and the header), writes wait in the
-journal, reads the screens make keep what they show (a document whose text could
-not be read is not graded), and the retry timer connects again with backoff
+notice says so (:data:`~pooltool.tui.write_notices.UNREACHABLE_NOTICE`, and the
+header), writes wait in the journal, reads the screens make keep what they show (a
+document whose text could not be read is not graded), and the retry timer connects again with backoff
 (:class:`~pooltool.store.journal.WriteQueue`); once it is back the journal is
 committed, the notice goes, and the screen is read again. Quitting meanwhile
 leaves the writes in the journal, for the next pooltool command run here.
 
 When the store's disk is full (:class:`~pooltool.errors.StoreFull`), the write is kept
 (in memory, and in the journal as soon as its disk takes it), the screen says
-:data:`FULL_NOTICE`, and the retry timer commits it once space returns. Quitting with
-writes not saved yet asks first (:class:`~pooltool.tui.screens.confirm.ConfirmScreen`).
+:data:`~pooltool.tui.write_notices.FULL_NOTICE`, and the retry timer commits it once
+space returns. Quitting with writes not saved yet asks first
+(:class:`~pooltool.tui.screens.confirm.ConfirmScreen`).
 
 On a shared topic a timer renews the claim on the document on screen (every
 :data:`RENEW_EVERY_S`, :mod:`pooltool.judging.claiming`), and every way out of the
@@ -39,24 +40,17 @@ from textual.actions import ActionParseResult
 from textual.app import App
 from textual.dom import DOMNode
 
-from pooltool.errors import (
-    InvalidArgument,
-    StoreConnectionLost,
-    StoreError,
-    StoreWriteFailed,
-    UnknownTopic,
-)
+from pooltool.errors import InvalidArgument, StoreConnectionLost, StoreError
 from pooltool.judging.claiming import held_text
-from pooltool.judging.queue import ORDERS
 from pooltool.judging.session import JudgingSession
-from pooltool.records import topic_key
 from pooltool.store import DEFAULT_POOL, JudgmentStore
-from pooltool.store.journal import BUSY_WAIT_MS, PendingWrite, WriteQueue, journal_path, journals
+from pooltool.store.journal import BUSY_WAIT_MS, WriteQueue
+from pooltool.store.journal_files import journal_path, journals
 from pooltool.store.roles import check_may_judge
 from pooltool.text import visible
 from pooltool.tui.activity import DEFAULT_IDLE_S
 from pooltool.tui.ending import SignalExit, crash_report
-from pooltool.tui.keys import check_grade_scale
+from pooltool.tui.judgeable import checked_store, picker_topics
 from pooltool.tui.messages import (
     GradeRecorded,
     JudgmentUndone,
@@ -69,6 +63,16 @@ from pooltool.tui.screens.confirm import ConfirmScreen
 from pooltool.tui.screens.judge import JudgeScreen
 from pooltool.tui.screens.too_small import TooSmallScreen, too_small
 from pooltool.tui.screens.topic_picker import TopicPickerScreen
+from pooltool.tui.write_notices import (
+    BACK_NOTICE,
+    BUSY_NOTICE,
+    FULL_NOTICE,
+    SAVED_NOTICE,
+    UNREACHABLE_NOTICE,
+    UNREACHABLE_NOTICE_S,
+    quit_question,
+    refused_text,
+)
 
 RETRY_EVERY_S = 0.5
 RENEW_EVERY_S = 5.0
@@ -160,8 +164,9 @@ class JudgeApp(App[None]):
             self.pop_screen()
 
     def listed_topics(self) -> list[str]:
-        """The picker's topics now (see :func:`_topics`; assignments may have changed)."""
-        return _topics(self.store, self.assessor, self.requested, self.pool)
+        """The picker's topics now (see :func:`~pooltool.tui.judgeable.picker_topics`;
+        assignments may have changed)."""
+        return picker_topics(self.store, self.assessor, self.requested, self.pool)
 
     def open(self, topic: str) -> None:
         """Open the judging screen of ``topic`` (not while the store's server is
@@ -412,45 +417,6 @@ class JudgeApp(App[None]):
                             severity="warning", markup=False)
 
 
-def refused_text(write: PendingWrite, error: Exception) -> str:
-    """The notice of a write the store refused for good (:attr:`WriteQueue.failed`)."""
-    args = write.args
-    if write.kind == "judgment":
-        return (f"Your grade {args.get('grade')} of {args.get('docno')} was not saved, and "
-                f"the document is unjudged again: {error}")
-    if write.kind == "retract":
-        return f"Your undo was not saved, and the judgment stays: {error}"
-    return f"A write could not be saved: {error}"
-
-
-UNREACHABLE_NOTICE = ("The store's server is unreachable: your grades wait in a journal and "
-                      "are saved when it is back.")
-UNREACHABLE_NOTICE_S = 24 * 3600.0
-"""The notice of a lost server stays until the server is back (:meth:`JudgeApp.server_back`)."""
-BACK_NOTICE = "The store's server is back: {saved} waiting write(s) saved."
-FULL_NOTICE = ("Your judgment is not saved yet: the disk is full. It is kept and saved as "
-               "soon as there is space again; free some space on the store's disk.")
-SAVED_NOTICE = "There is space again: {saved} waiting write(s) saved."
-BUSY_NOTICE = ("The store is busy (another writer): your judgment is kept in a journal "
-               "next to the store and saved in a moment, or when you next open pooltool "
-               "judge if this app is stopped first.")
-
-
-def quit_question(writes: WriteQueue) -> str:
-    """What quitting with writes not saved yet would leave, and the question: why they
-    wait (full disk, busy store, unreachable server) and where they stay."""
-    count = writes.pending
-    why = ("the disk is full" if writes.full is not None else
-           "the store's server is unreachable" if writes.offline else
-           "the store is busy (another writer holds it)")
-    kept = ("They stay in the journal next to the store, and the next pooltool command "
-            "here saves them." if writes.kept_on_disk else
-            "There is no journal (a store in memory): quitting now loses them."
-            if writes.journal is None else
-            "The journal could not be written either: quitting now loses them.")
-    return f"{count} write(s) are not saved yet: {why}. {kept} Quit anyway?"
-
-
 def make_app(db: str | Path, assessor: str, topics: Sequence[str] = (), order: str = "docno",
              seed: int = 0, pool: str = DEFAULT_POOL) -> JudgeApp:
     """Open the store at ``db`` and build the judging app.
@@ -468,7 +434,7 @@ def make_app(db: str | Path, assessor: str, topics: Sequence[str] = (), order: s
     """
     if not assessor.strip():
         raise InvalidArgument("name the assessor with --assessor")
-    store = _checked_store(db, assessor, topics, order, pool)
+    store = checked_store(db, assessor, topics, order, pool)
     try:
         check_may_judge(store, assessor)
     except BaseException:
@@ -477,48 +443,3 @@ def make_app(db: str | Path, assessor: str, topics: Sequence[str] = (), order: s
     store.set_busy_timeout(BUSY_WAIT_MS)
     opened = topics[0] if len(topics) == 1 else None
     return JudgeApp(store, assessor, list(topics), opened, order, seed, pool)
-
-
-def check_judgeable(db: str | Path, topics: Sequence[str] = (), order: str = "docno",
-                    pool: str = DEFAULT_POOL) -> None:
-    """What :func:`make_app` checks before any assessor is known (``judge --serve``),
-    and that the store can be written.
-
-    :raises StoreError: as :func:`make_app`, or the store cannot be written
-        (:class:`~pooltool.errors.StoreWriteFailed`).
-    :raises UnknownTopic: a topic with no pooled documents.
-    """
-    store = _checked_store(db, "", topics, order, pool)
-    read_only = store.read_only
-    store.close()
-    if read_only:
-        raise StoreWriteFailed(f"{db}: the store can be read but not written (read-only file "
-                               "or folder), and judging writes to it")
-
-
-def _checked_store(db: str | Path, assessor: str, topics: Sequence[str], order: str,
-                   pool: str) -> JudgmentStore:
-    """The store at ``db``, open, once order, pool, topics and grade scale are checked."""
-    if order not in ORDERS:
-        raise InvalidArgument(f"unknown queue order {order!r}; choose one of {', '.join(ORDERS)}")
-    store = JudgmentStore.open(db)
-    try:
-        _topics(store, assessor, list(topics), pool)
-        check_grade_scale(store.grade_scale())
-    except BaseException:
-        store.close()
-        raise
-    return store
-
-
-def _topics(store: JudgmentStore, assessor: str, topics: list[str], pool: str) -> list[str]:
-    """The picker's topics, in :func:`~pooltool.records.topic_key` order (2 before 10)."""
-    pooled = sorted(store.pooled_topics(pool), key=topic_key)
-    if not pooled:
-        store.pool_id(pool)  # no such pool: says so
-        raise StoreError(f"pool {pool!r} holds no documents: build it with 'pooltool pool'")
-    missing = [t for t in topics if t not in set(pooled)]
-    if missing:
-        raise UnknownTopic(f"no pooled documents for topic(s) {', '.join(missing)}")
-    assigned = [t for t in store.assigned_topics(assessor) if t in set(pooled)]
-    return sorted(dict.fromkeys(topics or assigned or pooled), key=topic_key)

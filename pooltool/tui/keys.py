@@ -3,7 +3,7 @@
 ``pooltool grades set`` refuses a grade key that a judging command uses, and
 the judging app refuses such a scale when it starts; both check here, so the
 command line loads no Textual to do it. The judging screen's bindings
-(:data:`pooltool.tui.screens.judge.COMMAND_BINDINGS`) must bind exactly
+(:data:`pooltool.tui.screens.judge_bindings.COMMAND_BINDINGS`) must bind exactly
 :data:`COMMAND_KEYS` (a test holds them equal).
 """
 

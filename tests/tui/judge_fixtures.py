@@ -83,7 +83,7 @@ def log_rows(path: StoreAddress) -> pd.DataFrame:
 def journal_base_of(address: str | Path) -> Path:
     """Where judging apps keep the journals of the store at ``address`` (next to a
     SQLite file; under ``$XDG_STATE_HOME`` for PostgreSQL): give it to
-    :func:`~pooltool.store.journal.journal_path` and ``journals``."""
+    :func:`~pooltool.store.journal_files.journal_path` and ``journals``."""
     with JudgmentStore.open(address) as store:
         base = store.journal_base
     assert base is not None

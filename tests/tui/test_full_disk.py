@@ -21,10 +21,11 @@ from textual.widgets import Input
 from pooltool.judging.session import JudgingSession
 from pooltool.store import JudgmentStore, workspace
 from pooltool.store.journal import WriteQueue
-from pooltool.tui.app import FULL_NOTICE, SAVED_NOTICE, make_app, quit_question
+from pooltool.tui.app import make_app
 from pooltool.tui.screens.confirm import ConfirmScreen
 from pooltool.tui.screens.judge import JudgeScreen
 from pooltool.tui.screens.prompt import PromptScreen
+from pooltool.tui.write_notices import FULL_NOTICE, SAVED_NOTICE, quit_question
 
 SIZE = (110, 30)
 NOTE = "long note " * 600  # 6,000 characters: more than a page (4,096 bytes)

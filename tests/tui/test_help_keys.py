@@ -5,7 +5,7 @@ from __future__ import annotations
 from textual.binding import Binding
 
 from pooltool.tui.screens.help import COMMAND_KEYS as HELP_KEYS
-from pooltool.tui.screens.judge import COMMAND_BINDINGS
+from pooltool.tui.screens.judge_bindings import COMMAND_BINDINGS
 
 SHOWN_AS = {"left": "←", "right": "→", "escape": "Esc", "question_mark": "?", "slash": "/",
             "space": "Space", "pagedown": "PgDn", "pageup": "PgUp", "up": "↑", "down": "↓",
@@ -24,7 +24,7 @@ def test_the_key_data_matches_the_screen_and_textual() -> None:
     from textual.keys import _character_to_key
 
     from pooltool.tui import keys
-    from pooltool.tui.screens.judge import COMMAND_BINDINGS
+    from pooltool.tui.screens.judge_bindings import COMMAND_BINDINGS
 
     assert [b.key for b in COMMAND_BINDINGS] == list(keys.COMMAND_KEYS)
     for character in [*map(chr, range(33, 127)), "é", "ß", "→", "½"]:

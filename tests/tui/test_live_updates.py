@@ -13,7 +13,7 @@ from test_picker import rows_of
 
 from pooltool.store import JudgmentStore
 from pooltool.store.changes import Changes, ChangeWatcher
-from pooltool.store.postgresql import NotificationWatcher
+from pooltool.store.postgresql_notifications import NotificationWatcher
 from pooltool.tui.app import JudgeApp, make_app
 from pooltool.tui.screens.judge import JudgeScreen
 

@@ -19,7 +19,7 @@ from judge_fixtures import AppFactory, journal_base_of, log_rows, wait_until, wr
 from textual.widgets import Input
 
 from pooltool.store import JudgmentStore, workspace
-from pooltool.store.journal import journal_path, journals
+from pooltool.store.journal_files import journal_path, journals
 from pooltool.store.provenance import utc_now
 from pooltool.tui import app as app_module
 from pooltool.tui.screens.judge import JudgeScreen

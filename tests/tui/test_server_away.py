@@ -17,11 +17,13 @@ from textual.widgets import DataTable, Static
 
 from pooltool.judging.assignment import assign_topics
 from pooltool.store import JudgmentStore
-from pooltool.store.journal import RECONNECT_MAX_S, WriteQueue, journal_path
+from pooltool.store.journal import RECONNECT_MAX_S, WriteQueue
+from pooltool.store.journal_files import journal_path
 from pooltool.store.provenance import utc_now
-from pooltool.tui.app import UNREACHABLE_NOTICE, make_app
+from pooltool.tui.app import make_app
 from pooltool.tui.screens.judge import UNREACHABLE_TEXT, UNREAD_NOTICE, JudgeScreen
 from pooltool.tui.screens.topic_picker import TopicPickerScreen
+from pooltool.tui.write_notices import UNREACHABLE_NOTICE
 
 SIZE = (110, 30)
 BACK_WITHIN_S = RECONNECT_MAX_S + 10  # the longest backoff wait, and slack for a loaded machine

@@ -7,7 +7,7 @@ from typing import ClassVar
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingsMap, BindingType
+from textual.binding import BindingType
 from textual.containers import Horizontal
 from textual.reactive import var
 from textual.screen import Screen
@@ -16,13 +16,12 @@ from textual.widgets import Footer, Header, Static
 from pooltool.errors import StoreConnectionLost, StoreError
 from pooltool.judging.claiming import held_text
 from pooltool.judging.session import JudgingSession
+from pooltool.judging.take_back import take_back
 from pooltool.store.guidelines import current_guidelines
-from pooltool.store.journal import PendingWrite
 from pooltool.store.provenance import utc_now
 from pooltool.store.settings import GradeLevel
 from pooltool.text import visible
 from pooltool.tui.activity import DEFAULT_IDLE_S, ActivityClock
-from pooltool.tui.keys import key_name
 from pooltool.tui.messages import (
     GradeRecorded,
     JudgmentUndone,
@@ -34,6 +33,7 @@ from pooltool.tui.on_screen import OnScreen
 from pooltool.tui.screens.confirm import ConfirmScreen
 from pooltool.tui.screens.guidelines import GuidelinesScreen
 from pooltool.tui.screens.help import HelpScreen
+from pooltool.tui.screens.judge_bindings import COMMAND_BINDINGS, with_grades
 from pooltool.tui.screens.prompt import PromptScreen
 from pooltool.tui.widgets.document_view import MISSING_NOTICE, DocumentView, ReadMove
 from pooltool.tui.widgets.find_bar import FindBar
@@ -42,32 +42,6 @@ from pooltool.tui.widgets.highlight import format_scan_terms, parse_scan_terms, 
 from pooltool.tui.widgets.status_line import DOCNO_WIDTH, shorten, status_text
 from pooltool.tui.widgets.topic_panel import TopicPanel
 
-READ = Binding.Group("Scroll")
-COMMAND_BINDINGS = [
-    Binding("space", "read('page_down')", "Page down", key_display="Space", group=READ),
-    Binding("pagedown", "read('page_down')", "Page down", key_display="PgDn", show=False),
-    Binding("pageup", "read('page_up')", "Page up", key_display="PgUp", group=READ),
-    Binding("up", "read('line_up')", "Line up", key_display="↑", group=READ),
-    Binding("down", "read('line_down')", "Line down", key_display="↓", group=READ),
-    # Home is in the help, not the footer: the footer then fits 80 columns
-    Binding("home", "read('home')", "Start", key_display="Home", show=False),
-    Binding("end", "read('end')", "End", key_display="End", group=READ),
-    Binding("ctrl+f", "find", "Find"),
-    Binding("u", "undo", "Undo"),
-    Binding("n", "note", "Note"),
-    Binding("s", "skip", "Skip"),
-    Binding("j", "next_unjudged", "Unjudged"),
-    Binding("left", "move(-1)", "Previous", show=False),
-    Binding("right", "move(1)", "Next", show=False),
-    Binding("h", "toggle_highlight", "Highlight", show=False),
-    Binding("slash", "scan_terms", "Scan terms", show=False),
-    Binding("c", "split_copy", "Not a copy", show=False),
-    Binding("escape", "leave", "Topics", show=False),
-    # g is in the help (and its title), not the footer: the footer then fits 80 columns
-    Binding("g", "guidelines", "Guidelines", show=False),
-    Binding("question_mark", "help", "Help"),
-    Binding("q", "quit", "Quit"),
-]
 END_NOTICE = ("This store asks that each document be read to its end before it is graded: "
               "Space or PgDn pages down, End jumps to the end.")
 UNREACHABLE_TEXT = ("The text cannot be read: the store's server is unreachable. It shows "
@@ -87,7 +61,8 @@ NOTE_MESSAGES = {
 
 
 class JudgeScreen(Screen[None]):
-    """Judge one topic: grade keys from the store's scale, then the commands above.
+    """Judge one topic: grade keys from the store's scale, then the commands
+    (:data:`~pooltool.tui.screens.judge_bindings.COMMAND_BINDINGS`).
 
     :param session: the assessor's state on the topic.
     :param scale: the store's grade scale (one key binding per grade, shown in the footer).
@@ -110,7 +85,7 @@ class JudgeScreen(Screen[None]):
         self.activity = ActivityClock(idle_s)
         self.match: int | None = None  # the current find match, an index of DocumentView.matches
         self.query_words = query_terms(session.topic_statement())
-        self._bindings = _with_grades(scale, self._bindings)
+        self._bindings = with_grades(scale, self._bindings)
         self._starting = False  # a topic given by start() waits to be drawn
         self.unread: str | None = None  # the docno shown whose text the lost server kept
         self.on_screen = OnScreen()  # a grade key counts only for the document drawn then
@@ -466,44 +441,3 @@ class JudgeScreen(Screen[None]):
         """Remember the position and quit."""
         self.session.save_position()
         await self.app.action_quit()
-
-
-def take_back(session: JudgingSession, write: PendingWrite) -> str | None:
-    """Forget the grade of ``session`` whose ``write`` the store refused: it leaves the
-    history, the document falls back to the grade before it (later grades of the
-    document now follow that one), and a note drafted with it is a draft again (the
-    draft's removal was refused with it). Returns its docno (``None``: not a grade of
-    this session)."""
-    found = next((mark for mark in session.history if mark.write is write), None)
-    if found is None:
-        return None
-    session.history.remove(found)
-    later, mark = [], session.marks.get(found.docno)
-    while mark is not None and mark is not found:
-        later.append(mark)
-        mark = mark.previous
-    below = found.previous
-    for old in reversed(later):  # relink the grades given after it
-        new = old._replace(previous=below)
-        session.history[session.history.index(old)] = new
-        below = new
-    if below is None:
-        session.marks.pop(found.docno, None)
-    else:
-        session.marks[found.docno] = below
-    if write.args.get("clear_draft") and found.note:
-        session.notes.setdefault(found.docno, found.note)
-    return found.docno
-
-
-def _with_grades(scale: list[GradeLevel], commands: BindingsMap) -> BindingsMap:
-    """A bindings map with one binding per grade first. The grade bar is their
-    legend (key and name, wrapping on narrow screens), so the footer, one line,
-    lists only the commands."""
-    grades = BindingsMap([Binding(key_name(level.key), f"grade({level.grade})",
-                                  level.name, key_display=level.key, show=False)
-                          for level in scale])
-    for key, bindings in commands.key_to_bindings.items():
-        grades.key_to_bindings.setdefault(key, []).extend(bindings)
-    return grades
-
