@@ -117,8 +117,8 @@ def encode_labels(column: pa.ChunkedArray) -> pa.DictionaryArray:
     of equal values: a run file gives its topics (and its one tag) in long stretches.
 
     :param column: ``n`` strings, no nulls.
-    :returns: ``n`` dictionary codes; on values that change at most rows (more than
-        one stretch per 4 rows), plain ``dictionary_encode``.
+    :returns: ``n`` dictionary codes; when more than a quarter of the rows start a
+        new stretch, ``dictionary_encode``'s own (hashing the heads would save little).
     """
     values = column.combine_chunks()
     count = len(values)

@@ -71,7 +71,8 @@ def _same_length(data: np.ndarray, first: int, count: int, length: int) -> np.nd
     """:func:`fingerprints` when all ``count`` strings have ``length > 0`` bytes (docnos
     often do), string ``i`` at ``first + i * length``: the bytes as rows, zero-padded
     to whole aligned words (the loop's masks give the same zeros), and the length's
-    start state computed once. The same values as the loop, at about a third of its cost."""
+    start state computed once. The same values as the loop, at about 2/3 of its cost
+    (250,000 docnos of 9 bytes: 15 -> 10 ms)."""
     width = -(-length // 8) * 8
     rows = np.zeros((count, width), dtype=np.uint8)
     rows[:, :length] = data[first:first + count * length].reshape(count, length)
