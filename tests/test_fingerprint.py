@@ -79,3 +79,17 @@ def test_repeats_and_key_table_with_shared_buckets() -> None:
     queries = np.array([(5 << 60) + 2, 2 << 62, (5 << 60) + 3, 7, 3 << 62, 5 << 60], dtype=np.uint64)
     assert table.find(queries).tolist() == [12, 14, -1, -1, 15, 10]
     assert KeyTable(np.array([], dtype=np.uint64), np.array([])).find(queries).tolist() == [-1] * 6
+
+
+@pytest.mark.parametrize("length", [1, 7, 8, 9, 16, 17])
+def test_strings_of_one_length_print_as_among_other_lengths(length: int) -> None:
+    """All strings of one length take a shortcut (rows of aligned words); their prints
+    are the ones the general loop gives them beside a string of another length, also
+    from a slice whose first string does not start the buffer."""
+    texts = [chr(ord("a") + i) * length for i in range(5)] + ["é" * length]
+    sizes = {len(text.encode()) for text in texts}
+    same = [text for text in texts if len(text.encode()) == length]
+    mixed = fingerprints(pa.array(same + ["x" * (length + 3)])).tolist()[:-1]
+    assert sizes != {length}  # the mixed array is not all one length
+    assert fingerprints(pa.array(same)).tolist() == mixed
+    assert fingerprints(pa.array(["z" * length] + same).slice(1)).tolist() == mixed

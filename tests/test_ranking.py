@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from hypothesis_budget import examples
 
 from pooltool.formats.run import read_run
-from pooltool.ranking import _group_score_order, order_run, top_k, trec_ranks
+from pooltool.ranking import _group_score_order, _written_in_order, order_run, top_k, trec_ranks
 
 
 def test_ties_broken_by_docno_descending_and_rank_ignored() -> None:
@@ -125,3 +125,17 @@ def test_order_lines_is_one_order_for_numpy_and_arrow_docnos(sorted_groups: bool
                                           "docno": docno}))
     assert frame_order["docno"].tolist() == docno[[5, 4, 6, 0, 2, 1, 3]].tolist()
     assert on_numpy[0].tolist() == expected
+
+
+@settings(max_examples=examples(100), deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 3), st.sampled_from([0.0, 1.0, 2.5])), max_size=30))
+def test_written_in_order_is_one_stretch_per_group_best_first(rows: list[tuple[int, float]]) -> None:
+    """The shortcut's test, against plain Python: each group's rows adjacent, scores
+    not rising within a group (fewer than two rows: no shortcut)."""
+    group = np.array([g for g, _ in rows], dtype=np.int64)
+    scores = np.array([s for _, s in rows])
+    heads = [g for i, (g, _) in enumerate(rows) if i == 0 or rows[i - 1][0] != g]
+    best_first = all(rows[i][1] <= rows[i - 1][1] for i in range(1, len(rows))
+                     if rows[i][0] == rows[i - 1][0])
+    expected = len(rows) >= 2 and len(heads) == len(set(heads)) and best_first
+    assert _written_in_order(group, scores) == expected

@@ -185,7 +185,8 @@ def _entries_frame(entries: Iterable[RunEntry]) -> pd.DataFrame:
 _NAMES = ["topic", "q0", "docno", "rank", "score", "run_tag"]
 _TYPES = {"topic": pa.string(), "docno": pa.string(), "rank": pa.string(), "score": pa.float64(),
           "run_tag": pa.string()}
-_LABELS = ("topic", "run_tag")  # few distinct values: dictionary-encoded once read
+_LABELS = ("topic", "run_tag")  # few distinct values: dictionary-encoded once read (cheaper
+# than Arrow's CSV reader building dictionaries block by block)
 
 
 def read_run_table(source: Source, threads: bool = True) -> pa.Table | None:
@@ -223,7 +224,7 @@ def run_table(data: bytes, threads: bool = True) -> pa.Table | None:
         rank ``+1`` is fine for the line reader; it decides).
         Repeated docnos are not looked for.
     """
-    table = read_columns(data, _NAMES, _TYPES, threads)
+    table = read_columns(data, _NAMES, _TYPES, threads, labels=_LABELS)
     if table is None or pc.any(pc.is_nan(table["score"])).as_py():
         return None
     if not integers(table["rank"]):
@@ -232,10 +233,7 @@ def run_table(data: bytes, threads: bool = True) -> pa.Table | None:
         rank = pc.cast(table["rank"], pa.int64())
     except pa.ArrowInvalid:  # out of the int64 range
         return None
-    columns = {**{name: table[name] for name in table.column_names}, "rank": rank}
-    for name in _LABELS:  # cheaper than Arrow's CSV reader building dictionaries block by block
-        columns[name] = pc.dictionary_encode(table[name].combine_chunks())
-    return pa.table(columns)
+    return table.set_column(table.schema.get_field_index("rank"), "rank", rank)
 
 
 def run_frame(table: pa.Table) -> pd.DataFrame:
