@@ -8,10 +8,11 @@
   consecutive words of the normalised text; a text shorter than that is one
   shingle) have a Jaccard similarity at or above ``threshold``. Candidates come from
   MinHash signatures banded by locality-sensitive hashing (Broder 1997; the
-  library is `datasketch <https://ekzhu.com/datasketch/>`_, whose ``MinHashLSH``
-  chooses the bands and rows for the threshold), and each candidate's Jaccard is
-  then computed *exactly* on the two shingle sets, so LSH only proposes and never
-  decides.
+  values and bands are those of `datasketch <https://ekzhu.com/datasketch/>`_'s
+  ``MinHash`` and ``MinHashLSH``, whose bands and rows are chosen for the threshold,
+  computed for all documents at once with numpy by :mod:`pooltool.minhash`), and
+  each candidate's Jaccard is then computed *exactly* on the two shingle sets, so
+  LSH only proposes and never decides.
 
 Groups are made leader-first, so that a copy never hides a document that is not
 one: exact classes are taken in order of their smallest docno; a class joins the
@@ -33,16 +34,13 @@ import re
 import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from pooltool.errors import InvalidArgument
+from pooltool.minhash import band_params, shared_buckets, signatures
 from pooltool.records import Document
-
-if TYPE_CHECKING:
-    from datasketch import MinHash, MinHashLSH
 
 LSH_WEIGHTS = (0.05, 0.95)
 """datasketch's weights of false positives and false negatives when it picks the bands:
@@ -130,68 +128,102 @@ def find_groups(documents: Iterable[Document],
         copies); ordered by group and docno. Documents with no copy are left out.
     :raises InvalidArgument: parameters out of range.
     """
-    # imported here: datasketch loads scipy (over a second), which commands that only
-    # read copies (status, export-qrels) should not pay
-    from datasketch import MinHash, MinHashLSH
-
     parameters.check()
-    classes = _exact_classes(documents)
-    lsh = MinHashLSH(threshold=parameters.threshold, num_perm=parameters.num_perm,
-                     weights=LSH_WEIGHTS)
-    template = MinHash(num_perm=parameters.num_perm, seed=parameters.seed)
-    permutations, scheme = template.permutations, template.scheme  # made once, not per text
-    leaders: dict[str, np.ndarray] = {}
-    joined: dict[str, list[tuple[str, float]]] = {}
-    for first, (normalised, _) in sorted(classes.items()):
-        own = shingles(normalised, parameters.shingle_words)
-        signature = MinHash(num_perm=parameters.num_perm, seed=parameters.seed, hashfunc=int,
-                            permutations=permutations, scheme=scheme)
-        signature.update_batch(own.tolist())  # already hashed: int() passes them through
-        leader, similarity = _best_leader(lsh, leaders, own, signature, parameters.threshold)
-        if leader is None:
-            leaders[first] = own
-            lsh.insert(first, signature, check_duplication=False)
-        else:
-            joined.setdefault(leader, []).append((first, similarity))
-    return _rows(classes, joined)
+    classes = _exact_classes(documents, parameters.shingle_words)
+    if len(classes.docnos) < 2:
+        return _rows(classes, {})
+    bands, rows = band_params(parameters.threshold, parameters.num_perm, LSH_WEIGHTS)
+    signature = signatures(classes.values, classes.offsets, parameters.num_perm, parameters.seed)
+    buckets = shared_buckets(signature, bands, rows)[classes.order]
+    del signature  # the largest matrix: not kept while the groups are made
+    return _rows(classes, _join_near(classes, buckets, parameters.threshold))
 
 
-def _exact_classes(documents: Iterable[Document]) -> dict[str, tuple[str, list[str]]]:
-    """Exact classes by their smallest docno: ``{first: (normalised text, docnos)}``."""
-    by_key: dict[bytes, tuple[str, list[str]]] = {}
+@dataclass
+class _Classes:
+    """Exact classes, numbered as first met: ``docnos[c]`` sorted; ``values[offsets[c]:
+    offsets[c + 1]]`` its shingle hashes (sorted, distinct); ``order``: the class numbers
+    by smallest docno (the order leaders are taken in)."""
+
+    docnos: list[list[str]]
+    values: np.ndarray
+    offsets: np.ndarray
+    order: np.ndarray
+
+    def shingles(self, number: int) -> np.ndarray:
+        return self.values[self.offsets[number]:self.offsets[number + 1]]
+
+
+def _exact_classes(documents: Iterable[Document], words: int) -> _Classes:
+    """The exact classes of the documents with words, each one's shingles hashed once."""
+    by_key: dict[bytes, int] = {}
+    docnos: list[list[str]] = []
+    values: list[np.ndarray] = []
     for doc in documents:
         normalised = normalise(f"{doc.title} {doc.text}")
         if not normalised:  # no words: nothing to be a copy of
             continue
         key = hashlib.sha1(normalised.encode()).digest()
-        by_key.setdefault(key, (normalised, []))[1].append(doc.docno)
-    return {min(docnos): (normalised, sorted(docnos)) for normalised, docnos in by_key.values()}
+        number = by_key.setdefault(key, len(docnos))
+        if number == len(docnos):
+            docnos.append([])
+            values.append(shingles(normalised, words))
+        docnos[number].append(doc.docno)
+    for members in docnos:
+        members.sort()
+    order = sorted(range(len(docnos)), key=lambda c: docnos[c][0])
+    offsets = np.zeros(len(values) + 1, dtype=np.int64)
+    np.cumsum([len(v) for v in values], out=offsets[1:])
+    flat = np.concatenate(values) if values else np.zeros(0, dtype=np.uint32)
+    return _Classes(docnos, flat, offsets, np.array(order, dtype=np.int64))
 
 
-def _best_leader(lsh: MinHashLSH, leaders: dict[str, np.ndarray], own: np.ndarray,
-                 signature: MinHash, threshold: float) -> tuple[str | None, float]:
-    """The earlier leader whose exact Jaccard with ``own`` is highest and >= threshold."""
-    if not leaders:
-        return None, 0.0
-    best: tuple[str | None, float] = (None, 0.0)
-    for candidate in sorted(lsh.query(signature)):
-        similarity = jaccard(own, leaders[candidate])
+def _join_near(classes: _Classes, buckets: np.ndarray, threshold: float
+               ) -> dict[int, list[tuple[int, float]]]:
+    """Leader-first near classes: ``{leader: [(class, similarity), ...]}`` in joining order.
+
+    :param buckets: :func:`pooltool.minhash.shared_buckets` of the classes in
+        ``classes.order``. A class sharing no bucket is nobody's candidate: a leader of
+        its own, left out of the loop.
+    """
+    tables: list[dict[int, list[int]]] = [{} for _ in range(buckets.shape[1])]
+    joined: dict[int, list[tuple[int, float]]] = {}
+    for rank in np.flatnonzero((buckets >= 0).any(axis=1)).tolist():
+        number = int(classes.order[rank])
+        own = [(band, int(b)) for band, b in enumerate(buckets[rank].tolist()) if b >= 0]
+        candidates = {leader for band, b in own for leader in tables[band].get(b, ())}
+        leader, similarity = _best_leader(classes, sorted(candidates), number, threshold)
+        if leader is None:
+            for band, b in own:
+                tables[band].setdefault(b, []).append(rank)
+        else:
+            joined.setdefault(int(classes.order[leader]), []).append((number, similarity))
+    return joined
+
+
+def _best_leader(classes: _Classes, candidates: list[int], number: int,
+                 threshold: float) -> tuple[int | None, float]:
+    """Of the earlier leaders ``candidates`` (ranks, ascending: by docno), the one whose
+    exact Jaccard with class ``number`` is highest and >= threshold (ties: the first)."""
+    best: tuple[int | None, float] = (None, 0.0)
+    own = classes.shingles(number)
+    for rank in candidates:
+        similarity = jaccard(own, classes.shingles(int(classes.order[rank])))
         if similarity >= threshold and similarity > best[1]:
-            best = (candidate, similarity)
+            best = (rank, similarity)
     return best
 
 
-def _rows(classes: dict[str, tuple[str, list[str]]],
-          joined: dict[str, list[tuple[str, float]]]) -> pd.DataFrame:
+def _rows(classes: _Classes, joined: dict[int, list[tuple[int, float]]]) -> pd.DataFrame:
     rows: list[tuple[int, str, int, str, float]] = []
-    for first, (_, docnos) in sorted(classes.items()):
-        near = joined.get(first, [])
+    for first in classes.order.tolist():
+        docnos, near = classes.docnos[first], joined.get(first, [])
         if len(docnos) == 1 and not near:
             continue
         group_no = rows[-1][0] + 1 if rows else 1
-        rows += [(group_no, d, 0, "leader" if d == first else "exact", 1.0) for d in docnos]
+        rows += [(group_no, d, 0, "leader" if d == docnos[0] else "exact", 1.0) for d in docnos]
         for number, (member, similarity) in enumerate(near, start=1):
-            rows += [(group_no, d, number, "near", similarity) for d in classes[member][1]]
+            rows += [(group_no, d, number, "near", similarity) for d in classes.docnos[member]]
     frame = pd.DataFrame(rows, columns=MEMBER_COLUMNS)
     return frame.sort_values(["group_no", "docno"], kind="mergesort").reset_index(drop=True)
 
