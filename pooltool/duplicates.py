@@ -100,13 +100,53 @@ _PUNCTUATION = _Punctuation()
 
 
 def shingles(normalised: str, words: int) -> np.ndarray:
-    """The distinct shingles of a normalised text (not empty), as sorted 32-bit hashes
-    (each shingle's 4-byte blake2b digest): an ``uint32`` array."""
-    tokens = normalised.split(" ")
-    spans = [" ".join(tokens[i:i + words]) for i in range(max(1, len(tokens) - words + 1))]
-    hashes = [int.from_bytes(hashlib.blake2b(s.encode(), digest_size=4).digest(), "little")
-              for s in spans]
-    return np.unique(np.array(hashes, dtype=np.uint32))
+    """The distinct shingles of one normalised text (not empty), as sorted 32-bit
+    hashes: an ``uint32`` array (:func:`shingle_sets` of that one text)."""
+    values, _ = shingle_sets([normalised], words)
+    return values
+
+
+_MIX = np.uint64(0x9E3779B97F4A7C15)  # odd: h * _MIX + word is a bijection of h for each word
+
+
+def shingle_sets(texts: list[str], words: int) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct shingles of many normalised texts (none empty), computed together.
+
+    A word's hash is its 8-byte blake2b digest (each distinct word of the batch hashed
+    once); a shingle's is the words' hashes folded in order (``h * _MIX + word``,
+    modulo 2**64), then mixed by the MurmurHash3 64-bit finalizer and cut to its high
+    32 bits. A text shorter than ``words`` is one shingle of all its words.
+
+    :returns: ``(values, counts)``: the texts' sets one after another (each sorted,
+        distinct; ``uint32``) and each text's number of shingles (``int64``).
+    """
+    tokens = " ".join(texts).split(" ")
+    lengths = np.array([text.count(" ") + 1 for text in texts], dtype=np.int64)
+    codes, distinct = pd.factorize(np.array(tokens, dtype=object))
+    word_hash = np.array([int.from_bytes(hashlib.blake2b(w.encode(), digest_size=8).digest(),
+                                         "little") for w in distinct], dtype=np.uint64)
+    flat = word_hash[codes]
+    ends = np.repeat(np.cumsum(lengths), lengths)  # each token's text's end
+    positions = np.arange(len(flat))
+    folded = np.zeros(len(flat), dtype=np.uint64)
+    for offset in range(words):
+        inside = positions + offset < ends
+        folded[inside] = folded[inside] * _MIX + flat[positions[inside] + offset]
+    starts = ends - np.repeat(lengths, lengths)
+    first = (positions + words <= ends) | ((positions == starts) & (ends - starts < words))
+    text_of = np.repeat(np.arange(len(texts), dtype=np.uint64), lengths)[first]
+    keys = np.sort((text_of << np.uint64(32)) | (_fmix64(folded[first]) >> np.uint64(32)))
+    keys = keys[np.r_[True, keys[1:] != keys[:-1]]]  # distinct (np.unique hashes: slower)
+    counts = np.bincount((keys >> np.uint64(32)).astype(np.int64), minlength=len(texts))
+    return (keys & np.uint64(0xFFFFFFFF)).astype(np.uint32), counts.astype(np.int64)
+
+
+def _fmix64(h: np.ndarray) -> np.ndarray:
+    h = h ^ (h >> np.uint64(33))
+    h = h * np.uint64(0xFF51AFD7ED558CCD)
+    h = h ^ (h >> np.uint64(33))
+    h = h * np.uint64(0xC4CEB9FE1A85EC53)
+    return h ^ (h >> np.uint64(33))
 
 
 def jaccard(a: np.ndarray, b: np.ndarray) -> float:
@@ -154,11 +194,17 @@ class _Classes:
         return self.values[self.offsets[number]:self.offsets[number + 1]]
 
 
+_BATCH = 20_000
+"""New exact classes whose shingles are computed together (their texts are kept until then)."""
+
+
 def _exact_classes(documents: Iterable[Document], words: int) -> _Classes:
     """The exact classes of the documents with words, each one's shingles hashed once."""
     by_key: dict[bytes, int] = {}
     docnos: list[list[str]] = []
+    pending: list[str] = []  # texts of the newest classes, shingled a batch at a time
     values: list[np.ndarray] = []
+    counts: list[np.ndarray] = []
     for doc in documents:
         normalised = normalise(f"{doc.title} {doc.text}")
         if not normalised:  # no words: nothing to be a copy of
@@ -167,15 +213,30 @@ def _exact_classes(documents: Iterable[Document], words: int) -> _Classes:
         number = by_key.setdefault(key, len(docnos))
         if number == len(docnos):
             docnos.append([])
-            values.append(shingles(normalised, words))
+            pending.append(normalised)
+            if len(pending) == _BATCH:
+                _shingle_batch(pending, words, values, counts)
         docnos[number].append(doc.docno)
+    _shingle_batch(pending, words, values, counts)
     for members in docnos:
         members.sort()
     order = sorted(range(len(docnos)), key=lambda c: docnos[c][0])
-    offsets = np.zeros(len(values) + 1, dtype=np.int64)
-    np.cumsum([len(v) for v in values], out=offsets[1:])
-    flat = np.concatenate(values) if values else np.zeros(0, dtype=np.uint32)
-    return _Classes(docnos, flat, offsets, np.array(order, dtype=np.int64))
+    offsets = np.zeros(len(docnos) + 1, dtype=np.int64)
+    np.cumsum(np.concatenate(counts), out=offsets[1:])
+    return _Classes(docnos, np.concatenate(values), offsets, np.array(order, dtype=np.int64))
+
+
+def _shingle_batch(pending: list[str], words: int, values: list[np.ndarray],
+                   counts: list[np.ndarray]) -> None:
+    """Append the shingle sets of the ``pending`` texts (then emptied) to ``values`` and
+    their sizes to ``counts`` (an empty batch: empty arrays)."""
+    if pending:
+        batch_values, batch_counts = shingle_sets(pending, words)
+    else:
+        batch_values, batch_counts = np.zeros(0, np.uint32), np.zeros(0, np.int64)
+    values.append(batch_values)
+    counts.append(batch_counts)
+    pending.clear()
 
 
 def _join_near(classes: _Classes, buckets: np.ndarray, threshold: float
@@ -229,4 +290,4 @@ def _rows(classes: _Classes, joined: dict[int, list[tuple[int, float]]]) -> pd.D
 
 
 __all__ = ["DEFAULTS", "MEMBER_COLUMNS", "Parameters", "find_groups", "jaccard", "normalise",
-           "shingles"]
+           "shingle_sets", "shingles"]

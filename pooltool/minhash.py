@@ -19,8 +19,8 @@ import numpy as np
 _U32 = np.uint32
 _FMIX = (_U32(16), _U32(0x85EBCA6B), _U32(13), _U32(0xC2B2AE35), _U32(16))
 
-_CHUNK_VALUES = 1 << 17
-"""Input hashes permuted at once: a (chunk x num_perm) uint32 matrix, 64 MiB at 128."""
+_CHUNK_VALUES = 1 << 16
+"""Input hashes permuted at once: a (num_perm x chunk) uint32 matrix, 32 MiB at 128."""
 
 KNOWN_BANDS = {(0.8, 128, (0.05, 0.95)): (16, 8)}
 """``datasketch.lsh._optimal_param`` for the defaults of :mod:`pooltool.duplicates`
@@ -47,12 +47,15 @@ def signatures(values: np.ndarray, offsets: np.ndarray, num_perm: int,
         of a datasketch ``MinHash(num_perm=num_perm, seed=seed)`` updated with set ``i``.
     """
     a, b = permutations(num_perm, seed)
+    a, b = a.reshape(-1, 1), b.reshape(-1, 1)
     out = np.empty((len(offsets) - 1, num_perm), dtype=_U32)
     for first, last in _chunks(offsets):
         start, stop = offsets[first], offsets[last]
-        mixed = _fmix32(values[start:stop]).reshape(-1, 1)
-        permuted = mixed * a + b  # uint32: the wrap-around is the modulo 2**32
-        out[first:last] = np.minimum.reduceat(permuted, offsets[first:last] - start, axis=0)
+        # (num_perm x values): each set's values are contiguous in a row, which
+        # reduceat takes an order of magnitude faster than the transpose
+        permuted = a * _fmix32(values[start:stop])  # uint32: wraps, the modulo 2**32
+        permuted += b
+        out[first:last] = np.minimum.reduceat(permuted, offsets[first:last] - start, axis=1).T
     return out
 
 

@@ -10,10 +10,18 @@ import numpy as np
 from datasketch import MinHash, MinHashLSH
 from datasketch.lsh import _optimal_param
 
-from pooltool.duplicates import DEFAULTS, LSH_WEIGHTS, find_groups, jaccard, normalise, shingles
+from pooltool.duplicates import (
+    DEFAULTS,
+    LSH_WEIGHTS,
+    find_groups,
+    jaccard,
+    normalise,
+    shingle_sets,
+    shingles,
+)
 from pooltool.minhash import KNOWN_BANDS, band_params, shared_buckets, signatures
 from pooltool.records import Document
-from tests.planted_copies import plant
+from tests.planted_copies import plant, true_jaccard, word_shingles
 
 
 def datasketch_signature(values: np.ndarray, num_perm: int = 128, seed: int = 1) -> MinHash:
@@ -98,3 +106,17 @@ def test_groups_are_those_datasketch_finds_one_document_at_a_time() -> None:
             zip(groups["docno"], groups["group_no"], groups["similarity"], strict=True)}
     assert {s for _, s in ours.values()} > {1.0}  # near copies among them
     assert ours == datasketch_groups(planted.documents)
+
+
+def test_shingle_sets_hold_each_texts_distinct_word_tuples() -> None:
+    planted = plant(20, (0.0, 0.05), 40, words=25, seed=9)
+    texts = [d.text for d in planted.documents] + ["one two three", "solo", "a b a b a b a b"]
+    values, counts = shingle_sets([normalise(t) for t in texts], 5)
+    offsets = np.cumsum([0, *counts.tolist()])
+    sets = [values[offsets[i]:offsets[i + 1]] for i in range(len(texts))]
+    assert counts.tolist() == [len(word_shingles(t)) for t in texts]  # no hash collisions
+    assert all((np.diff(s.astype(np.int64)) > 0).all() for s in sets)  # sorted, distinct
+    for i in range(0, len(texts), 7):  # the same tuples, the same hashes
+        for j in range(i + 1, len(texts), 5):
+            assert jaccard(sets[i], sets[j]) == true_jaccard(texts[i], texts[j])
+    assert shingles(normalise(texts[3]), 5).tolist() == sets[3].tolist()
