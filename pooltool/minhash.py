@@ -19,8 +19,9 @@ import numpy as np
 _U32 = np.uint32
 _FMIX = (_U32(16), _U32(0x85EBCA6B), _U32(13), _U32(0xC2B2AE35), _U32(16))
 
-_CHUNK_VALUES = 1 << 16
-"""Input hashes permuted at once: a (num_perm x chunk) uint32 matrix, 32 MiB at 128."""
+_CHUNK_VALUES = 1 << 13
+"""Input hashes permuted at once: a (num_perm x chunk) uint32 matrix, 4 MiB at 128 (it
+stays in the processor's cache: faster than 8 times as many at once)."""
 
 KNOWN_BANDS = {(0.8, 128, (0.05, 0.95)): (16, 8)}
 """``datasketch.lsh._optimal_param`` for the defaults of :mod:`pooltool.duplicates`
