@@ -119,18 +119,22 @@ def shingle_sets(texts: list[str], words: int) -> tuple[np.ndarray, np.ndarray]:
     :returns: ``(values, counts)``: the texts' sets one after another (each sorted,
         distinct; ``uint32``) and each text's number of shingles (``int64``).
     """
-    tokens = " ".join(texts).split(" ")
-    lengths = np.array([text.count(" ") + 1 for text in texts], dtype=np.int64)
-    codes, distinct = pd.factorize(np.array(tokens, dtype=object))
+    import pyarrow as pa  # here: only finding copies pays its import
+    import pyarrow.compute as pc
+
+    lists = pc.split_pattern(pa.array(texts, pa.string()), " ")  # normalised: one space
+    lengths = pc.list_value_length(lists).to_numpy().astype(np.int64)
+    encoded = pc.dictionary_encode(lists.flatten())
     word_hash = np.array([int.from_bytes(hashlib.blake2b(w.encode(), digest_size=8).digest(),
-                                         "little") for w in distinct], dtype=np.uint64)
-    flat = word_hash[codes]
+                                         "little") for w in encoded.dictionary.to_pylist()],
+                         dtype=np.uint64)
+    flat = word_hash[encoded.indices.to_numpy()]
     ends = np.repeat(np.cumsum(lengths), lengths)  # each token's text's end
     positions = np.arange(len(flat))
     folded = np.zeros(len(flat), dtype=np.uint64)
     for offset in range(words):
-        inside = positions + offset < ends
-        folded[inside] = folded[inside] * _MIX + flat[positions[inside] + offset]
+        following = np.minimum(positions + offset, len(flat) - 1)
+        folded = np.where(positions + offset < ends, folded * _MIX + flat[following], folded)
     starts = ends - np.repeat(lengths, lengths)
     first = (positions + words <= ends) | ((positions == starts) & (ends - starts < words))
     text_of = np.repeat(np.arange(len(texts), dtype=np.uint64), lengths)[first]
