@@ -3,6 +3,8 @@ Python sets of word tuples (tests/planted_copies.py), not with the code's own Ja
 
 from __future__ import annotations
 
+import re
+
 import pandas as pd
 import pytest
 
@@ -105,3 +107,9 @@ def test_precision_and_recall_on_a_larger_planted_collection() -> None:
     assert results[0.0][0] == 1.0
     assert min(results[r][1] for r in (0.005, 0.01, 0.02, 0.03)) >= 0.95
     assert all(p == 1.0 for _, _, p in results.values())
+
+
+def test_every_unicode_whitespace_separates_words_as_one_space() -> None:
+    spaces = "".join(c for c in map(chr, range(0x3001)) if re.fullmatch(r"\s", c))
+    assert len(spaces) == 29  # \t \n \v \f \r, \x1c-\x1f, space, \x85, \xa0, \u1680, ...
+    assert normalise(f"{spaces}a{spaces}b{spaces}") == "a b"
