@@ -67,7 +67,12 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from pooltool.analysis.bias import leave_one_out, qrels_without_group
+from pooltool.analysis.bias import (
+    contributors,
+    leave_one_out,
+    qrels_without_group,
+    top_ranks,
+)
 from pooltool.analysis.stability import RankingComparison, compare_rankings
 from pooltool.errors import PooltoolError
 from pooltool.measures.recall import evaluate_recall
@@ -125,17 +130,31 @@ class PoolEstimate:
 
 def estimate_pool(top: pd.DataFrame, qrels: pd.DataFrame, depth: int, k: int, level: int,
                   measure: str, groups: dict[str, str] | None = None,
-                  complete: bool = False) -> PoolEstimate:
+                  complete: bool = False, drops: bool = True) -> PoolEstimate:
     """Fit the estimators on the pooled runs ``top`` (lines with ``trec_rank``, at least
     their first ``max(k, depth)``; whole runs for ``lipani``) and ``qrels``.
 
+    :param drops: False when the method reads no drop (``lipani``): the input is
+        checked as leave-one-out checks it, but not left out (``drop`` is empty).
     :raises PooltoolError: as :func:`~pooltool.analysis.bias.leave_one_out`.
     """
+    top_k = top.loc[top["trec_rank"] <= k, ["run_tag", "topic", "docno"]]
+    if not drops:
+        _check_as_leave_one_out(top, qrels, depth, k, level, groups)
+        return PoolEstimate(pd.Series(dtype=np.float64), top_k, top, qrels, k, level)
     result = leave_one_out(top, qrels, depth, k, level, groups, complete)
     per_run = result.per_run.set_index("run_tag")
-    top_k = top.loc[top["trec_rank"] <= k, ["run_tag", "topic", "docno"]]
     return PoolEstimate(per_run[measure] - per_run[f"{measure}_loo"], top_k, top, qrels, k,
                         level)
+
+
+def _check_as_leave_one_out(top: pd.DataFrame, qrels: pd.DataFrame, depth: int, k: int,
+                            level: int, groups: dict[str, str] | None) -> None:
+    """Raise what :func:`~pooltool.analysis.bias.leave_one_out` raises on bad input,
+    without its evaluations (lipani's estimate needs none of them)."""
+    if depth < 1 or k < 1:
+        raise PooltoolError(f"pool depth and k must be at least 1 (got depth {depth}, k {k})")
+    contributors(top_ranks(top, max(k, depth)), qrels, level, groups)
 
 
 def correct(method: str, measure: str, plain: float, run: pd.DataFrame,
@@ -351,7 +370,8 @@ def corrected_scores(top: pd.DataFrame, qrels: pd.DataFrame, new_runs: pd.DataFr
             for row in _left_out(top, qrels, depth, k, method, measure, level, group_of, group,
                                  similar, complete)]
     if new_runs is not None and len(new_runs):
-        estimate = estimate_pool(top, qrels, depth, k, level, measure, groups, complete)
+        estimate = estimate_pool(top, qrels, depth, k, level, measure, groups, complete,
+                                 drops=method != "lipani")
         rows += _scored(new_runs, qrels, k, method, measure, level, estimate, similar, complete,
                         "new", None)
     return clipped_and_ranked(pd.DataFrame(rows), method, measure, k)
@@ -383,7 +403,8 @@ def _left_out(top: pd.DataFrame, qrels: pd.DataFrame, depth: int, k: int, method
     reduced = qrels_without_group(top, qrels, depth, group_of, group)
     others = top[~top["run_tag"].isin(mine)]
     others_groups = {t: g for t, g in group_of.items() if g != group}
-    estimate = estimate_pool(others, reduced, depth, k, level, measure, others_groups, complete)
+    estimate = estimate_pool(others, reduced, depth, k, level, measure, others_groups, complete,
+                             drops=method != "lipani")
     runs = top[top["run_tag"].isin(mine)]
     full = _summary(runs, qrels, k, level, complete)
     return _scored(runs, reduced, k, method, measure, level, estimate, similar, complete,
