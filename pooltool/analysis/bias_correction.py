@@ -62,17 +62,22 @@ for the uncorrected leave-out scores.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
 
-from pooltool.analysis.bias import leave_one_out, qrels_without_group
+from pooltool.analysis.bias import (
+    contributors,
+    leave_one_out,
+    qrels_without_group,
+    top_ranks,
+)
+from pooltool.analysis.lipani import CodedLines, lipani_adjustment
 from pooltool.analysis.stability import RankingComparison, compare_rankings
 from pooltool.errors import PooltoolError
 from pooltool.measures.recall import evaluate_recall
-from pooltool.ranking import order_run, positions_in_groups
-from pooltool.records import is_judged, is_relevant
+from pooltool.ranking import order_run
 
 #: Each method and the measures it is defined for.
 METHODS: dict[str, tuple[str, ...]] = {
@@ -113,6 +118,8 @@ class PoolEstimate:
     :ivar top_k: the pooled runs' top-k ``run_tag, topic, docno`` rows.
     :ivar runs: the pooled runs' lines as given (``lipani`` re-ranks them whole).
     :ivar qrels: the qrels they were scored with.
+    :ivar coded: ``runs`` and ``qrels`` (and the run corrected) as row subsets of
+        frames coded once (:class:`CodedLines`), or None: ``lipani`` codes them itself.
     """
 
     drop: pd.Series
@@ -121,21 +128,36 @@ class PoolEstimate:
     qrels: pd.DataFrame
     k: int
     level: int
+    coded: CodedLines | None = None
 
 
 def estimate_pool(top: pd.DataFrame, qrels: pd.DataFrame, depth: int, k: int, level: int,
                   measure: str, groups: dict[str, str] | None = None,
-                  complete: bool = False) -> PoolEstimate:
+                  complete: bool = False, drops: bool = True) -> PoolEstimate:
     """Fit the estimators on the pooled runs ``top`` (lines with ``trec_rank``, at least
     their first ``max(k, depth)``; whole runs for ``lipani``) and ``qrels``.
 
+    :param drops: False when the method reads no drop (``lipani``): the input is
+        checked as leave-one-out checks it, but not left out (``drop`` is empty).
     :raises PooltoolError: as :func:`~pooltool.analysis.bias.leave_one_out`.
     """
+    top_k = top.loc[top["trec_rank"] <= k, ["run_tag", "topic", "docno"]]
+    if not drops:
+        _check_as_leave_one_out(top, qrels, depth, k, level, groups)
+        return PoolEstimate(pd.Series(dtype=np.float64), top_k, top, qrels, k, level)
     result = leave_one_out(top, qrels, depth, k, level, groups, complete)
     per_run = result.per_run.set_index("run_tag")
-    top_k = top.loc[top["trec_rank"] <= k, ["run_tag", "topic", "docno"]]
     return PoolEstimate(per_run[measure] - per_run[f"{measure}_loo"], top_k, top, qrels, k,
                         level)
+
+
+def _check_as_leave_one_out(top: pd.DataFrame, qrels: pd.DataFrame, depth: int, k: int,
+                            level: int, groups: dict[str, str] | None) -> None:
+    """Raise what :func:`~pooltool.analysis.bias.leave_one_out` raises on bad input,
+    without its evaluations (lipani's estimate needs none of them)."""
+    if depth < 1 or k < 1:
+        raise PooltoolError(f"pool depth and k must be at least 1 (got depth {depth}, k {k})")
+    contributors(top_ranks(top, max(k, depth)), qrels, level, groups)
 
 
 def correct(method: str, measure: str, plain: float, run: pd.DataFrame,
@@ -151,114 +173,12 @@ def correct(method: str, measure: str, plain: float, run: pd.DataFrame,
     check_method(method, measure)
     if method == "lipani":
         return plain + lipani_adjustment(run, estimate.runs, estimate.qrels, estimate.k,
-                                         estimate.level)
+                                         estimate.level, estimate.coded)
     drop = estimate.drop
     if method == "webber-park-similar":
         run_top_k = run[run["trec_rank"] <= estimate.k]
         drop = drop.loc[most_similar(run_top_k, estimate.top_k, similar)]
     return plain + float(drop.mean())
-
-
-def lipani_adjustment(run: pd.DataFrame, pooled: pd.DataFrame, qrels: pd.DataFrame, k: int,
-                      level: int = 1) -> float:
-    """What Lipani, Lupu and Hanbury's estimator adds to a run's P@k (SIGIR 2015; the
-    formula is in the module docstring; PoolBiasEstimators ``LipaniEstimator.scala``,
-    ``getAdjP`` lines 18-47).
-
-    :param run: the run's lines ``topic, docno, trec_rank`` (whole, trec_eval order).
-    :param pooled: the pooled runs' lines ``run_tag, topic, docno, trec_rank`` (whole).
-    :param qrels: ``topic, docno, grade``; relevant is ``grade >= level``, judged not
-        relevant ``0 <= grade < level`` (their ``QRels.inverse``: grade 0 at level 1).
-    :returns: the adjustment, a fraction 0..1 (0 when lambda <= 0).
-
-    Their code rounds each P@k and AP@k to 4 decimals (``TRECEval.computeMetric``,
-    line 152) before subtracting; this does not, so the two agree to about 1e-4.
-    """
-    run, pooled, qrels = _coded(run, pooled, qrels)
-    mine = _precision_pair(run.assign(run_tag=-1), qrels, k, level).iloc[0]
-    unjudged = 1.0 - mine["P"] - mine["AP"]
-    if unjudged == 0 or pooled.empty:
-        return 0.0
-    before = _precision_pair(pooled, qrels, k, level)
-    after = _precision_pair(rerank_by(pooled, run), qrels, k, level).reindex(before.index)
-    delta_p, delta_ap = after["P"] - before["P"], after["AP"] - before["AP"]
-    lam = float(delta_p.mean()) * mine["AP"] - float(delta_ap.mean()) * mine["P"]
-    if lam <= 0:
-        return 0.0
-    return float(unjudged * max(float((-delta_p - delta_ap).mean()), 0.0))
-
-
-def _coded(run: pd.DataFrame, pooled: pd.DataFrame,
-           qrels: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
-    """The frames :func:`lipani_adjustment` reads, their ``run_tag``, ``topic`` and
-    ``docno`` strings replaced by int64 codes that sort as the strings do (equal
-    strings, equal codes): the same merges, groups and docno-descending ties, on
-    numbers (pandas merges and sorts strings about ten times slower)."""
-    frames = [run[["topic", "docno", "trec_rank"]],
-              pooled[["run_tag", "topic", "docno", "trec_rank"]],
-              qrels[["topic", "docno", "grade"]]]
-    coded = [frame.copy() for frame in frames]
-    for name in ("run_tag", "topic", "docno"):
-        having = [i for i, frame in enumerate(frames) if name in frame.columns]
-        values = pd.concat([frames[i][name] for i in having], ignore_index=True)
-        codes = pd.factorize(values, sort=True)[0].astype(np.int64)
-        bounds = np.cumsum([0] + [len(frames[i]) for i in having])
-        for i, start, stop in zip(having, bounds[:-1], bounds[1:], strict=True):
-            coded[i][name] = codes[start:stop]
-    return coded[0], coded[1], coded[2]
-
-
-def rerank_by(pooled: pd.DataFrame, run: pd.DataFrame) -> pd.DataFrame:
-    """Each pooled run p re-ranked by ``run`` s (their ``p ◦ s``, ``LipaniEstimator.scala``
-    ``getNewRunBySelectedRuns`` and ``getNewScore``, lines 66-101), on the topics both have.
-
-    A document of p at rank r_p that s has at rank r_s moves to r_s plus a
-    tie-break: 1e-4 if r_s = r_p, (r_p + 1) / 1e4 if it moves down, r_p / 1e8 if
-    it moves up; the others stay at r_p + 1e-4. Ties left go to docno descending
-    (their ``Run.normalizeRank``). Their scores are 32-bit floats, which can tie
-    two of these positions that float64 keeps apart; not reproduced here.
-
-    :returns: ``run_tag, topic, docno, trec_rank`` (the new ranks).
-    """
-    theirs = run[["topic", "docno", "trec_rank"]].rename(columns={"trec_rank": "r_s"})
-    mixed = pooled.loc[pooled["topic"].isin(theirs["topic"].unique()),
-                       ["run_tag", "topic", "docno", "trec_rank"]].merge(
-        theirs, on=["topic", "docno"], how="left")
-    r_p, r_s = mixed["trec_rank"].to_numpy(float), mixed["r_s"].to_numpy(float)
-    step = r_s - r_p
-    tie_break = np.select([step == 0, step > 0], [1e-4, (r_p + 1) / 1e4], r_p / 1e8)
-    position = np.where(np.isnan(r_s), r_p + 1e-4, r_s + tie_break)
-    # by run tag, topic, position, then docno descending (a stable sort on codes)
-    tag, topic = _sorting_codes(mixed["run_tag"]), _sorting_codes(mixed["topic"])
-    order = np.lexsort((-_sorting_codes(mixed["docno"]), position, topic, tag))
-    ordered = mixed.iloc[order][["run_tag", "topic", "docno"]]
-    group = tag[order] * (int(topic.max(initial=0)) + 1) + topic[order]
-    return ordered.assign(trec_rank=positions_in_groups(group))
-
-
-def _sorting_codes(column: pd.Series) -> np.ndarray:
-    """int64 codes that sort as the column's values do (the column itself when integer)."""
-    if pd.api.types.is_integer_dtype(column.dtype):
-        return column.to_numpy(dtype=np.int64)
-    return pd.factorize(column, sort=True)[0].astype(np.int64)
-
-
-def _precision_pair(lines: pd.DataFrame, qrels: pd.DataFrame, k: int,
-                    level: int) -> pd.DataFrame:
-    """P@k and anti-precision AP@k (share of the top k judged not relevant) per run
-    tag: means over the run's topics that the qrels have (their ``TRECEval.p_n``,
-    lines 110-113)."""
-    topics = set(qrels["topic"].unique())
-    scored = lines[lines["topic"].isin(topics)]
-    top = scored.loc[scored["trec_rank"] <= k, ["run_tag", "topic", "docno"]].merge(
-        qrels[["topic", "docno", "grade"]], on=["topic", "docno"], how="left")
-    grade = top["grade"].fillna(-1)
-    relevant = is_relevant(grade, level)
-    counts = top.assign(rel=relevant, anti=is_judged(grade) & ~relevant).groupby(
-        ["run_tag", "topic"])[["rel", "anti"]].sum()
-    every = scored[["run_tag", "topic"]].drop_duplicates().set_index(["run_tag", "topic"])
-    counts = counts.reindex(every.index, fill_value=0) / k
-    return counts.groupby(level="run_tag").mean().rename(columns={"rel": "P", "anti": "AP"})
 
 
 def most_similar(run_top_k: pd.DataFrame, pooled_top_k: pd.DataFrame, count: int) -> list[str]:
@@ -347,11 +267,13 @@ def corrected_scores(top: pd.DataFrame, qrels: pd.DataFrame, new_runs: pd.DataFr
     if len(set(group_of.values())) < 3:
         raise PooltoolError("corrected scores under leave-one-out need at least three pooled "
                             "runs (or groups): each is left out and fitted on the others")
+    coded = CodedLines.of(top, qrels) if method == "lipani" else None
     rows = [row for group in dict.fromkeys(group_of.values())
             for row in _left_out(top, qrels, depth, k, method, measure, level, group_of, group,
-                                 similar, complete)]
+                                 similar, complete, coded)]
     if new_runs is not None and len(new_runs):
-        estimate = estimate_pool(top, qrels, depth, k, level, measure, groups, complete)
+        estimate = estimate_pool(top, qrels, depth, k, level, measure, groups, complete,
+                                 drops=method != "lipani")
         rows += _scored(new_runs, qrels, k, method, measure, level, estimate, similar, complete,
                         "new", None)
     return clipped_and_ranked(pd.DataFrame(rows), method, measure, k)
@@ -376,14 +298,17 @@ def clipped_and_ranked(frame: pd.DataFrame, method: str, prefix: str, k: int,
 
 def _left_out(top: pd.DataFrame, qrels: pd.DataFrame, depth: int, k: int, method: str,
               measure: str, level: int, group_of: dict[str, str], group: str, similar: int,
-              complete: bool) -> list[dict[str, object]]:
+              complete: bool, coded: CodedLines | None) -> list[dict[str, object]]:
     """The runs of ``group`` scored with the group's unique judgments removed, corrected
-    by the estimator fitted on the other runs under those reduced qrels."""
+    by the estimator fitted on the other runs under those reduced qrels (``coded``:
+    ``top`` and ``qrels`` coded for ``lipani``; the reduced qrels are rows of ``qrels``)."""
     mine = [t for t, g in group_of.items() if g == group]
     reduced = qrels_without_group(top, qrels, depth, group_of, group)
     others = top[~top["run_tag"].isin(mine)]
     others_groups = {t: g for t, g in group_of.items() if g != group}
-    estimate = estimate_pool(others, reduced, depth, k, level, measure, others_groups, complete)
+    estimate = estimate_pool(others, reduced, depth, k, level, measure, others_groups, complete,
+                             drops=method != "lipani")
+    estimate = replace(estimate, coded=coded)
     runs = top[top["run_tag"].isin(mine)]
     full = _summary(runs, qrels, k, level, complete)
     return _scored(runs, reduced, k, method, measure, level, estimate, similar, complete,
