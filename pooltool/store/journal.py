@@ -58,7 +58,7 @@ import sqlite3
 import time
 import uuid
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -72,6 +72,7 @@ from pooltool.errors import (
 )
 from pooltool.store import JudgmentStore, workspace
 from pooltool.store.postgresql import RoleRefused
+from pooltool.store.write_operations import OPERATIONS
 
 BUSY_WAIT_MS = 200
 """How long, in milliseconds, one write attempt waits for another writer."""
@@ -84,61 +85,6 @@ later (the app's retry timer's period); each failed try doubles the wait ..."""
 RECONNECT_MAX_S = 10.0
 """... up to this many seconds: once the server is back, the writes wait at most this
 long, and a server that stays down is asked at most once in this time by each app."""
-
-Operation = Callable[[JudgmentStore, dict[str, Any]], "int | None"]
-OPERATIONS: dict[str, Operation] = {}
-"""The writes the judging UI makes, by name: ``operation(store, args)``."""
-
-
-def operation(name: str) -> Callable[[Operation], Operation]:
-    """Register a write operation under ``name`` (its journal name)."""
-    def register(function: Operation) -> Operation:
-        OPERATIONS[name] = function
-        return function
-    return register
-
-
-@operation("judgment")
-def _judgment(store: JudgmentStore, a: dict[str, Any]) -> int:
-    """A grade (``note``: a note going with it; ``clear_draft``: the note was a draft)."""
-    judgment_id = store.record_judgment(
-        a["topic"], a["docno"], a["grade"], a["assessor"], ms_spent=a.get("ms_spent"),
-        ms_active=a.get("ms_active"),
-        note=a.get("note"), origin="tui", judged_at=a.get("at"))
-    if a.get("clear_draft"):
-        workspace.save_note_draft(store, a["assessor"], a["topic"], a["docno"], None)
-    return judgment_id
-
-
-@operation("retract")
-def _retract(store: JudgmentStore, a: dict[str, Any]) -> int:
-    """An undo: ``judgment_id``, or ``target``, the token of a journalled grade."""
-    judgment_id = a.get("judgment_id")
-    if judgment_id is None:
-        judgment_id = workspace.committed_result(store, a["target"])
-    return store.retract(int(judgment_id), a["assessor"], origin="tui")
-
-
-@operation("skip")
-def _skip(store: JudgmentStore, a: dict[str, Any]) -> None:
-    workspace.mark_skipped(store, a["assessor"], a["topic"], a["docno"], at=a.get("at"))
-
-
-@operation("scan_terms")
-def _scan_terms(store: JudgmentStore, a: dict[str, Any]) -> None:
-    workspace.set_scan_terms(store, a["assessor"], a["topic"], list(a["terms"]), at=a.get("at"))
-
-
-@operation("position")
-def _position(store: JudgmentStore, a: dict[str, Any]) -> None:
-    workspace.save_position(store, a["assessor"], a["topic"], a["docno"], at=a.get("at"))
-
-
-@operation("note_draft")
-def _note_draft(store: JudgmentStore, a: dict[str, Any]) -> None:
-    workspace.save_note_draft(store, a["assessor"], a["topic"], a["docno"], a.get("note"),
-                              at=a.get("at"))
-
 
 class PendingWrite:
     """One write; ``result`` (e.g. the new ``judgment_id``) is set once it is committed.

@@ -14,7 +14,8 @@ from judge_fixtures import Clock, log_rows, write_lock_held
 from pooltool.errors import StoreBusy
 from pooltool.judging.session import JudgingSession
 from pooltool.store import JudgmentStore
-from pooltool.store.journal import OPERATIONS, WriteQueue, is_busy, journal_path, journals
+from pooltool.store.journal import WriteQueue, is_busy, journal_path, journals
+from pooltool.store.write_operations import OPERATIONS
 
 pytestmark = pytest.mark.both_engines  # the write queue on a busy store (the write lock), claims, journals
 
