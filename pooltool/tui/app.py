@@ -58,6 +58,7 @@ from pooltool.tui.activity import DEFAULT_IDLE_S
 from pooltool.tui.ending import SignalExit, crash_report
 from pooltool.tui.keys import check_grade_scale
 from pooltool.tui.messages import (
+    CopySplit,
     GradeRecorded,
     JudgmentUndone,
     LeaveTopic,
@@ -230,6 +231,7 @@ class JudgeApp(App[None]):
         self.judging = None
         self.pop_screen()
 
+    @on(CopySplit)
     @on(GradeRecorded)
     @on(JudgmentUndone)
     @on(NoteChanged)
@@ -420,6 +422,8 @@ def refused_text(write: PendingWrite, error: Exception) -> str:
                 f"the document is unjudged again: {error}")
     if write.kind == "retract":
         return f"Your undo was not saved, and the judgment stays: {error}"
+    if write.kind == "split_copy":
+        return f"Your split of {args.get('docno')} off its copies was not saved: {error}"
     return f"A write could not be saved: {error}"
 
 
