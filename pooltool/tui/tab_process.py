@@ -25,8 +25,13 @@ async def stop_tab(service: AppService) -> None:
     close its stdin, so that its transport is closed before this returns."""
     wait_s = TAB_STOP_S
     process = service._process  # textual-serve keeps it to itself, and never reaps it
-    with contextlib.suppress(TimeoutError):
+    try:
         await asyncio.wait_for(service.stop(), wait_s)
+    except TimeoutError:  # it did not quit when asked: killed below
+        pass
+    except asyncio.CancelledError:  # the task reading its output was cancelled, or this one
+        if _cancelled():
+            raise
     if process is None:
         return
     try:
@@ -39,3 +44,9 @@ async def stop_tab(service: AppService) -> None:
         process.stdin.close()
         with contextlib.suppress(ConnectionError):  # the app had closed its end already
             await process.stdin.wait_closed()
+
+
+def _cancelled() -> bool:
+    """Whether the running task itself is being cancelled."""
+    task = asyncio.current_task()
+    return task is not None and task.cancelling() > 0

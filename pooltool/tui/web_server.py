@@ -82,6 +82,7 @@ class JudgeServer(Server):
         """The tabs open now: each one's handler task, and its websocket."""
         self.stopping: set[asyncio.Future[None]] = set()
         """The tabs' app processes being ended (:meth:`stop_tab`)."""
+        self.closing = False  # the server shuts down: no tab starts an app any more
 
     @web.middleware
     async def refuse_foreign_host(self, request: web.Request, handler: Handler) -> web.StreamResponse:
@@ -112,9 +113,11 @@ class JudgeServer(Server):
     async def close_tabs(self, _: web.Application | None = None) -> None:
         """Close every open tab's websocket and wait until its app process has ended (on
         shutdown: aiohttp would cancel the handlers, leaving their processes behind)."""
+        self.closing = True
         tabs = dict(self.tabs)
         for websocket in tabs.values():
-            await websocket.close()
+            if websocket.prepared:  # one still being prepared sees self.closing
+                await websocket.close()
         if tabs:
             await asyncio.wait(tabs)
         if self.stopping:
@@ -191,9 +194,13 @@ class JudgeServer(Server):
         service: AppService | None = None
         tab = asyncio.current_task()
         assert tab is not None  # aiohttp runs each handler in a task
+        self.tabs[tab] = websocket
         try:
             await websocket.prepare(request)
-            self.tabs[tab] = websocket
+            if self.closing:  # the server began to shut down meanwhile
+                await websocket.close()
+                return websocket
+
             async def close() -> None:
                 await websocket.close()
 
