@@ -24,7 +24,7 @@ from typing import Any
 
 from textual.app import App
 
-from pooltool.errors import InvalidArgument, PooltoolError, StoreConnectionLost
+from pooltool.errors import InvalidArgument, PooltoolError, StoreConnectionLost, StoreError
 from pooltool.store import JudgmentStore
 from pooltool.store.journal import BUSY_WAIT_MS, WriteQueue, journal_path, journals
 from pooltool.store.roles import check_may_judge
@@ -80,21 +80,41 @@ class AdjudicateApp(App[None]):
 
     def show_changes(self) -> None:
         """Read the list again when another writer changed the store."""
-        if self.watcher.poll() and isinstance(self.screen, AdjudicateScreen):
+        changes = self.watcher.poll()
+        if changes.lost and not self.writes.offline:
+            self.watch_again()  # the watcher's connection alone went away, or the server
+        elif changes and isinstance(self.screen, AdjudicateScreen):
             self.screen.reload()
 
+    def watch_again(self) -> None:
+        """A new watcher of other writers' judgments (a PostgreSQL watcher's connection
+        does not come back by itself)."""
+        self.watcher.close()
+        try:
+            self.watcher = self.store.watch_changes()
+        except StoreError as exc:
+            self.connection_lost(StoreConnectionLost(str(exc)))
+
     def retry_writes(self) -> None:
-        """Commit writes the store could not take earlier (a timer calls this; the queue
-        keeps the backoff for a server that went away), then read the list again."""
+        """Commit writes the store could not take earlier, or connect again to its server
+        that went away (a timer calls this; the queue keeps the backoff), then read the
+        list again."""
         if not (self.writes.pending or self.writes.offline or self.writes.busy):
             return
         waiting, offline = self.writes.pending, self.writes.offline
         self.writes.flush()
-        if self.writes.offline and not offline:
-            self.notice_waiting()
-        elif self.writes.pending < waiting and isinstance(self.screen, AdjudicateScreen):
+        if self.writes.offline:
+            if not offline:
+                self.notice_waiting()
+            return
+        saved = waiting - self.writes.pending
+        if offline:  # the server is back
             self.sub_title = f"adjudicator {visible(self.adjudicator)}"
-            self.notify(SAVED_NOTICE.format(saved=waiting - self.writes.pending), timeout=5)
+            self.clear_notifications()
+            self.watch_again()
+        if saved:
+            self.notify(SAVED_NOTICE.format(saved=saved), timeout=5)
+        if (saved or offline) and isinstance(self.screen, AdjudicateScreen):
             self.screen.reload()
         self.report_failed()
 

@@ -11,22 +11,23 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from judge_fixtures import journal_base_of, log_rows, wait_until, write_lock_held
+from judge_fixtures import build_store, journal_base_of, log_rows, wait_until, write_lock_held
+from postgresql_server import Server
 from textual.widgets import DataTable
 
 from pooltool.cli import cli
 from pooltool.store import JudgmentStore
-from pooltool.store.journal import journal_path, journals
-from pooltool.tui.adjudicate import BUSY_NOTICE, make_adjudicate_app
+from pooltool.store.journal import RECONNECT_MAX_S, journal_path, journals
+from pooltool.tui.adjudicate import BUSY_NOTICE, UNREACHABLE_NOTICE, make_adjudicate_app
 from pooltool.tui.screens.adjudicate import AdjudicateScreen
 
-pytestmark = pytest.mark.both_engines  # the journal, the write lock
-
 SIZE = (120, 34)
+BACK_WITHIN_S = RECONNECT_MAX_S + 10  # the longest backoff wait, and slack for a loaded machine
 
 
 def disagree(store_path: str) -> dict[str, list[int]]:
@@ -46,6 +47,7 @@ def journal_lines(path: Path) -> list[dict[str, object]]:
     return [json.loads(line) for line in path.read_text().splitlines()]
 
 
+@pytest.mark.both_engines  # the journal, the write lock
 async def test_an_adjudication_waits_in_the_journal_while_the_store_is_busy(
         store_path: str) -> None:
     """carol adjudicates d1 (1), undoes it and adjudicates it again (3) while another
@@ -100,6 +102,7 @@ os.kill(os.getpid(), signal.SIGKILL)
 """
 
 
+@pytest.mark.both_engines  # where the journal is
 def test_a_killed_adjudication_apps_journal_is_committed_by_the_next_command(
         store_path: str) -> None:
     """carol's adjudication app is killed with her adjudication of d1 in its journal (the
@@ -123,3 +126,37 @@ def test_a_killed_adjudication_apps_journal_is_committed_by_the_next_command(
         live = store.live_adjudications()
     assert sorted(live["resolves"]) == ids["d1"]
     assert set(live["judged_at"]) == {"2030-01-01T10:00:00Z"}  # the key press's time
+
+
+async def test_an_adjudication_waits_while_the_server_is_away(
+        own_postgresql_server: Server) -> None:
+    """The store's PostgreSQL server stops under the adjudication app: carol's grade of
+    d1 waits in her journal, the notice says so and the app goes on; once the server is
+    back the app connects again, commits it and reads the list again."""
+    server = own_postgresql_server
+    url = build_store(server.create_database())
+    ids = disagree(url)
+    app = make_adjudicate_app(url, "carol", ["1"])
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        screen = app.screen
+        assert isinstance(screen, AdjudicateScreen) and listed(screen) == ["d1", "d3"]
+        server.halt()
+        await pilot.press("1")
+        await pilot.pause()
+        assert app.is_running and app.writes.offline and app.writes.pending == 1
+        assert UNREACHABLE_NOTICE in [n.message for n in app._notifications]
+        assert listed(screen) == ["d1", "d3"]  # the list stays as last read
+        journal = app.writes.journal
+        assert journal is not None
+        assert [line["kind"] for line in journal_lines(journal)] == ["adjudication"]
+        server.start_again()
+        deadline = time.monotonic() + BACK_WITHIN_S
+        while app.writes.offline or app.writes.pending:
+            assert time.monotonic() < deadline, "the app did not connect again"
+            await pilot.pause(0.2)
+        assert await wait_until(pilot, lambda: listed(screen) == ["d3"])
+        assert not journal.exists()
+    with JudgmentStore.open(url) as store:
+        live = store.live_adjudications()
+    assert list(zip(live["docno"], live["grade"], live["resolves"], strict=True)) == [
+        ("d1", 1, ids["d1"][0]), ("d1", 1, ids["d1"][1])]
