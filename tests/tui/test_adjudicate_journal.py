@@ -118,7 +118,8 @@ def test_a_killed_adjudication_apps_journal_is_committed_by_the_next_command(
     exported = CliRunner().invoke(cli, ["--db", str(store_path), "export-qrels",
                                         "--policy", "adjudicated"])
     assert exported.exit_code == 0, exported.output
-    assert "committed 1 judging write(s)" in exported.stderr
+    assert exported.stderr == ("committed 1 write(s) left by judging or adjudication apps "
+                               "that ended\n")
     # d1 adjudicated 1; d3 unresolved: the fallback's grade (the latest, bob's 3)
     assert sorted(exported.stdout.splitlines()) == ["1 0 d1 1", "1 0 d3 3"]
     assert journals(journal_base_of(store_path)) == []
