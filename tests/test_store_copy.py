@@ -274,3 +274,53 @@ def test_a_copy_that_differs_is_an_error(demo_store: Path, tmp_path: Path,
         f"Error: the copy in {tmp_path / 'c.db'} differs from {demo_store}, do not use it: "
         "table settings: SRC and DST differ at key='demo' (SRC) / key='schema_written_by' "
         "(DST)")  # DST's own row: the record of the pooltool that made its schema
+
+
+def _adjudicated_store(demo_store: Path, db: Path, adjudicated: bool = True) -> Path:
+    """The demo store at ``db`` where alice (2) and bob (0) judged argparse.Action apart,
+    carol adjudicated it 1 (``adjudicated=False``: judged it 1, as a copy that lost its
+    adjudications holds it), and bob judged it 0 again afterwards: the policy adjudicated
+    gives carol's 1, latest bob's 0."""
+    shutil.copy(demo_store, db)
+    with JudgmentStore.open(db) as store:
+        alice = store.record_judgment("1", "argparse.Action", 2, "alice")
+        bob = store.record_judgment("1", "argparse.Action", 0, "bob")
+        if adjudicated:
+            store.record_adjudication("1", "argparse.Action", 1, "carol", [alice, bob])
+        else:
+            store.record_judgment("1", "argparse.Action", 1, "carol")
+        store.record_judgment("1", "argparse.Action", 0, "bob")
+    return db
+
+
+def test_a_copys_adjudications_are_checked_under_the_adjudicated_policy(
+        demo_store: Path, tmp_path: Path) -> None:
+    """The check's adjudicated qrels are the file export-qrels --policy adjudicated writes
+    (carol's 1 for argparse.Action, not bob's later 0, which latest gives), and the
+    copy's adjudications resolve the same judgments."""
+    src_path = _adjudicated_store(demo_store, tmp_path / "src.db")
+    with JudgmentStore.open(src_path) as src, \
+            JudgmentStore.open(tmp_path / "copy.db", create=True) as dst:
+        check = copy_store(src, dst)
+        ours, theirs = src.live_adjudications(), dst.live_adjudications()
+    pd.testing.assert_frame_equal(ours, theirs)
+    assert ours["resolves"].tolist() == sorted(ours["resolves"]) and len(ours) == 2
+    digests = {d.what: d.sha256 for d in check.qrels}
+    for policy in ("adjudicated", "latest"):
+        exported = _run("--db", str(src_path), "export-qrels", "--policy", policy).stdout_bytes
+        assert digests[f"qrels (log now) {policy}"] == hashlib.sha256(exported).hexdigest()
+        line = [x for x in exported.decode().splitlines() if x.split()[2] == "argparse.Action"]
+        assert line == [f"1 0 argparse.Action {1 if policy == 'adjudicated' else 0}"]
+
+
+def test_a_copy_that_lost_its_adjudications_differs_under_the_adjudicated_policy(
+        demo_store: Path, tmp_path: Path) -> None:
+    """A copy whose log holds carol's grade but not as an adjudication has the same qrels
+    under latest, and others under adjudicated: the check reads each side's own
+    adjudications (it read none before, and passed such a copy)."""
+    src = _adjudicated_store(demo_store, tmp_path / "src.db")
+    lost = _adjudicated_store(demo_store, tmp_path / "lost.db", adjudicated=False)
+    with JudgmentStore.open(src) as ours, JudgmentStore.open(lost) as theirs, \
+            pytest.raises(CopyMismatch, match=r"^qrels \(log now\) adjudicated: SRC and DST "
+                                              r"differ at topic '1' docno 'argparse.Action'$"):
+        copy_module._compare_qrels(ours, theirs)

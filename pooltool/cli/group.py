@@ -379,7 +379,8 @@ def open_store_at(address: str | Path, upgrade: bool | None = False) -> Judgment
              f"committed ({exc}); what is read here lacks them")
         return store
     if replay.replayed:
-        warn(f"committed {replay.replayed} judging write(s) left by judging apps that ended")
+        warn(f"committed {replay.replayed} write(s) left by judging or adjudication apps "
+             "that ended")
     for path, count in replay.waiting.items():
         warn(f"warning: {count} judging write(s) in {path} still wait (the store is busy); "
              "what is read here lacks them")

@@ -3,8 +3,9 @@ document of each unit of copies (:meth:`~pooltool.store.JudgmentStore.pooled_cop
 :func:`pooltool.judging.queue.queue_state` leaves the others out), whose judgment the
 qrels give the others (:mod:`pooltool.store.duplicates`). The screen says how many
 copies the document on screen stands for, and an assessor who finds that one of them
-is not a copy splits it off: the split is recorded, and the copy joins the queue to be
-judged on its own."""
+is not a copy splits it off: the split is recorded (through the session's write queue,
+so a busy or away store keeps it in the journal: :class:`PoolCopies` sets the copy
+apart at once), and the copy joins the queue to be judged on its own."""
 
 from __future__ import annotations
 
@@ -27,30 +28,29 @@ class PoolCopies:
     def __init__(self, store: JudgmentStore, topic: str, pool: str = DEFAULT_POOL) -> None:
         self.store, self.topic, self.pool = store, topic, pool
         self.hidden: dict[str, list[str]] = {}
+        self.split_off: set[str] = set()  # split here: kept apart while the store has not the split yet
         self.read()
 
     def read(self) -> None:
-        """Read the copies again from the store (after a split)."""
+        """Read the copies again from the store (this session's splits kept apart)."""
         docnos = [docno for docno, _ in self.store.topic_pool_docs(self.topic, self.pool)]
         pairs = pd.DataFrame({"topic": [self.topic] * len(docnos), "docno": docnos})
         copies = self.store.pooled_copies(pairs)
-        self.hidden = {str(shown): sorted(map(str, group["docno"]))
-                       for shown, group in copies.groupby("shown")}
+        hidden = {str(shown): sorted(set(map(str, group["docno"])) - self.split_off)
+                  for shown, group in copies.groupby("shown")}
+        self.hidden = {shown: docnos for shown, docnos in hidden.items() if docnos}
 
     def of(self, docno: str) -> list[str]:
         """The pooled copies ``docno`` stands for (none: it has none)."""
         return self.hidden.get(docno, [])
 
-    def split(self, docno: str, assessor: str) -> str | None:
-        """Split the first copy ``docno`` stands for off its group (recorded in the
-        store as ``assessor``'s); returns that copy's docno (``None``: no copy).
-
-        :raises StoreError: the store refused the write.
-        """
+    def split(self, docno: str) -> str | None:
+        """Set the first copy ``docno`` stands for apart (the caller records the split in
+        the store: write ``split_copy``); returns that copy's docno (``None``: no copy)."""
         copies = self.of(docno)
         if not copies:
             return None
-        self.store.split_copy(self.topic, copies[0], assessor, origin="judge")
+        self.split_off.add(copies[0])
         self.read()
         return copies[0]
 

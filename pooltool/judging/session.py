@@ -288,11 +288,14 @@ class JudgingSession(SessionState):
         """Split the first copy the document on screen stands for off its group
         (:class:`~pooltool.judging.copies.PoolCopies`) and open it, next in the queue.
 
+        The split is a write of the queue (a busy store keeps it in the journal).
+
         :returns: its docno (``None``: the document has no copy here).
-        :raises StoreError: the store refused the split.
         """
-        docno = self.copies.split(self.docno, self.assessor)
+        docno = self.copies.split(self.docno)
         if docno is not None:
+            self.writes.submit("split_copy", topic=self.topic, docno=docno,
+                               assessor=self.assessor, at=utc_now())
             self.queue.insert(self.position + 1, docno)
             self.position += 1
         return docno

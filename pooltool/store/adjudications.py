@@ -57,13 +57,15 @@ class AdjudicationTable(StoreCore):
 
     def record_adjudication(self, topic: str, docno: str, grade: int, adjudicator: str,
                             resolves: Sequence[int], *, note: str | None = None,
-                            ms_spent: int | None = None) -> int:
+                            ms_spent: int | None = None, judged_at: str | None = None) -> int:
         """Append the adjudicator's grade of a pair as a judgment and name the judgments
         it resolves, in one transaction.
 
         :param grade: the adjudicated grade (>= 0: a negative grade is no judgment).
         :param resolves: ``judgment_id``\\ s of live judgments of this topic and docno
             (the assessors' disagreeing grades), at least one.
+        :param judged_at: when the adjudicator pressed the key (UTC, ISO 8601; default
+            now: a write that waited in a journal keeps its key press's time).
         :returns: the adjudication's ``judgment_id`` (retract it to undo).
         :raises InvalidArgument: a negative grade, or no judgment to resolve.
         :raises StoreError: a resolved judgment that is not a live judgment of the pair.
@@ -87,7 +89,8 @@ class AdjudicationTable(StoreCore):
                 "INSERT INTO judgments(topic, docno, grade, iteration, assessor, judged_at, "
                 "ms_spent, note, origin) VALUES (?, ?, ?, '0', ?, ?, ?, ?, ?) "
                 "RETURNING judgment_id",
-                [topic, docno, int(grade), adjudicator, utc_now(), ms_spent, note, ORIGIN])
+                [topic, docno, int(grade), adjudicator, judged_at or utc_now(), ms_spent, note,
+                 ORIGIN])
             conn.executemany("INSERT INTO adjudications(judgment_id, resolves) VALUES (?, ?)",
                              [(adjudication, int(j)) for j in sorted(set(resolves))])
         return adjudication

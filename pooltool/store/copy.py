@@ -241,9 +241,12 @@ def _compare_qrels(src: JudgmentStore, dst: JudgmentStore) -> list[Digest]:
         until = None if version is None else src.version_point(version)
         live = src.live_judgments(until), dst.live_judgments(until)
         machines = src.machines(), dst.machines()
+        # each side's own adjudications: without them 'adjudicated' is its fallback policy,
+        # and a copy that lost them would pass
+        settled = src.adjudication_ids(), dst.adjudication_ids()
         for policy in export_policies(live[0]):
-            ours, theirs = (_qrels_lines(apply_policy(rows, policy, kinds))
-                            for rows, kinds in zip(live, machines, strict=True))
+            ours, theirs = (_qrels_lines(apply_policy(rows, policy, kinds, ids))
+                            for rows, kinds, ids in zip(live, machines, settled, strict=True))
             what = f"qrels {version or '(log now)'} {policy}"
             if ours != theirs:
                 raise CopyMismatch(f"{what}: SRC and DST differ at {_first_difference(ours, theirs)}")

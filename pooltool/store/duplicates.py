@@ -114,10 +114,13 @@ class DuplicateTables(StoreCore):
             f"SELECT {', '.join(_MEMBERS)} FROM duplicate_members WHERE finding_id = ? "
             "ORDER BY group_no, docno", [-1 if finding is None else int(finding["finding_id"])])
 
-    def split_copy(self, topic: str, docno: str, assessor: str, origin: str = "api") -> int:
+    def split_copy(self, topic: str, docno: str, assessor: str, origin: str = "api",
+                   split_at: str | None = None) -> int:
         """Record that on ``topic`` the document ``docno`` is not a copy of its group
         (it neither gives nor takes a propagated grade there from now on).
 
+        :param split_at: when (UTC, ISO 8601; default now: a split that waited in a
+            journal keeps its key press's time).
         :returns: the new ``split_id``.
         :raises InvalidArgument: the document is in no group now.
         """
@@ -128,7 +131,7 @@ class DuplicateTables(StoreCore):
             return conn.insert_id(
                 "INSERT INTO duplicate_splits(topic, docno, assessor, split_at, origin) "
                 "VALUES (?, ?, ?, ?, ?) RETURNING split_id",
-                [topic, docno, assessor, utc_now(), origin])
+                [topic, docno, assessor, split_at or utc_now(), origin])
 
     def duplicate_splits(self, at: str | None = None) -> pd.DataFrame:
         """The splits made up to ``at`` (default now): ``topic, docno, assessor,

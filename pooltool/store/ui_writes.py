@@ -1,6 +1,14 @@
-"""The writes the judging UI makes, as data: each operation by its journal name
-(:data:`OPERATIONS`, registered with :func:`operation`), and :class:`PendingWrite`,
-one write with its journal line. :mod:`pooltool.store.journal` commits them."""
+"""The writes the apps make through a :class:`~pooltool.store.journal.WriteQueue`, as
+data: an operation name (its journal name) and its arguments (JSON values), and
+:class:`PendingWrite`, one write with its journal line.
+
+A write the store cannot take at once waits in a journal as ``{kind, args}``; whoever
+replays the journal (the writer's next app, or the next command that reads the store:
+:func:`~pooltool.store.journal.replay_abandoned`) looks its operation up here, so every
+write an app journals has its operation in :data:`OPERATIONS`: the judging app's
+grades, undos, skip marks, note drafts, scan terms, positions and duplicate splits,
+and the adjudication app's adjudications and their undos.
+"""
 
 from __future__ import annotations
 
@@ -12,7 +20,7 @@ from pooltool.store import JudgmentStore, workspace
 
 Operation = Callable[[JudgmentStore, dict[str, Any]], "int | None"]
 OPERATIONS: dict[str, Operation] = {}
-"""The writes the judging UI makes, by name: ``operation(store, args)``."""
+"""The writes the apps make, by name: ``operation(store, args)``."""
 
 
 def operation(name: str) -> Callable[[Operation], Operation]:
@@ -37,11 +45,26 @@ def _judgment(store: JudgmentStore, a: dict[str, Any]) -> int:
 
 @operation("retract")
 def _retract(store: JudgmentStore, a: dict[str, Any]) -> int:
-    """An undo: ``judgment_id``, or ``target``, the token of a journalled grade."""
+    """An undo: ``judgment_id``, or ``target``, the token of a journalled grade (or
+    adjudication); ``origin``: the app's (default the judging app's, ``tui``)."""
     judgment_id = a.get("judgment_id")
     if judgment_id is None:
         judgment_id = workspace.committed_result(store, a["target"])
-    return store.retract(int(judgment_id), a["assessor"], origin="tui")
+    return store.retract(int(judgment_id), a["assessor"], origin=a.get("origin", "tui"))
+
+
+@operation("adjudication")
+def _adjudication(store: JudgmentStore, a: dict[str, Any]) -> int:
+    """An adjudicator's grade of a pair, naming the judgments it resolves (``resolves``)."""
+    return store.record_adjudication(a["topic"], a["docno"], a["grade"], a["adjudicator"],
+                                     list(a["resolves"]), judged_at=a.get("at"))
+
+
+@operation("split_copy")
+def _split_copy(store: JudgmentStore, a: dict[str, Any]) -> int:
+    """A duplicate split: ``docno`` is not a copy of its group on ``topic``."""
+    return store.split_copy(a["topic"], a["docno"], a["assessor"], origin="judge",
+                            split_at=a.get("at"))
 
 
 @operation("skip")

@@ -52,6 +52,7 @@ from pooltool.tui.activity import DEFAULT_IDLE_S
 from pooltool.tui.ending import SignalExit, crash_report
 from pooltool.tui.judgeable import checked_store, picker_topics
 from pooltool.tui.messages import (
+    CopySplit,
     GradeRecorded,
     JudgmentUndone,
     LeaveTopic,
@@ -235,6 +236,7 @@ class JudgeApp(App[None]):
         self.judging = None
         self.pop_screen()
 
+    @on(CopySplit)
     @on(GradeRecorded)
     @on(JudgmentUndone)
     @on(NoteChanged)

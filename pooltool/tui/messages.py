@@ -42,6 +42,14 @@ class NoteChanged(Message):
 
 
 @dataclass
+class CopySplit(Message):
+    """The assessor split a copy off the document on screen (committed, or queued)."""
+
+    topic: str
+    docno: str
+
+
+@dataclass
 class LeaveTopic(Message):
     """The assessor left the judging screen for the topic picker."""
 

@@ -15,6 +15,8 @@ changes three things:
   (:func:`~pooltool.tui.serve.served_names`) is refused with 421: a page of
   another site whose name was rebound to this machine's address (DNS
   rebinding) would otherwise be "this server" to the Origin check.
+* Each tab's app process is ended completely when its tab closes, or when the server
+  shuts down (its websocket is closed first): :func:`~pooltool.tui.tab_process.stop_tab`.
 * The pages are pooltool's own templates (``pooltool/tui/web/``), autoescaped,
   and load only textual-serve's local files under ``/static``: its script, its
   style sheet and the Roboto Mono font it ships (no Google Fonts, no CDN).
@@ -45,6 +47,7 @@ from pooltool.tui.serve import (
     assessor_name,
     served_names,
 )
+from pooltool.tui.tab_process import stop_tab
 
 TEMPLATES = Path(__file__).with_name("web")
 TITLE = "pooltool judge"
@@ -75,6 +78,11 @@ class JudgeServer(Server):
         # a TLS reverse proxy passes the browser's Host: the public name is served too
         self.names = served_names(host) | {name.lower() for name in server_names}
         self.logins = logins  # None: no accounts; each tab names itself (loopback)
+        self.tabs: dict[asyncio.Task[object], web.WebSocketResponse] = {}
+        """The tabs open now: each one's handler task, and its websocket."""
+        self.stopping: set[asyncio.Future[None]] = set()
+        """The tabs' app processes being ended (:meth:`stop_tab`)."""
+        self.closing = False  # the server shuts down: no tab starts an app any more
 
     @web.middleware
     async def refuse_foreign_host(self, request: web.Request, handler: Handler) -> web.StreamResponse:
@@ -90,6 +98,7 @@ class JudgeServer(Server):
         if self.logins is not None:
             middlewares.append(self.logins.require_login)
         app = web.Application(middlewares=middlewares)
+        app.on_shutdown.append(self.close_tabs)
         aiohttp_jinja2.setup(app, loader=jinja2.FileSystemLoader(self.templates_path),
                              autoescape=True)
         if self.logins is not None:
@@ -100,6 +109,28 @@ class JudgeServer(Server):
             web.static("/static", self.statics_path, name="static"),
         ])
         return app
+
+    async def close_tabs(self, _: web.Application | None = None) -> None:
+        """Close every open tab's websocket and wait until its app process has ended (on
+        shutdown: aiohttp would cancel the handlers, leaving their processes behind)."""
+        self.closing = True
+        tabs = dict(self.tabs)
+        for websocket in tabs.values():
+            if websocket.prepared:  # one still being prepared sees self.closing
+                await websocket.close()
+        if tabs:
+            await asyncio.wait(tabs)
+        if self.stopping:
+            await asyncio.wait(set(self.stopping))
+
+    async def stop_tab(self, service: AppService) -> None:
+        """End a closed tab's app process (:func:`~pooltool.tui.tab_process.stop_tab`),
+        shielded: aiohttp cancels the handler of a connection that went away, and the
+        process must end all the same (:meth:`close_tabs` waits for it on shutdown)."""
+        stopping = asyncio.ensure_future(stop_tab(service))
+        self.stopping.add(stopping)
+        stopping.add_done_callback(self.stopping.discard)
+        await asyncio.shield(stopping)
 
     async def handle_index(self, request: web.Request) -> web.Response:
         """The name form, or the terminal page of the name in ``?assessor=`` (with logins:
@@ -161,8 +192,15 @@ class JudgeServer(Server):
         width = to_int(request.query.get("width", "80"), 80)
         height = to_int(request.query.get("height", "24"), 24)
         service: AppService | None = None
+        tab = asyncio.current_task()
+        assert tab is not None  # aiohttp runs each handler in a task
+        self.tabs[tab] = websocket
         try:
             await websocket.prepare(request)
+            if self.closing:  # the server began to shut down meanwhile
+                await websocket.close()
+                return websocket
+
             async def close() -> None:
                 await websocket.close()
 
@@ -176,6 +214,7 @@ class JudgeServer(Server):
         except Exception as error:  # one tab's failure must not stop the server
             log.exception(error)
         finally:
+            self.tabs.pop(tab, None)
             if service is not None:
-                await service.stop()
+                await self.stop_tab(service)
         return websocket

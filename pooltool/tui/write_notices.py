@@ -18,6 +18,8 @@ def refused_text(write: PendingWrite, error: Exception) -> str:
                 f"the document is unjudged again: {error}")
     if write.kind == "retract":
         return f"Your undo was not saved, and the judgment stays: {error}"
+    if write.kind == "split_copy":
+        return f"Your split of {args.get('docno')} off its copies was not saved: {error}"
     return f"A write could not be saved: {error}"
 
 

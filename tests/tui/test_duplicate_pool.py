@@ -3,17 +3,20 @@ copies, the others' grades in the exported qrels as the propagation policy says.
 
 from __future__ import annotations
 
+import json
 from dataclasses import asdict
 
 from click.testing import CliRunner
-from judge_fixtures import log_rows, pool_documents
+from judge_fixtures import log_rows, pool_documents, wait_until, write_lock_held
 
 from pooltool.cli import cli
 from pooltool.duplicates import DEFAULTS, find_groups
 from pooltool.records import Document
 from pooltool.store import JudgmentStore
+from pooltool.store.provenance import utc_now
 from pooltool.tui.app import make_app
 from pooltool.tui.screens.judge import JudgeScreen
+from pooltool.tui.write_notices import BUSY_NOTICE
 
 SIZE = (110, 30)
 TEXT_A = ("the boundary layer on a flat plate thickens downstream and the flow separates "
@@ -76,5 +79,37 @@ async def test_a_copy_split_off_is_judged_on_its_own(new_store: str) -> None:
     with JudgmentStore.open(path) as store:
         splits = store.duplicate_splits()
         assert splits[["topic", "docno", "assessor"]].values.tolist() == [["1", "a2", "alice"]]
+    grades = {d: g for _, _, d, g in exported(path)}
+    assert grades == {"a1": "2", "a2": "0", "a3": "2", "a4": "2"}
+
+
+async def test_a_split_made_while_the_store_is_busy_waits_in_the_journal(
+        new_store: str) -> None:
+    """alice grades a1 and splits a2 off while another writer holds the lock: a2 opens
+    at once, set apart from a1's copies, both writes wait in her journal, and once the
+    lock is released the timer commits them, the split with the time of its key press."""
+    path = planted_store(new_store)
+    app = make_app(path, "alice", ["1"])
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        screen = app.screen
+        assert isinstance(screen, JudgeScreen)
+        with write_lock_held(path):
+            await pilot.press("2", "left")
+            pressed = utc_now()
+            await pilot.press("c")
+            assert screen.session.docno == "a2" and screen.session.copies.of("a1") == ["a3", "a4"]
+            assert app.writes.pending == 2 and BUSY_NOTICE in [
+                n.message for n in app._notifications]
+            journal = app.writes.journal
+            assert journal is not None
+            assert [json.loads(line)["kind"] for line in journal.read_text().splitlines()] == [
+                "judgment", "split_copy"]
+            await pilot.press("0")  # a2 judged on its own, queued behind the split
+        assert await wait_until(pilot, lambda: app.writes.pending == 0)
+        assert not journal.exists()
+    with JudgmentStore.open(path) as store:
+        splits = store.duplicate_splits()
+    assert splits[["topic", "docno", "assessor"]].values.tolist() == [["1", "a2", "alice"]]
+    assert pressed <= splits["split_at"].iat[0] < utc_now()
     grades = {d: g for _, _, d, g in exported(path)}
     assert grades == {"a1": "2", "a2": "0", "a3": "2", "a4": "2"}

@@ -4,11 +4,14 @@ name, another site's Origin, brute force; and the cookie's flags."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import signal
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from http.cookies import SimpleCookie
 from pathlib import Path
+from typing import Any
 
 import aiohttp
 import pytest
@@ -17,6 +20,7 @@ from judge_fixtures import build_store
 
 from pooltool.store import JudgmentStore
 from pooltool.store.accounts import MAY
+from pooltool.tui import tab_process
 from pooltool.tui.logins import COOKIE, FAILURES_ALLOWED, Logins, store_check
 from pooltool.tui.web_server import JudgeServer
 
@@ -43,7 +47,32 @@ def accounts_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture
-async def served(accounts_store: Path) -> AsyncIterator[Served]:
+def spawned(monkeypatch: pytest.MonkeyPatch) -> list[asyncio.subprocess.Process]:
+    """The tabs' app processes the server starts (textual-serve starts them with
+    ``asyncio.create_subprocess_shell``)."""
+    processes: list[asyncio.subprocess.Process] = []
+    start = asyncio.create_subprocess_shell
+
+    async def recorded(*args: Any, **kwargs: Any) -> asyncio.subprocess.Process:
+        process = await start(*args, **kwargs)
+        processes.append(process)
+        return process
+
+    monkeypatch.setattr(asyncio, "create_subprocess_shell", recorded)
+    return processes
+
+
+def assert_ended(processes: list[asyncio.subprocess.Process]) -> None:
+    """Every process the server started has ended and its transport is closed, before
+    the test's event loop closes (an open one warns when collected later, its loop gone:
+    "Exception ignored in BaseSubprocessTransport.__del__")."""
+    assert all(p.returncode is not None for p in processes)
+    assert all(p._transport.is_closing() for p in processes)  # type: ignore[attr-defined]
+
+
+@pytest.fixture
+async def served(accounts_store: Path,
+                 spawned: list[asyncio.subprocess.Process]) -> AsyncIterator[Served]:
     commands: list[str] = []
 
     def command(name: str) -> str:
@@ -57,7 +86,9 @@ async def served(accounts_store: Path) -> AsyncIterator[Served]:
     try:
         yield Served(str(server.make_url("")), commands)
     finally:
-        await server.close()
+        await server.close()  # closes the tabs still open, and ends their processes
+    assert len(spawned) == len(commands)
+    assert_ended(spawned)
 
 
 async def _login(base: str, name: str, password: str,
@@ -142,6 +173,26 @@ async def test_the_cookie_is_httponly_samesite_strict_and_secure_over_tls(served
     proxied = await _login(served.base, "alice", PASSWORDS["alice"],
                            {"X-Forwarded-Proto": "https"})
     assert SimpleCookie(proxied.headers["Set-Cookie"])[COOKIE]["secure"]
+
+
+async def test_a_tab_app_that_does_not_quit_is_killed_when_its_tab_closes(
+        accounts_store: Path, spawned: list[asyncio.subprocess.Process],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A tab's app that ignores the request to quit (here ``sleep``, which never reads it)
+    is killed once its tab has closed and TAB_STOP_S has passed, and its process is
+    reaped before the server's close returns."""
+    monkeypatch.setattr(tab_process, "TAB_STOP_S", 0.2)
+    judge = JudgeServer(lambda name: "exec sleep 60",
+                        logins=Logins(store_check(str(accounts_store)), MAY["judge"], "judge"))
+    server = TestServer(await judge._make_app(), host="127.0.0.1")
+    await server.start_server()
+    try:
+        base = str(server.make_url(""))
+        assert await _ws_status(base, "/ws/alice", await _token(base, "alice")) == 101
+    finally:
+        await server.close()
+    assert len(spawned) == 1 and spawned[0].returncode == -signal.SIGKILL
+    assert_ended(spawned)
 
 
 async def test_an_account_enters_only_the_apps_of_its_role(served: Served) -> None:

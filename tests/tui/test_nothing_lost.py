@@ -236,8 +236,8 @@ def test_a_killed_apps_journal_shows_up_in_export_and_status(store_path: str) ->
     exported = CliRunner().invoke(cli, ["--db", str(store_path), "export-qrels"])
     assert exported.exit_code == 0, exported.output
     assert exported.stdout == "1 0 d1 3\n"  # d2's grade was undone before the kill
-    assert exported.stderr == ("committed 3 judging write(s) left by judging apps that "
-                               "ended\n")
+    assert exported.stderr == ("committed 3 write(s) left by judging or adjudication apps "
+                               "that ended\n")
     assert journals(journal_base_of(store_path)) == []
     again = CliRunner().invoke(cli, ["--db", str(store_path), "export-qrels"])
     assert again.stdout == "1 0 d1 3\n" and again.stderr == ""

@@ -3,9 +3,11 @@ assessor's grade, note and time, and the document with the topic's terms marked.
 
 A grade key records the adjudicator's grade of the highlighted document as an
 adjudication resolving the grades shown (:meth:`~pooltool.store.adjudications.
-AdjudicationTable.record_adjudication`); ``u`` retracts the adjudicator's latest
-adjudication of this session (an undo, as for judgments); ``r`` lists resolved
-disagreements too. The list is read again whenever the store changes
+AdjudicationTable.record_adjudication`), through the app's write queue (a busy store
+keeps it in the journal: the disagreement leaves the open list at once, and the
+adjudicated column says it waits); ``u`` retracts the adjudicator's latest adjudication
+of this session (an undo, as for judgments; one still waiting is named by its journal
+token); ``r`` lists resolved disagreements too. The list is read again whenever the store changes
 (:meth:`AdjudicateScreen.reload`, called by the app's watch timer).
 """
 
@@ -21,9 +23,12 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
+from pooltool.errors import StoreConnectionLost
 from pooltool.judging.adjudication import disagreements, pair_judgments
-from pooltool.store import JudgmentStore
+from pooltool.store.journal import WriteQueue
+from pooltool.store.provenance import utc_now
 from pooltool.store.settings import GradeLevel
+from pooltool.store.ui_writes import PendingWrite
 from pooltool.text import visible
 from pooltool.tui.keys import key_name
 from pooltool.tui.widgets.document_view import DocumentView
@@ -36,7 +41,7 @@ NOTHING_OPEN = "No open disagreement: every document people judged apart is adju
 class AdjudicateScreen(Screen[None]):
     """List disagreements and record adjudications.
 
-    :param store: the open store (the app's).
+    :param writes: the app's write queue (its store is the one read here).
     :param adjudicator: who adjudicates (recorded with each adjudication).
     :param filters: keyword arguments of :func:`~pooltool.judging.adjudication.disagreements`
         (``topics``, ``pair``, ``min_distance``).
@@ -49,13 +54,14 @@ class AdjudicateScreen(Screen[None]):
         Binding("q", "app.quit", "quit"),
     ]
 
-    def __init__(self, store: JudgmentStore, adjudicator: str, filters: dict[str, Any],
+    def __init__(self, writes: WriteQueue, adjudicator: str, filters: dict[str, Any],
                  scale: list[GradeLevel]) -> None:
         super().__init__()
-        self.store, self.adjudicator, self.filters, self.scale = store, adjudicator, filters, scale
+        self.writes, self.store = writes, writes.store
+        self.adjudicator, self.filters, self.scale = adjudicator, filters, scale
         self.include_resolved = False
         self.rows = pd.DataFrame()
-        self.done: list[int] = []  # this session's adjudications, for undo
+        self.done: list[PendingWrite] = []  # this session's adjudications, for undo
         grades = BindingsMap([Binding(key_name(level.key), f"grade({level.grade})",
                                       f"{level.key} {level.name}", key_display=level.key)
                               for level in scale])
@@ -78,15 +84,26 @@ class AdjudicateScreen(Screen[None]):
         table.add_columns("topic", "docno", "grades", "apart", "adjudicated")
         self.reload()
 
-    def reload(self) -> None:
-        """Read the disagreements again, the cursor kept on the same document."""
+    def reload(self, focus: str | None = None) -> None:
+        """Read the disagreements again, the cursor kept on the same document (or put on
+        ``focus``, ``topic\tdocno``, when it is listed)."""
         table = self.query_one("#disagreements", DataTable)
-        current = self.current_key()
-        self.rows = disagreements(self.store, include_resolved=self.include_resolved,
-                                  **self.filters)
+        current = focus or self.current_key()
+        try:
+            rows = disagreements(self.store, include_resolved=True, **self.filters)
+        except StoreConnectionLost as exc:  # the list stays as it was read last
+            self.app.connection_lost(exc)  # type: ignore[attr-defined]
+            return
+        waiting = self.waiting()
+        pairs = list(zip(rows["topic"], rows["docno"], strict=True))
+        shown = [self.include_resolved or (key not in waiting and not resolved)
+                 for key, resolved in zip(pairs, rows["resolved"], strict=True)]
+        self.rows = rows.loc[pd.Series(shown, index=rows.index, dtype=bool)].reset_index(
+            drop=True)
         table.clear()
         for row in self.rows.itertuples(index=False):
-            table.add_row(*_cells(row), key=f"{row.topic}\t{row.docno}")
+            table.add_row(*_cells(row, waiting.get((row.topic, row.docno))),
+                          key=f"{row.topic}\t{row.docno}")
         self.sub_title = (f"adjudicator {visible(self.adjudicator)} · {len(self.rows)} "
                           f"{'disagreements' if self.include_resolved else 'open'}")
         if self.rows.empty:
@@ -95,6 +112,12 @@ class AdjudicateScreen(Screen[None]):
         keys = [f"{t}\t{d}" for t, d in zip(self.rows["topic"], self.rows["docno"], strict=True)]
         table.move_cursor(row=keys.index(current) if current in keys else 0)
         self.show_current()
+
+    def waiting(self) -> dict[tuple[str, str], int]:
+        """This session's adjudications the store has not taken yet: (topic, docno) ->
+        grade (the latest, when one pair was adjudicated twice)."""
+        return {(w.args["topic"], w.args["docno"]): int(w.args["grade"]) for w in self.done
+                if not w.done}
 
     def current_key(self) -> str | None:
         """``topic\\tdocno`` of the highlighted disagreement, if any."""
@@ -113,12 +136,17 @@ class AdjudicateScreen(Screen[None]):
         if key is None:
             return
         topic_id, docno = key.split("\t")
-        topic = self.store.topic(topic_id)
+        try:
+            topic = self.store.topic(topic_id)
+            grades = pair_judgments(self.store, topic_id, docno)
+            document = self.store.document(docno)
+        except StoreConnectionLost as exc:  # what is shown stays
+            self.app.connection_lost(exc)  # type: ignore[attr-defined]
+            return
         terms = query_terms(topic)
         self.query_one(TopicPanel).show(topic, terms, [], True)
-        self.query_one("#assessor-grades", Static).update(
-            _grades_text(pair_judgments(self.store, topic_id, docno), self.scale))
-        self.query_one(DocumentView).show(docno, self.store.document(docno), terms, [])
+        self.query_one("#assessor-grades", Static).update(_grades_text(grades, self.scale))
+        self.query_one(DocumentView).show(docno, document, terms, [])
 
     def _show_nothing(self) -> None:
         self.query_one("#assessor-grades", Static).update(Text(NOTHING_OPEN, style="italic"))
@@ -129,10 +157,15 @@ class AdjudicateScreen(Screen[None]):
         if key is None:
             return
         row = self.rows.iloc[self.query_one("#disagreements", DataTable).cursor_row]
-        self.done.append(self.store.record_adjudication(
-            str(row["topic"]), str(row["docno"]), grade, self.adjudicator,
-            list(row["judgment_ids"])))
-        self.notify(f"{visible(row['docno'])}: adjudicated {grade}", timeout=3)
+        write = self.writes.submit(
+            "adjudication", topic=str(row["topic"]), docno=str(row["docno"]), grade=grade,
+            adjudicator=self.adjudicator, resolves=[int(j) for j in row["judgment_ids"]],
+            at=utc_now())
+        self.done.append(write)
+        if write.done:
+            self.notify(f"{visible(row['docno'])}: adjudicated {grade}", timeout=3,
+                        markup=False)
+        self.app.notice_waiting()  # type: ignore[attr-defined]
         self.reload()
 
     def action_undo(self) -> None:
@@ -140,18 +173,27 @@ class AdjudicateScreen(Screen[None]):
         if not self.done:
             self.notify("nothing to undo in this session", severity="warning", timeout=3)
             return
-        self.store.retract(self.done.pop(), self.adjudicator, origin="adjudicate")
-        self.reload()
+        write = self.done.pop()
+        undo = {"assessor": self.adjudicator, "origin": "adjudicate",
+                "docno": write.args["docno"]}
+        if not write.done:  # still queued: named by its journal token
+            self.writes.submit("retract", after=write, target=write.token, **undo)
+        elif write.result is not None:  # a write the store refused has nothing to undo
+            self.writes.submit("retract", judgment_id=write.result, **undo)
+        self.app.notice_waiting()  # type: ignore[attr-defined]
+        self.reload(focus=f"{write.args['topic']}\t{write.args['docno']}")
 
     def action_toggle_resolved(self) -> None:
         self.include_resolved = not self.include_resolved
         self.reload()
 
 
-def _cells(row: Any) -> list[Text]:
-    """A disagreement's cells as plain text (docnos and names are data, never markup)."""
+def _cells(row: Any, waiting: int | None) -> list[Text]:
+    """A disagreement's cells as plain text (docnos and names are data, never markup);
+    ``waiting``: the grade of this session's adjudication not in the store yet."""
     grades = ", ".join(f"{a} {g}" for a, g in zip(row.assessors, row.grades, strict=True))
-    adjudicated = "" if pd.isna(row.adjudicated) else str(int(row.adjudicated))
+    adjudicated = (f"{waiting} (waiting)" if waiting is not None else
+                   "" if pd.isna(row.adjudicated) else str(int(row.adjudicated)))
     return [Text(visible(str(row.topic))), Text(visible(str(row.docno))), Text(visible(grades)),
             Text(str(row.distance)), Text(adjudicated)]
 

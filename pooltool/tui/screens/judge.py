@@ -13,7 +13,7 @@ from textual.reactive import var
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
-from pooltool.errors import StoreConnectionLost, StoreError
+from pooltool.errors import StoreConnectionLost
 from pooltool.judging.claiming import held_text
 from pooltool.judging.session import JudgingSession
 from pooltool.judging.take_back import take_back
@@ -23,6 +23,7 @@ from pooltool.store.settings import GradeLevel
 from pooltool.text import visible
 from pooltool.tui.activity import DEFAULT_IDLE_S, ActivityClock
 from pooltool.tui.messages import (
+    CopySplit,
     GradeRecorded,
     JudgmentUndone,
     LeaveTopic,
@@ -338,12 +339,11 @@ class JudgeScreen(Screen[None]):
 
     def action_split_copy(self) -> None:
         """Split a copy of this document off (it is not a copy) and open it; a store
-        that refuses the write (busy, away) leaves the copy as it was, and says so."""
-        try:
-            docno = self.session.split_copy()
-        except StoreError as exc:
-            self.notify(f"The copy was not split off: {exc}", severity="warning", markup=False)
-            return
+        that cannot take the split now (busy, away) keeps it in the journal, and the app
+        says so."""
+        docno = self.session.split_copy()
+        if docno is not None:
+            self.post_message(CopySplit(self.session.topic, docno))
         self.notify("This document stands for no copy here." if docno is None else
                     f"{visible(docno)} is split off: judge it on its own.", markup=False)
         self.show_document()
