@@ -150,6 +150,17 @@ def test_the_agreement_command_shows_the_stages(tmp_path: Path) -> None:
     assert got[("adjudicator", "bob", "@adjudicated", "all")] == "1.0"
 
 
+def test_adjudicate_without_a_terminal_says_so(tmp_path: Path) -> None:
+    """With input or output not a terminal, adjudicate refuses to start instead of hanging."""
+    db = str(tmp_path / "a.db")
+    with JudgmentStore.open(db, create=True) as new:
+        new.record_judgment("1", "d1", 0, "alice")
+    result = CliRunner().invoke(cli, ["--db", db, "adjudicate", "--adjudicator", "carol"])
+    assert (result.exit_code, result.stderr) == (
+        1, "Error: adjudicate needs a terminal (its input and output are not one); use --serve "
+           "to adjudicate in a web browser\n")
+
+
 @pytest.mark.both_engines  # the table, its triggers and the queries of each engine's SQL
 def test_adjudication_on_each_engine(new_store: str) -> None:
     with JudgmentStore.open(new_store, create=True) as store:

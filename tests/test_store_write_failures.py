@@ -170,6 +170,15 @@ def test_judging_a_store_that_cannot_be_written_is_refused(read_only_folder: Pat
            "and judging writes to it\n")
 
 
+def test_adjudicating_a_store_that_cannot_be_written_is_refused(read_only_folder: Path,
+                                                                unprivileged: Any) -> None:
+    db = read_only_folder / "s.db"
+    result = unprivileged(db, "adjudicate", "--adjudicator", "carol")
+    assert (result.returncode, result.stderr) == (
+        1, f"Error: {db}: the store can be read but not written (read-only file or folder), "
+           "and adjudicating writes to it\n")
+
+
 def test_a_write_sqlite_refuses_as_read_only_is_a_clean_error(built: Path) -> None:
     """SQLite opened the file read-only behind the store's back (as it does when it
     may not write the file): the write fails, and says why."""

@@ -7,7 +7,7 @@ import sys
 import click
 
 from pooltool.cli.group import check_assessor, cli, db_path, open_store, output_option, warn
-from pooltool.errors import PooltoolError, StoreWriteFailed
+from pooltool.cli.terminal_app import run_in_terminal
 
 _topic_option = click.option("-t", "--topic", "topics", multiple=True,
                              help="Only this topic (repeatable).")
@@ -68,17 +68,7 @@ def adjudicate(ctx: click.Context, adjudicator: str | None, topics: tuple[str, .
     from pooltool.tui.adjudicate import make_adjudicate_app
 
     app = make_adjudicate_app(db_path(ctx), adjudicator or "", topics, pair, min_distance)
-    if app.store.read_only:
-        app.store.close()
-        raise StoreWriteFailed(f"{db_path(ctx)}: the store can be read but not written, and "
-                               "adjudicating writes to it")
-    if not (sys.stdin.isatty() and sys.stdout.isatty()):
-        app.store.close()
-        raise PooltoolError("adjudicate needs a terminal (its input and output are not one); "
-                            "use --serve to adjudicate in a web browser")
-    app.run()
-    if app.return_code:
-        raise SystemExit(app.return_code)
+    run_in_terminal(ctx, app, "adjudicate", "adjudicating")
 
 
 def _serve(ctx: click.Context, adjudicator: str | None, topics: tuple[str, ...],

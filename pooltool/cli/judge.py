@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -18,7 +17,8 @@ from pooltool.cli.group import (
     output_option,
     warn,
 )
-from pooltool.errors import InvalidArgument, PooltoolError, StoreWriteFailed
+from pooltool.cli.terminal_app import run_in_terminal
+from pooltool.errors import InvalidArgument
 from pooltool.judging.agreement import store_agreement
 from pooltool.judging.assignment import assign_topics
 from pooltool.judging.queue import ORDERS
@@ -128,21 +128,7 @@ def judge(ctx: click.Context, assessor: str | None, topics: tuple[str, ...], ord
                no_login, server_names)
         return
     app = make_app(db_path(ctx), assessor or "", list(topics), order, seed, pool_name)
-    if app.store.read_only:
-        app.store.close()
-        raise StoreWriteFailed(f"{db_path(ctx)}: the store can be read but not written "
-                               "(read-only file or folder), and judging writes to it")
-    if not (sys.stdin.isatty() and sys.stdout.isatty()):
-        app.store.close()
-        raise PooltoolError("judge needs a terminal (its input and output are not one); "
-                            "use --serve to judge in a web browser")
-    app.run()
-    if app.writes.pending and app.writes.journal is not None:
-        warn(f"{app.writes.pending} judging write(s) wait in {app.writes.journal}: the store's "
-             "server was unreachable when the app ended; the next pooltool command run on "
-             "this machine saves them")
-    if app.return_code:  # a signal (128 + its number) or a crash (1; the line says where)
-        raise SystemExit(app.return_code)
+    run_in_terminal(ctx, app, "judge", "judging")
 
 
 def _mixed_queue(ctx: click.Context, pool_name: str, sample_name: str, order: str | None,
