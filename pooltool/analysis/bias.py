@@ -314,6 +314,19 @@ def new_run_exposure(new_runs: pd.DataFrame, qrels: pd.DataFrame, bias: BiasResu
     return NewRunReport(frame)
 
 
+def reuse_verdict(unjudged: float, overall: dict[str, object]) -> str:
+    """Whether qrels look reusable for a run outside the pool, by its unjudged share
+    against what the contributing runs saw when left out (:meth:`overall`'s
+    ``mean_unjudged_loo`` and ``max_unjudged_loo``, shares 0..1): ``reusable`` up to the
+    mean, ``use with care`` up to the largest, ``not reusable`` beyond. The thresholds are
+    pooltool's; the left-out runs they compare with are Zobel's (1998) leave-one-out."""
+    if unjudged <= float(overall["mean_unjudged_loo"]):  # type: ignore[arg-type]
+        return "reusable"
+    if unjudged <= float(overall["max_unjudged_loo"]):  # type: ignore[arg-type]
+        return "use with care"
+    return "not reusable"
+
+
 def _verdict(row: dict[str, object], k: int, overall: dict[str, object]) -> tuple[str, str]:
     unjudged = float(row[f"unjudged@{k}"])  # type: ignore[arg-type]
     mean = float(overall["mean_unjudged_loo"])  # type: ignore[arg-type]
@@ -323,13 +336,13 @@ def _verdict(row: dict[str, object], k: int, overall: dict[str, object]) -> tupl
     seen = (f"{unjudged:.1%} of its top {k} is unjudged; contributing runs left out of the "
             f"pool saw {mean:.1%} on average (at most {limit:.1%}) and lost {mae:.4f} "
             f"recall@{k} on average")
-    if unjudged <= mean:
-        return "reusable", f"The qrels look reusable for {row['run_tag']}: {seen}."
-    if unjudged <= limit:
-        return "use with care", (f"Use the qrels with care for {row['run_tag']}: {seen}; "
-                                 f"{span}.")
-    return "not reusable", (f"The qrels do not look reusable for {row['run_tag']}: {seen}; "
-                            f"{span}. Judge its unjudged top-{k} documents first.")
+    verdict = reuse_verdict(unjudged, overall)
+    if verdict == "reusable":
+        return verdict, f"The qrels look reusable for {row['run_tag']}: {seen}."
+    if verdict == "use with care":
+        return verdict, f"Use the qrels with care for {row['run_tag']}: {seen}; {span}."
+    return verdict, (f"The qrels do not look reusable for {row['run_tag']}: {seen}; "
+                     f"{span}. Judge its unjudged top-{k} documents first.")
 
 
 def qrels_without_group(runs: pd.DataFrame, qrels: pd.DataFrame, depth: int,

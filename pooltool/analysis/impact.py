@@ -226,20 +226,39 @@ def _summary(result: RecallResult, k: int) -> pd.DataFrame:
 def _per_run(result_a: RecallResult, result_b: RecallResult, ranking: RankingComparison,
              k: int, pairs: pd.DataFrame) -> pd.DataFrame:
     a, b = _summary(result_a, k), _summary(result_b, k)
+    columns = {"recall": "recall", "unjudged": "unjudged", "P": "P", "num_q": "num_q"}
+    return per_run_changes(a, b, ranking, pairs, columns, "recall")[PER_RUN_COLUMNS]
+
+
+def per_run_changes(a: pd.DataFrame, b: pd.DataFrame, ranking: RankingComparison,
+                    pairs: pd.DataFrame, columns: dict[str, str], score: str) -> pd.DataFrame:
+    """Each run's summary under qrels A and B side by side, and its score change split in
+    two: the part of the topics both qrels score (the mean of ``pairs``' per-topic
+    changes) and the rest (topics only one of them scores).
+
+    :param a, b: one summary row per run tag (index), under A and under B.
+    :param ranking: the two rankings compared; its ``ranks`` give the row order.
+    :param pairs: ``run_tag``, ``change``: per-topic changes on the topics both score.
+    :param columns: output name -> summary column; each gives ``NAME_a`` and ``NAME_b``
+        (``num_q`` and the ranks as integers).
+    :param score: the output name whose change is split: ``SCORE_change``,
+        ``SCORE_change_judgments``, ``SCORE_change_topics``; ``unjudged_change`` too.
+    :returns: one row per run, best under A first, the rank columns and those above.
+    """
     frame = ranking.ranks[["run_tag", "rank_a", "rank_b", "rank_change"]].copy()
     tags = frame["run_tag"]
-    for name, column in (("recall", "recall"), ("unjudged", "unjudged"), ("P", "P"),
-                         ("num_q", "num_q")):
+    for name, column in columns.items():
         frame[f"{name}_a"] = a.loc[tags, column].to_numpy()
         frame[f"{name}_b"] = b.loc[tags, column].to_numpy()
-    frame["recall_change"] = frame["recall_b"] - frame["recall_a"]
+    frame[f"{score}_change"] = frame[f"{score}_b"] - frame[f"{score}_a"]
     shared = pairs.groupby("run_tag")["change"].mean()
-    frame["recall_change_judgments"] = tags.map(shared).fillna(0.0).to_numpy(dtype=np.float64)
-    frame["recall_change_topics"] = frame["recall_change"] - frame["recall_change_judgments"]
+    frame[f"{score}_change_judgments"] = tags.map(shared).fillna(0.0).to_numpy(dtype=np.float64)
+    frame[f"{score}_change_topics"] = (frame[f"{score}_change"]
+                                       - frame[f"{score}_change_judgments"])
     frame["unjudged_change"] = frame["unjudged_b"] - frame["unjudged_a"]
     for column in ("rank_a", "rank_b", "rank_change", "num_q_a", "num_q_b"):
         frame[column] = frame[column].astype("int64")
-    return frame[PER_RUN_COLUMNS].reset_index(drop=True)
+    return frame.reset_index(drop=True)
 
 
 def _topic_pairs(result_a: RecallResult, result_b: RecallResult, k: int) -> pd.DataFrame:

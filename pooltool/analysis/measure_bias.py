@@ -30,6 +30,7 @@ import pandas as pd
 from pooltool.analysis.bias import (
     contributors,
     qrels_without_owner,
+    reuse_verdict,
     top_ranks,
     unique_pairs,
     with_rank_changes,
@@ -207,9 +208,10 @@ def _verdict(row: dict[str, object], overall: dict[str, object]) -> tuple[str, s
     seen = (f"{unjudged:.1%} of the ranks {measure} looks at are unjudged; contributing runs "
             f"left out of the pool saw {mean:.1%} on average (at most {limit:.1%}) and lost "
             f"{overall['mae']:.4f} {measure} on average")
-    if unjudged <= mean:
-        return "reusable", f"The qrels look reusable for {tag}: {seen}; {span}."
-    if unjudged <= limit:
-        return "use with care", f"Use the qrels with care for {tag}: {seen}; {span}."
-    return "not reusable", (f"The qrels do not look reusable for {tag}: {seen}; {span}. "
-                            "Judge its unjudged documents first.")
+    verdict = reuse_verdict(unjudged, overall)
+    if verdict == "reusable":
+        return verdict, f"The qrels look reusable for {tag}: {seen}; {span}."
+    if verdict == "use with care":
+        return verdict, f"Use the qrels with care for {tag}: {seen}; {span}."
+    return verdict, (f"The qrels do not look reusable for {tag}: {seen}; {span}. "
+                     "Judge its unjudged documents first.")

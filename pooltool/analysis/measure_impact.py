@@ -13,10 +13,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
 import pandas as pd
 
-from pooltool.analysis.impact import DEFAULT_TOP, topics_moved, topics_overall
+from pooltool.analysis.impact import DEFAULT_TOP, per_run_changes, topics_moved, topics_overall
 from pooltool.analysis.stability import RankingComparison, compare_rankings
 from pooltool.errors import NothingToScore
 from pooltool.measures.topic_scores import MeasureScores, topic_scores
@@ -102,17 +101,7 @@ def _num_rel(qrels: pd.DataFrame, level: int) -> pd.Series:
 
 def _per_run(a: pd.DataFrame, b: pd.DataFrame, ranking: RankingComparison, pairs: pd.DataFrame,
              measure: str) -> pd.DataFrame:
-    frame = ranking.ranks[["run_tag", "rank_a", "rank_b", "rank_change"]].copy()
-    tags = frame["run_tag"]
+    columns = {"score": "value", "unjudged": "unjudged", "num_q": "num_q"}
+    frame = per_run_changes(a, b, ranking, pairs, columns, "score")
     frame["measure"] = measure
-    for name, column in (("score", "value"), ("unjudged", "unjudged"), ("num_q", "num_q")):
-        frame[f"{name}_a"] = a.loc[tags, column].to_numpy()
-        frame[f"{name}_b"] = b.loc[tags, column].to_numpy()
-    frame["score_change"] = frame["score_b"] - frame["score_a"]
-    shared = pairs.groupby("run_tag")["change"].mean()
-    frame["score_change_judgments"] = tags.map(shared).fillna(0.0).to_numpy(dtype=np.float64)
-    frame["score_change_topics"] = frame["score_change"] - frame["score_change_judgments"]
-    frame["unjudged_change"] = frame["unjudged_b"] - frame["unjudged_a"]
-    for column in ("rank_a", "rank_b", "rank_change", "num_q_a", "num_q_b"):
-        frame[column] = frame[column].astype("int64")
-    return frame[PER_RUN_COLUMNS].reset_index(drop=True)
+    return frame[PER_RUN_COLUMNS]
