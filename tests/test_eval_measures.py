@@ -8,7 +8,13 @@ import numpy as np
 import pytest
 
 from pooltool.errors import InvalidArgument
-from pooltool.measures.trec.c_arith import lround, msort, name_with_double, value_text
+from pooltool.measures.trec.c_arith import (
+    lround,
+    msort,
+    name_with_double,
+    value_pieces,
+    value_text,
+)
 from pooltool.measures.trec.gains import setup_gains
 from pooltool.measures.trec.registry import NICKNAMES
 from pooltool.measures.trec.select import select
@@ -51,6 +57,29 @@ def test_c_arithmetic() -> None:
     assert name_with_double("iprec_at_recall", 0.1) == "iprec_at_recall_0.10"
     assert name_with_double("Rprec_mult", 123.456) == "Rprec_mult_123.46"
     assert name_with_double("x", 123456.789) == "x_123456.7"  # snprintf into len + 10 bytes
+
+
+def test_value_pieces_print_what_value_text_prints() -> None:
+    """The table path of %6.4f against the one-by-one path, on exact ties (k/32, halves of
+    a ten-thousandth), their neighbours one ulp away, the ends of the table (9.99995 and
+    past), signed zeros, NaN of both signs, infinities, negatives, subnormals, integers
+    and seeded random values of several magnitudes."""
+    edges = [0.0, -0.0, math.nan, -math.nan, math.inf, -math.inf, 5e-324, -5e-324, 1.0, 9.9999,
+             9.99995, 9.999949999999999, 10.0, 99999.99995, 1e300, -930.0, -4.35262159,
+             0.00005, 0.00015, 0.00025, 0.99995, 0.5, 1 / 3, 2 / 3, 0.1 + 0.2]
+    ties = [k / 32 for k in range(320)] + [(2 * k + 1) / 20000 for k in range(0, 200_000, 997)]
+    near = [float(np.nextafter(x, direction)) for x in ties for direction in (-math.inf, math.inf)]
+    rnd = np.random.default_rng(7)
+    drawn = np.concatenate([rnd.random(2000), rnd.random(500) * 20 - 10, rnd.random(200) * 1e6,
+                            np.round(rnd.random(500), 5), np.round(rnd.random(500) * 10, 5)])
+    values = np.array(edges + ties + near + drawn.tolist(), dtype=np.float64)
+    for end in ("", "\n"):
+        heads, tails = value_pieces(values, end)
+        assert [h + t for h, t in zip(heads.tolist(), tails.tolist(), strict=True)] == [
+            value_text(v) + end for v in values.tolist()]
+    assert [h + t for h, t in zip(*value_pieces(np.array([0.03125, 9.99995, -0.0])),
+                                  strict=True)] == ["0.0312", "10.0000", "-0.0000"]
+    assert [len(part) for part in value_pieces(np.zeros(0))] == [0, 0]
 
 
 def test_gains_sort_like_glibc_with_a_truncating_comparator() -> None:

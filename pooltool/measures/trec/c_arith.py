@@ -123,12 +123,41 @@ def value_text(value: float) -> str:
     return f"{value:6.4f}"
 
 
-def value_texts(values: np.ndarray) -> list[str]:
-    """:func:`value_text` of each value of a float64 column."""
-    texts = [f"{value:6.4f}" for value in values.tolist()]
-    for row in np.flatnonzero(np.isnan(values)).tolist():
-        texts[row] = value_text(float(values[row]))
-    return texts
+#: Past this many ten-thousandths a value is formatted one by one (``%6.4f`` of 0..9.9999
+#: is always ``d.dddd``, six characters, so two table lookups give it).
+_FAST_LIMIT = 100_000
+#: How close to a half ten-thousandth ``value * 1e4`` may come before the rounding of the
+#: product (at most 2**-53 of it, under 1.2e-11 below 1e5) could put the exact value on the
+#: other side of the tie: such values (1/32 = 0.03125 is exactly one) are formatted one by one.
+_TIE_MARGIN = 1e-6
+_FRACTIONS: dict[str, np.ndarray] = {}
+_UNITS = np.array([str(d) for d in range(10)], dtype=object)
+
+
+def value_pieces(values: np.ndarray, end: str = "") -> tuple[np.ndarray, np.ndarray]:
+    """:func:`value_text` of each value of a float64 column ``(n,)``, followed by ``end``,
+    as two object arrays of str ``(n,)`` whose concatenation, element by element, is the text
+    (kept apart so that a caller joining many lines copies them without building them).
+
+    Values in ``[0, 9.99995)`` (no sign bit) take their digits from a table: the exact
+    double times 10^4 rounded to the nearest integer is what glibc's ``%6.4f`` prints, and
+    ``rint(value * 1e4)`` is that integer unless the product lies within ``_TIE_MARGIN`` of a
+    half; those, NaN, negatives and larger values go through :func:`value_text`.
+    """
+    fractions = _FRACTIONS.get(end)
+    if fractions is None:
+        fractions = np.array([f".{k:04d}{end}" for k in range(10_000)], dtype=object)
+        _FRACTIONS[end] = fractions
+    with np.errstate(invalid="ignore"):
+        scaled = values * 10_000.0
+        rounded = np.rint(scaled)
+        fast = ((values >= 0) & ~np.signbit(values) & (rounded < _FAST_LIMIT)
+                & (np.abs(scaled - np.floor(scaled) - 0.5) > _TIE_MARGIN))
+    digits = np.where(fast, rounded, 0).astype(np.int64)
+    heads, tails = _UNITS[digits // 10_000], fractions[digits % 10_000]
+    for row in np.flatnonzero(~fast).tolist():
+        heads[row], tails[row] = value_text(float(values[row])), end
+    return heads, tails
 
 
 def name_with_double(name: str, value: float) -> str:

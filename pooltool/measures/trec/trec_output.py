@@ -14,7 +14,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from pooltool.measures.trec.c_arith import value_text, value_texts
+from pooltool.measures.trec.c_arith import value_pieces, value_text
 from pooltool.measures.trec.evaluate import EvalResult, RunEval
 
 
@@ -26,39 +26,48 @@ def format_trec(result: EvalResult, per_topic: bool = False, summary: bool = Tru
     :param summary: ``False`` for ``-n`` (no ``all`` lines).
     :returns: the lines, each ending with a newline.
     """
-    lines: list[str] = []
-    for run in result.runs:
-        if per_topic:
-            lines.extend(_topic_lines(result, run))
-        if summary:
-            lines.extend(_all_lines(result, run))
-    return "\n".join(lines) + "\n" if lines else ""
+    return "".join(run_text(result, run, per_topic, summary) for run in result.runs)
+
+
+def run_text(result: EvalResult, run: RunEval, per_topic: bool = False,
+             summary: bool = True) -> str:
+    """One run's part of :func:`format_trec` (its topics' lines, then its ``all`` lines)."""
+    text = _topic_lines(result, run) if per_topic else ""
+    if summary:
+        text += "".join(line + "\n" for line in _all_lines(result, run))
+    return text
 
 
 def _line(name: str, topic: str, text: str) -> str:
     return f"{name:<22}\t{topic}\t{text}"
 
 
-def _topic_lines(result: EvalResult, run: RunEval) -> list[str]:
-    """Every topic's lines, topic by topic, built a column (printed name) at a time."""
-    tabs = [f"\t{topic}\t" for topic in run.topics]
-    columns: list[list[str]] = []
-    for request, values in zip(result.requests, run.values, strict=True):
-        if not request.measure.per_topic:
-            continue
-        for name in request.names:
-            head = f"{name:<22}"
-            columns.append([head + tab + text for tab, text in
-                            zip(tabs, _texts(values[name], request.measure.integer), strict=True)])
-    return [line for row in zip(*columns, strict=True) for line in row]
-
-
-def _texts(column: np.ndarray | list[str], integer: bool) -> list[str]:
-    if isinstance(column, list):
-        return [f"'{value}'" for value in column]
-    if integer:
-        return [str(value) for value in column.astype(np.int64).tolist()]
-    return value_texts(column)
+def _topic_lines(result: EvalResult, run: RunEval) -> str:
+    """Every topic's lines, topic by topic: a ``(topics, names, 4)`` grid of the pieces
+    of each line (name, topic between tabs, value text in two pieces ending with the
+    newline), filled a column (printed name) at a time, the ``%6.4f`` columns formatted
+    in one call, and joined once."""
+    columns = [(name, values[name], request.measure.integer)
+               for request, values in zip(result.requests, run.values, strict=True)
+               if request.measure.per_topic for name in request.names]
+    pieces = np.empty((len(run.topics), len(columns), 4), dtype=object)
+    pieces[:, :, 1] = np.array([f"\t{topic}\t" for topic in run.topics], dtype=object)[:, None]
+    floats: list[int] = []
+    for position, (name, column, integer) in enumerate(columns):
+        pieces[:, position, 0] = f"{name:<22}"
+        if isinstance(column, list):
+            pieces[:, position, 2], pieces[:, position, 3] = [f"'{v}'" for v in column], "\n"
+        elif integer:
+            pieces[:, position, 2] = [str(v) for v in column.astype(np.int64).tolist()]
+            pieces[:, position, 3] = "\n"
+        else:
+            floats.append(position)
+    if floats:
+        grid = np.stack([columns[position][1] for position in floats], axis=1)
+        heads, tails = value_pieces(grid.ravel(), "\n")
+        pieces[:, floats, 2], pieces[:, floats, 3] = (heads.reshape(grid.shape),
+                                                      tails.reshape(grid.shape))
+    return "".join(pieces.ravel().tolist())
 
 
 def _all_lines(result: EvalResult, run: RunEval) -> Iterator[str]:
