@@ -108,3 +108,33 @@ def test_stored_tags_and_frames_score_as_files(files: tuple[str, str], tmp_path:
     mixed = CliRunner().invoke(cli, ["--db", db, "eval", "t", str(other), *measures])
     assert mixed.exit_code == 0, mixed.output
     assert mixed.stdout == from_file + from_file.replace("\tt\n", "\tu\n")
+
+
+def test_file_errors_come_in_file_order(tmp_path: Path) -> None:
+    """Each file is read and scored in one task, yet the errors are raised as when every
+    file was read before any was scored: a malformed line or a repeated tag (file order)
+    before a run with no qrels topic, whichever file that run is in; the run with no qrels
+    topic named when it is the only error."""
+    from pooltool.errors import DuplicateRunTag, FormatError, NothingToScore
+    from pooltool.formats.qrels import read_qrels_table
+    from pooltool.measures.trec import evaluate_files
+
+    (tmp_path / "q.txt").write_text(QRELS)
+    qrels = read_qrels_table(tmp_path / "q.txt")
+    names = {"good": RUN, "none": "7 Q0 x 1 1.0 n\n", "bad": "1 Q0 d1 1\n",
+             "twin": RUN, "other": RUN.replace(" t\n", " o\n")}
+    for name, text in names.items():
+        (tmp_path / name).write_text(text)
+
+    def run(*files: str) -> None:
+        evaluate_files([tmp_path / name for name in files], qrels, ["P.1"], workers=2)
+
+    with pytest.raises(FormatError, match="bad"):
+        run("none", "good", "bad")
+    with pytest.raises(DuplicateRunTag, match="run tag 't' is in both"):
+        run("none", "good", "twin", "bad")
+    with pytest.raises(NothingToScore, match="run 'n' has no topic in the qrels"):
+        run("good", "none", "other")
+    result, sources = evaluate_files([tmp_path / "good", tmp_path / "other"], qrels, ["P.1"],
+                                     workers=2)
+    assert [r.run_tag for r in result.runs] == ["t", "o"] and list(sources) == ["t", "o"]

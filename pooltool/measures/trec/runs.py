@@ -13,20 +13,20 @@ from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 import pyarrow as pa
 
-from pooltool.errors import DuplicateDocno, DuplicateRunTag
+from pooltool.errors import DuplicateDocno, DuplicateRunTag, NothingToScore
 from pooltool.formats.run import read_run, read_run_table, run_frame
 from pooltool.measures.arrow_run import encode_table
 from pooltool.measures.per_topic import EncodedRun, encode_run
 from pooltool.measures.qrels_index import QrelsIndex, index_qrels
 from pooltool.measures.recall import worker_count
-from pooltool.measures.trec.evaluate import EvalResult, evaluate_run, evaluate_runs
+from pooltool.measures.trec.evaluate import EvalResult, RunEval, evaluate_run, evaluate_runs
 from pooltool.measures.trec.ranked import Options
-from pooltool.measures.trec.select import select
+from pooltool.measures.trec.select import Request, select
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -66,25 +66,43 @@ def evaluate_files(paths: Sequence[str | Path], qrels: pd.DataFrame | pa.Table,
     :raises FormatError: a malformed run line, a repeated docno included (file and line
         named; the first such file in ``paths`` order).
     :raises DuplicateRunTag: two files hold runs with the same tag.
+    :raises NothingToScore: a run has no topic in the qrels (and not ``-c``; the first such
+        run, once every file has been read).
     """
     options = options or Options()
     requests = select(measures)
     index = index_qrels(qrels, options.level)
     files = [Path(p) for p in paths]
     count = worker_count(files, workers)
+    score = partial(_scored_file, index=index, requests=requests, options=options,
+                    threads=count <= 1)
     source: dict[str, str] = {}
-    encoded: list[tuple[str, EncodedRun]] = []
+    scored: list[RunEval | NothingToScore] = []
     with ThreadPoolExecutor(count) as pool:
-        for path, runs in zip(files, pool.map(partial(_file_runs, index=index, threads=count <= 1),
-                                              files), strict=True):
+        for path, runs in zip(files, pool.map(score, files), strict=True):
             for tag, run in runs:
                 if tag in source:
                     raise DuplicateRunTag(f"run tag {tag!r} is in both {source[tag]} and {path}")
                 source[tag] = str(path)
-                encoded.append((tag, run))
-        scored = list(pool.map(lambda pair: evaluate_run(pair[0], pair[1], index, requests,
-                                                         options), encoded))
-    return EvalResult(scored, requests, options), source
+                scored.append(run)
+    for run in scored:  # as when every file was read before any run was scored
+        if isinstance(run, NothingToScore):
+            raise run
+    return EvalResult(cast(list[RunEval], scored), requests, options), source
+
+
+def _scored_file(path: Path, index: QrelsIndex, requests: list[Request], options: Options,
+                 threads: bool) -> list[tuple[str, RunEval | NothingToScore]]:
+    """One file's runs read and scored in one task (so that a thread goes on to the next
+    file at once), a run with nothing to score kept as its error, raised by the caller
+    only once every file has been read."""
+    out: list[tuple[str, RunEval | NothingToScore]] = []
+    for tag, run in _file_runs(path, index, threads):
+        try:
+            out.append((tag, evaluate_run(tag, run, index, requests, options)))
+        except NothingToScore as error:
+            out.append((tag, error))
+    return out
 
 
 def evaluate_tables(tables: Iterable[pa.Table], qrels: pd.DataFrame | pa.Table,
