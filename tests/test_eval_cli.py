@@ -138,3 +138,23 @@ def test_file_errors_come_in_file_order(tmp_path: Path) -> None:
     result, sources = evaluate_files([tmp_path / "good", tmp_path / "other"], qrels, ["P.1"],
                                      workers=2)
     assert [r.run_tag for r in result.runs] == ["t", "o"] and list(sources) == ["t", "o"]
+
+
+@pytest.mark.parametrize("flags", [[], ["-q"], ["-q", "-n"], ["-c", "-q"], ["-c"]])
+def test_runs_formatted_as_scored_print_format_trec(files: tuple[str, str], tmp_path: Path,
+                                                    flags: list[str]) -> None:
+    """The CLI formats each run file's runs in the thread that scored them; what it prints
+    is format_trec of the whole result, runs in the order given."""
+    from pooltool.formats.qrels import read_qrels_table
+    from pooltool.measures.trec import Options, evaluate_files, format_trec
+
+    run, qrels = files
+    other = tmp_path / "b.run"
+    other.write_text(RUN.replace(" t\n", " u\n").replace("3.0", "0.5"))
+    out = invoke(str(other), run, "--qrels", qrels, "-m", "all_trec", *flags)
+    assert out.exit_code == 0, out.output
+    result, _ = evaluate_files([other, Path(run)], read_qrels_table(Path(qrels)), ["all_trec"],
+                               Options(complete="-c" in flags))
+    assert out.stdout == format_trec(result, "-q" in flags, summary="-n" not in flags)
+    assert [line.split("\t")[2] for line in out.stdout.splitlines()
+            if line.startswith("runid ")] == ([] if "-n" in flags else ["u", "t"])

@@ -7,6 +7,7 @@ and :func:`~pooltool.measures.trec.evaluate_tables`.
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import click
@@ -33,6 +34,7 @@ from pooltool.cli.sources import (
 from pooltool.errors import InvalidArgument
 from pooltool.measures.trec import EvalResult, Options, evaluate_files, evaluate_tables
 from pooltool.measures.trec import evaluate as evaluate_frame
+from pooltool.measures.trec.evaluate import RunEval
 from pooltool.records import topic_key
 from pooltool.report import FORMATS, emit, emit_json
 
@@ -93,19 +95,29 @@ def eval_command(ctx: click.Context, runs: tuple[str, ...], qrels_file: Path | N
                       holes=fmt not in ("trec", "table"))  # only the long shape prints holes
     from pooltool.measures.trec.select import select
 
-    select(list(measures))  # refuse a bad measure before reading anything
-    result = _evaluate(ctx, runs, qrels_file, stored, list(measures), options)
+    requests = select(list(measures))  # refuse a bad measure before reading anything
+    texts: dict[str, str] = {}  # trec's layout of each run, made as soon as it is scored
+    then = None
+    if fmt == "trec":
+        from pooltool.measures.trec.trec_output import run_text
+
+        def then(run: RunEval) -> None:
+            texts[run.run_tag] = run_text(requests, run, per_topic, summary=not no_summary)
+
+    result = _evaluate(ctx, runs, qrels_file, stored, list(measures), options, then)
     _warn_topics(result)
-    _write(result, fmt, per_topic, no_summary, str(qrels_file) if qrels_file else qrels_source(*stored))
+    _write(result, fmt, per_topic, no_summary, str(qrels_file) if qrels_file else qrels_source(*stored),
+           texts)
 
 
 def _evaluate(ctx: click.Context, runs: tuple[str, ...], qrels_file: Path | None,
-              stored: tuple[str | None, str], measures: list[str], options: Options
-              ) -> EvalResult:
+              stored: tuple[str | None, str], measures: list[str], options: Options,
+              then: Callable[[RunEval], None] | None) -> EvalResult:
     check_run_names(ctx, runs)
     qrels = measured_qrels(ctx, qrels_file, stored, options.level)
     if all(Path(run).is_file() for run in runs):
-        result, sources = evaluate_files([Path(run) for run in runs], qrels, measures, options)
+        result, sources = evaluate_files([Path(run) for run in runs], qrels, measures, options,
+                                         then=then)
         say_runs_per_file((file, tag) for tag, file in sources.items())
         return result
     if not any(Path(run).is_file() for run in runs):
@@ -124,13 +136,18 @@ def _warn_topics(result: EvalResult) -> None:
                  f"ignored: {some_topics(sorted(run.ignored, key=topic_key))}")
 
 
-def _write(result: EvalResult, fmt: str, per_topic: bool, no_summary: bool, source: str) -> None:
+def _write(result: EvalResult, fmt: str, per_topic: bool, no_summary: bool, source: str,
+           texts: dict[str, str]) -> None:
+    """``texts``: per run tag, its trec layout when already made (run files)."""
     from pooltool.measures.trec.shapes import long_rows, wide_rows
 
     if fmt == "trec":
-        from pooltool.measures.trec.trec_output import format_trec
+        from pooltool.measures.trec.trec_output import run_text
 
-        sys.stdout.write(format_trec(result, per_topic, summary=not no_summary))
+        sys.stdout.write("".join(
+            texts[run.run_tag] if run.run_tag in texts
+            else run_text(result.requests, run, per_topic, summary=not no_summary)
+            for run in result.runs))
     elif fmt == "json":
         from pooltool.json_documents import eval_document
 

@@ -9,7 +9,7 @@ ordered here exactly as ``pooltool recall`` reads it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from pathlib import Path
@@ -58,9 +58,13 @@ def evaluate(runs: pd.DataFrame, qrels: pd.DataFrame | pa.Table, measures: Seque
 
 def evaluate_files(paths: Sequence[str | Path], qrels: pd.DataFrame | pa.Table,
                    measures: Sequence[str] = (), options: Options | None = None,
-                   workers: int | None = None) -> tuple[EvalResult, dict[str, str]]:
+                   workers: int | None = None, then: Callable[[RunEval], object] | None = None
+                   ) -> tuple[EvalResult, dict[str, str]]:
     """:func:`evaluate` on run files (one file may hold several runs), read and scored in
     ``workers`` threads (default one per CPU; Arrow and numpy work without the GIL).
+
+    :param then: called on each run as soon as it is scored, in the thread that scored it
+        (runs in no set order; to format a run while the next file is read).
 
     :returns: the result and, per run tag, the file it came from.
     :raises FormatError: a malformed run line, a repeated docno included (file and line
@@ -75,7 +79,7 @@ def evaluate_files(paths: Sequence[str | Path], qrels: pd.DataFrame | pa.Table,
     files = [Path(p) for p in paths]
     count = worker_count(files, workers)
     score = partial(_scored_file, index=index, requests=requests, options=options,
-                    threads=count <= 1)
+                    threads=count <= 1, then=then)
     source: dict[str, str] = {}
     scored: list[RunEval | NothingToScore] = []
     with ThreadPoolExecutor(count) as pool:
@@ -92,16 +96,21 @@ def evaluate_files(paths: Sequence[str | Path], qrels: pd.DataFrame | pa.Table,
 
 
 def _scored_file(path: Path, index: QrelsIndex, requests: list[Request], options: Options,
-                 threads: bool) -> list[tuple[str, RunEval | NothingToScore]]:
+                 threads: bool, then: Callable[[RunEval], object] | None
+                 ) -> list[tuple[str, RunEval | NothingToScore]]:
     """One file's runs read and scored in one task (so that a thread goes on to the next
     file at once), a run with nothing to score kept as its error, raised by the caller
     only once every file has been read."""
     out: list[tuple[str, RunEval | NothingToScore]] = []
     for tag, run in _file_runs(path, index, threads):
         try:
-            out.append((tag, evaluate_run(tag, run, index, requests, options)))
+            scored = evaluate_run(tag, run, index, requests, options)
         except NothingToScore as error:
             out.append((tag, error))
+            continue
+        if then is not None:
+            then(scored)
+        out.append((tag, scored))
     return out
 
 

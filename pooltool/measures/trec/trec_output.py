@@ -16,6 +16,7 @@ import numpy as np
 
 from pooltool.measures.trec.c_arith import value_pieces, value_text
 from pooltool.measures.trec.evaluate import EvalResult, RunEval
+from pooltool.measures.trec.select import Request
 
 
 def format_trec(result: EvalResult, per_topic: bool = False, summary: bool = True) -> str:
@@ -26,15 +27,16 @@ def format_trec(result: EvalResult, per_topic: bool = False, summary: bool = Tru
     :param summary: ``False`` for ``-n`` (no ``all`` lines).
     :returns: the lines, each ending with a newline.
     """
-    return "".join(run_text(result, run, per_topic, summary) for run in result.runs)
+    return "".join(run_text(result.requests, run, per_topic, summary) for run in result.runs)
 
 
-def run_text(result: EvalResult, run: RunEval, per_topic: bool = False,
+def run_text(requests: list[Request], run: RunEval, per_topic: bool = False,
              summary: bool = True) -> str:
-    """One run's part of :func:`format_trec` (its topics' lines, then its ``all`` lines)."""
-    text = _topic_lines(result, run) if per_topic else ""
+    """One run's part of :func:`format_trec` (its topics' lines, then its ``all`` lines);
+    ``requests``: the result's (:attr:`EvalResult.requests`)."""
+    text = _topic_lines(requests, run) if per_topic else ""
     if summary:
-        text += "".join(line + "\n" for line in _all_lines(result, run))
+        text += "".join(line + "\n" for line in _all_lines(requests, run))
     return text
 
 
@@ -42,13 +44,13 @@ def _line(name: str, topic: str, text: str) -> str:
     return f"{name:<22}\t{topic}\t{text}"
 
 
-def _topic_lines(result: EvalResult, run: RunEval) -> str:
+def _topic_lines(requests: list[Request], run: RunEval) -> str:
     """Every topic's lines, topic by topic: a ``(topics, names, 4)`` grid of the pieces
     of each line (name, topic between tabs, value text in two pieces ending with the
     newline), filled a column (printed name) at a time, the ``%6.4f`` columns formatted
     in one call, and joined once."""
     columns = [(name, values[name], request.measure.integer)
-               for request, values in zip(result.requests, run.values, strict=True)
+               for request, values in zip(requests, run.values, strict=True)
                if request.measure.per_topic for name in request.names]
     pieces = np.empty((len(run.topics), len(columns), 4), dtype=object)
     pieces[:, :, 1] = np.array([f"\t{topic}\t" for topic in run.topics], dtype=object)[:, None]
@@ -70,8 +72,8 @@ def _topic_lines(result: EvalResult, run: RunEval) -> str:
     return "".join(pieces.ravel().tolist())
 
 
-def _all_lines(result: EvalResult, run: RunEval) -> Iterator[str]:
-    for request, summary in zip(result.requests, run.summary, strict=True):
+def _all_lines(requests: list[Request], run: RunEval) -> Iterator[str]:
+    for request, summary in zip(requests, run.summary, strict=True):
         for name in request.names if request.measure.name != "runid" else ["runid"]:
             if name not in summary:
                 continue
