@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+import random
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -90,3 +92,44 @@ def test_gains_sort_like_glibc_with_a_truncating_comparator() -> None:
     assert len(gains.ideal()[0]) == 0
     assert msort([3, 1, 2], lambda a, b: a - b) == [1, 2, 3]
     assert [g for g, _, _ in setup_gains((("1", 3.0),), np.array([3, 2, 1])).levels] == [0, 2, 1]
+
+
+@pytest.mark.parametrize("top", [3, 100, 101, 124, 5000])
+def test_byte_wide_codes_score_as_int64(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                        top: int) -> None:
+    """Relevance codes up to BYTE_CODES are held in one byte; every all_trec value (-q, with
+    -c, -J, -M, -l) equals the int64 matrix's, on ties, unjudged and negative grades, a qrels
+    topic the run lacks and the highest grade at the byte limit and past it."""
+    from pooltool.formats.qrels import read_qrels_table
+    from pooltool.formats.run import read_run_table
+    from pooltool.measures.arrow_run import encode_table
+    from pooltool.measures.qrels_index import index_qrels
+    from pooltool.measures.trec import Options, evaluate_files, format_trec
+    from pooltool.measures.trec import ranked as ranked_module
+
+    rnd = random.Random(top)
+    grades = [-1, 0, 0, 1, 2, top]
+    qrels = [f"{t} 0 d{d} {rnd.choice(grades)}" for t in (1, 2, 3) for d in range(0, 40, 2)]
+    qrels.append("4 0 d1 1")  # a qrels topic the run lacks
+    run = [f"{t} Q0 d{d} 1 {rnd.choice([1.0, 2.0, rnd.random()])} r"
+           for t in (1, 2, 3) for d in rnd.sample(range(60), 30)]
+    (tmp_path / "q").write_text("\n".join(qrels) + "\n")
+    (tmp_path / "r").write_text("\n".join(run) + "\n")
+    table = read_qrels_table(tmp_path / "q")
+    variants = [Options(complete=True), Options(), Options(complete=True, judged_only=True),
+                Options(complete=True, max_docs=7), Options(level=2, complete=True)]
+
+    def printed() -> list[str]:
+        return [format_trec(evaluate_files([tmp_path / "r"], table, ["all_trec", "relstring.20"],
+                                           options)[0], per_topic=True) for options in variants]
+
+    index = index_qrels(table)
+    encoded = encode_table(read_run_table(tmp_path / "r"), index)
+    assert encoded is not None
+    [batch] = ranked_module.ranked_batches(encoded[1], index, Options(complete=True))
+    assert batch.rel.dtype == (np.int8 if top <= 100 else np.int64)
+    narrow = printed()
+    monkeypatch.setattr(ranked_module, "BYTE_CODES", -10)  # every run in int64
+    [batch] = ranked_module.ranked_batches(encoded[1], index, Options(complete=True))
+    assert batch.rel.dtype == np.int64
+    assert printed() == narrow

@@ -45,6 +45,10 @@ RELVALUE_UNJUDGED = -2
 RELVALUE_PAD = -3
 #: Cells (topics x ranks) of one :class:`Ranked` at most, unless one topic alone is longer.
 CELLS = 1 << 22
+#: The highest relevance code a :class:`Ranked` holds in one byte: every family compares,
+#: gathers and shifts the codes (by ``-RELVALUE_PAD`` at most), so a byte-wide matrix is
+#: read eight times faster than an int64 one; a run with a higher grade keeps int64.
+BYTE_CODES = 100
 
 
 @dataclass(frozen=True)
@@ -124,8 +128,9 @@ class Ranked:
     :ivar topics: the topic ids, in qrels (``strcmp``) order; ``T`` of them.
     :ivar positions: each topic's position in the qrels' topics (int64, ``(T,)``).
     :ivar rel: relevance codes in trec_eval order (as :attr:`Topic.rel`), each row
-        padded with :data:`RELVALUE_PAD` past its ``num_ret`` documents; int64, ``(T, W)``
-        with ``W >= 1``.
+        padded with :data:`RELVALUE_PAD` past its ``num_ret`` documents; ``(T, W)`` with
+        ``W >= 1``, int8 when no code exceeds :data:`BYTE_CODES` (as :func:`ranked_batches`
+        makes it), else int64.
     :ivar num_ret: documents retrieved per topic (after ``-M`` and ``-J``); int64, ``(T,)``.
     :ivar levels: judged qrels documents per topic and grade (zero-padded
         ``rel_levels``); int64, ``(T, G)``.
@@ -153,8 +158,8 @@ class Ranked:
     def topic(self, row: int) -> Topic:
         """One row as a :class:`Topic` (for the holes)."""
         trimmed = level_matrix(self.qrels)[1][int(self.positions[row])]
-        return Topic(self.topics[row], self.rel[row, :self.num_ret[row]], trimmed, self.level,
-                     bool(self.present[row]))
+        return Topic(self.topics[row], self.rel[row, :self.num_ret[row]].astype(np.int64),
+                     trimmed, self.level, bool(self.present[row]))
 
     @property
     def width(self) -> int:
@@ -245,7 +250,9 @@ class Cells:
     @classmethod
     def of(cls, mask: np.ndarray) -> Cells:
         """The true cells of a ``(T, W)`` bool matrix."""
-        rows, cols = np.nonzero(mask)
+        flat = np.flatnonzero(mask)  # and divided: a third of np.nonzero's time in 2-d
+        rows = flat // max(mask.shape[1], 1)
+        cols = flat - rows * mask.shape[1]
         counts = np.bincount(rows, minlength=mask.shape[0]).astype(np.int64)
         starts = np.cumsum(counts) - counts
         index = np.arange(len(rows), dtype=np.int64) - starts[rows]
@@ -305,7 +312,7 @@ def ranked_batches(encoded: EncodedRun, qrels: QrelsIndex, options: Options) -> 
     :returns: :class:`Ranked` batches covering every qrels topic present (or every
         qrels topic under ``-c``); none when there is no topic to score.
     """
-    topic_pos, rank, codes = _cut(*_ordered_codes(encoded), options)
+    topic_pos, rank, codes = _cut(*_line_codes(encoded, sort=options.judged_only), options)
     lengths = np.bincount(topic_pos, minlength=len(qrels.topics)).astype(np.int64)
     has_lines = np.bincount(encoded.topic_pos, minlength=len(qrels.topics)) > 0
     rows = np.arange(len(qrels.topics)) if options.complete else np.flatnonzero(has_lines)
@@ -315,10 +322,13 @@ def ranked_batches(encoded: EncodedRun, qrels: QrelsIndex, options: Options) -> 
         yield _batch(chunk, topic_pos, rank, codes, lengths, has_lines, qrels, options)
 
 
-def _ordered_codes(encoded: EncodedRun) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(topic_pos, rank, code)`` of every line, sorted by topic then trec_eval rank."""
+def _line_codes(encoded: EncodedRun, sort: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(topic_pos, rank, code)`` of every line; with ``sort``, sorted by topic then trec_eval
+    rank (``-J`` renumbers the ranks of each topic in that order), else in the encoder's
+    order (each line goes to its cell by topic and rank, so the order does not matter);
+    the codes int8 when none exceeds :data:`BYTE_CODES`, else int64."""
     topic_pos, rank, grade = ordered_lines(encoded)
-    if len(topic_pos) > 1 and (np.diff(topic_pos) < 0).any():  # topics grouped, not sorted
+    if sort and len(topic_pos) > 1 and (np.diff(topic_pos) < 0).any():  # grouped, not sorted
         # a stable sort by topic keeps each topic's lines in rank order when they come so
         # (as encode_table gives them), at a tenth of a lexsort's cost
         order = np.argsort(topic_pos, kind="stable")
@@ -326,8 +336,9 @@ def _ordered_codes(encoded: EncodedRun) -> tuple[np.ndarray, np.ndarray, np.ndar
             order = np.lexsort((rank, topic_pos))
         topic_pos, rank, grade = topic_pos[order], rank[order], grade[order]
     codes = np.where(grade == NONPOOL, RELVALUE_NONPOOL,
-                     np.where(is_judged(grade), grade, RELVALUE_UNJUDGED)).astype(np.int64)
-    return topic_pos, rank, codes
+                     np.where(is_judged(grade), grade, RELVALUE_UNJUDGED))
+    return topic_pos, rank, codes.astype(np.int8 if codes.max(initial=0) <= BYTE_CODES
+                                         else np.int64)
 
 
 def _cut(topic_pos: np.ndarray, rank: np.ndarray, codes: np.ndarray, options: Options
@@ -358,7 +369,7 @@ def _batch(chunk: np.ndarray, topic_pos: np.ndarray, rank: np.ndarray, codes: np
            lengths: np.ndarray, has_lines: np.ndarray, qrels: QrelsIndex,
            options: Options) -> Ranked:
     num_ret = lengths[chunk]
-    rel = np.full((len(chunk), max(1, int(num_ret.max()))), RELVALUE_PAD, dtype=np.int64)
+    rel = np.full((len(chunk), max(1, int(num_ret.max()))), RELVALUE_PAD, dtype=codes.dtype)
     row_of = np.full(len(qrels.topics), -1, dtype=np.int64)
     row_of[chunk] = np.arange(len(chunk))
     rows = row_of[topic_pos]
