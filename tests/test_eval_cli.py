@@ -117,7 +117,7 @@ def test_file_errors_come_in_file_order(tmp_path: Path) -> None:
     topic named when it is the only error."""
     from pooltool.errors import DuplicateRunTag, FormatError, NothingToScore
     from pooltool.formats.qrels import read_qrels_table
-    from pooltool.measures.trec import evaluate_files
+    from pooltool.measures.trec import evaluate_files, format_trec
 
     (tmp_path / "q.txt").write_text(QRELS)
     qrels = read_qrels_table(tmp_path / "q.txt")
@@ -138,6 +138,18 @@ def test_file_errors_come_in_file_order(tmp_path: Path) -> None:
     result, sources = evaluate_files([tmp_path / "good", tmp_path / "other"], qrels, ["P.1"],
                                      workers=2)
     assert [r.run_tag for r in result.runs] == ["t", "o"] and list(sources) == ["t", "o"]
+    # qrels given as a function are read while the first files are parsed; their error first
+    (tmp_path / "badq").write_text("1 0 d1\n")
+    for workers in (1, 2):
+        with pytest.raises(FormatError, match="badq"):
+            evaluate_files([tmp_path / "bad", tmp_path / "good"],
+                           lambda: read_qrels_table(tmp_path / "badq"), ["P.1"], workers=workers)
+        late, _ = evaluate_files([tmp_path / "good", tmp_path / "other"],
+                                 lambda: read_qrels_table(tmp_path / "q.txt"), ["P.1"],
+                                 workers=workers)
+        assert format_trec(late, per_topic=True) == format_trec(result, per_topic=True)
+    bad_both = invoke(str(tmp_path / "bad"), "--qrels", str(tmp_path / "badq"))
+    assert bad_both.exit_code != 0 and "badq" in bad_both.stderr and "bad:" not in bad_both.stderr
 
 
 @pytest.mark.parametrize("flags", [[], ["-q"], ["-q", "-n"], ["-c", "-q"], ["-c"]])

@@ -114,12 +114,14 @@ def _evaluate(ctx: click.Context, runs: tuple[str, ...], qrels_file: Path | None
               stored: tuple[str | None, str], measures: list[str], options: Options,
               then: Callable[[RunEval], None] | None) -> EvalResult:
     check_run_names(ctx, runs)
-    qrels = measured_qrels(ctx, qrels_file, stored, options.level)
-    if all(Path(run).is_file() for run in runs):
-        result, sources = evaluate_files([Path(run) for run in runs], qrels, measures, options,
-                                         then=then)
+    if all(Path(run).is_file() for run in runs):  # the qrels read while the first files are
+        result, sources = evaluate_files(
+            [Path(run) for run in runs],
+            lambda: measured_qrels(ctx, qrels_file, stored, options.level), measures, options,
+            then=then)
         say_runs_per_file((file, tag) for tag, file in sources.items())
         return result
+    qrels = measured_qrels(ctx, qrels_file, stored, options.level)
     if not any(Path(run).is_file() for run in runs):
         return evaluate_tables(stored_run_tables(ctx, runs), qrels, measures, options)
     return evaluate_frame(load_runs(ctx, runs), qrels, measures, options)

@@ -10,8 +10,7 @@ ordered here exactly as ``pooltool recall`` reads it.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
-from functools import partial
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
@@ -56,13 +55,16 @@ def evaluate(runs: pd.DataFrame, qrels: pd.DataFrame | pa.Table, measures: Seque
     return evaluate_runs(_frame_runs(check_run_frame(runs), index), index, requests, options)
 
 
-def evaluate_files(paths: Sequence[str | Path], qrels: pd.DataFrame | pa.Table,
+def evaluate_files(paths: Sequence[str | Path],
+                   qrels: pd.DataFrame | pa.Table | Callable[[], pd.DataFrame | pa.Table],
                    measures: Sequence[str] = (), options: Options | None = None,
                    workers: int | None = None, then: Callable[[RunEval], object] | None = None
                    ) -> tuple[EvalResult, dict[str, str]]:
     """:func:`evaluate` on run files (one file may hold several runs), read and scored in
     ``workers`` threads (default one per CPU; Arrow and numpy work without the GIL).
 
+    :param qrels: as :func:`evaluate`'s, or a function giving them, called while the first
+        files are parsed (which needs no qrels); what it raises is raised first.
     :param then: called on each run as soon as it is scored, in the thread that scored it
         (runs in no set order; to format a run while the next file is read).
 
@@ -75,16 +77,23 @@ def evaluate_files(paths: Sequence[str | Path], qrels: pd.DataFrame | pa.Table,
     """
     options = options or Options()
     requests = select(measures)
-    index = index_qrels(qrels, options.level)
     files = [Path(p) for p in paths]
     count = worker_count(files, workers)
-    score = partial(_scored_file, index=index, requests=requests, options=options,
-                    threads=count <= 1, then=then)
+    index: Future[QrelsIndex] = Future()
     source: dict[str, str] = {}
     scored: list[RunEval | NothingToScore] = []
     with ThreadPoolExecutor(count) as pool:
-        for path, runs in zip(files, pool.map(score, files), strict=True):
-            for tag, run in runs:
+        tasks = [pool.submit(_scored_file, path, index, requests, options, count <= 1, then)
+                 for path in files]
+        try:
+            index.set_result(index_qrels(qrels() if callable(qrels) else qrels, options.level))
+        except BaseException as error:
+            for task in tasks:
+                task.cancel()
+            index.set_exception(error)  # the tasks already started stop at index.result()
+            raise
+        for path, task in zip(files, tasks, strict=True):
+            for tag, run in task.result():
                 if tag in source:
                     raise DuplicateRunTag(f"run tag {tag!r} is in both {source[tag]} and {path}")
                 source[tag] = str(path)
@@ -95,16 +104,20 @@ def evaluate_files(paths: Sequence[str | Path], qrels: pd.DataFrame | pa.Table,
     return EvalResult(cast(list[RunEval], scored), requests, options), source
 
 
-def _scored_file(path: Path, index: QrelsIndex, requests: list[Request], options: Options,
-                 threads: bool, then: Callable[[RunEval], object] | None
+def _scored_file(path: Path, index: Future[QrelsIndex], requests: list[Request],
+                 options: Options, threads: bool, then: Callable[[RunEval], object] | None
                  ) -> list[tuple[str, RunEval | NothingToScore]]:
     """One file's runs read and scored in one task (so that a thread goes on to the next
     file at once), a run with nothing to score kept as its error, raised by the caller
-    only once every file has been read."""
+    only once every file has been read. The file is parsed before waiting for ``index``;
+    ``threads``: let Arrow parse it in its own threads (when files are not read several at
+    once)."""
+    table = read_run_table(path, threads)
+    qrels = index.result()
     out: list[tuple[str, RunEval | NothingToScore]] = []
-    for tag, run in _file_runs(path, index, threads):
+    for tag, run in _file_runs(path, qrels, table):
         try:
-            scored = evaluate_run(tag, run, index, requests, options)
+            scored = evaluate_run(tag, run, qrels, requests, options)
         except NothingToScore as error:
             out.append((tag, error))
             continue
@@ -132,13 +145,12 @@ def evaluate_tables(tables: Iterable[pa.Table], qrels: pd.DataFrame | pa.Table,
     return evaluate_runs(encoded, index, requests, options)
 
 
-def _file_runs(path: Path, index: QrelsIndex, threads: bool = True
+def _file_runs(path: Path, index: QrelsIndex, table: pa.Table | None
                ) -> list[tuple[str, EncodedRun]]:
-    """One file's runs; a repeated docno is named with its line by reading it strictly.
-    ``threads``: let Arrow read the file in its threads (when files are not read several
-    at once)."""
+    """One file's runs from its :func:`~pooltool.formats.run.read_run_table` columns (``None``:
+    read by the strict reader); a repeated docno is named with its line by reading the
+    file strictly."""
     try:
-        table = read_run_table(path, threads)
         if table is None:
             return list(_frame_runs(read_run(path, check_duplicates=False), index))
         return list(_table_runs(table, index))
