@@ -31,7 +31,6 @@ import numpy as np
 from pooltool.errors import NothingToScore
 from pooltool.measures.per_topic import EncodedRun
 from pooltool.measures.qrels_index import QrelsIndex
-from pooltool.measures.trec.hole_columns import covered, qrels_max_grade, topic_holes
 from pooltool.measures.trec.ranked import Options, Ranked, level_counts, ranked_batches
 from pooltool.measures.trec.select import Request
 
@@ -127,7 +126,11 @@ def evaluate_run(tag: str, encoded: EncodedRun, qrels: QrelsIndex, requests: lis
     if not batches:
         raise NothingToScore(f"run {tag!r} has no topic in the qrels (qrels topics: "
                              f"{', '.join(qrels.topics[:5].tolist())} ...)")
-    max_grade = qrels_max_grade(level_counts(qrels))
+    max_grade = 0
+    if options.holes:  # (the holes' modules loaded only then: trec_eval's layout prints none)
+        from pooltool.measures.trec.hole_columns import qrels_max_grade
+
+        max_grade = qrels_max_grade(level_counts(qrels))
     parts = [[_request(ranked, request, options, max_grade) for request in requests]
              for ranked in batches]
     values, unjudged, holes = ([_joined([batch[r][kind] for batch in parts])
@@ -180,6 +183,8 @@ def _request(ranked: Ranked, request: Request, options: Options, max_grade: int)
 def _holes(ranked: Ranked, request: Request, values: dict[str, np.ndarray | list[str]],
            max_grade: int) -> dict[str, np.ndarray]:
     """Per printed name with a hole on every topic, ``(T, 2)`` of its ends."""
+    from pooltool.measures.trec.hole_columns import covered, topic_holes
+
     if not covered(request):
         return {}
     ends: dict[str, list[tuple[float, float]]] = {name: [] for name in request.names}
