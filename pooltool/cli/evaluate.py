@@ -146,10 +146,10 @@ def _write(result: EvalResult, fmt: str, per_topic: bool, no_summary: bool, sour
     if fmt == "trec":
         from pooltool.measures.trec.trec_output import run_text
 
-        sys.stdout.write("".join(
-            texts[run.run_tag] if run.run_tag in texts
-            else run_text(result.requests, run, per_topic, summary=not no_summary)
-            for run in result.runs))
+        for run in result.runs:  # a run at a time: no copy of the whole output
+            sys.stdout.write(texts.pop(run.run_tag) if run.run_tag in texts
+                             else run_text(result.requests, run, per_topic,
+                                           summary=not no_summary))
     elif fmt == "json":
         from pooltool.json_documents import eval_document
 

@@ -47,21 +47,20 @@ def _line(name: str, topic: str, text: str) -> str:
 def _topic_lines(requests: list[Request], run: RunEval) -> str:
     """Every topic's lines, topic by topic: a ``(topics, names, 4)`` grid of the pieces
     of each line (name, topic between tabs, value text in two pieces ending with the
-    newline), filled a column (printed name) at a time, the ``%6.4f`` columns formatted
-    in one call, and joined once."""
+    newline), the ``%6.4f`` columns formatted in one call, and joined once."""
     columns = [(name, values[name], request.measure.integer)
                for request, values in zip(requests, run.values, strict=True)
                if request.measure.per_topic for name in request.names]
     pieces = np.empty((len(run.topics), len(columns), 4), dtype=object)
+    pieces[:, :, 0] = np.array([f"{name:<22}" for name, _, _ in columns], dtype=object)
     pieces[:, :, 1] = np.array([f"\t{topic}\t" for topic in run.topics], dtype=object)[:, None]
+    pieces[:, :, 3] = "\n"
     floats: list[int] = []
-    for position, (name, column, integer) in enumerate(columns):
-        pieces[:, position, 0] = f"{name:<22}"
+    for position, (_name, column, integer) in enumerate(columns):
         if isinstance(column, list):
-            pieces[:, position, 2], pieces[:, position, 3] = [f"'{v}'" for v in column], "\n"
+            pieces[:, position, 2] = [f"'{v}'" for v in column]
         elif integer:
             pieces[:, position, 2] = [str(v) for v in column.astype(np.int64).tolist()]
-            pieces[:, position, 3] = "\n"
         else:
             floats.append(position)
     if floats:
