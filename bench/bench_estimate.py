@@ -34,7 +34,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_pool import generate_runs  # noqa: E402
 
 from pooltool.analysis.estimate import INTERVAL_METHODS  # noqa: E402
-from pooltool.analysis.sample_estimates import THREADS, Design, estimate_recall  # noqa: E402
+from pooltool.analysis.sample_design import Design  # noqa: E402
+from pooltool.analysis.sample_estimates import THREADS, estimate_recall  # noqa: E402
 from pooltool.analysis.sampling import build_frame, draw_sample, parse_strata  # noqa: E402
 from pooltool.formats.run import read_run  # noqa: E402
 from pooltool.ranking import order_run  # noqa: E402

@@ -10,7 +10,8 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from pooltool.analysis.sample_estimates import estimate_recall, load_design
+from pooltool.analysis.sample_design import load_design
+from pooltool.analysis.sample_estimates import estimate_recall
 from pooltool.analysis.sampling import allocate, build_frame, draw_sample, parse_strata
 from pooltool.cli import cli
 from pooltool.errors import InvalidArgument
