@@ -461,3 +461,30 @@ def test_stored_runs_in_order_and_threads_give_the_same_estimates(demo: str) -> 
     mean = given[0].summary.set_index(["run_tag", "k"])["est_recall"]
     assert (mean.loc["bm25"].diff().dropna() > 0).all()
     assert mean.loc["bm25", 10] != mean.loc["qld", 10]
+
+
+def test_run_lines_in_any_grouping_give_the_same_estimates(demo: str) -> None:
+    # the lines are placed run by run: lines already grouped by run and all kept (the
+    # store's order, every rank within the depth) skip the regrouping, interleaved runs
+    # are grouped, and lines of a topic outside the design or beyond the depth are left
+    # out; each way gives the same estimates to the digit
+    assert _run(demo, "sample", "--name", "s1", "--budget", "8", "--seed", "1")[0] == 0
+    _judge_from_truth(demo, "judged", "main", "s1")
+    with JudgmentStore.open(demo) as store:
+        design = load_design(store, "s1")
+        qrels = store.qrels("judged")
+        stored = pd.concat([store.run_frame(tag) for tag in ("bm25", "qld")], ignore_index=True)
+    interleaved = stored.sample(frac=1, random_state=5)
+    assert (interleaved["run_tag"].to_numpy()[1:] != interleaved["run_tag"].to_numpy()[:-1]).sum() > 2
+    outside = stored[stored["topic"] == stored["topic"].iloc[0]].assign(topic="no-such-topic")
+    with_outside = pd.concat([outside, stored, outside], ignore_index=True)
+    keys = ["run_tag", "k", "topic"]
+    for ks in ([5, 10, 100], [5, int(stored["trec_rank"].max())]):
+        estimates = [estimate_recall(lines, qrels, design, ks, seed=1, threads=1)
+                     for lines in (stored, interleaved, with_outside)]
+        assert len(estimates[0].per_topic) == 2 * 10 * len(ks)
+        for name in ("per_topic", "summary"):
+            frames = [getattr(e, name).sort_values(keys[:2 if name == "summary" else 3])
+                      .reset_index(drop=True) for e in estimates]
+            for other in frames[1:]:
+                pd.testing.assert_frame_equal(frames[0], other, check_exact=True)

@@ -92,24 +92,31 @@ def place(runs: pd.DataFrame, design: Design, depth: int, grades: pd.DataFrame, 
     stretches = _Stretches(runs["topic"].to_numpy(dtype=object))
     topic = stretches.spread(pd.Index(topics).get_indexer(stretches.firsts))
     in_design = np.flatnonzero(topic >= 0)
+    every_line = len(in_design) == len(topic)  # no line of a topic outside the design
     if "trec_rank" in runs.columns:
         rank = runs["trec_rank"].to_numpy(dtype=np.int64)
     else:
         rank = trec_ranks(runs[["run_tag", "topic", "docno", "score"]])
-    by_tag = _Stretches(runs["run_tag"].to_numpy(dtype=object)[in_design])
+    tag_column = runs["run_tag"].to_numpy(dtype=object)
+    by_tag = _Stretches(tag_column if every_line else tag_column[in_design])
     tag_of_stretch, tags = pd.factorize(by_tag.firsts)
     tag = by_tag.spread(tag_of_stretch)
     top = rank[in_design] <= depth
-    by_run = np.argsort(tag[top], kind="stable")
-    lines = in_design[top][by_run]
-    bounds = np.searchsorted(tag[top][by_run], np.arange(len(tags) + 1))
+    every_line &= bool(top.all())
+    lines, tag = (in_design, tag) if every_line else (in_design[top], tag[top])
+    if (np.diff(tag) < 0).any():  # a run's lines in more than one stretch: group them
+        by_run = np.argsort(tag, kind="stable")
+        lines, tag = lines[by_run], tag[by_run]
+        every_line = False
+    bounds = np.searchsorted(tag, np.arange(len(tags) + 1))
     flags = _flags(design, grades, level, sample)
     ranks = design.best_ranks
     rank_topic, flag_topic = (pd.Index(topics).get_indexer(f["topic"]) for f in (ranks, flags))
     ranked, flagged = np.flatnonzero(rank_topic >= 0), np.flatnonzero(flag_topic >= 0)
     line_key, rank_key, flag_key = _pair_keys(
         [topic[lines], rank_topic[ranked], flag_topic[flagged]],
-        [runs["docno"].iloc[lines], ranks["docno"].iloc[ranked], flags["docno"].iloc[flagged]])
+        [runs["docno"] if every_line else runs["docno"].iloc[lines],
+         ranks["docno"].iloc[ranked], flags["docno"].iloc[flagged]])
     known_key, known = _known_pairs(rank_key, ranks["best_rank"].to_numpy(dtype=float)[ranked],
                                     flag_key, flags.iloc[flagged], design.strata)
     at = pd.Index(known_key).get_indexer(line_key)
@@ -182,10 +189,14 @@ def _codes(columns: list[pd.Series]) -> tuple[np.ndarray, int]:
     codes), and how many distinct strings: Arrow's hash dictionary encoding (faster than
     pandas' factorize on millions of Python strings; a column pandas holds in Arrow is
     not copied out to Python strings)."""
-    values = pa.concat_arrays([_arrow_strings(c) for c in columns])
-    encoded = pc.dictionary_encode(values)
-    return (encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64),
-            len(encoded.dictionary))
+    # one chunk a column, encoded as one (Arrow's hash table lasts across the chunks, so
+    # they share one dictionary) without concatenating the strings into a copy first
+    values = pa.chunked_array([_arrow_strings(c) for c in columns], type=pa.large_string())
+    encoded = pc.dictionary_encode(values).chunks
+    if not encoded:
+        return np.zeros(0, dtype=np.int64), 0
+    codes = [chunk.indices.to_numpy(zero_copy_only=False) for chunk in encoded]
+    return np.concatenate(codes).astype(np.int64), len(encoded[-1].dictionary)
 
 
 def _arrow_strings(column: pd.Series) -> pa.Array:
