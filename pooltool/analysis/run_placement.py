@@ -6,6 +6,7 @@ frame, sampled, relevant; and the design's counts with a run's first k filled in
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -79,16 +80,29 @@ def counts_at(base: np.ndarray, run: Lines, k: int) -> tuple[np.ndarray, np.ndar
     return counts, rel_ret
 
 
-def place(runs: pd.DataFrame, design: Design, depth: int, grades: pd.DataFrame, level: int,
-           sample: pd.DataFrame, topics: list[str]) -> Placed:
-    """Each run's first ``depth`` documents in the design's topics, placed: pooled, in a
-    stratum (by best rank) or outside the frame, sampled, relevant (see :class:`Lines`).
+@dataclass(frozen=True)
+class _Grouped:
+    """The run lines within the depth in the design's topics, grouped by run.
 
-    The lines' trec_eval ranks are ``runs["trec_rank"]`` when given, else computed
-    (:func:`~pooltool.ranking.trec_ranks`); the lines are not reordered, only grouped
-    by run. Every (topic, docno) is looked up once in a table of the pairs the design
-    knows (best ranks over the sample's runs, the pool, the judged sample), by integer
-    pair codes (a join of millions of run lines on two string columns is slow)."""
+    :ivar tags: the run tags, in the order they first appear in the input.
+    :ivar bounds: run ``i``'s lines are ``rows`` ``bounds[i]`` to ``bounds[i + 1]``.
+    :ivar rows: the lines' row positions in the input.
+    :ivar topic, rank: each line's topic position in the design and trec_eval rank.
+    :ivar whole: ``rows`` is every row of the input, in its order.
+    """
+
+    tags: list[Any]
+    bounds: np.ndarray
+    rows: np.ndarray
+    topic: np.ndarray
+    rank: np.ndarray
+    whole: bool
+
+
+def _group(runs: pd.DataFrame, topics: list[str], depth: int) -> _Grouped:
+    """Each run's first ``depth`` lines in the design's ``topics``, grouped by run (the
+    lines' ranks ``runs["trec_rank"]`` when given, else
+    :func:`~pooltool.ranking.trec_ranks`; within a run the lines keep their order)."""
     stretches = _Stretches(runs["topic"].to_numpy(dtype=object))
     topic = stretches.spread(pd.Index(topics).get_indexer(stretches.firsts))
     in_design = np.flatnonzero(topic >= 0)
@@ -109,20 +123,76 @@ def place(runs: pd.DataFrame, design: Design, depth: int, grades: pd.DataFrame, 
         lines, tag = lines[by_run], tag[by_run]
         every_line = False
     bounds = np.searchsorted(tag, np.arange(len(tags) + 1))
-    flags = _flags(design, grades, level, sample)
-    ranks = design.best_ranks
-    rank_topic, flag_topic = (pd.Index(topics).get_indexer(f["topic"]) for f in (ranks, flags))
-    ranked, flagged = np.flatnonzero(rank_topic >= 0), np.flatnonzero(flag_topic >= 0)
-    line_key, rank_key, flag_key = _pair_keys(
-        [topic[lines], rank_topic[ranked], flag_topic[flagged]],
-        [runs["docno"] if every_line else runs["docno"].iloc[lines],
-         ranks["docno"].iloc[ranked], flags["docno"].iloc[flagged]])
-    known_key, known = _known_pairs(rank_key, ranks["best_rank"].to_numpy(dtype=float)[ranked],
-                                    flag_key, flags.iloc[flagged], design.strata)
-    at = pd.Index(known_key).get_indexer(line_key)
-    at[at < 0] = len(known_key)  # the row of a pair the design does not know
-    return Placed(list(tags), bounds, Lines(topic[lines], rank[lines],
-                                              *(column[at] for column in known)))
+    return _Grouped(list(tags), bounds, lines, topic[lines], rank[lines], every_line)
+
+
+class _KnownPairs:
+    """The (topic, docno) pairs the design knows (best ranks over the sample's runs, the
+    pool, the judged sample), placed once, and run lines looked up among them by
+    integer pair codes (a join of millions of run lines on two string columns is
+    slow): a line's docno is looked up in the dictionary of the design's docnos
+    (Arrow's ``index_in``; a docno outside it is in no known pair)."""
+
+    def __init__(self, design: Design, grades: pd.DataFrame, level: int,
+                 sample: pd.DataFrame, topics: list[str]) -> None:
+        flags = _flags(design, grades, level, sample)
+        ranks = design.best_ranks
+        rank_topic, flag_topic = (pd.Index(topics).get_indexer(f["topic"]) for f in (ranks, flags))
+        ranked, flagged = np.flatnonzero(rank_topic >= 0), np.flatnonzero(flag_topic >= 0)
+        values = pa.chunked_array([_arrow_strings(ranks["docno"].iloc[ranked]),
+                                   _arrow_strings(flags["docno"].iloc[flagged])],
+                                  type=pa.large_string())
+        encoded = pc.dictionary_encode(values).chunks
+        self.docnos = encoded[-1].dictionary if encoded else pa.array([], pa.large_string())
+        self.count = max(len(self.docnos), 1)
+        codes = (np.concatenate([c.indices.to_numpy(zero_copy_only=False) for c in encoded])
+                 if encoded else np.zeros(0, dtype=np.int64)).astype(np.int64)
+        keys = np.concatenate([rank_topic[ranked], flag_topic[flagged]]) * self.count + codes
+        known_key, self.known = _known_pairs(
+            keys[:len(ranked)], ranks["best_rank"].to_numpy(dtype=float)[ranked],
+            keys[len(ranked):], flags.iloc[flagged], design.strata)
+        self.index = pd.Index(known_key)
+
+    def place(self, topic: np.ndarray, docnos: pd.Series) -> list[np.ndarray]:
+        """The ``stratum, pooled, sampled, relevant`` columns of :class:`Lines` for lines
+        of topic positions ``topic`` and docnos ``docnos`` (one length)."""
+        code = pc.fill_null(pc.index_in(_arrow_strings(docnos), value_set=self.docnos), -1)
+        code = code.to_numpy(zero_copy_only=False).astype(np.int64)
+        key = np.where(code >= 0, topic.astype(np.int64) * self.count + code, -1)
+        at = self.index.get_indexer(key)
+        at[at < 0] = len(self.index)  # the row of a pair the design does not know
+        return [column[at] for column in self.known]
+
+
+def place(runs: pd.DataFrame, design: Design, depth: int, grades: pd.DataFrame, level: int,
+          sample: pd.DataFrame, topics: list[str], parts: int = 1) -> Iterator[Placed]:
+    """Each run's first ``depth`` documents in the design's topics, placed: pooled, in a
+    stratum (by best rank) or outside the frame, sampled, relevant (see :class:`Lines`),
+    in up to ``parts`` parts of whole runs, one after another (a caller in threads can
+    estimate the first runs while the next part is placed): the first part holds about
+    a fifth of the runs, the rest the others (the first part's draws then keep a second
+    core busy while the rest is placed; one part when ``parts`` is 1).
+
+    The lines' trec_eval ranks are ``runs["trec_rank"]`` when given, else computed
+    (:func:`~pooltool.ranking.trec_ranks`); the lines are not reordered, only grouped
+    by run. Every (topic, docno) is looked up once among the pairs the design knows
+    (:class:`_KnownPairs`).
+
+    :returns: the parts, runs in the order their tags first appear in ``runs``."""
+    grouped = _group(runs, topics, depth)
+    known = _KnownPairs(design, grades, level, sample, topics)
+    runs_count = len(grouped.tags)
+    first = -(-runs_count // 5) if parts > 1 else runs_count
+    for low, high in ((0, first), (first, runs_count)):
+        if high == low:
+            continue
+        a, b = grouped.bounds[low], grouped.bounds[high]
+        rows = grouped.rows[a:b]
+        whole = grouped.whole and a == 0 and b == len(runs)
+        docnos = runs["docno"] if whole else runs["docno"].iloc[rows]
+        yield Placed(grouped.tags[low:high], grouped.bounds[low:high + 1] - a,
+                     Lines(grouped.topic[a:b], grouped.rank[a:b],
+                           *known.place(grouped.topic[a:b], docnos)))
 
 
 class _Stretches:
@@ -144,7 +214,7 @@ class _Stretches:
 def _known_pairs(rank_key: np.ndarray, best_rank: np.ndarray, flag_key: np.ndarray,
                  flags: pd.DataFrame, strata: list[Stratum]
                  ) -> tuple[np.ndarray, tuple[np.ndarray, ...]]:
-    """The pairs the design knows (keys of :func:`_pair_keys`: ``rank_key`` with their
+    """The pairs the design knows (keys of :class:`_KnownPairs`: ``rank_key`` with their
     best ranks, ``flag_key`` with their ``flags`` rows), placed as :class:`Lines`
     places a line: ``stratum, pooled, sampled, relevant``, each with one more row last
     for a pair the design does not know (no best rank, no flag)."""
@@ -172,31 +242,6 @@ def _flags(design: Design, grades: pd.DataFrame, level: int,
     flags = flags.groupby(["topic", "docno"], as_index=False)[["pooled", "sampled"]].any()
     flags = flags.merge(grades, on=["topic", "docno"], how="left")
     return flags.assign(relevant=is_relevant(flags["grade"], level).to_numpy(dtype=bool))
-
-
-def _pair_keys(topics: list[np.ndarray], docnos: list[pd.Series]) -> list[np.ndarray]:
-    """One int64 key per (topic position, docno) of each part (``topics[i]`` and
-    ``docnos[i]`` of one length), equal for equal pairs across all of them (docno codes
-    from one dictionary encoding)."""
-    codes, count = _codes(docnos)
-    bounds = np.cumsum([0] + [len(d) for d in docnos])
-    return [np.asarray(t, dtype=np.int64) * max(count, 1) + codes[a:b]
-            for t, a, b in zip(topics, bounds[:-1], bounds[1:], strict=True)]
-
-
-def _codes(columns: list[pd.Series]) -> tuple[np.ndarray, int]:
-    """Codes of the strings of ``columns`` taken as one column (equal strings, equal
-    codes), and how many distinct strings: Arrow's hash dictionary encoding (faster than
-    pandas' factorize on millions of Python strings; a column pandas holds in Arrow is
-    not copied out to Python strings)."""
-    # one chunk a column, encoded as one (Arrow's hash table lasts across the chunks, so
-    # they share one dictionary) without concatenating the strings into a copy first
-    values = pa.chunked_array([_arrow_strings(c) for c in columns], type=pa.large_string())
-    encoded = pc.dictionary_encode(values).chunks
-    if not encoded:
-        return np.zeros(0, dtype=np.int64), 0
-    codes = [chunk.indices.to_numpy(zero_copy_only=False) for chunk in encoded]
-    return np.concatenate(codes).astype(np.int64), len(encoded[-1].dictionary)
 
 
 def _arrow_strings(column: pd.Series) -> pa.Array:

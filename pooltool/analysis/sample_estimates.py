@@ -68,17 +68,17 @@ What counts:
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 import pandas as pd
 
 from pooltool.analysis.beta_draws import DRAWS
 from pooltool.analysis.interval_models import interval_model, pinned
-from pooltool.analysis.run_placement import counts_at, place
+from pooltool.analysis.run_placement import Lines, Placed, counts_at, place
 from pooltool.analysis.sample_design import Design, first_few
 from pooltool.records import is_judged, is_relevant, topic_key
 
@@ -173,7 +173,9 @@ def estimate_recall(runs: pd.DataFrame, qrels: pd.DataFrame, design: Design,
         Horvitz-Thompson estimate, est_recall the post-stratified ratio, intervals by
         MOVER from Wilson intervals; no draws).
     :param threads: runs x cutoffs estimated at once (``None``: :data:`THREADS`); each
-        draws from its own random stream, so the results do not depend on it.
+        draws from its own random stream, so the results do not depend on it. With more
+        than one, the first fifth of the runs is estimated while the rest of the lines
+        are placed (:func:`~pooltool.analysis.run_placement.place`).
     :param complete: trec_eval's ``-c``: a run is averaged over all the design's
         topics, a topic it did not retrieve for scoring Recall@k 0 in every draw
         (``num_q`` counts it); else over the design's topics it retrieved documents for.
@@ -230,24 +232,20 @@ def estimate_recall(runs: pd.DataFrame, qrels: pd.DataFrame, design: Design,
                           "est_R_high": r_high.astype(float),
                           "est_R_ht": r_ht.astype(float)})
     depth = max(ks) if max_docs is None else min(max(ks), max_docs)
-    placed = place(runs, design, depth, grades, level, sample, topics)
-    jobs = [(code, k) for code in range(len(placed.tags)) for k in ks]
+    threads = THREADS if threads is None else threads
+    parts = place(runs, design, depth, grades, level, sample, topics, 1 if threads <= 1 else 2)
 
-    def estimate(job: tuple[int, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray,
-                                                 np.ndarray, tuple[float, float]]:
-        code, k = job
-        run = placed.of(code)
+    def estimate(run: Lines, tag: Any, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray,
+                                                         np.ndarray, tuple[float, float]]:
         have = np.zeros(len(topics), dtype=bool)
         have[run.topic] = True
         counts, rel_ret = counts_at(base, run, k)
         scored_zero = len(topics) - int(have.sum()) if complete else 0
         return (have, *model.recall(r_pool[have], rel_ret[have], counts[have], have,
-                                    (str(placed.tags[code]), str(k)), scored_zero))
+                                    (str(tag), str(k)), scored_zero))
 
     rows, summary = [], []
-    for (code, k), (have, recall, low, high, mean_recall) in zip(
-            jobs, _map(estimate, jobs, THREADS if threads is None else threads), strict=True):
-        tag = placed.tags[code]
+    for tag, k, (have, recall, low, high, mean_recall) in _by_run(parts, ks, estimate, threads):
         chosen = np.flatnonzero(have)
         for pos, i in enumerate(chosen):
             rows.append((tag, topics[i], k, int(sampled[i]), r_est[i], r_low[i], r_high[i],
@@ -276,13 +274,20 @@ def estimate_recall(runs: pd.DataFrame, qrels: pd.DataFrame, design: Design,
 #: the time, let other threads run); about 30 MB of draws each at 250 topics.
 THREADS = min(os.cpu_count() or 1, 8)
 
-_T = TypeVar("_T")
-_R = TypeVar("_R")
+_Result = TypeVar("_Result")
 
 
-def _map(function: Callable[[_T], _R], items: list[_T], threads: int) -> list[_R]:
-    """``[function(item) for item in items]``, in ``threads`` threads when more than one."""
-    if threads <= 1 or len(items) < 2:
-        return [function(item) for item in items]
+def _by_run(parts: Iterator[Placed], ks: Sequence[int],
+            estimate: Callable[[Lines, Any, int], _Result],
+            threads: int) -> list[tuple[Any, int, _Result]]:
+    """``(tag, k, estimate(lines, tag, k))`` for every run of every part and every k, in
+    that order; in ``threads`` threads when more than one, where the runs of a part are
+    estimated while the next part is placed (``parts`` is advanced as the jobs are
+    handed out)."""
+    jobs = ((tag, placed.of(code), k) for placed in parts
+            for code, tag in enumerate(placed.tags) for k in ks)
+    if threads <= 1:
+        return [(tag, k, estimate(lines, tag, k)) for tag, lines, k in jobs]
     with ThreadPoolExecutor(max_workers=threads) as pool:
-        return list(pool.map(function, items))
+        futures = [(tag, k, pool.submit(estimate, lines, tag, k)) for tag, lines, k in jobs]
+        return [(tag, k, future.result()) for tag, k, future in futures]
