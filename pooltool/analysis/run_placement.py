@@ -165,13 +165,13 @@ class _KnownPairs:
 
 
 def place(runs: pd.DataFrame, design: Design, depth: int, grades: pd.DataFrame, level: int,
-          sample: pd.DataFrame, topics: list[str], parts: int = 1) -> Iterator[Placed]:
+          sample: pd.DataFrame, topics: list[str], split: bool = False) -> Iterator[Placed]:
     """Each run's first ``depth`` documents in the design's topics, placed: pooled, in a
     stratum (by best rank) or outside the frame, sampled, relevant (see :class:`Lines`),
-    in up to ``parts`` parts of whole runs, one after another (a caller in threads can
-    estimate the first runs while the next part is placed): the first part holds about
-    a fifth of the runs, the rest the others (the first part's draws then keep a second
-    core busy while the rest is placed; one part when ``parts`` is 1).
+    in parts of whole runs, one after another: with ``split``, two (a caller in threads
+    estimates the first part's runs while the second is placed): the first holds about
+    a fifth of the runs, so that its draws keep a second core busy while the rest is
+    placed (more parts would each rebuild the hash set of the design's docnos); else one.
 
     The lines' trec_eval ranks are ``runs["trec_rank"]`` when given, else computed
     (:func:`~pooltool.ranking.trec_ranks`); the lines are not reordered, only grouped
@@ -182,7 +182,7 @@ def place(runs: pd.DataFrame, design: Design, depth: int, grades: pd.DataFrame, 
     grouped = _group(runs, topics, depth)
     known = _KnownPairs(design, grades, level, sample, topics)
     runs_count = len(grouped.tags)
-    first = -(-runs_count // 5) if parts > 1 else runs_count
+    first = -(-runs_count // 5) if split else runs_count
     for low, high in ((0, first), (first, runs_count)):
         if high == low:
             continue

@@ -233,7 +233,7 @@ def estimate_recall(runs: pd.DataFrame, qrels: pd.DataFrame, design: Design,
                           "est_R_ht": r_ht.astype(float)})
     depth = max(ks) if max_docs is None else min(max(ks), max_docs)
     threads = THREADS if threads is None else threads
-    parts = place(runs, design, depth, grades, level, sample, topics, 1 if threads <= 1 else 2)
+    parts = place(runs, design, depth, grades, level, sample, topics, split=threads > 1)
 
     def estimate(run: Lines, tag: Any, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray,
                                                          np.ndarray, tuple[float, float]]:
