@@ -34,7 +34,8 @@ from pooltool.analysis.estimate import (
     ratio_recall,
     ratio_variance,
 )
-from pooltool.analysis.sample_estimates import Design, Estimates, estimate_recall
+from pooltool.analysis.sample_design import Design
+from pooltool.analysis.sample_estimates import Estimates, estimate_recall
 from pooltool.analysis.sampling import build_frame, draw_sample, parse_strata
 from pooltool.formats.documents import iter_documents
 from pooltool.formats.qrels import read_qrels

@@ -311,7 +311,7 @@ def test_the_judging_session_draws_on_a_removed_run(live_cli: tuple[str, Path]) 
 
 
 def test_depth_pooling_refuses_pools_made_otherwise(memory_store: JudgmentStore) -> None:
-    from pooltool.analysis.sample_estimates import draw_and_store
+    from pooltool.analysis.sample_design import draw_and_store
     from pooltool.pooling import pool_runs
 
     store = small_store(memory_store)

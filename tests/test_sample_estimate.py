@@ -10,7 +10,8 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from pooltool.analysis.sample_estimates import estimate_recall, load_design
+from pooltool.analysis.sample_design import load_design
+from pooltool.analysis.sample_estimates import estimate_recall
 from pooltool.analysis.sampling import allocate, build_frame, draw_sample, parse_strata
 from pooltool.cli import cli
 from pooltool.errors import InvalidArgument
@@ -460,3 +461,60 @@ def test_stored_runs_in_order_and_threads_give_the_same_estimates(demo: str) -> 
     mean = given[0].summary.set_index(["run_tag", "k"])["est_recall"]
     assert (mean.loc["bm25"].diff().dropna() > 0).all()
     assert mean.loc["bm25", 10] != mean.loc["qld", 10]
+
+
+def test_run_lines_in_any_grouping_give_the_same_estimates(demo: str) -> None:
+    # the lines are placed run by run: lines already grouped by run and all kept (the
+    # store's order, every rank within the depth) skip the regrouping, interleaved runs
+    # are grouped, and lines of a topic outside the design or beyond the depth are left
+    # out; each way gives the same estimates to the digit
+    assert _run(demo, "sample", "--name", "s1", "--budget", "8", "--seed", "1")[0] == 0
+    _judge_from_truth(demo, "judged", "main", "s1")
+    with JudgmentStore.open(demo) as store:
+        design = load_design(store, "s1")
+        qrels = store.qrels("judged")
+        stored = pd.concat([store.run_frame(tag) for tag in ("bm25", "qld")], ignore_index=True)
+    interleaved = stored.sample(frac=1, random_state=5)
+    assert (interleaved["run_tag"].to_numpy()[1:] != interleaved["run_tag"].to_numpy()[:-1]).sum() > 2
+    outside = stored[stored["topic"] == stored["topic"].iloc[0]].assign(topic="no-such-topic")
+    with_outside = pd.concat([outside, stored, outside], ignore_index=True)
+    keys = ["run_tag", "k", "topic"]
+    for ks in ([5, 10, 100], [5, int(stored["trec_rank"].max())]):
+        estimates = [estimate_recall(lines, qrels, design, ks, seed=1, threads=threads)
+                     for lines, threads in ((stored, 1), (interleaved, 1), (with_outside, 1),
+                                            (stored, 2), (interleaved, 3))]
+        assert len(estimates[0].per_topic) == 2 * 10 * len(ks)
+        for name in ("per_topic", "summary"):
+            frames = [getattr(e, name).sort_values(keys[:2 if name == "summary" else 3])
+                      .reset_index(drop=True) for e in estimates]
+            for other in frames[1:]:
+                pd.testing.assert_frame_equal(frames[0], other, check_exact=True)
+
+
+def test_runs_the_design_does_not_know_are_placed_alike_alone_or_beside_others(
+        demo: str) -> None:
+    # docnos outside the design's pairs (no best rank, not pooled, not sampled) lie where
+    # a document no run retrieved lies (here the unretrieved stratum); one run alone is
+    # placed in one part, beside others the runs are placed in two parts when threaded:
+    # each run's estimates are the same every way
+    assert _run(demo, "sample", "--name", "s1", "--budget", "8", "--seed", "1")[0] == 0
+    _judge_from_truth(demo, "judged", "main", "s1")
+    with JudgmentStore.open(demo) as store:
+        design = load_design(store, "s1")
+        qrels = store.qrels("judged")
+        known = store.run_frame("bm25")
+    unknown = known.assign(run_tag="unknown", docno="zz-" + known["docno"])
+    keys = ["run_tag", "k", "topic"]
+    runs = {}
+    for lines in (known, unknown, pd.concat([known, unknown], ignore_index=True)):
+        for threads in (1, 2):
+            per_topic = estimate_recall(lines, qrels, design, [10, 100], seed=1,
+                                        threads=threads).per_topic
+            for tag, rows in per_topic.groupby("run_tag"):
+                runs.setdefault(tag, []).append(rows.sort_values(keys).reset_index(drop=True))
+    assert [len(v) for v in runs.values()] == [4, 4]
+    for frames in runs.values():
+        assert len(frames[0]) == 2 * 10
+        for other in frames[1:]:
+            pd.testing.assert_frame_equal(frames[0], other, check_exact=True)
+    assert not runs["bm25"][0]["est_recall"].equals(runs["unknown"][0]["est_recall"])

@@ -6,7 +6,7 @@ Two designs, one per layout:
 * ``strata`` (sample_eval.pl's): a stratified simple random sample whose frame the file
   lists whole, the same design as pooltool's own samples (:mod:`pooltool.analysis.
   sampling`), so :func:`strata_design` turns it into a
-  :class:`~pooltool.analysis.sample_estimates.Design` and
+  :class:`~pooltool.analysis.sample_design.Design` and
   :func:`~pooltool.analysis.sample_estimates.estimate_recall` estimates from it with
   the same estimators and intervals (the Horvitz-Thompson R, the hierarchical
   Beta-binomial posterior; or MOVER-Wilson). A stratum every listed document of which
@@ -30,8 +30,8 @@ Two designs, one per layout:
   the true R on 46% of topics. The lower end is never below what was found; Y's upper
   end never above what was found plus the run's first-k documents the file does not
   list (none: Y is known). Recall@k's interval combines Y's and X's by MOVER-R
-  (:func:`~pooltool.analysis.estimate.mover_ratio`), mean R over topics by MOVER
-  (:func:`~pooltool.analysis.estimate.mover_mean`), as the ``mover-wilson`` interval
+  (:func:`~pooltool.analysis.mover.mover_ratio`), mean R over topics by MOVER
+  (:func:`~pooltool.analysis.mover.mover_mean`), as the ``mover-wilson`` interval
   of pooltool's own samples does. Mean Recall@k's interval is the means of the topics'
   lows and highs, which holds whenever every topic's does: the ratio estimate is biased
   upward where a deep stratum's sample found nothing (on Cranfield by 0.16 in mean
@@ -48,8 +48,9 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from pooltool.analysis.estimate import mover_mean, mover_ratio
-from pooltool.analysis.sample_estimates import ESTIMATE_COLUMNS, Design, Estimates
+from pooltool.analysis.mover import mover_mean, mover_ratio
+from pooltool.analysis.sample_design import Design
+from pooltool.analysis.sample_estimates import ESTIMATE_COLUMNS, Estimates
 from pooltool.analysis.sampling import Stratum
 from pooltool.ranking import trec_ranks
 from pooltool.records import is_judged, is_relevant, topic_key
@@ -71,7 +72,7 @@ def strata_design(prels: pd.DataFrame, name: str) -> tuple[Design, pd.DataFrame]
     :param prels: ``topic, docno, grade, inclusion, stratum`` (``read_prels(...,
         "strata")``).
     :param name: what to call the design (the file's name).
-    :returns: the :class:`~pooltool.analysis.sample_estimates.Design` (frame
+    :returns: the :class:`~pooltool.analysis.sample_design.Design` (frame
         ``listed``; its strata placed by a key, stratum ``j`` holding the key ``j + 1``,
         each listed document of it given that key as its best rank) and the qrels
         ``topic, docno, grade`` of its judged documents.

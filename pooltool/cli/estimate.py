@@ -9,15 +9,12 @@ from typing import Any
 import click
 import pandas as pd
 
+from pooltool.analysis.sample_design import Design, load_design, outside_note, stale_note
 from pooltool.analysis.sample_estimates import (
     ESTIMATE_COLUMNS,
     CannotEstimate,
-    Design,
     Estimates,
     estimate_recall,
-    load_design,
-    outside_note,
-    stale_note,
 )
 from pooltool.cli.group import open_store, warn
 from pooltool.measures import RecallResult

@@ -6,7 +6,7 @@ from __future__ import annotations
 import click
 import pandas as pd
 
-from pooltool.analysis.sample_estimates import draw_and_store, grow_and_store
+from pooltool.analysis.sample_design import draw_and_store, grow_and_store
 from pooltool.analysis.sampling import ALLOCATIONS, DEFAULT_STRATA
 from pooltool.cli.group import cli, open_store_to_write, output_option, warn
 from pooltool.report import emit

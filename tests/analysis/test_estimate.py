@@ -9,25 +9,24 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
+from pooltool.analysis.beta_draws import (
+    posterior_priors,
+    recall_draws,
+    shortest_interval,
+    total_draws,
+    total_draws_batch,
+)
 from pooltool.analysis.estimate import (
-    Cells,
     StratumCounts,
     counts_array,
     ht_retrieved,
     ht_total,
     ht_variance,
-    mover_ratio,
-    mover_total,
     normal_interval,
-    posterior_priors,
     ratio_recall,
     ratio_variance,
-    recall_draws,
-    shortest_interval,
-    total_draws,
-    total_draws_batch,
-    wilson_shares,
 )
+from pooltool.analysis.mover import Cells, mover_ratio, mover_total, wilson_shares
 
 
 def test_ht_total_and_variance_by_hand() -> None:
