@@ -46,7 +46,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from pyarrow import csv
 
-from pooltool.formats.arrow_numbers import arrow_numbers, numbers
+from pooltool.formats.arrow_numbers import arrow_numbers, arrow_strings, numbers
 from pooltool.text import control_class
 
 # white space to str.split() or line breaks to str.splitlines(), but not a separator here
@@ -124,6 +124,9 @@ def encode_labels(column: pa.ChunkedArray) -> pa.DictionaryArray:
     count = len(values)
     if count < 2:
         return pc.dictionary_encode(values)
+    if _one_value(values):  # a run's tag: no string compared, nothing hashed
+        return pa.DictionaryArray.from_arrays(arrow_numbers(np.zeros(count, dtype=np.int32)),
+                                              arrow_strings([values[0].as_py()]))
     changes = pc.indices_nonzero(pc.not_equal(values.slice(1), values.slice(0, count - 1)))
     if len(changes) > count // 4:
         return pc.dictionary_encode(values)
@@ -131,6 +134,21 @@ def encode_labels(column: pa.ChunkedArray) -> pa.DictionaryArray:
     heads = pc.dictionary_encode(values.take(arrow_numbers(starts)))
     codes = np.repeat(numbers(heads.indices), np.diff(np.append(starts, count)))
     return pa.DictionaryArray.from_arrays(arrow_numbers(codes), heads.dictionary)
+
+
+def _one_value(values: pa.StringArray) -> bool:
+    """Whether all ``n >= 1`` strings are the first one: all of its length, and the bytes
+    that many copies of it."""
+    _, offsets_buffer, data_buffer = values.buffers()
+    offsets = np.frombuffer(offsets_buffer, dtype=np.int32)[values.offset:values.offset + len(values) + 1]
+    length = int(offsets[1] - offsets[0])
+    if not (np.diff(offsets) == length).all():
+        return False
+    first, end = int(offsets[0]), int(offsets[-1])
+    if data_buffer is None:  # every string empty
+        return True
+    text = data_buffer.slice(first, end - first)
+    return text.equals(pa.py_buffer(text.slice(0, length).to_pybytes() * len(values)))  # memcmp
 
 
 def _has_empty(column: pa.ChunkedArray) -> bool:
@@ -179,7 +197,10 @@ _PARSE = {
 def _convert_options(types: Mapping[str, pa.DataType]) -> csv.ConvertOptions:
     return csv.ConvertOptions(column_types=dict(types), include_columns=list(types), null_values=[],
                               true_values=[], false_values=[], strings_can_be_null=False,
-                              quoted_strings_can_be_null=False, check_utf8=True)
+                              quoted_strings_can_be_null=False,
+                              # _plain has shown the bytes to be UTF-8, and fields are cut at
+                              # ASCII bytes, which never fall inside a UTF-8 sequence
+                              check_utf8=False)
 
 
 def _plain(data: bytes) -> bool:
