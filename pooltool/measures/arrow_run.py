@@ -55,9 +55,11 @@ def encode_table(table: pa.Table, qrels: QrelsIndex) -> tuple[str, EncodedRun] |
     grade = _grades(docno, topic_key, qrels)
     if grade is None:
         grade = _exact_grades(tags[0], docno, topic_codes, names, topic_pos, qrels)
-    rows = np.flatnonzero(topic_pos >= 0)
-    topic_pos, grade = topic_pos[rows], grade[rows]
-    score = numbers(table["score"])[rows]
+    score = numbers(table["score"])
+    rows = None  # every line's topic is judged (the usual case): no copies
+    if ignored:
+        rows = np.flatnonzero(topic_pos >= 0)
+        topic_pos, grade, score = topic_pos[rows], grade[rows], score[rows]
     order, ties = order_lines(topic_pos, score, docno, rows, sorted_groups=False)
     topic_pos, score, ties, grade = topic_pos[order], score[order], ties[order], grade[order]
     return tags[0], EncodedRun(topic_pos, score, ties, grade, ignored, positions_in_groups(topic_pos))
