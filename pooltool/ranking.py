@@ -126,35 +126,41 @@ def order_lines(group: np.ndarray, score: np.ndarray, docno: np.ndarray | pa.Arr
         docnos, equal integers), ``0`` for a row with no tie.
     """
     order = _group_score_order(group, score, sorted_groups)
-    group_in, score_in = group[order], score[order]
+    # rows as written (None) need no gather: group and score are already in order
+    group_in, score_in = (group, score) if order is None else (group[order], score[order])
     same = (group_in[1:] == group_in[:-1]) & (score_in[1:] == score_in[:-1])
+    if order is None:
+        order = np.arange(len(group))
     ties = np.zeros(len(order), dtype=np.int64)
     if not same.any():
         return order, ties
+    # positions (in order) tied with a neighbour; only they are compared and moved
     tied = np.zeros(len(order), dtype=bool)
-    tied[order[1:][same]] = True
-    tied[order[:-1][same]] = True
-    lines = np.flatnonzero(tied)
-    ties[lines] = _docno_codes(docno, lines if rows is None else rows[lines]) + 1
-    block = np.cumsum(np.concatenate(([0], ~same)))  # stretches of tied rows, in order
-    at = np.flatnonzero(tied[order])  # only tied rows move, within their stretch
-    top = int(ties.max())
-    key = block[at] * (top + 1) + (top - ties[order[at]])
-    order[at] = order[at][np.argsort(key, kind="stable")]
+    tied[1:] = same
+    tied[:-1] |= same
+    at = np.flatnonzero(tied)
+    lines = order[at]
+    codes = _docno_codes(docno, lines if rows is None else rows[lines]) + 1
+    ties[lines] = codes
+    # stretches of tied rows: a new one wherever the row before is not tied to it
+    block = np.cumsum(np.concatenate(([0], ~same[at[1:] - 1])))
+    top = int(codes.max())
+    order[at] = lines[np.argsort(block * (top + 1) + (top - codes), kind="stable")]
     return order, ties
 
 
 def _group_score_order(group: np.ndarray, scores: np.ndarray,
-                       sorted_groups: bool = True) -> np.ndarray:
-    """``np.lexsort((-scores, group))``: rows by group, then score descending, ties in row order.
+                       sorted_groups: bool = True) -> np.ndarray | None:
+    """``np.lexsort((-scores, group))``: rows by group, then score descending, ties in row order;
+    ``None`` when that is the rows as they are (``sorted_groups=False`` only).
 
     Runs are written topic by topic, best score first: then a stable sort on
     the group alone gives that order (numpy's timsort merges the topics'
     blocks in linear time), and the scores are only checked. With
-    ``sorted_groups=False`` rows so written keep their order.
+    ``sorted_groups=False`` rows so written keep their order (``None``).
     """
     if not sorted_groups and _written_in_order(group, scores):
-        return np.arange(len(group))
+        return None
     order = np.argsort(group, kind="stable")
     same = group[order][1:] == group[order][:-1]
     ordered = scores[order]
