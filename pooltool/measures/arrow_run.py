@@ -42,7 +42,7 @@ def encode_table(table: pa.Table, qrels: QrelsIndex) -> tuple[str, EncodedRun] |
     :raises DuplicateDocno: a docno is repeated within a topic.
     """
     table = table.unify_dictionaries()
-    tags = _labels(table["run_tag"])[1]
+    tags = table["run_tag"].chunk(0).dictionary.to_pylist()  # the codes are not needed
     if len(tags) != 1:
         return None
     topic_codes, names = _labels(table["topic"])
@@ -51,7 +51,8 @@ def encode_table(table: pa.Table, qrels: QrelsIndex) -> tuple[str, EncodedRun] |
     ignored = sorted(name for name, pos in zip(names, in_qrels, strict=True) if pos < 0)
     docno = table["docno"].combine_chunks()
     # one key per line: its qrels topic, or a code past them for topics without qrels
-    topic_key = np.where(topic_pos >= 0, topic_pos, len(qrels.topics) + topic_codes)
+    topic_key = (np.where(topic_pos >= 0, topic_pos, len(qrels.topics) + topic_codes) if ignored
+                 else topic_pos)
     grade = _grades(docno, topic_key, qrels)
     if grade is None:
         grade = _exact_grades(tags[0], docno, topic_codes, names, topic_pos, qrels)
