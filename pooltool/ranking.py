@@ -176,8 +176,8 @@ def _written_in_order(group: np.ndarray, scores: np.ndarray) -> bool:
         return False
     # each group is one stretch when no two stretches share a value; the stretches'
     # first rows hold every value, so only they are compared (no hash of all rows)
-    heads = group[np.flatnonzero(np.concatenate(([True], ~same)))]
-    if len(np.unique(heads)) != len(heads):
+    heads = np.sort(group[np.flatnonzero(np.concatenate(([True], ~same)))])
+    if (heads[1:] == heads[:-1]).any():  # not np.unique: it imports numpy.ma (30 ms at start)
         return False
     return bool((scores[1:][same] <= scores[:-1][same]).all())
 
