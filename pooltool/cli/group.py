@@ -100,11 +100,23 @@ def _busy(exc: Exception) -> click.ClickException:
         f"{BUSY_TIMEOUT_S:.0f} s; nothing was changed, try again")
 
 
+#: Command modules whose commands do no BLAS work (no matrix products, no linalg).
+_NO_BLAS = ("evaluate", "recall")
+
+
 def _import_command_module(name: str) -> None:
     """Import ``pooltool.cli.NAME`` with the cyclic garbage collector paused, then freeze
     what the import made: modules, classes and functions (numpy's, pyarrow's, ...)
     that live as long as the process. The collector's passes over them took about
-    6% of the CPU time of ``pooltool recall`` on the 15 TREC-COVID runs."""
+    6% of the CPU time of ``pooltool recall`` on the 15 TREC-COVID runs.
+
+    For ``recall`` and ``eval``, numpy's OpenBLAS starts no threads of its own
+    (unless ``OPENBLAS_NUM_THREADS`` says otherwise): they would be idle, yet
+    starting them and their spin before they sleep took 14% of the CPU time of
+    ``pooltool recall`` on the TREC-COVID runs. OpenBLAS reads the variable once,
+    when numpy is first imported."""
+    if name in _NO_BLAS and "numpy" not in sys.modules:
+        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     paused = gc.isenabled()
     gc.disable()
     try:
