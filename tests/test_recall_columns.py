@@ -73,7 +73,8 @@ def test_trec_covid_output_is_byte_for_byte_what_it_was(
 
 def test_recall_on_files_never_imports_pandas() -> None:
     """Every format, per topic and not, in a fresh interpreter: pandas (and the store)
-    stay unloaded, and numpy.ma (``np.unique`` loads it: 30 ms of start-up)."""
+    stay unloaded, and numpy.ma (``np.unique`` loads it: 30 ms of start-up), and
+    pyarrow.compute (30 ms: :mod:`pooltool.formats.kernels`)."""
     script = f"""
 import contextlib, io, sys
 from pooltool.cli import cli
@@ -84,7 +85,8 @@ for fmt in ("table", "csv", "tsv", "json", "jsonl", "trec"):
                       {str(DEMO / "qrels.txt")!r}, "--format", fmt, *extra],
                      standalone_mode=False)
         assert out.getvalue(), fmt
-print(sorted(name for name in ("pandas", "sqlite_utils", "pooltool.store", "numpy.ma")
+print(sorted(name for name in ("pandas", "sqlite_utils", "pooltool.store", "numpy.ma",
+                                    "pyarrow.compute")
              if name in sys.modules))
 """
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,

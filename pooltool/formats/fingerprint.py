@@ -18,6 +18,8 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
+from pooltool.formats import kernels
+
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
@@ -44,7 +46,7 @@ def fingerprints(strings: pa.Array | pa.ChunkedArray) -> np.ndarray:
     if isinstance(strings, pa.ChunkedArray):
         strings = strings.combine_chunks()
     if strings.type != pa.string():
-        strings = strings.cast(pa.string())
+        strings = kernels.cast(strings, pa.string())
     _, offsets_buffer, data_buffer = strings.buffers()
     offsets = np.frombuffer(offsets_buffer, dtype=np.int32)[strings.offset:strings.offset + len(strings) + 1]
     starts = offsets[:-1].astype(np.int64)

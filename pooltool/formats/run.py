@@ -39,9 +39,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from pooltool.errors import FormatError
+from pooltool.formats import kernels
 from pooltool.formats.columns import integers, read_columns
 from pooltool.formats.source import (
     INTEGER,
@@ -232,14 +232,14 @@ def run_table(data: bytes, threads: bool = True) -> pa.Table | None:
     decimal_only = b"x" not in data and b"X" not in data
     types = _INTEGER_RANK_TYPES if decimal_only else _TYPES
     table = read_columns(data, _NAMES, types, threads, labels=_LABELS)
-    if table is None or pc.any(pc.is_nan(table["score"])).as_py():
+    if table is None or kernels.call("any", kernels.call("is_nan", table["score"])).as_py():
         return None
     if decimal_only:
         return table
     if not integers(table["rank"]):
         return None
     try:
-        rank = pc.cast(table["rank"], pa.int64())
+        rank = kernels.cast(table["rank"], pa.int64())
     except pa.ArrowInvalid:  # out of the int64 range
         return None
     return table.set_column(table.schema.get_field_index("rank"), "rank", rank)

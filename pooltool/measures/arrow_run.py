@@ -21,9 +21,9 @@ from __future__ import annotations
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from pooltool.errors import DuplicateDocno
+from pooltool.formats import kernels
 from pooltool.formats.arrow_numbers import arrow_numbers, numbers
 from pooltool.formats.fingerprint import KeyTable, fingerprints, keyed, repeats
 from pooltool.measures.per_topic import EncodedRun
@@ -109,9 +109,9 @@ def _same_pairs(docno: pa.Array, topic_key: np.ndarray, lines: np.ndarray, judgm
     """Whether each line and the judgment its fingerprint matched have the same topic and docno."""
     if not (topic_key[lines] == qrels.judgment_topics[judgments]).all():
         return False
-    ours = docno.take(arrow_numbers(lines))
-    theirs = qrels.judgment_docnos.take(arrow_numbers(judgments))
-    return bool(pc.all(pc.equal(ours, theirs)).as_py())
+    ours = kernels.take(docno, arrow_numbers(lines))
+    theirs = kernels.take(qrels.judgment_docnos, arrow_numbers(judgments))
+    return bool(kernels.call("all", kernels.call("equal", ours, theirs)).as_py())
 
 
 # --- the exact path: Arrow's hashing -------------------------------------------------
@@ -125,7 +125,7 @@ def _exact_grades(tag: str, docno: pa.Array, topic_codes: np.ndarray, names: lis
     :raises DuplicateDocno: the first line whose (topic, docno) came before.
     """
     judged = qrels.doc_index
-    encoded = pc.dictionary_encode(pa.concat_arrays([judged, docno]))
+    encoded = kernels.dictionary_encode(pa.concat_arrays([judged, docno]))
     doc_codes = numbers(encoded.indices)[len(judged):].astype(np.int64)
     _check_duplicates(tag, topic_codes, names, doc_codes, encoded.dictionary)
     doc_pos = np.where(doc_codes < len(judged), doc_codes, -1)
