@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from pooltool.cli.lazy import COMMAND_MODULES, command_index
+from pooltool.cli.lazy import COMMAND_MODULES, command_entry, command_index
 from pooltool.errors import PooltoolError, StoreBusy, StoreConnectionLost
 from pooltool.report import COLUMN_CHOICE, FORMATS, ColumnChoice
 from pooltool.text import identifier_problem, visible
@@ -49,7 +49,7 @@ class PooltoolGroup(click.Group):
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         if cmd_name not in self.commands and cmd_name in COMMAND_MODULES:
             _import_command_module(cmd_name)  # its namesake, without the index
-        entry = None if cmd_name in self.commands else command_index().get(cmd_name)
+        entry = None if cmd_name in self.commands else command_entry(cmd_name)
         if entry is not None:
             _import_command_module(entry.module)
         return super().get_command(ctx, cmd_name)
