@@ -14,12 +14,19 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
+
+# Arrow's kernels by name, as pooltool.formats.kernels calls them (a layer this one may
+# not import): pyarrow.compute, and the array methods that import it, cost 30 ms of
+# start-up to every recall
+from pyarrow._compute import CastOptions, RankOptions, SortOptions, call_function
 
 from pooltool.errors import InvalidArgument
 
 if TYPE_CHECKING:
     import pandas as pd
+
+#: ``pc.rank``'s options for ranks from 1, equal values equal ranks, none skipped.
+_DENSE = RankOptions("ascending", tiebreaker="dense")
 
 
 def order_run(frame: pd.DataFrame) -> pd.DataFrame:
@@ -126,35 +133,41 @@ def order_lines(group: np.ndarray, score: np.ndarray, docno: np.ndarray | pa.Arr
         docnos, equal integers), ``0`` for a row with no tie.
     """
     order = _group_score_order(group, score, sorted_groups)
-    group_in, score_in = group[order], score[order]
+    # rows as written (None) need no gather: group and score are already in order
+    group_in, score_in = (group, score) if order is None else (group[order], score[order])
     same = (group_in[1:] == group_in[:-1]) & (score_in[1:] == score_in[:-1])
+    if order is None:
+        order = np.arange(len(group))
     ties = np.zeros(len(order), dtype=np.int64)
     if not same.any():
         return order, ties
+    # positions (in order) tied with a neighbour; only they are compared and moved
     tied = np.zeros(len(order), dtype=bool)
-    tied[order[1:][same]] = True
-    tied[order[:-1][same]] = True
-    lines = np.flatnonzero(tied)
-    ties[lines] = _docno_codes(docno, lines if rows is None else rows[lines]) + 1
-    block = np.cumsum(np.concatenate(([0], ~same)))  # stretches of tied rows, in order
-    at = np.flatnonzero(tied[order])  # only tied rows move, within their stretch
-    top = int(ties.max())
-    key = block[at] * (top + 1) + (top - ties[order[at]])
-    order[at] = order[at][np.argsort(key, kind="stable")]
+    tied[1:] = same
+    tied[:-1] |= same
+    at = np.flatnonzero(tied)
+    lines = order[at]
+    codes = _docno_codes(docno, lines if rows is None else rows[lines]) + 1
+    ties[lines] = codes
+    # stretches of tied rows: a new one wherever the row before is not tied to it
+    block = np.cumsum(np.concatenate(([0], ~same[at[1:] - 1])))
+    top = int(codes.max())
+    order[at] = lines[np.argsort(block * (top + 1) + (top - codes), kind="stable")]
     return order, ties
 
 
 def _group_score_order(group: np.ndarray, scores: np.ndarray,
-                       sorted_groups: bool = True) -> np.ndarray:
-    """``np.lexsort((-scores, group))``: rows by group, then score descending, ties in row order.
+                       sorted_groups: bool = True) -> np.ndarray | None:
+    """``np.lexsort((-scores, group))``: rows by group, then score descending, ties in row order;
+    ``None`` when that is the rows as they are (``sorted_groups=False`` only).
 
     Runs are written topic by topic, best score first: then a stable sort on
     the group alone gives that order (numpy's timsort merges the topics'
     blocks in linear time), and the scores are only checked. With
-    ``sorted_groups=False`` rows so written keep their order.
+    ``sorted_groups=False`` rows so written keep their order (``None``).
     """
     if not sorted_groups and _written_in_order(group, scores):
-        return np.arange(len(group))
+        return None
     order = np.argsort(group, kind="stable")
     same = group[order][1:] == group[order][:-1]
     ordered = scores[order]
@@ -170,8 +183,8 @@ def _written_in_order(group: np.ndarray, scores: np.ndarray) -> bool:
         return False
     # each group is one stretch when no two stretches share a value; the stretches'
     # first rows hold every value, so only they are compared (no hash of all rows)
-    heads = group[np.flatnonzero(np.concatenate(([True], ~same)))]
-    if len(np.unique(heads)) != len(heads):
+    heads = np.sort(group[np.flatnonzero(np.concatenate(([True], ~same)))])
+    if (heads[1:] == heads[:-1]).any():  # not np.unique: it imports numpy.ma (30 ms at start)
         return False
     return bool((scores[1:][same] <= scores[:-1][same]).all())
 
@@ -182,8 +195,9 @@ def _docno_codes(docno: np.ndarray | pa.Array, rows: np.ndarray) -> np.ndarray:
     if isinstance(docno, pa.Array):
         # an index array from the buffer: pa.array() would import pandas
         index = np.ascontiguousarray(rows, dtype=np.int64)
-        taken = docno.take(pa.Array.from_buffers(pa.int64(), len(index), [None, pa.py_buffer(index)]))
-        dense = pc.rank(taken, sort_keys="ascending", tiebreaker="dense")  # uint64, from 1
+        taken = call_function("take", [docno, pa.Array.from_buffers(pa.int64(), len(index),
+                                                               [None, pa.py_buffer(index)])])
+        dense = call_function("rank", [taken], _DENSE)  # uint64, from 1
         values = np.frombuffer(dense.buffers()[1], dtype=np.uint64, count=len(dense),
                                offset=dense.offset * 8)  # .to_numpy() would import pandas
         return values.astype(np.int64) - 1
@@ -253,22 +267,25 @@ def order_table(table: pa.Table) -> pa.Table:
         strings), ``docno`` (string) and ``score`` (float64, no NaN).
     :returns: the rows sorted by topic (ascending), score descending, docno
         descending; ``topic`` dictionary-encoded (int32 codes), its dictionary the
-        run's distinct topics in string order (as ``pc.dictionary_encode`` of the
+        run's distinct topics in string order (as ``dictionary_encode`` of the
         ordered column gives it); no ``trec_rank`` column (see
         :func:`table_trec_ranks`).
     """
     topic = table["topic"].combine_chunks()
     if not pa.types.is_dictionary(topic.type):
-        topic = pc.dictionary_encode(topic.cast(pa.string()))  # an empty column may be null-typed
+        # an empty column may be null-typed
+        topic = call_function("dictionary_encode", [
+            call_function("cast", [topic], CastOptions.safe(pa.string()))])
     # topics sorted as integers: each code's rank among the topic strings (equal strings,
     # equal rank), which sorts as the strings do and faster
-    ranks = pc.rank(topic.dictionary, tiebreaker="dense")
-    keys = pa.table({"topic": pc.take(ranks, topic.indices), "score": table["score"],
+    ranks = call_function("rank", [topic.dictionary], _DENSE)
+    keys = pa.table({"topic": call_function("take", [ranks, topic.indices]), "score": table["score"],
                      "docno": table["docno"]})
-    order = pc.sort_indices(keys, sort_keys=[
-        ("topic", "ascending"), ("score", "descending"), ("docno", "descending")])
+    order = call_function("sort_indices", [keys], SortOptions([
+        ("topic", "ascending"), ("score", "descending"), ("docno", "descending")]))
     index = table.schema.get_field_index("topic")
-    return table.set_column(index, "topic", _sorted_dictionary(topic, ranks)).take(order)
+    return call_function("take", [table.set_column(index, "topic", _sorted_dictionary(topic, ranks)),
+                                  order])
 
 
 def _sorted_dictionary(topic: pa.DictionaryArray, ranks: pa.Array) -> pa.DictionaryArray:
@@ -283,7 +300,7 @@ def _sorted_dictionary(topic: pa.DictionaryArray, ranks: pa.Array) -> pa.Diction
     code_of = np.zeros(len(held), dtype=np.int32)
     code_of[entries] = np.searchsorted(distinct, entry_ranks)
     return pa.DictionaryArray.from_arrays(pa.array(code_of[codes]),
-                                          topic.dictionary.take(pa.array(entries[first])))
+                                          call_function("take", [topic.dictionary, pa.array(entries[first])]))
 
 
 def table_trec_ranks(topic: pa.Array | pa.ChunkedArray) -> np.ndarray:
@@ -294,7 +311,7 @@ def table_trec_ranks(topic: pa.Array | pa.ChunkedArray) -> np.ndarray:
     if pa.types.is_dictionary(topic.type):
         codes = topic.indices.to_numpy(zero_copy_only=False)
     else:
-        codes = pc.dictionary_encode(topic).indices.to_numpy(zero_copy_only=False)
+        codes = call_function("dictionary_encode", [topic]).indices.to_numpy(zero_copy_only=False)
     return positions_in_groups(codes)
 
 

@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from pooltool.cli import cli
-from pooltool.cli.lazy import COMMAND_MODULES, command_index
+from pooltool.cli.lazy import COMMAND_MODULES, command_entry, command_index
 
 RUN_A = "1 Q0 a 1 3 A\n1 Q0 b 2 2 A\n1 Q0 c 3 1 A\n2 Q0 x 1 1 A\n"
 RUN_B = "1 Q0 b 1 9 B\n1 Q0 d 2 9 B\n1 Q0 a 3 1 B\n"
@@ -231,6 +231,10 @@ def test_command_index_matches_the_commands_the_modules_register() -> None:
         listing = index[name].listing
         assert (listing.get_short_help_str(60), listing.hidden) == (
             command.get_short_help_str(60), command.hidden), name
+    for name, entry in index.items():  # the one-command look-up the group runs
+        found = command_entry(name)
+        assert found is not None and found.module == entry.module, name
+    assert command_entry("no-such-command") is None
 
 
 def test_demo_next_steps_call_pooltool_as_it_was_called(tmp_path: Path) -> None:

@@ -8,6 +8,9 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis_budget import examples
 
 from pooltool.errors import FormatError
 from pooltool.formats.fingerprint import KeyTable, fingerprints, keyed, repeats
@@ -93,3 +96,21 @@ def test_strings_of_one_length_print_as_among_other_lengths(length: int) -> None
     assert sizes != {length}  # the mixed array is not all one length
     assert fingerprints(pa.array(same)).tolist() == mixed
     assert fingerprints(pa.array(["z" * length] + same).slice(1)).tolist() == mixed
+
+
+@settings(max_examples=examples(150), deadline=None)
+@given(st.sets(st.tuples(st.integers(0, 3), st.integers(0, 40)), max_size=80),
+       st.lists(st.tuples(st.integers(0, 3), st.integers(0, 45)), max_size=60))
+def test_key_table_finds_what_a_dict_finds(entries: set[tuple[int, int]],
+                                           asked: list[tuple[int, int]]) -> None:
+    """Keys crowded into a few home slots (the top bits from a handful of values, so
+    lookups walk long stretches of taken slots, past the last home slot too), key 0
+    (a free slot holds 0), keys absent and asked twice."""
+    def key(top: int, low: int) -> int:
+        return (top << 62) | (low * 7919) if top < 3 else (2**64 - 1 - low)
+
+    table = {key(top, low): row for row, (top, low) in enumerate(sorted(entries))}
+    keys = np.array(list(table), dtype=np.uint64)
+    found = KeyTable(keys, np.array(list(table.values()))).find(
+        np.array([key(*q) for q in asked], dtype=np.uint64))
+    assert found.tolist() == [table.get(key(*q), -1) for q in asked]

@@ -490,3 +490,43 @@ def test_arrow_reads_a_score_as_the_line_reader_does_or_defers(token: str) -> No
 def test_arrow_reads_every_written_double_back_exactly(value: float) -> None:
     table = run_module.run_table(f"1 Q0 d 1 {value!r} t\n1 Q0 e 2 {value:.17g} t\n".encode())
     assert table is not None and table["score"].to_pylist() == [value, value]
+
+
+RANKS = ["1", "-02", "007", "0", "9223372036854775807", "-9223372036854775808"]
+
+
+@pytest.mark.parametrize("docno", ["d", "x", "X"])
+def test_ranks_read_by_the_csv_reader_or_cast_from_text_agree(tmp_path: Path, docno: str) -> None:
+    """Bytes without ``x`` or ``X`` have their ranks converted by Arrow's CSV reader (no
+    hexadecimal rank can be there); with one, they are read as text, checked and cast.
+    The same table either way, and the same values the line reader gives."""
+    path = tmp_path / "run.txt"
+    path.write_text("".join(f"1 Q0 {docno}{i} {rank} 1 t\n" for i, rank in enumerate(RANKS)))
+    table = read_run_table(path)
+    assert table is not None
+    assert table["rank"].type == "int64"
+    assert table["rank"].to_pylist() == [1, -2, 7, 0, 2**63 - 1, -(2**63)]
+    same_as_strict(path)
+
+
+@pytest.mark.parametrize(("rank", "message"), [
+    ("0x10", "rank '0x10' is not an integer"),
+    ("0X10", "rank '0X10' is not an integer"),
+    ("-0x1", "rank '-0x1' is not an integer"),
+    ("+3", None),
+    ("9223372036854775808", "rank '9223372036854775808' is out of range (64-bit integer)"),
+])
+def test_hexadecimal_signed_and_huge_ranks_go_to_the_line_reader(
+        tmp_path: Path, rank: str, message: str | None) -> None:
+    """Arrow's int64 conversion takes ``0x10``; the line reader refuses it, so a file with
+    an ``x`` or ``X`` keeps its ranks as text for the check. ``+3`` Arrow refuses and the
+    line reader takes."""
+    path = tmp_path / "run.txt"
+    path.write_text(f"1 Q0 a 1 2 t\n1 Q0 b {rank} 1 t\n")
+    assert read_run_table(path) is None
+    if message is None:
+        assert read_run(path)["rank"].tolist() == [1, 3]
+        return
+    with pytest.raises(FormatError) as info:
+        read_run(path)
+    assert str(info.value) == f"{path}:2: {message}"

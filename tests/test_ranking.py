@@ -139,3 +139,45 @@ def test_written_in_order_is_one_stretch_per_group_best_first(rows: list[tuple[i
                      if rows[i][0] == rows[i - 1][0])
     expected = len(rows) >= 2 and len(heads) == len(set(heads)) and best_first
     assert _written_in_order(group, scores) == expected
+
+
+def _reference_order(group: list[int], score: list[float], docno: list[str]) -> list[int]:
+    """Rows by group, score descending, docno descending, equal rows in row order (two
+    stable sorts: Python's ``reverse=True`` keeps equal items in their order)."""
+    by_docno = sorted(range(len(group)), key=lambda row: docno[row], reverse=True)
+    return sorted(by_docno, key=lambda row: (group[row], -score[row]))
+
+
+@settings(max_examples=examples(150), deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 3), st.sampled_from([0.0, 0.5, 1.0]),
+                          st.sampled_from(["a", "b", "B", "10", "9"])), min_size=1, max_size=40),
+       st.booleans(), st.booleans())
+def test_order_lines_is_the_reference_order(rows: list[tuple[int, float, str]], written: bool,
+                                            offset: bool) -> None:
+    """Against plain Python on heavy ties: tied stretches back to back, equal docnos,
+    rows written topic by topic best first (then as written, ``sorted_groups=False``:
+    groups in their order of appearance) or not, docnos given through ``rows``."""
+    import pyarrow as pa
+
+    from pooltool.ranking import order_lines
+
+    if written:  # topic by topic, best first, the topics in descending code order
+        rows = [(3 - g, s, d) for g, s, d in sorted(rows, key=lambda row: (row[0], -row[1]))]
+    group = [g for g, _, _ in rows]
+    score = [s for _, s, _ in rows]
+    docno = [d for _, _, d in rows]
+    appearance = {g: group.index(g) for g in group}
+    arrays = np.array(group, dtype=np.int64), np.array(score)
+    names = pa.array((["pad"] if offset else []) + docno)
+    where = np.arange(len(rows)) + 1 if offset else None
+    for sorted_groups in ((True, False) if written else (True,)):
+        keys = group if sorted_groups else [appearance[g] for g in group]
+        order, ties = order_lines(*arrays, names, where, sorted_groups=sorted_groups)
+        assert order.tolist() == _reference_order(keys, score, docno)
+        tied = [any(i != j and group[i] == group[j] and score[i] == score[j]
+                    for j in range(len(rows))) for i in range(len(rows))]
+        assert [bool(t) for t in ties] == tied
+        for i in range(len(rows)):
+            for j in range(len(rows)):
+                if tied[i] and tied[j] and (group[i], score[i]) == (group[j], score[j]):
+                    assert (ties[i] < ties[j]) == (docno[i] < docno[j])

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -72,7 +73,8 @@ def test_trec_covid_output_is_byte_for_byte_what_it_was(
 
 def test_recall_on_files_never_imports_pandas() -> None:
     """Every format, per topic and not, in a fresh interpreter: pandas (and the store)
-    stay unloaded."""
+    stay unloaded, and numpy.ma (``np.unique`` loads it: 30 ms of start-up), and
+    pyarrow.compute (30 ms: :mod:`pooltool.formats.kernels`)."""
     script = f"""
 import contextlib, io, sys
 from pooltool.cli import cli
@@ -83,11 +85,34 @@ for fmt in ("table", "csv", "tsv", "json", "jsonl", "trec"):
                       {str(DEMO / "qrels.txt")!r}, "--format", fmt, *extra],
                      standalone_mode=False)
         assert out.getvalue(), fmt
-print(sorted(name for name in ("pandas", "sqlite_utils", "pooltool.store") if name in sys.modules))
+print(sorted(name for name in ("pandas", "sqlite_utils", "pooltool.store", "numpy.ma",
+                                    "pyarrow.compute")
+             if name in sys.modules))
 """
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                           check=True)
     assert done.stdout.strip() == "[]", done.stderr
+
+
+@pytest.mark.parametrize("preset", [None, "2"])
+def test_recall_and_eval_start_no_blas_threads(preset: str | None) -> None:
+    """In a fresh interpreter, ``recall`` and ``eval`` import numpy with OpenBLAS told to
+    start no threads, unless the user's environment already says how many."""
+    script = f"""
+import contextlib, io, os
+from pooltool.cli import cli
+for command in (["recall"], ["eval", "-m", "P@10"]):
+    with contextlib.redirect_stdout(io.StringIO()):
+        cli.main([*command, {str(DEMO / "runs" / "bm25.run")!r}, "--qrels",
+                  {str(DEMO / "qrels.txt")!r}, "--format", "csv"], standalone_mode=False)
+    print(os.environ.get("OPENBLAS_NUM_THREADS"))
+"""
+    env = {name: value for name, value in os.environ.items() if name != "OPENBLAS_NUM_THREADS"}
+    if preset is not None:
+        env["OPENBLAS_NUM_THREADS"] = preset
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          check=True, env=env)
+    assert done.stdout.split() == [preset or "1"] * 2, done.stderr
 
 
 QRELS = "1 0 a 2\n1 0 b 0\n1 0 c -1\n1 0 x 1\n2 0 a 0\n3 0 z 1\n"

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from pooltool.cli.lazy import COMMAND_MODULES, command_index
+from pooltool.cli.lazy import COMMAND_MODULES, command_entry, command_index
 from pooltool.errors import PooltoolError, StoreBusy, StoreConnectionLost
 from pooltool.report import COLUMN_CHOICE, FORMATS, ColumnChoice
 from pooltool.text import identifier_problem, visible
@@ -49,7 +49,7 @@ class PooltoolGroup(click.Group):
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         if cmd_name not in self.commands and cmd_name in COMMAND_MODULES:
             _import_command_module(cmd_name)  # its namesake, without the index
-        entry = None if cmd_name in self.commands else command_index().get(cmd_name)
+        entry = None if cmd_name in self.commands else command_entry(cmd_name)
         if entry is not None:
             _import_command_module(entry.module)
         return super().get_command(ctx, cmd_name)
@@ -100,11 +100,23 @@ def _busy(exc: Exception) -> click.ClickException:
         f"{BUSY_TIMEOUT_S:.0f} s; nothing was changed, try again")
 
 
+#: Command modules whose commands do no BLAS work (no matrix products, no linalg).
+_NO_BLAS = ("evaluate", "recall")
+
+
 def _import_command_module(name: str) -> None:
     """Import ``pooltool.cli.NAME`` with the cyclic garbage collector paused, then freeze
     what the import made: modules, classes and functions (numpy's, pyarrow's, ...)
     that live as long as the process. The collector's passes over them took about
-    6% of the CPU time of ``pooltool recall`` on the 15 TREC-COVID runs."""
+    6% of the CPU time of ``pooltool recall`` on the 15 TREC-COVID runs.
+
+    For ``recall`` and ``eval``, numpy's OpenBLAS starts no threads of its own
+    (unless ``OPENBLAS_NUM_THREADS`` says otherwise): they would be idle, yet
+    starting them and their spin before they sleep took 14% of the CPU time of
+    ``pooltool recall`` on the TREC-COVID runs. OpenBLAS reads the variable once,
+    when numpy is first imported."""
+    if name in _NO_BLAS and "numpy" not in sys.modules:
+        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     paused = gc.isenabled()
     gc.disable()
     try:

@@ -18,6 +18,8 @@ from collections.abc import Sequence
 import numpy as np
 import pyarrow as pa
 
+from pooltool.formats import kernels
+
 _NUMPY = {
     pa.int8(): np.int8, pa.int16(): np.int16, pa.int32(): np.int32, pa.int64(): np.int64,
     pa.uint8(): np.uint8, pa.uint16(): np.uint16, pa.uint32(): np.uint32,
@@ -67,8 +69,9 @@ def arrow_strings(values: Sequence[str]) -> pa.Array:
     offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
     np.cumsum([len(value) for value in encoded], out=offsets[1:])
     data = b"".join(encoded)
-    return pa.Array.from_buffers(pa.large_string(), len(encoded),
-                                 [None, pa.py_buffer(offsets), pa.py_buffer(data)]).cast(pa.string())
+    return kernels.cast(pa.Array.from_buffers(pa.large_string(), len(encoded),
+                                              [None, pa.py_buffer(offsets), pa.py_buffer(data)]),
+                        pa.string())
 
 
 def _numpy_type(kind: pa.DataType) -> np.dtype:

@@ -43,10 +43,10 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 from pyarrow import csv
 
-from pooltool.formats.arrow_numbers import arrow_numbers, numbers
+from pooltool.formats import kernels
+from pooltool.formats.arrow_numbers import arrow_numbers, arrow_strings, numbers
 from pooltool.text import control_class
 
 # white space to str.split() or line breaks to str.splitlines(), but not a separator here
@@ -112,7 +112,7 @@ def _parse(data: bytes, separator: bytes, names: Sequence[str],
 
 
 def encode_labels(column: pa.ChunkedArray) -> pa.DictionaryArray:
-    """``pc.dictionary_encode`` of a string column, the same array (dictionary in order
+    """``dictionary_encode`` of a string column, the same array (dictionary in order
     of first appearance, int32 indices), hashing only the first value of each stretch
     of equal values: a run file gives its topics (and its one tag) in long stretches.
 
@@ -123,23 +123,47 @@ def encode_labels(column: pa.ChunkedArray) -> pa.DictionaryArray:
     values = column.combine_chunks()
     count = len(values)
     if count < 2:
-        return pc.dictionary_encode(values)
-    changes = pc.indices_nonzero(pc.not_equal(values.slice(1), values.slice(0, count - 1)))
+        return kernels.dictionary_encode(values)
+    if _one_value(values):  # a run's tag: no string compared, nothing hashed
+        return pa.DictionaryArray.from_arrays(arrow_numbers(np.zeros(count, dtype=np.int32)),
+                                              arrow_strings([values[0].as_py()]))
+    changes = kernels.call("indices_nonzero", kernels.call("not_equal", values.slice(1),
+                                                      values.slice(0, count - 1)))
     if len(changes) > count // 4:
-        return pc.dictionary_encode(values)
+        return kernels.dictionary_encode(values)
     starts = np.concatenate(([0], numbers(changes).astype(np.int64) + 1))
-    heads = pc.dictionary_encode(values.take(arrow_numbers(starts)))
+    heads = kernels.dictionary_encode(kernels.take(values, arrow_numbers(starts)))
     codes = np.repeat(numbers(heads.indices), np.diff(np.append(starts, count)))
     return pa.DictionaryArray.from_arrays(arrow_numbers(codes), heads.dictionary)
+
+
+def _one_value(values: pa.StringArray) -> bool:
+    """Whether all ``n >= 1`` strings are the first one: all of its length, and the bytes
+    that many copies of it."""
+    _, offsets_buffer, data_buffer = values.buffers()
+    offsets = np.frombuffer(offsets_buffer, dtype=np.int32)[values.offset:values.offset + len(values) + 1]
+    length = int(offsets[1] - offsets[0])
+    if not (np.diff(offsets) == length).all():
+        return False
+    first, end = int(offsets[0]), int(offsets[-1])
+    if data_buffer is None:  # every string empty
+        return True
+    text = data_buffer.slice(first, end - first)
+    return text.equals(pa.py_buffer(text.slice(0, length).to_pybytes() * len(values)))  # memcmp
 
 
 def _has_empty(column: pa.ChunkedArray) -> bool:
     """Whether a text column holds an empty string (typed columns refuse empty fields)."""
     if pa.types.is_dictionary(column.type):
-        return any(pc.min(pc.binary_length(chunk.dictionary)).as_py() == 0 for chunk in column.chunks)
+        return any(_shortest(chunk.dictionary) == 0 for chunk in column.chunks)
     if pa.types.is_string(column.type):
-        return column.null_count > 0 or pc.min(pc.binary_length(column)).as_py() == 0
+        return column.null_count > 0 or _shortest(column) == 0
     return column.null_count > 0
+
+
+def _shortest(strings: pa.Array | pa.ChunkedArray) -> int | None:
+    """The length in bytes of the shortest of ``strings`` (None when there are none)."""
+    return kernels.call("min", kernels.call("binary_length", strings)).as_py()
 
 
 def _has_control(column: pa.ChunkedArray) -> bool:
@@ -147,9 +171,10 @@ def _has_control(column: pa.ChunkedArray) -> bool:
     case, is told by one pass; the rest by RE2)."""
     if pa.types.is_dictionary(column.type):
         return any(_has_control(pa.chunked_array([chunk.dictionary])) for chunk in column.chunks)
-    if not pa.types.is_string(column.type) or pc.all(pc.ascii_is_printable(column)).as_py():
+    if not pa.types.is_string(column.type) \
+            or kernels.call("all", kernels.call("ascii_is_printable", column)).as_py():
         return False
-    return bool(pc.any(pc.match_substring_regex(column, _CONTROL)).as_py())
+    return bool(kernels.call("any", kernels.match_substring_regex(column, _CONTROL)).as_py())
 
 
 def _has_comment(data: bytes) -> bool:
@@ -161,8 +186,8 @@ def integers(column: pa.ChunkedArray) -> bool:
     readers take as an integer and Arrow's cast to int64 reads the same way (the cast
     also takes ``0x10``, refused here). A regex runs only where some value is not plain
     digits (a negative rank or grade)."""
-    return bool(pc.all(pc.ascii_is_decimal(column)).as_py()
-                or pc.all(pc.match_substring_regex(column, "^-?[0-9]+$")).as_py())
+    return bool(kernels.call("all", kernels.call("ascii_is_decimal", column)).as_py()
+                or kernels.call("all", kernels.match_substring_regex(column, "^-?[0-9]+$")).as_py())
 
 
 def _read_options(names: Sequence[str], threads: bool) -> csv.ReadOptions:
@@ -179,7 +204,10 @@ _PARSE = {
 def _convert_options(types: Mapping[str, pa.DataType]) -> csv.ConvertOptions:
     return csv.ConvertOptions(column_types=dict(types), include_columns=list(types), null_values=[],
                               true_values=[], false_values=[], strings_can_be_null=False,
-                              quoted_strings_can_be_null=False, check_utf8=True)
+                              quoted_strings_can_be_null=False,
+                              # _plain has shown the bytes to be UTF-8, and fields are cut at
+                              # ASCII bytes, which never fall inside a UTF-8 sequence
+                              check_utf8=False)
 
 
 def _plain(data: bytes) -> bool:

@@ -32,9 +32,9 @@ from typing import IO, TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from pooltool.errors import FormatError
+from pooltool.formats import kernels
 from pooltool.formats.arrow_numbers import numbers
 from pooltool.formats.columns import integers, read_columns
 from pooltool.formats.source import (
@@ -193,7 +193,7 @@ def _read_fast(source: Source) -> pa.Table | None:
     if table is None or not integers(table["grade"]):
         return None
     try:
-        grade = pc.cast(table["grade"], pa.int64())
+        grade = kernels.cast(table["grade"], pa.int64())
     except pa.ArrowInvalid:  # out of the int64 range
         return None
     table = table.set_column(table.schema.get_field_index("grade"), "grade", grade)
@@ -208,8 +208,8 @@ def _repeats_pair(table: pa.Table) -> bool:
 def pair_codes(table: pa.Table) -> np.ndarray:
     """One int64 per row, equal for rows of equal (``topic``, ``docno``) strings, distinct
     otherwise (Arrow's hashing: no pandas)."""
-    topic = pc.dictionary_encode(table["topic"].combine_chunks())
-    docno = pc.dictionary_encode(table["docno"].combine_chunks())
+    topic = kernels.dictionary_encode(table["topic"].combine_chunks())
+    docno = kernels.dictionary_encode(table["docno"].combine_chunks())
     return (numbers(topic.indices).astype(np.int64) * len(docno.dictionary)
             + numbers(docno.indices))
 

@@ -21,9 +21,9 @@ from __future__ import annotations
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from pooltool.errors import DuplicateDocno
+from pooltool.formats import kernels
 from pooltool.formats.arrow_numbers import arrow_numbers, numbers
 from pooltool.formats.fingerprint import KeyTable, fingerprints, keyed, repeats
 from pooltool.measures.per_topic import EncodedRun
@@ -42,7 +42,7 @@ def encode_table(table: pa.Table, qrels: QrelsIndex) -> tuple[str, EncodedRun] |
     :raises DuplicateDocno: a docno is repeated within a topic.
     """
     table = table.unify_dictionaries()
-    tags = _labels(table["run_tag"])[1]
+    tags = table["run_tag"].chunk(0).dictionary.to_pylist()  # the codes are not needed
     if len(tags) != 1:
         return None
     topic_codes, names = _labels(table["topic"])
@@ -51,13 +51,16 @@ def encode_table(table: pa.Table, qrels: QrelsIndex) -> tuple[str, EncodedRun] |
     ignored = sorted(name for name, pos in zip(names, in_qrels, strict=True) if pos < 0)
     docno = table["docno"].combine_chunks()
     # one key per line: its qrels topic, or a code past them for topics without qrels
-    topic_key = np.where(topic_pos >= 0, topic_pos, len(qrels.topics) + topic_codes)
+    topic_key = (np.where(topic_pos >= 0, topic_pos, len(qrels.topics) + topic_codes) if ignored
+                 else topic_pos)
     grade = _grades(docno, topic_key, qrels)
     if grade is None:
         grade = _exact_grades(tags[0], docno, topic_codes, names, topic_pos, qrels)
-    rows = np.flatnonzero(topic_pos >= 0)
-    topic_pos, grade = topic_pos[rows], grade[rows]
-    score = numbers(table["score"])[rows]
+    score = numbers(table["score"])
+    rows = None  # every line's topic is judged (the usual case): no copies
+    if ignored:
+        rows = np.flatnonzero(topic_pos >= 0)
+        topic_pos, grade, score = topic_pos[rows], grade[rows], score[rows]
     order, ties = order_lines(topic_pos, score, docno, rows, sorted_groups=False)
     topic_pos, score, ties, grade = topic_pos[order], score[order], ties[order], grade[order]
     return tags[0], EncodedRun(topic_pos, score, ties, grade, ignored, positions_in_groups(topic_pos))
@@ -106,9 +109,9 @@ def _same_pairs(docno: pa.Array, topic_key: np.ndarray, lines: np.ndarray, judgm
     """Whether each line and the judgment its fingerprint matched have the same topic and docno."""
     if not (topic_key[lines] == qrels.judgment_topics[judgments]).all():
         return False
-    ours = docno.take(arrow_numbers(lines))
-    theirs = qrels.judgment_docnos.take(arrow_numbers(judgments))
-    return bool(pc.all(pc.equal(ours, theirs)).as_py())
+    ours = kernels.take(docno, arrow_numbers(lines))
+    theirs = kernels.take(qrels.judgment_docnos, arrow_numbers(judgments))
+    return bool(kernels.call("all", kernels.call("equal", ours, theirs)).as_py())
 
 
 # --- the exact path: Arrow's hashing -------------------------------------------------
@@ -122,7 +125,7 @@ def _exact_grades(tag: str, docno: pa.Array, topic_codes: np.ndarray, names: lis
     :raises DuplicateDocno: the first line whose (topic, docno) came before.
     """
     judged = qrels.doc_index
-    encoded = pc.dictionary_encode(pa.concat_arrays([judged, docno]))
+    encoded = kernels.dictionary_encode(pa.concat_arrays([judged, docno]))
     doc_codes = numbers(encoded.indices)[len(judged):].astype(np.int64)
     _check_duplicates(tag, topic_codes, names, doc_codes, encoded.dictionary)
     doc_pos = np.where(doc_codes < len(judged), doc_codes, -1)

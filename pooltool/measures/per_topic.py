@@ -219,24 +219,33 @@ def _check_duplicates(
 def _counts(topic: np.ndarray, rank: np.ndarray, grade: np.ndarray, qrels: QrelsIndex,
             ks: Sequence[int]) -> dict[str, np.ndarray]:
     """Per-topic integer counts: ``num_ret``, ``num_rel_ret`` and per k ``R``, ``U``, ``J``,
-    of lines given by topic position, trec_eval rank and grade."""
+    of lines given by topic position, trec_eval rank and grade.
+
+    One ``bincount`` over (topic, band, kind): a line's band is how many cutoffs its
+    rank passes (it counts for every larger k), its kind three bits (relevant,
+    unjudged, has a qrels line); the counts per k are sums over bands and kinds.
+    """
     n_topics = len(qrels.topics)
-    relevant = is_relevant(grade, qrels.level)
-    unjudged = ~is_judged(grade)
-    has_line = grade != NONPOOL
-
-    def count(mask: np.ndarray) -> np.ndarray:
-        return np.bincount(topic[mask], minlength=n_topics).astype(np.int64)
-
+    cutoffs = sorted(set(ks))
+    kind = (is_relevant(grade, qrels.level).astype(np.int64)
+            | ((~is_judged(grade)).astype(np.int64) << 1)
+            | ((grade != NONPOOL).astype(np.int64) << 2))
+    band = np.zeros(len(rank), dtype=np.int64)
+    for k in cutoffs:
+        band += rank > k
+    bands = len(cutoffs) + 1
+    cells = np.bincount((topic * bands + band) * 8 + kind, minlength=n_topics * bands * 8)
+    cells = cells.reshape(n_topics, bands, 8).astype(np.int64)
+    within = np.cumsum(cells, axis=1)  # [:, i]: the lines of rank <= cutoffs[i]
+    has = {bit: [value for value in range(8) if value & bit] for bit in (1, 2, 4)}
     counts = {
-        "num_ret": np.bincount(topic, minlength=n_topics).astype(np.int64),
-        "num_rel_ret": count(relevant),
+        "num_ret": cells.sum(axis=(1, 2)),
+        "num_rel_ret": cells[:, :, has[1]].sum(axis=(1, 2)),
     }
-    for k in ks:
-        top = rank <= k
-        counts[f"R{k}"] = count(relevant & top)
-        counts[f"U{k}"] = count(unjudged & top)
-        counts[f"J{k}"] = count(has_line & top)
+    for i, k in enumerate(cutoffs):
+        counts[f"R{k}"] = within[:, i, has[1]].sum(axis=1)
+        counts[f"U{k}"] = within[:, i, has[2]].sum(axis=1)
+        counts[f"J{k}"] = within[:, i, has[4]].sum(axis=1)
     return counts
 
 

@@ -22,9 +22,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from pooltool.errors import FrameError, InvalidArgument
+from pooltool.formats import kernels
 from pooltool.formats.arrow_numbers import arrow_numbers, arrow_strings, numbers
 from pooltool.formats.qrels import pair_codes
 from pooltool.records import is_relevant
@@ -125,11 +125,11 @@ def index_qrels(qrels: pd.DataFrame | pa.Table, level: int = 1) -> QrelsIndex:
 
 def _index(table: pa.Table, level: int) -> QrelsIndex:
     """The index of distinct, checked judgments (``topic``, ``docno`` strings, int64 ``grade``)."""
-    names = sorted(pc.unique(table["topic"]).to_pylist())
+    names = sorted(kernels.unique(table["topic"]).to_pylist())
     topics = np.array(names, dtype=object)
-    topic_pos = numbers(pc.index_in(table["topic"], value_set=arrow_strings(names)))
+    topic_pos = numbers(kernels.index_in(table["topic"], arrow_strings(names)))
     docno = table["docno"].combine_chunks()
-    encoded = pc.dictionary_encode(docno)  # codes by first appearance
+    encoded = kernels.dictionary_encode(docno)  # codes by first appearance
     doc_pos = numbers(encoded.indices).astype(np.int64)
     grades = numbers(table["grade"]).astype(np.int64)
     keys = topic_pos.astype(np.int64) * len(encoded.dictionary) + doc_pos
@@ -144,7 +144,7 @@ def _index(table: pa.Table, level: int) -> QrelsIndex:
         keys=keys[order],
         grades=grades[order],
         judgment_topics=topic_pos[order].astype(np.int64),
-        judgment_docnos=docno.take(arrow_numbers(order)),
+        judgment_docnos=kernels.take(docno, arrow_numbers(order)),
         level=level,
     )
 
@@ -192,7 +192,7 @@ def _checked_table(qrels: pa.Table) -> pa.Table:
     grade = qrels["grade"]
     if not pa.types.is_integer(grade.type) or grade.null_count:
         raise FrameError("qrels column 'grade' must hold integers")
-    table = qrels.select(list(REQUIRED_QRELS_COLUMNS)).cast(pa.schema(
+    table = kernels.cast_table(qrels.select(list(REQUIRED_QRELS_COLUMNS)), pa.schema(
         [("topic", pa.string()), ("docno", pa.string()), ("grade", pa.int64())]))
     key = pair_codes(table)
     order = np.argsort(key, kind="stable")
@@ -207,4 +207,4 @@ def _checked_table(qrels: pa.Table) -> pa.Table:
                          "grades")
     later = np.zeros(len(key), dtype=bool)
     later[order[repeat + 1]] = True  # each repeat's later lines (the sort is stable)
-    return table.take(arrow_numbers(np.flatnonzero(~later)))
+    return kernels.take(table, arrow_numbers(np.flatnonzero(~later)))
