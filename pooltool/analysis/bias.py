@@ -345,19 +345,6 @@ def _verdict(row: dict[str, object], k: int, overall: dict[str, object]) -> tupl
                      f"{span}. Judge its unjudged top-{k} documents first.")
 
 
-def qrels_without_group(runs: pd.DataFrame, qrels: pd.DataFrame, depth: int,
-                        group_of: dict[str, str], group: str) -> pd.DataFrame:
-    """The qrels as if ``group`` had never been pooled: ``qrels`` less the judgments of
-    the pairs that only ``group``'s runs put in the depth-``depth`` pool.
-
-    :param runs: the contributing runs' lines (as :func:`leave_one_out` takes them).
-    :param group_of: run tag -> group, for every contributing run.
-    :returns: the rows of ``qrels`` kept, in its order.
-    """
-    top = top_ranks(runs, depth)
-    return qrels_without_owner(qrels, unique_pairs(top, depth, group_of, qrels), group)
-
-
 def qrels_without_owner(qrels: pd.DataFrame, unique: pd.DataFrame, group: str) -> pd.DataFrame:
     """The rows of ``qrels`` (in its order) but those of the pairs ``unique`` (as
     :func:`unique_pairs` returns them) gives to ``group``."""

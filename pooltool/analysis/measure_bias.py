@@ -5,7 +5,7 @@ any measure of the registry that is a mean over topics (``map``, ``ndcg_cut.10``
 ``nDCG@10``, ``bpref``, ``P.10``; :func:`pooltool.measures.topic_scores.one_measure`):
 for each group of runs that built the depth-D pool, the qrels lose the judgments
 of the (topic, docno) pairs only that group pooled
-(:func:`~pooltool.analysis.bias.qrels_without_group`), and the group's runs are
+(:func:`~pooltool.analysis.bias.qrels_without_owner`), and the group's runs are
 scored again on those reduced qrels, whole, with trec_eval 10.0's definition
 (:func:`pooltool.measures.topic_scores.topic_scores`). Judged documents outside
 the pool stay in the qrels. A topic whose every judgment was unique to the group
