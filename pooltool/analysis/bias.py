@@ -107,7 +107,7 @@ def leave_one_out(runs: pd.DataFrame, qrels: pd.DataFrame, depth: int, k: int = 
         raise PooltoolError(f"pool depth and k must be at least 1 (got depth {depth}, k {k})")
     top = top_ranks(runs, max(k, depth))
     group_of = contributors(top, qrels, level, groups)
-    full = evaluate_recall(top, qrels, ks=[k], level=level, complete=complete)
+    full = evaluate_recall(top, qrels, ks=[k], level=level, complete=complete, ranked=True)
     unique = unique_pairs(top, depth, group_of, qrels)
     per_topic = _leave_out_topics(full.per_topic, top, unique, group_of, k, level)
     per_run = _per_run(per_topic, unique, group_of, level, list(group_of))

@@ -340,6 +340,8 @@ def _scored(runs: pd.DataFrame, qrels: pd.DataFrame, k: int, method: str, measur
 
 def _summary(runs: pd.DataFrame, qrels: pd.DataFrame, k: int, level: int,
              complete: bool) -> pd.DataFrame:
-    """Each run's mean P@k, Recall@k and unjudged@k, indexed by run tag, input order."""
-    result = evaluate_recall(runs, qrels, ks=[k], level=level, complete=complete)
+    """Each run's mean P@k, Recall@k and unjudged@k, indexed by run tag, input order
+    (lines with a ``trec_rank``, the pooled runs', are scored in that order)."""
+    result = evaluate_recall(runs, qrels, ks=[k], level=level, complete=complete,
+                             ranked="trec_rank" in runs.columns)
     return result.summary.set_index("run_tag").loc[result.run_tags, ["P", "recall", "unjudged"]]
