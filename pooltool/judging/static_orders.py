@@ -6,6 +6,7 @@ judgments): depth, rundepth, round robin, and the fusions rrf, borda, combsum an
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from itertools import chain
 
 import numpy as np
 import pandas as pd
@@ -46,17 +47,25 @@ def fused_order(runs: Sequence[RankedRun],
     docno order; ``weights(run)`` gives the weight of each of its documents, best first.
 
     Each document's terms are added in increasing order, so the same terms in any run
-    order give the same sum and documents with equal terms tie exactly.
+    order give the same sum and documents with equal terms tie exactly. Only the
+    documents that tie are sorted by docno (sorting every docno string was most of
+    the time of a fusion).
     """
-    docnos = np.array([d for run in runs for d in run.docnos], dtype=object)
+    docnos = np.array(list(chain.from_iterable(run.docnos for run in runs)), dtype=object)
     if not len(docnos):
         return []
-    terms = np.array([w for run in runs for w in weights(run)], dtype=np.float64)
-    codes, uniques = pd.factorize(docnos, sort=True)  # codes in docno order
+    terms = np.array(list(chain.from_iterable(weights(run) for run in runs)), dtype=np.float64)
+    codes, uniques = pd.factorize(docnos)  # codes in order of first appearance
     order = np.lexsort((terms, codes))
     starts = np.flatnonzero(np.r_[True, codes[order][1:] != codes[order][:-1]])
     totals = np.add.reduceat(terms[order], starts)
-    ranked = np.lexsort((np.arange(len(uniques)), -totals))
+    by_total = np.argsort(-totals, kind="stable")
+    sorted_totals = totals[by_total]
+    tie = np.r_[False, sorted_totals[1:] == sorted_totals[:-1]]
+    tied = by_total[tie | np.r_[tie[1:], False]]  # every document sharing its total
+    docno_rank = np.zeros(len(uniques), dtype=np.int64)  # alone in its total: no tie-break
+    docno_rank[tied[np.argsort(uniques[tied])]] = np.arange(len(tied))
+    ranked = np.lexsort((docno_rank, -totals))
     return [str(d) for d in uniques[ranked]]
 
 
