@@ -66,3 +66,32 @@ def test_borda_and_edges() -> None:
     assert borda_order(runs) == ["a", "b", "c"]
     assert borda_order(runs) == _fused_by_sorting_every_docno(
         runs, lambda run: [3 - r + 1 - 0.5 for r in range(1, 4)])
+
+
+@pytest.mark.parametrize("k", [0, 1, 60, 60.0, 0.5, 1e-9, 1000])
+def test_rrf_weights_are_the_python_division(k: float) -> None:
+    run = RankedRun("r", tuple(f"d{i}" for i in range(1500)), tuple([0.0] * 1500))
+    want = [1 / (k + rank) for rank in range(1, 1501)]
+    assert rrf_weights(k)(run).tolist() == want
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_min_max_and_borda_terms_are_the_python_arithmetic(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    scale = 10.0 ** int(rng.integers(-3, 4))
+    scores = tuple((rng.normal(size=int(rng.integers(0, 50))) * scale).tolist())
+    if seed == 0:
+        scores = (2.5, 2.5, 2.5)  # all equal: all 1
+    run = RankedRun("r", tuple(f"d{i}" for i in range(len(scores))), scores)
+    low, high = min(scores, default=0.0), max(scores, default=0.0)
+    want = [1.0 if high == low else (s - low) / (high - low) for s in scores]
+    assert min_max(run).tolist() == want
+    other = RankedRun("o", ("x", "y"), (1.0, 0.0))
+    c = len(set(run.docnos) | {"x", "y"})
+    points: dict[str, list[float]] = {}
+    for r in (run, other):  # borda's terms as the Python loop made them
+        share = (c - len(r.docnos) + 1) / 2
+        for rank, d in enumerate(r.docnos, start=1):
+            points.setdefault(d, []).append(c - rank + 1 - share)
+    totals = {d: float(np.add.reduce(np.sort(np.array(t)))) for d, t in points.items()}
+    assert borda_order([run, other]) == sorted(totals, key=lambda d: (-totals[d], d))
