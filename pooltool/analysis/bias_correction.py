@@ -134,17 +134,21 @@ class PoolEstimate:
 
 def estimate_pool(top: pd.DataFrame, qrels: pd.DataFrame, depth: int, k: int, level: int,
                   measure: str, groups: dict[str, str] | None = None,
-                  complete: bool = False, drops: bool = True) -> PoolEstimate:
+                  complete: bool = False, drops: bool = True,
+                  checked: bool = False) -> PoolEstimate:
     """Fit the estimators on the pooled runs ``top`` (lines with ``trec_rank``, at least
     their first ``max(k, depth)``; whole runs for ``lipani``) and ``qrels``.
 
     :param drops: False when the method reads no drop (``lipani``): the input is
         checked as leave-one-out checks it, but not left out (``drop`` is empty).
+    :param checked: with ``drops`` False, ``top`` is rows of a frame already checked
+        (:func:`~pooltool.formats.frames.check_run_frame`): not checked again (the
+        validation's pooled runs, 300,000 lines whole, once per group left out).
     :raises PooltoolError: as :func:`~pooltool.analysis.bias.leave_one_out`.
     """
     top_k = top.loc[top["trec_rank"] <= k, ["run_tag", "topic", "docno"]]
     if not drops:
-        _check_as_leave_one_out(top, qrels, depth, k, level, groups)
+        _check_as_leave_one_out(top, qrels, depth, k, level, groups, checked)
         return PoolEstimate(pd.Series(dtype=np.float64), top_k, top, qrels, k, level)
     result = leave_one_out(top, qrels, depth, k, level, groups, complete)
     per_run = result.per_run.set_index("run_tag")
@@ -153,12 +157,16 @@ def estimate_pool(top: pd.DataFrame, qrels: pd.DataFrame, depth: int, k: int, le
 
 
 def _check_as_leave_one_out(top: pd.DataFrame, qrels: pd.DataFrame, depth: int, k: int,
-                            level: int, groups: dict[str, str] | None) -> None:
+                            level: int, groups: dict[str, str] | None,
+                            checked: bool = False) -> None:
     """Raise what :func:`~pooltool.analysis.bias.leave_one_out` raises on bad input,
-    without its evaluations (lipani's estimate needs none of them)."""
+    without its evaluations (lipani's estimate needs none of them); ``checked``: the
+    lines are rows of a checked frame, and only the rest is checked."""
     if depth < 1 or k < 1:
         raise PooltoolError(f"pool depth and k must be at least 1 (got depth {depth}, k {k})")
-    contributors(top_ranks(top, max(k, depth)), qrels, level, groups)
+    cut = max(k, depth)
+    contributors(top[top["trec_rank"] <= cut] if checked else top_ranks(top, cut), qrels,
+                 level, groups)
 
 
 def correct(method: str, measure: str, plain: float, run: pd.DataFrame,
@@ -276,7 +284,7 @@ def corrected_scores(top: pd.DataFrame, qrels: pd.DataFrame, new_runs: pd.DataFr
                                  similar, complete, coded, unique)]
     if new_runs is not None and len(new_runs):
         estimate = estimate_pool(top, qrels, depth, k, level, measure, groups, complete,
-                                 drops=method != "lipani")
+                                 drops=method != "lipani", checked=True)
         rows += _scored(new_runs, qrels, k, method, measure, level, estimate, similar, complete,
                         "new", None)
     return clipped_and_ranked(pd.DataFrame(rows), method, measure, k)
@@ -311,8 +319,9 @@ def _left_out(top: pd.DataFrame, qrels: pd.DataFrame, depth: int, k: int, method
     reduced = qrels_without_owner(qrels, unique, group)
     others = top[~top["run_tag"].isin(mine)]
     others_groups = {t: g for t, g in group_of.items() if g != group}
+    # others are rows of top, which unique_pairs' top_ranks checked in corrected_scores
     estimate = estimate_pool(others, reduced, depth, k, level, measure, others_groups, complete,
-                             drops=method != "lipani")
+                             drops=method != "lipani", checked=True)
     estimate = replace(estimate, coded=coded)
     runs = top[top["run_tag"].isin(mine)]
     full = _summary(runs, qrels, k, level, complete)
@@ -341,7 +350,11 @@ def _scored(runs: pd.DataFrame, qrels: pd.DataFrame, k: int, method: str, measur
 def _summary(runs: pd.DataFrame, qrels: pd.DataFrame, k: int, level: int,
              complete: bool) -> pd.DataFrame:
     """Each run's mean P@k, Recall@k and unjudged@k, indexed by run tag, input order
-    (lines with a ``trec_rank``, the pooled runs', are scored in that order)."""
+    (lines with a ``trec_rank``, the pooled runs', are scored in that order, and only
+    their first k per topic: the three read no other, and rank 1 keeps every topic)."""
+    ranked = "trec_rank" in runs.columns
+    if ranked:
+        runs = runs[runs["trec_rank"] <= k]
     result = evaluate_recall(runs, qrels, ks=[k], level=level, complete=complete,
-                             ranked="trec_rank" in runs.columns)
+                             ranked=ranked)
     return result.summary.set_index("run_tag").loc[result.run_tags, ["P", "recall", "unjudged"]]
