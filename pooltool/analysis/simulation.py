@@ -112,7 +112,7 @@ def simulate(runs: pd.DataFrame, qrels: pd.DataFrame, strategies: list[Strategy]
         raise PooltoolError("no topic is both in the runs and in the qrels: nothing to simulate")
     qrels = qrels[qrels["topic"].isin(topics)]
     relevant = _relevant(qrels, level)
-    picks = {s.label: _picks(s, ranked, topics, relevant, max(budgets)) for s in strategies}
+    picks = _picks(strategies, ranked, topics, relevant, max(budgets))
     per_topic = _per_topic(picks, budgets, relevant, topics)
     scorer = RunScorer(top_k(ordered[ordered["topic"].isin(topics)], k), k, level)
     full = scorer.means(qrels)
@@ -142,12 +142,19 @@ def _relevant(qrels: pd.DataFrame, level: int) -> dict[str, frozenset[str]]:
     return {str(t): frozenset(part["docno"].astype(str)) for t, part in hits.groupby("topic")}
 
 
-def _picks(strategy: Strategy, ranked: dict[str, tuple[RankedRun, ...]], topics: list[str],
-           relevant: dict[str, frozenset[str]], budget: int) -> dict[str, list[str]]:
-    """Per topic, the documents the strategy judges, in order (at most ``budget``)."""
-    return {topic: judge_sequence(strategy.chooser(ranked[topic], topic),
-                                  relevant.get(topic, frozenset()), budget)
-            for topic in topics}
+def _picks(strategies: list[Strategy], ranked: dict[str, tuple[RankedRun, ...]],
+           topics: list[str], relevant: dict[str, frozenset[str]],
+           budget: int) -> dict[str, dict[str, list[str]]]:
+    """Per strategy label, per topic, the documents the strategy judges, in order (at
+    most ``budget``). Topic by topic, every strategy in turn: the fusions share the
+    topic's docno codes (:func:`pooltool.judging.static_orders.fused_order` keeps the
+    last few); each chooser depends on its topic's runs alone."""
+    picks: dict[str, dict[str, list[str]]] = {s.label: {} for s in strategies}
+    for topic in topics:
+        for strategy in strategies:
+            picks[strategy.label][topic] = judge_sequence(
+                strategy.chooser(ranked[topic], topic), relevant.get(topic, frozenset()), budget)
+    return picks
 
 
 def _per_topic(picks: dict[str, dict[str, list[str]]], budgets: list[int],

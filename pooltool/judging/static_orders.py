@@ -73,7 +73,7 @@ def fused_order(runs: Sequence[RankedRun],
 def _documents(runs: tuple[RankedRun, ...]) -> tuple[np.ndarray, np.ndarray]:
     """Each line's document code (in order of first appearance) and the documents
     (object array), for the lines of ``runs`` one after another. Cached: a simulation
-    fuses each topic's runs once per fusion strategy."""
+    fuses a topic's runs once per fusion strategy, topic by topic."""
     docnos = np.array(list(chain.from_iterable(run.docnos for run in runs)), dtype=object)
     if not len(docnos):
         return np.zeros(0, dtype=np.intp), docnos
