@@ -1,6 +1,7 @@
 """measures.trec.evaluate(ranked=True) trusts the lines' trec_rank: on runs numbered by
 order_run (whole, or only each topic's first lines) it prints, per topic and summarised,
-exactly what ordering them again prints, under -c, -M and -J, holes included."""
+exactly what ordering them again prints, under -c, -M and -J, holes included; and so
+does topic_scores(ranked=True), the analyses' way in."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import pandas as pd
 import pytest
 
 from pooltool.errors import DuplicateDocno
+from pooltool.measures.topic_scores import ranked_lines, topic_scores
 from pooltool.measures.trec import EvalResult, Options, evaluate, format_trec
 from pooltool.ranking import order_run
 
@@ -83,3 +85,26 @@ def test_ranked_still_refuses_a_repeated_docno() -> None:
     qrels = pd.DataFrame({"topic": ["1"], "docno": ["d"], "grade": [1]})
     with pytest.raises(DuplicateDocno):
         evaluate(run, qrels, ["map"], ranked=True)
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("complete", [False, True])
+def test_topic_scores_ranked_lines(seed: int, complete: bool) -> None:
+    """The analyses' path: ranked_lines numbers the lines in their own row order, and
+    topic_scores(ranked=True) gives the frames of the unranked call, bit for bit."""
+    rng = np.random.default_rng(seed)
+    runs, qrels = _runs(rng), _qrels(rng)
+    lines = ranked_lines(runs)
+    assert lines.index.equals(runs.index)
+    want_rank = order_run(runs).set_index(["run_tag", "topic", "docno"])["trec_rank"]
+    got_rank = lines.set_index(["run_tag", "topic", "docno"])["trec_rank"]
+    pd.testing.assert_series_equal(got_rank.sort_index(), want_rank.sort_index(),
+                                   check_dtype=False)
+    pd.testing.assert_frame_equal(ranked_lines(lines), lines)  # a given rank is kept
+    for spec in ("nDCG@10", "map", "P@5"):
+        want = topic_scores(runs, qrels, spec, 1, complete, holes=True)
+        got = topic_scores(lines, qrels, spec, 1, complete, holes=True, ranked=True)
+        pd.testing.assert_frame_equal(got.per_topic, want.per_topic, check_exact=True)
+        pd.testing.assert_frame_equal(got.summary, want.summary, check_exact=True)
+        assert got.missing == want.missing
+    assert want.summary["value"].gt(0).all()  # the runs hit relevant documents

@@ -37,7 +37,7 @@ from pooltool.analysis.bias import (
 )
 from pooltool.analysis.stability import RankingComparison, compare_rankings
 from pooltool.errors import PooltoolError
-from pooltool.measures.topic_scores import MeasureScores, one_measure, topic_scores
+from pooltool.measures.topic_scores import MeasureScores, one_measure, ranked_lines, topic_scores
 from pooltool.records import is_relevant
 
 PER_RUN_COLUMNS = ["run_tag", "group", "measure", "score", "score_loo", "drop", "drop_rel",
@@ -103,7 +103,8 @@ def leave_one_out_measure(runs: pd.DataFrame, qrels: pd.DataFrame, depth: int, m
     a depth-``depth`` pool.
 
     :param runs: the contributing runs' lines, whole (``run_tag, topic, docno,
-        score``; the rank is ignored; the measure may look at every rank).
+        score``; the rank is ignored; the measure may look at every rank), and perhaps
+        ``trec_rank`` (trusted as the trec_eval order, :func:`ranked_lines`).
     :param qrels: ``topic, docno, grade``.
     :param depth: the pool depth D.
     :param measure: trec_eval's or ir_measures' spelling of one mean measure.
@@ -117,11 +118,12 @@ def leave_one_out_measure(runs: pd.DataFrame, qrels: pd.DataFrame, depth: int, m
     one_measure(measure)
     if depth < 1:
         raise PooltoolError(f"pool depth must be at least 1 (got {depth})")
-    lines = runs[["run_tag", "topic", "docno", "score"]]
-    pool = top_ranks(lines, depth)
+    # ordered once for the 1 + groups evaluations; the pool as before, in order_run's order
+    lines = ranked_lines(runs)
+    pool = top_ranks(lines[["run_tag", "topic", "docno", "score"]], depth)
     group_of = contributors(pool, qrels, level, groups)
     unique = unique_pairs(pool, depth, group_of, qrels)
-    full = topic_scores(lines, qrels, measure, level, complete)
+    full = topic_scores(lines, qrels, measure, level, complete, ranked=True)
     left_out = [_scored_without(lines, qrels, unique, group_of, group, measure, level, complete)
                 for group in dict.fromkeys(group_of.values())]
     loo = pd.concat([scores.per_topic for scores in left_out], ignore_index=True)
@@ -145,7 +147,7 @@ def _scored_without(lines: pd.DataFrame, qrels: pd.DataFrame, unique: pd.DataFra
     reduced = qrels_without_owner(qrels, unique, group)
     # isin on the group's tags: Series.map with a dict is a slow index lookup per line
     mine = lines[lines["run_tag"].isin([tag for tag, owner in group_of.items() if owner == group])]
-    return topic_scores(mine, reduced, measure, level, complete)
+    return topic_scores(mine, reduced, measure, level, complete, ranked=True)
 
 
 def _per_run(full: pd.DataFrame, loo: pd.DataFrame, unique: pd.DataFrame,

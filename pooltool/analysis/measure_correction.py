@@ -26,7 +26,7 @@ from pooltool.analysis.bias import contributors, qrels_without_owner, top_ranks,
 from pooltool.analysis.bias_correction import Corrected, clipped_and_ranked
 from pooltool.analysis.measure_bias import leave_one_out_measure
 from pooltool.errors import PooltoolError
-from pooltool.measures.topic_scores import one_measure, topic_scores
+from pooltool.measures.topic_scores import one_measure, ranked_lines, topic_scores
 
 
 def corrected_measure(runs: pd.DataFrame, qrels: pd.DataFrame, new_runs: pd.DataFrame | None,
@@ -51,14 +51,16 @@ def corrected_measure(runs: pd.DataFrame, qrels: pd.DataFrame, new_runs: pd.Data
     if request.measure.name == "utility":
         raise PooltoolError(f"webber-park clips corrected scores to 0..1; {measure!r} is not a "
                             "fraction of 0..1")
-    lines = runs[["run_tag", "topic", "docno", "score"]]
-    pool = top_ranks(lines, depth)
+    # ordered once for every evaluation of the validation (its inner leave-one-outs too)
+    lines = ranked_lines(runs)
+    pool = top_ranks(lines[["run_tag", "topic", "docno", "score"]], depth)
     group_of = contributors(pool, qrels, level, groups)
     if len(set(group_of.values())) < 3:
         raise PooltoolError("corrected scores under leave-one-out need at least three pooled "
                             "runs (or groups): each is left out and fitted on the others")
     unique = unique_pairs(pool, depth, group_of, qrels)
-    full = topic_scores(lines, qrels, measure, level, complete).summary.set_index("run_tag")
+    full = topic_scores(lines, qrels, measure, level, complete,
+                        ranked=True).summary.set_index("run_tag")
     rows = []
     for group in dict.fromkeys(group_of.values()):
         mine = [tag for tag, owner in group_of.items() if owner == group]
@@ -70,7 +72,8 @@ def corrected_measure(runs: pd.DataFrame, qrels: pd.DataFrame, new_runs: pd.Data
                       shift, "left out", full["value"])
     if new_runs is not None and len(new_runs):
         shift = _mean_drop(lines, qrels, depth, measure, level, group_of, complete)
-        rows += _rows(new_runs, qrels, measure, level, complete, shift, "new", None)
+        rows += _rows(ranked_lines(new_runs), qrels, measure, level, complete, shift, "new",
+                      None)
     return clipped_and_ranked(pd.DataFrame(rows), "webber-park", "score", 0, label=measure)
 
 
@@ -83,7 +86,9 @@ def _mean_drop(lines: pd.DataFrame, qrels: pd.DataFrame, depth: int, measure: st
 
 def _rows(lines: pd.DataFrame, qrels: pd.DataFrame, measure: str, level: int, complete: bool,
           shift: float, scored_as: str, full: pd.Series | None) -> list[dict[str, object]]:
-    scores = topic_scores(lines, qrels, measure, level, complete).summary
+    """One row per run of ``lines`` (which carry their ``trec_rank``, :func:`ranked_lines`):
+    its plain, corrected (plain + ``shift``) and full-qrels score."""
+    scores = topic_scores(lines, qrels, measure, level, complete, ranked=True).summary
     return [{"run_tag": row.run_tag, "scored_as": scored_as, "unjudged": float(row.unjudged),
              "score_plain": float(row.value), "score_corrected": float(row.value) + shift,
              "score_full": float(full[row.run_tag]) if full is not None else float("nan")}

@@ -30,7 +30,7 @@ from pooltool.errors import PooltoolError
 from pooltool.formats.frames import check_qrels_frame, check_run_frame
 from pooltool.judging.strategies import RankedRun, Strategy, judge_sequence, topic_runs
 from pooltool.measures.summary import trec_mean
-from pooltool.measures.topic_scores import one_measure, topic_scores
+from pooltool.measures.topic_scores import one_measure, ranked_lines, topic_scores
 from pooltool.ranking import order_run, top_k
 from pooltool.records import is_relevant, topic_key
 
@@ -232,8 +232,11 @@ def _with_measure(per_run: pd.DataFrame, lines: pd.DataFrame, qrels: pd.DataFram
                   level: int) -> pd.DataFrame:
     """``per_run`` with ``score`` (the measure under the full qrels) and ``score_partial``
     (under each strategy x budget's partial qrels), trec_eval's means over topics."""
+    ranked = ranked_lines(lines)  # ordered once for every strategy x budget's evaluation
+
     def means(judged: pd.DataFrame) -> pd.Series:
-        return topic_scores(lines, judged, measure, level).summary.set_index("run_tag")["value"]
+        return topic_scores(ranked, judged, measure, level,
+                            ranked=True).summary.set_index("run_tag")["value"]
 
     full = means(qrels)
     partial = pd.concat([means(_partial(chosen, b, qrels)).rename("score_partial").reset_index()
