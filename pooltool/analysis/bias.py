@@ -356,9 +356,19 @@ def _verdict(row: dict[str, object], k: int, overall: dict[str, object]) -> tupl
                      f"{span}. Judge its unjudged top-{k} documents first.")
 
 
-def qrels_without_owner(qrels: pd.DataFrame, unique: pd.DataFrame, group: str) -> pd.DataFrame:
-    """The rows of ``qrels`` (in its order) but those of the pairs ``unique`` (as
-    :func:`unique_pairs` returns them) gives to ``group``."""
-    gone = unique.loc[unique["owner"] == group, ["topic", "docno"]]
-    marked = qrels.merge(gone.assign(_gone=True), on=["topic", "docno"], how="left")
-    return qrels[marked["_gone"].isna().to_numpy()]
+def pair_owners(qrels: pd.DataFrame, unique: pd.DataFrame) -> np.ndarray:
+    """Per row of ``qrels``, the group that alone pooled its pair (``unique``'s
+    ``owner``, as :func:`unique_pairs` returns them; a pair is there once), else NaN:
+    found once for every group's :func:`qrels_without_owner`.
+
+    :returns: object array, one entry per ``qrels`` row, in its order.
+    """
+    marked = qrels[["topic", "docno"]].merge(unique[["topic", "docno", "owner"]],
+                                             on=["topic", "docno"], how="left")
+    return marked["owner"].to_numpy(dtype=object)
+
+
+def qrels_without_owner(qrels: pd.DataFrame, owners: np.ndarray, group: str) -> pd.DataFrame:
+    """The rows of ``qrels`` (in its order) but those of the pairs only ``group`` pooled
+    (``owners``: :func:`pair_owners` of these qrels)."""
+    return qrels[owners != group]

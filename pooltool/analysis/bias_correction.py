@@ -70,6 +70,7 @@ import pandas as pd
 from pooltool.analysis.bias import (
     contributors,
     leave_one_out,
+    pair_owners,
     qrels_without_owner,
     top_ranks,
     unique_pairs,
@@ -277,11 +278,12 @@ def corrected_scores(top: pd.DataFrame, qrels: pd.DataFrame, new_runs: pd.DataFr
         raise PooltoolError("corrected scores under leave-one-out need at least three pooled "
                             "runs (or groups): each is left out and fitted on the others")
     coded = CodedLines.of(top, qrels) if method == "lipani" else None
-    # the pairs one group alone pooled, found once: each group's reduced qrels drop its own
-    unique = unique_pairs(top_ranks(top, depth), depth, group_of, qrels)
+    # the pairs one group alone pooled and their qrels rows, found once: each group's
+    # reduced qrels drop its own
+    owners = pair_owners(qrels, unique_pairs(top_ranks(top, depth), depth, group_of, qrels))
     rows = [row for group in dict.fromkeys(group_of.values())
             for row in _left_out(top, qrels, depth, k, method, measure, level, group_of, group,
-                                 similar, complete, coded, unique)]
+                                 similar, complete, coded, owners)]
     if new_runs is not None and len(new_runs):
         estimate = estimate_pool(top, qrels, depth, k, level, measure, groups, complete,
                                  drops=method != "lipani", checked=True)
@@ -310,13 +312,14 @@ def clipped_and_ranked(frame: pd.DataFrame, method: str, prefix: str, k: int,
 def _left_out(top: pd.DataFrame, qrels: pd.DataFrame, depth: int, k: int, method: str,
               measure: str, level: int, group_of: dict[str, str], group: str, similar: int,
               complete: bool, coded: CodedLines | None,
-              unique: pd.DataFrame) -> list[dict[str, object]]:
+              owners: np.ndarray) -> list[dict[str, object]]:
     """The runs of ``group`` scored with the group's unique judgments removed, corrected
     by the estimator fitted on the other runs under those reduced qrels (``coded``:
     ``top`` and ``qrels`` coded for ``lipani``; the reduced qrels are rows of ``qrels``;
-    ``unique``: :func:`~pooltool.analysis.bias.unique_pairs` of ``top``)."""
+    ``owners``: :func:`~pooltool.analysis.bias.pair_owners` of ``qrels`` and ``top``'s
+    unique pairs)."""
     mine = [t for t, g in group_of.items() if g == group]
-    reduced = qrels_without_owner(qrels, unique, group)
+    reduced = qrels_without_owner(qrels, owners, group)
     others = top[~top["run_tag"].isin(mine)]
     others_groups = {t: g for t, g in group_of.items() if g != group}
     # others are rows of top, which unique_pairs' top_ranks checked in corrected_scores

@@ -29,6 +29,7 @@ import pandas as pd
 
 from pooltool.analysis.bias import (
     contributors,
+    pair_owners,
     qrels_without_owner,
     reuse_verdict,
     top_ranks,
@@ -124,7 +125,8 @@ def leave_one_out_measure(runs: pd.DataFrame, qrels: pd.DataFrame, depth: int, m
     group_of = contributors(pool, qrels, level, groups)
     unique = unique_pairs(pool, depth, group_of, qrels)
     full = topic_scores(lines, qrels, measure, level, complete, ranked=True)
-    left_out = [_scored_without(lines, qrels, unique, group_of, group, measure, level, complete)
+    owners = pair_owners(qrels, unique)
+    left_out = [_scored_without(lines, qrels, owners, group_of, group, measure, level, complete)
                 for group in dict.fromkeys(group_of.values())]
     loo = pd.concat([scores.per_topic for scores in left_out], ignore_index=True)
     loo_means = pd.concat([scores.summary for scores in left_out]).set_index("run_tag")
@@ -140,11 +142,12 @@ def leave_one_out_measure(runs: pd.DataFrame, qrels: pd.DataFrame, depth: int, m
                        ranking, measure, full.name, depth, level)
 
 
-def _scored_without(lines: pd.DataFrame, qrels: pd.DataFrame, unique: pd.DataFrame,
+def _scored_without(lines: pd.DataFrame, qrels: pd.DataFrame, owners: np.ndarray,
                     group_of: dict[str, str], group: str, measure: str, level: int,
                     complete: bool) -> MeasureScores:
-    """The group's runs scored on the qrels less the pairs only the group pooled."""
-    reduced = qrels_without_owner(qrels, unique, group)
+    """The group's runs scored on the qrels less the pairs only the group pooled
+    (``owners``: :func:`~pooltool.analysis.bias.pair_owners`)."""
+    reduced = qrels_without_owner(qrels, owners, group)
     # isin on the group's tags: Series.map with a dict is a slow index lookup per line
     mine = lines[lines["run_tag"].isin([tag for tag, owner in group_of.items() if owner == group])]
     return topic_scores(mine, reduced, measure, level, complete, ranked=True)

@@ -22,7 +22,13 @@ from __future__ import annotations
 
 import pandas as pd
 
-from pooltool.analysis.bias import contributors, qrels_without_owner, top_ranks, unique_pairs
+from pooltool.analysis.bias import (
+    contributors,
+    pair_owners,
+    qrels_without_owner,
+    top_ranks,
+    unique_pairs,
+)
 from pooltool.analysis.bias_correction import Corrected, clipped_and_ranked
 from pooltool.analysis.measure_bias import leave_one_out_measure
 from pooltool.errors import PooltoolError
@@ -61,10 +67,11 @@ def corrected_measure(runs: pd.DataFrame, qrels: pd.DataFrame, new_runs: pd.Data
     unique = unique_pairs(pool, depth, group_of, qrels)
     full = topic_scores(lines, qrels, measure, level, complete,
                         ranked=True).summary.set_index("run_tag")
+    owners = pair_owners(qrels, unique)
     rows = []
     for group in dict.fromkeys(group_of.values()):
         mine = [tag for tag, owner in group_of.items() if owner == group]
-        reduced = qrels_without_owner(qrels, unique, group)
+        reduced = qrels_without_owner(qrels, owners, group)
         others = {tag: owner for tag, owner in group_of.items() if owner != group}
         shift = _mean_drop(lines[lines["run_tag"].isin(list(others))], reduced, depth, measure,
                            level, others, complete)
