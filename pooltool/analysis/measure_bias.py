@@ -99,7 +99,8 @@ class MeasureBias:
 
 def leave_one_out_measure(runs: pd.DataFrame, qrels: pd.DataFrame, depth: int, measure: str,
                           level: int = 1, groups: dict[str, str] | None = None,
-                          complete: bool = False) -> MeasureBias:
+                          complete: bool = False, pool: pd.DataFrame | None = None
+                          ) -> MeasureBias:
     """Leave-one-run-out (or leave-one-group-out) of ``measure`` over the runs that built
     a depth-``depth`` pool.
 
@@ -111,6 +112,9 @@ def leave_one_out_measure(runs: pd.DataFrame, qrels: pd.DataFrame, depth: int, m
     :param measure: trec_eval's or ir_measures' spelling of one mean measure.
     :param groups: run tag -> group (e.g. team); runs not in it are their own group.
     :param complete: trec_eval ``-c``.
+    :param pool: :func:`~pooltool.analysis.bias.top_ranks` of ``runs`` at ``depth``, if
+        the caller has it (the rows of these runs of a larger pool's, index reset; not
+        checked again), else None.
     :returns: a :class:`MeasureBias`.
     :raises InvalidArgument: the measure is unknown, gives several values or is not a mean.
     :raises PooltoolError: a depth below 1, fewer than two runs, a group mapping naming
@@ -121,7 +125,8 @@ def leave_one_out_measure(runs: pd.DataFrame, qrels: pd.DataFrame, depth: int, m
         raise PooltoolError(f"pool depth must be at least 1 (got {depth})")
     # ordered once for the 1 + groups evaluations; the pool as before, in order_run's order
     lines = ranked_lines(runs)
-    pool = top_ranks(lines[["run_tag", "topic", "docno", "score"]], depth)
+    if pool is None:
+        pool = top_ranks(lines[["run_tag", "topic", "docno", "score"]], depth)
     group_of = contributors(pool, qrels, level, groups)
     unique = unique_pairs(pool, depth, group_of, qrels)
     full = topic_scores(lines, qrels, measure, level, complete, ranked=True)

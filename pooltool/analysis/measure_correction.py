@@ -73,21 +73,25 @@ def corrected_measure(runs: pd.DataFrame, qrels: pd.DataFrame, new_runs: pd.Data
         mine = [tag for tag, owner in group_of.items() if owner == group]
         reduced = qrels_without_owner(qrels, owners, group)
         others = {tag: owner for tag, owner in group_of.items() if owner != group}
+        # the others' pool is their rows of the pool (order_run orders each run alone)
         shift = _mean_drop(lines[lines["run_tag"].isin(list(others))], reduced, depth, measure,
-                           level, others, complete)
+                           level, others, complete,
+                           pool[pool["run_tag"].isin(list(others))].reset_index(drop=True))
         rows += _rows(lines[lines["run_tag"].isin(mine)], reduced, measure, level, complete,
                       shift, "left out", full["value"])
     if new_runs is not None and len(new_runs):
-        shift = _mean_drop(lines, qrels, depth, measure, level, group_of, complete)
+        shift = _mean_drop(lines, qrels, depth, measure, level, group_of, complete, pool)
         rows += _rows(ranked_lines(new_runs), qrels, measure, level, complete, shift, "new",
                       None)
     return clipped_and_ranked(pd.DataFrame(rows), "webber-park", "score", 0, label=measure)
 
 
 def _mean_drop(lines: pd.DataFrame, qrels: pd.DataFrame, depth: int, measure: str, level: int,
-               group_of: dict[str, str], complete: bool) -> float:
-    """The pooled runs' mean leave-one-out drop: Webber and Park's shift."""
-    fitted = leave_one_out_measure(lines, qrels, depth, measure, level, group_of, complete)
+               group_of: dict[str, str], complete: bool, pool: pd.DataFrame) -> float:
+    """The pooled runs' mean leave-one-out drop: Webber and Park's shift (``pool``: the
+    lines' top ``depth`` per topic, :func:`~pooltool.analysis.bias.top_ranks`'s)."""
+    fitted = leave_one_out_measure(lines, qrels, depth, measure, level, group_of, complete,
+                                   pool)
     return float(fitted.per_run["drop"].mean())
 
 
