@@ -18,6 +18,7 @@ runs not given here) stay in the qrels.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 
 import numpy as np
@@ -107,7 +108,7 @@ def leave_one_out(runs: pd.DataFrame, qrels: pd.DataFrame, depth: int, k: int = 
         raise PooltoolError(f"pool depth and k must be at least 1 (got depth {depth}, k {k})")
     top = top_ranks(runs, max(k, depth))
     group_of = contributors(top, qrels, level, groups)
-    full = evaluate_recall(top, qrels, ks=[k], level=level, complete=complete)
+    full = evaluate_recall(top, qrels, ks=[k], level=level, complete=complete, ranked=True)
     unique = unique_pairs(top, depth, group_of, qrels)
     per_topic = _leave_out_topics(full.per_topic, top, unique, group_of, k, level)
     per_run = _per_run(per_topic, unique, group_of, level, list(group_of))
@@ -205,15 +206,25 @@ def _lookup(frame: pd.DataFrame, counts: pd.Series, keys: list[str]) -> np.ndarr
 
 def _per_run(per_topic: pd.DataFrame, unique: pd.DataFrame, group_of: dict[str, str],
              level: int, tags: list[str]) -> pd.DataFrame:
+    # each run's topics as numpy slices, in per_topic order (a pandas filter per run
+    # was most of the time of a leave-one-out)
+    index_of = {tag: i for i, tag in enumerate(tags)}
+    codes = np.array([index_of[tag] for tag in per_topic["run_tag"]], dtype=np.int64)
+    order = np.argsort(codes, kind="stable")
+    bounds = np.searchsorted(codes[order], np.arange(len(tags) + 1))
+    names = ("recall", "recall_loo", "P", "P_loo", "unjudged", "unjudged_loo")
+    values = {name: per_topic[name].to_numpy(dtype=np.float64)[order] for name in names}
+    owner = unique["owner"].to_numpy(dtype=object)
+    pooled = Counter(owner.tolist())
+    relevant = Counter(owner[is_relevant(unique["grade"], level).to_numpy()].tolist())
     rows = []
-    for tag in tags:
-        topics = per_topic[per_topic["run_tag"] == tag]
-        owned = unique[unique["owner"] == group_of[tag]]
+    for i, tag in enumerate(tags):
+        start, stop = int(bounds[i]), int(bounds[i + 1])
         row: dict[str, object] = {"run_tag": tag, "group": group_of[tag]}
-        for column in ("recall", "recall_loo", "P", "P_loo", "unjudged", "unjudged_loo"):
-            row[column] = trec_mean(topics[column].to_numpy(), len(topics))
-        row["unique_pooled"] = len(owned)
-        row["unique_relevant"] = int(is_relevant(owned["grade"], level).sum())
+        for name in names:
+            row[name] = trec_mean(values[name][start:stop], stop - start)
+        row["unique_pooled"] = pooled.get(group_of[tag], 0)
+        row["unique_relevant"] = relevant.get(group_of[tag], 0)
         rows.append(row)
     frame = pd.DataFrame(rows)
     frame["recall_drop"] = frame["recall"] - frame["recall_loo"]
@@ -345,22 +356,19 @@ def _verdict(row: dict[str, object], k: int, overall: dict[str, object]) -> tupl
                      f"{span}. Judge its unjudged top-{k} documents first.")
 
 
-def qrels_without_group(runs: pd.DataFrame, qrels: pd.DataFrame, depth: int,
-                        group_of: dict[str, str], group: str) -> pd.DataFrame:
-    """The qrels as if ``group`` had never been pooled: ``qrels`` less the judgments of
-    the pairs that only ``group``'s runs put in the depth-``depth`` pool.
+def pair_owners(qrels: pd.DataFrame, unique: pd.DataFrame) -> np.ndarray:
+    """Per row of ``qrels``, the group that alone pooled its pair (``unique``'s
+    ``owner``, as :func:`unique_pairs` returns them; a pair is there once), else NaN:
+    found once for every group's :func:`qrels_without_owner`.
 
-    :param runs: the contributing runs' lines (as :func:`leave_one_out` takes them).
-    :param group_of: run tag -> group, for every contributing run.
-    :returns: the rows of ``qrels`` kept, in its order.
+    :returns: object array, one entry per ``qrels`` row, in its order.
     """
-    top = top_ranks(runs, depth)
-    return qrels_without_owner(qrels, unique_pairs(top, depth, group_of, qrels), group)
+    marked = qrels[["topic", "docno"]].merge(unique[["topic", "docno", "owner"]],
+                                             on=["topic", "docno"], how="left")
+    return marked["owner"].to_numpy(dtype=object)
 
 
-def qrels_without_owner(qrels: pd.DataFrame, unique: pd.DataFrame, group: str) -> pd.DataFrame:
-    """The rows of ``qrels`` (in its order) but those of the pairs ``unique`` (as
-    :func:`unique_pairs` returns them) gives to ``group``."""
-    gone = unique.loc[unique["owner"] == group, ["topic", "docno"]]
-    marked = qrels.merge(gone.assign(_gone=True), on=["topic", "docno"], how="left")
-    return qrels[marked["_gone"].isna().to_numpy()]
+def qrels_without_owner(qrels: pd.DataFrame, owners: np.ndarray, group: str) -> pd.DataFrame:
+    """The rows of ``qrels`` (in its order) but those of the pairs only ``group`` pooled
+    (``owners``: :func:`pair_owners` of these qrels)."""
+    return qrels[owners != group]

@@ -70,8 +70,10 @@ import pandas as pd
 from pooltool.analysis.bias import (
     contributors,
     leave_one_out,
-    qrels_without_group,
+    pair_owners,
+    qrels_without_owner,
     top_ranks,
+    unique_pairs,
 )
 from pooltool.analysis.lipani import CodedLines, lipani_adjustment
 from pooltool.analysis.stability import RankingComparison, compare_rankings
@@ -133,17 +135,21 @@ class PoolEstimate:
 
 def estimate_pool(top: pd.DataFrame, qrels: pd.DataFrame, depth: int, k: int, level: int,
                   measure: str, groups: dict[str, str] | None = None,
-                  complete: bool = False, drops: bool = True) -> PoolEstimate:
+                  complete: bool = False, drops: bool = True,
+                  checked: bool = False) -> PoolEstimate:
     """Fit the estimators on the pooled runs ``top`` (lines with ``trec_rank``, at least
     their first ``max(k, depth)``; whole runs for ``lipani``) and ``qrels``.
 
     :param drops: False when the method reads no drop (``lipani``): the input is
         checked as leave-one-out checks it, but not left out (``drop`` is empty).
+    :param checked: with ``drops`` False, ``top`` is rows of a frame already checked
+        (:func:`~pooltool.formats.frames.check_run_frame`): not checked again (the
+        validation's pooled runs, 300,000 lines whole, once per group left out).
     :raises PooltoolError: as :func:`~pooltool.analysis.bias.leave_one_out`.
     """
     top_k = top.loc[top["trec_rank"] <= k, ["run_tag", "topic", "docno"]]
     if not drops:
-        _check_as_leave_one_out(top, qrels, depth, k, level, groups)
+        _check_as_leave_one_out(top, qrels, depth, k, level, groups, checked)
         return PoolEstimate(pd.Series(dtype=np.float64), top_k, top, qrels, k, level)
     result = leave_one_out(top, qrels, depth, k, level, groups, complete)
     per_run = result.per_run.set_index("run_tag")
@@ -152,12 +158,16 @@ def estimate_pool(top: pd.DataFrame, qrels: pd.DataFrame, depth: int, k: int, le
 
 
 def _check_as_leave_one_out(top: pd.DataFrame, qrels: pd.DataFrame, depth: int, k: int,
-                            level: int, groups: dict[str, str] | None) -> None:
+                            level: int, groups: dict[str, str] | None,
+                            checked: bool = False) -> None:
     """Raise what :func:`~pooltool.analysis.bias.leave_one_out` raises on bad input,
-    without its evaluations (lipani's estimate needs none of them)."""
+    without its evaluations (lipani's estimate needs none of them); ``checked``: the
+    lines are rows of a checked frame, and only the rest is checked."""
     if depth < 1 or k < 1:
         raise PooltoolError(f"pool depth and k must be at least 1 (got depth {depth}, k {k})")
-    contributors(top_ranks(top, max(k, depth)), qrels, level, groups)
+    cut = max(k, depth)
+    contributors(top[top["trec_rank"] <= cut] if checked else top_ranks(top, cut), qrels,
+                 level, groups)
 
 
 def correct(method: str, measure: str, plain: float, run: pd.DataFrame,
@@ -268,12 +278,15 @@ def corrected_scores(top: pd.DataFrame, qrels: pd.DataFrame, new_runs: pd.DataFr
         raise PooltoolError("corrected scores under leave-one-out need at least three pooled "
                             "runs (or groups): each is left out and fitted on the others")
     coded = CodedLines.of(top, qrels) if method == "lipani" else None
+    # the pairs one group alone pooled and their qrels rows, found once: each group's
+    # reduced qrels drop its own
+    owners = pair_owners(qrels, unique_pairs(top_ranks(top, depth), depth, group_of, qrels))
     rows = [row for group in dict.fromkeys(group_of.values())
             for row in _left_out(top, qrels, depth, k, method, measure, level, group_of, group,
-                                 similar, complete, coded)]
+                                 similar, complete, coded, owners)]
     if new_runs is not None and len(new_runs):
         estimate = estimate_pool(top, qrels, depth, k, level, measure, groups, complete,
-                                 drops=method != "lipani")
+                                 drops=method != "lipani", checked=True)
         rows += _scored(new_runs, qrels, k, method, measure, level, estimate, similar, complete,
                         "new", None)
     return clipped_and_ranked(pd.DataFrame(rows), method, measure, k)
@@ -298,16 +311,20 @@ def clipped_and_ranked(frame: pd.DataFrame, method: str, prefix: str, k: int,
 
 def _left_out(top: pd.DataFrame, qrels: pd.DataFrame, depth: int, k: int, method: str,
               measure: str, level: int, group_of: dict[str, str], group: str, similar: int,
-              complete: bool, coded: CodedLines | None) -> list[dict[str, object]]:
+              complete: bool, coded: CodedLines | None,
+              owners: np.ndarray) -> list[dict[str, object]]:
     """The runs of ``group`` scored with the group's unique judgments removed, corrected
     by the estimator fitted on the other runs under those reduced qrels (``coded``:
-    ``top`` and ``qrels`` coded for ``lipani``; the reduced qrels are rows of ``qrels``)."""
+    ``top`` and ``qrels`` coded for ``lipani``; the reduced qrels are rows of ``qrels``;
+    ``owners``: :func:`~pooltool.analysis.bias.pair_owners` of ``qrels`` and ``top``'s
+    unique pairs)."""
     mine = [t for t, g in group_of.items() if g == group]
-    reduced = qrels_without_group(top, qrels, depth, group_of, group)
+    reduced = qrels_without_owner(qrels, owners, group)
     others = top[~top["run_tag"].isin(mine)]
     others_groups = {t: g for t, g in group_of.items() if g != group}
+    # others are rows of top, which unique_pairs' top_ranks checked in corrected_scores
     estimate = estimate_pool(others, reduced, depth, k, level, measure, others_groups, complete,
-                             drops=method != "lipani")
+                             drops=method != "lipani", checked=True)
     estimate = replace(estimate, coded=coded)
     runs = top[top["run_tag"].isin(mine)]
     full = _summary(runs, qrels, k, level, complete)
@@ -335,6 +352,12 @@ def _scored(runs: pd.DataFrame, qrels: pd.DataFrame, k: int, method: str, measur
 
 def _summary(runs: pd.DataFrame, qrels: pd.DataFrame, k: int, level: int,
              complete: bool) -> pd.DataFrame:
-    """Each run's mean P@k, Recall@k and unjudged@k, indexed by run tag, input order."""
-    result = evaluate_recall(runs, qrels, ks=[k], level=level, complete=complete)
+    """Each run's mean P@k, Recall@k and unjudged@k, indexed by run tag, input order
+    (lines with a ``trec_rank``, the pooled runs', are scored in that order, and only
+    their first k per topic: the three read no other, and rank 1 keeps every topic)."""
+    ranked = "trec_rank" in runs.columns
+    if ranked:
+        runs = runs[runs["trec_rank"] <= k]
+    result = evaluate_recall(runs, qrels, ks=[k], level=level, complete=complete,
+                             ranked=ranked)
     return result.summary.set_index("run_tag").loc[result.run_tags, ["P", "recall", "unjudged"]]

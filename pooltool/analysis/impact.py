@@ -160,6 +160,7 @@ def qrels_impact(
     level: int = 1,
     complete: bool = False,
     top: int = DEFAULT_TOP,
+    ranked: bool = False,
 ) -> ImpactResult:
     """Score ``runs`` under qrels A and qrels B and say how much each run and topic moved.
 
@@ -177,6 +178,9 @@ def qrels_impact(
     :param complete: trec_eval ``-c``: a qrels topic absent from a run scores
         0 and counts in that run's mean.
     :param top: topics to list per run and over all runs (>= 1).
+    :param ranked: ``runs`` carry ``trec_rank``, their trec_eval order
+        (:func:`pooltool.ranking.trec_ranks`), trusted: a caller scoring the same runs
+        under several qrels orders them once.
     :returns: an :class:`ImpactResult`.
     :raises InvalidArgument: a bad ``k``, ``level`` or ``top``; and its
         :class:`~pooltool.errors.FrameError`: missing columns, ids that are not
@@ -186,8 +190,8 @@ def qrels_impact(
         B (and not ``complete``); the message says which.
     """
     top = _check_top(top)
-    result_a = _evaluate("A", runs, qrels_a, k, level, complete)
-    result_b = _evaluate("B", runs, qrels_b, k, level, complete)
+    result_a = _evaluate("A", runs, qrels_a, k, level, complete, ranked)
+    result_b = _evaluate("B", runs, qrels_b, k, level, complete, ranked)
     k = result_a.options.ks[0]
     ranking = compare_rankings(_summary(result_a, k)["recall"], _summary(result_b, k)["recall"])
     pairs = _topic_pairs(result_a, result_b, k)
@@ -211,9 +215,10 @@ def _check_top(top: object) -> int:
 
 
 def _evaluate(side: str, runs: pd.DataFrame, qrels: pd.DataFrame, k: int, level: int,
-              complete: bool) -> RecallResult:
+              complete: bool, ranked: bool) -> RecallResult:
     try:
-        return evaluate_recall(runs, qrels, ks=[k], level=level, complete=complete)
+        return evaluate_recall(runs, qrels, ks=[k], level=level, complete=complete,
+                               ranked=ranked)
     except NothingToScore as exc:
         raise NothingToScore(f"qrels {side}: {exc}") from exc
 

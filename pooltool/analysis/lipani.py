@@ -144,22 +144,28 @@ def _ranked(mixed: pd.DataFrame, position: np.ndarray) -> pd.DataFrame:
 
 def _may_reach_top_k(mixed: pd.DataFrame, position: np.ndarray, k: int) -> np.ndarray:
     """Which lines can rank ``k`` or better in their (run, topic): all but those with at
-    least k lines of a lower floor of min(position, k) before them.
+    least k lines of a lower floor of min(position, cap) before them, cap >= k.
 
-    Exact: with c = clip(floor(position), 0, k), c' < c implies position' < position,
+    Exact: with c = clip(floor(position), 0, cap), c' < c implies position' < position,
     so a line dropped has k lines ranked before it; a line of the true top k has
     fewer than k lines of lower position, so fewer of lower c, and is kept. The kept
     lines hold the true top k, in the same order, so their ranks up to k are the
-    same. When the (run, topic) x (k + 1) counts would outgrow the lines, all are kept.
+    same. The cap is as deep as the (run, topic) x (cap + 1) counts allow within
+    about four per line (a cap of k alone keeps every line of a (run, topic) whose
+    top k the run moved down: all of them share the floor k); when even cap = k
+    would outgrow that, all are kept.
     """
     tag, topic = _sorting_codes(mixed["run_tag"]), _sorting_codes(mixed["topic"])
     group = pd.factorize(tag * (int(topic.max(initial=0)) + 1) + topic)[0]
     groups = int(group.max(initial=-1)) + 1
-    if groups * (k + 1) > 4 * len(mixed) + 1024:
+    budget = 4 * len(mixed) + 1024
+    deepest = int(np.floor(position.max(initial=0.0)))
+    cap = max(k, min(deepest, budget // max(groups, 1) - 1))
+    if groups * (cap + 1) > budget:
         return np.ones(len(mixed), dtype=bool)
-    capped = np.clip(np.floor(position), 0, k).astype(np.int64)
-    key = group * (k + 1) + capped
-    counts = np.bincount(key, minlength=groups * (k + 1)).reshape(groups, k + 1)
+    capped = np.clip(np.floor(position), 0, cap).astype(np.int64)
+    key = group * (cap + 1) + capped
+    counts = np.bincount(key, minlength=groups * (cap + 1)).reshape(groups, cap + 1)
     lower = (np.cumsum(counts, axis=1) - counts).ravel()
     return lower[key] < k
 
@@ -175,17 +181,41 @@ def _precision_pair(lines: pd.DataFrame, qrels: pd.DataFrame, k: int,
                     level: int) -> pd.DataFrame:
     """P@k and anti-precision AP@k (share of the top k judged not relevant) per run
     tag: means over the run's topics that the qrels have (their ``TRECEval.p_n``,
-    lines 110-113)."""
-    topics = set(qrels["topic"].unique())
-    scored = lines[lines["topic"].isin(topics)]
-    top = scored.loc[scored["trec_rank"] <= k, ["run_tag", "topic", "docno"]].merge(
-        qrels[["topic", "docno", "grade"]], on=["topic", "docno"], how="left")
-    grade = top["grade"].fillna(-1)
-    relevant = is_relevant(grade, level)
-    counts = top.assign(rel=relevant, anti=is_judged(grade) & ~relevant).groupby(
-        ["run_tag", "topic"])[["rel", "anti"]].sum()
-    every = scored[["run_tag", "topic"]].drop_duplicates().set_index(["run_tag", "topic"])
-    counts = counts.reindex(every.index, fill_value=0) / k
+    lines 110-113).
+
+    :param lines: ``run_tag, topic, docno, trec_rank``, the ids int64 codes
+        (:func:`_coded`).
+    :param qrels: ``topic, docno, grade``, coded alike; a (topic, docno) listed twice
+        counts twice, as a join on the pair counts it.
+    :returns: ``P, AP`` (fractions 0..1) indexed by ``run_tag`` (ascending).
+    """
+    tag, topic, docno, rank = (lines[c].to_numpy(dtype=np.int64)
+                               for c in ("run_tag", "topic", "docno", "trec_rank"))
+    q_topic, q_docno = (qrels[c].to_numpy(dtype=np.int64) for c in ("topic", "docno"))
+    grade = qrels["grade"].to_numpy()
+    scored = np.isin(topic, q_topic)
+    tag, topic, docno, rank = tag[scored], topic[scored], docno[scored], rank[scored]
+    # each top-k line's judgments: the qrels rows of its (topic, docno), by binary search
+    width = int(max(docno.max(initial=0), q_docno.max(initial=0))) + 1
+    order = np.argsort(q_topic * width + q_docno, kind="stable")
+    judged_keys = (q_topic * width + q_docno)[order]
+    relevant = is_relevant(grade, level)[order]
+    rel_before = np.concatenate([[0], np.cumsum(relevant)])
+    anti_before = np.concatenate([[0], np.cumsum(is_judged(grade)[order] & ~relevant)])
+    top = rank <= k
+    keys = topic[top] * width + docno[top]
+    low = np.searchsorted(judged_keys, keys, side="left")
+    high = np.searchsorted(judged_keys, keys, side="right")
+    # per (run, topic) of the scored lines, in order of first appearance
+    pair = tag * (int(topic.max(initial=0)) + 1) + topic
+    uniques, first = np.unique(pair, return_index=True)
+    at = np.searchsorted(uniques, pair[top])
+    rel = np.bincount(at, weights=rel_before[high] - rel_before[low], minlength=len(uniques))
+    anti = np.bincount(at, weights=anti_before[high] - anti_before[low],
+                       minlength=len(uniques))
+    appearance = np.argsort(first, kind="stable")
+    index = pd.MultiIndex.from_arrays([tag[first[appearance]], topic[first[appearance]]],
+                                      names=["run_tag", "topic"])
+    counts = pd.DataFrame({"rel": rel[appearance].astype(np.int64) / k,
+                           "anti": anti[appearance].astype(np.int64) / k}, index=index)
     return counts.groupby(level="run_tag").mean().rename(columns={"rel": "P", "anti": "AP"})
-
-

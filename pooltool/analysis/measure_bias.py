@@ -5,7 +5,7 @@ any measure of the registry that is a mean over topics (``map``, ``ndcg_cut.10``
 ``nDCG@10``, ``bpref``, ``P.10``; :func:`pooltool.measures.topic_scores.one_measure`):
 for each group of runs that built the depth-D pool, the qrels lose the judgments
 of the (topic, docno) pairs only that group pooled
-(:func:`~pooltool.analysis.bias.qrels_without_group`), and the group's runs are
+(:func:`~pooltool.analysis.bias.qrels_without_owner`), and the group's runs are
 scored again on those reduced qrels, whole, with trec_eval 10.0's definition
 (:func:`pooltool.measures.topic_scores.topic_scores`). Judged documents outside
 the pool stay in the qrels. A topic whose every judgment was unique to the group
@@ -29,6 +29,7 @@ import pandas as pd
 
 from pooltool.analysis.bias import (
     contributors,
+    pair_owners,
     qrels_without_owner,
     reuse_verdict,
     top_ranks,
@@ -37,7 +38,7 @@ from pooltool.analysis.bias import (
 )
 from pooltool.analysis.stability import RankingComparison, compare_rankings
 from pooltool.errors import PooltoolError
-from pooltool.measures.topic_scores import MeasureScores, one_measure, topic_scores
+from pooltool.measures.topic_scores import MeasureScores, one_measure, ranked_lines, topic_scores
 from pooltool.records import is_relevant
 
 PER_RUN_COLUMNS = ["run_tag", "group", "measure", "score", "score_loo", "drop", "drop_rel",
@@ -98,17 +99,22 @@ class MeasureBias:
 
 def leave_one_out_measure(runs: pd.DataFrame, qrels: pd.DataFrame, depth: int, measure: str,
                           level: int = 1, groups: dict[str, str] | None = None,
-                          complete: bool = False) -> MeasureBias:
+                          complete: bool = False, pool: pd.DataFrame | None = None
+                          ) -> MeasureBias:
     """Leave-one-run-out (or leave-one-group-out) of ``measure`` over the runs that built
     a depth-``depth`` pool.
 
     :param runs: the contributing runs' lines, whole (``run_tag, topic, docno,
-        score``; the rank is ignored; the measure may look at every rank).
+        score``; the rank is ignored; the measure may look at every rank), and perhaps
+        ``trec_rank`` (trusted as the trec_eval order, :func:`ranked_lines`).
     :param qrels: ``topic, docno, grade``.
     :param depth: the pool depth D.
     :param measure: trec_eval's or ir_measures' spelling of one mean measure.
     :param groups: run tag -> group (e.g. team); runs not in it are their own group.
     :param complete: trec_eval ``-c``.
+    :param pool: :func:`~pooltool.analysis.bias.top_ranks` of ``runs`` at ``depth``, if
+        the caller has it (the rows of these runs of a larger pool's, index reset; not
+        checked again), else None.
     :returns: a :class:`MeasureBias`.
     :raises InvalidArgument: the measure is unknown, gives several values or is not a mean.
     :raises PooltoolError: a depth below 1, fewer than two runs, a group mapping naming
@@ -117,12 +123,15 @@ def leave_one_out_measure(runs: pd.DataFrame, qrels: pd.DataFrame, depth: int, m
     one_measure(measure)
     if depth < 1:
         raise PooltoolError(f"pool depth must be at least 1 (got {depth})")
-    lines = runs[["run_tag", "topic", "docno", "score"]]
-    pool = top_ranks(lines, depth)
+    # ordered once for the 1 + groups evaluations; the pool as before, in order_run's order
+    lines = ranked_lines(runs)
+    if pool is None:
+        pool = top_ranks(lines[["run_tag", "topic", "docno", "score"]], depth)
     group_of = contributors(pool, qrels, level, groups)
     unique = unique_pairs(pool, depth, group_of, qrels)
-    full = topic_scores(lines, qrels, measure, level, complete)
-    left_out = [_scored_without(lines, qrels, unique, group_of, group, measure, level, complete)
+    full = topic_scores(lines, qrels, measure, level, complete, ranked=True)
+    owners = pair_owners(qrels, unique)
+    left_out = [_scored_without(lines, qrels, owners, group_of, group, measure, level, complete)
                 for group in dict.fromkeys(group_of.values())]
     loo = pd.concat([scores.per_topic for scores in left_out], ignore_index=True)
     loo_means = pd.concat([scores.summary for scores in left_out]).set_index("run_tag")
@@ -138,14 +147,15 @@ def leave_one_out_measure(runs: pd.DataFrame, qrels: pd.DataFrame, depth: int, m
                        ranking, measure, full.name, depth, level)
 
 
-def _scored_without(lines: pd.DataFrame, qrels: pd.DataFrame, unique: pd.DataFrame,
+def _scored_without(lines: pd.DataFrame, qrels: pd.DataFrame, owners: np.ndarray,
                     group_of: dict[str, str], group: str, measure: str, level: int,
                     complete: bool) -> MeasureScores:
-    """The group's runs scored on the qrels less the pairs only the group pooled."""
-    reduced = qrels_without_owner(qrels, unique, group)
+    """The group's runs scored on the qrels less the pairs only the group pooled
+    (``owners``: :func:`~pooltool.analysis.bias.pair_owners`)."""
+    reduced = qrels_without_owner(qrels, owners, group)
     # isin on the group's tags: Series.map with a dict is a slow index lookup per line
     mine = lines[lines["run_tag"].isin([tag for tag, owner in group_of.items() if owner == group])]
-    return topic_scores(mine, reduced, measure, level, complete)
+    return topic_scores(mine, reduced, measure, level, complete, ranked=True)
 
 
 def _per_run(full: pd.DataFrame, loo: pd.DataFrame, unique: pd.DataFrame,

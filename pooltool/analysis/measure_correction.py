@@ -22,11 +22,17 @@ from __future__ import annotations
 
 import pandas as pd
 
-from pooltool.analysis.bias import contributors, qrels_without_owner, top_ranks, unique_pairs
+from pooltool.analysis.bias import (
+    contributors,
+    pair_owners,
+    qrels_without_owner,
+    top_ranks,
+    unique_pairs,
+)
 from pooltool.analysis.bias_correction import Corrected, clipped_and_ranked
 from pooltool.analysis.measure_bias import leave_one_out_measure
 from pooltool.errors import PooltoolError
-from pooltool.measures.topic_scores import one_measure, topic_scores
+from pooltool.measures.topic_scores import one_measure, ranked_lines, topic_scores
 
 
 def corrected_measure(runs: pd.DataFrame, qrels: pd.DataFrame, new_runs: pd.DataFrame | None,
@@ -51,39 +57,49 @@ def corrected_measure(runs: pd.DataFrame, qrels: pd.DataFrame, new_runs: pd.Data
     if request.measure.name == "utility":
         raise PooltoolError(f"webber-park clips corrected scores to 0..1; {measure!r} is not a "
                             "fraction of 0..1")
-    lines = runs[["run_tag", "topic", "docno", "score"]]
-    pool = top_ranks(lines, depth)
+    # ordered once for every evaluation of the validation (its inner leave-one-outs too)
+    lines = ranked_lines(runs)
+    pool = top_ranks(lines[["run_tag", "topic", "docno", "score"]], depth)
     group_of = contributors(pool, qrels, level, groups)
     if len(set(group_of.values())) < 3:
         raise PooltoolError("corrected scores under leave-one-out need at least three pooled "
                             "runs (or groups): each is left out and fitted on the others")
     unique = unique_pairs(pool, depth, group_of, qrels)
-    full = topic_scores(lines, qrels, measure, level, complete).summary.set_index("run_tag")
+    full = topic_scores(lines, qrels, measure, level, complete,
+                        ranked=True).summary.set_index("run_tag")
+    owners = pair_owners(qrels, unique)
     rows = []
     for group in dict.fromkeys(group_of.values()):
         mine = [tag for tag, owner in group_of.items() if owner == group]
-        reduced = qrels_without_owner(qrels, unique, group)
+        reduced = qrels_without_owner(qrels, owners, group)
         others = {tag: owner for tag, owner in group_of.items() if owner != group}
+        # the others' pool is their rows of the pool (order_run orders each run alone)
         shift = _mean_drop(lines[lines["run_tag"].isin(list(others))], reduced, depth, measure,
-                           level, others, complete)
+                           level, others, complete,
+                           pool[pool["run_tag"].isin(list(others))].reset_index(drop=True))
         rows += _rows(lines[lines["run_tag"].isin(mine)], reduced, measure, level, complete,
                       shift, "left out", full["value"])
     if new_runs is not None and len(new_runs):
-        shift = _mean_drop(lines, qrels, depth, measure, level, group_of, complete)
-        rows += _rows(new_runs, qrels, measure, level, complete, shift, "new", None)
+        shift = _mean_drop(lines, qrels, depth, measure, level, group_of, complete, pool)
+        rows += _rows(ranked_lines(new_runs), qrels, measure, level, complete, shift, "new",
+                      None)
     return clipped_and_ranked(pd.DataFrame(rows), "webber-park", "score", 0, label=measure)
 
 
 def _mean_drop(lines: pd.DataFrame, qrels: pd.DataFrame, depth: int, measure: str, level: int,
-               group_of: dict[str, str], complete: bool) -> float:
-    """The pooled runs' mean leave-one-out drop: Webber and Park's shift."""
-    fitted = leave_one_out_measure(lines, qrels, depth, measure, level, group_of, complete)
+               group_of: dict[str, str], complete: bool, pool: pd.DataFrame) -> float:
+    """The pooled runs' mean leave-one-out drop: Webber and Park's shift (``pool``: the
+    lines' top ``depth`` per topic, :func:`~pooltool.analysis.bias.top_ranks`'s)."""
+    fitted = leave_one_out_measure(lines, qrels, depth, measure, level, group_of, complete,
+                                   pool)
     return float(fitted.per_run["drop"].mean())
 
 
 def _rows(lines: pd.DataFrame, qrels: pd.DataFrame, measure: str, level: int, complete: bool,
           shift: float, scored_as: str, full: pd.Series | None) -> list[dict[str, object]]:
-    scores = topic_scores(lines, qrels, measure, level, complete).summary
+    """One row per run of ``lines`` (which carry their ``trec_rank``, :func:`ranked_lines`):
+    its plain, corrected (plain + ``shift``) and full-qrels score."""
+    scores = topic_scores(lines, qrels, measure, level, complete, ranked=True).summary
     return [{"run_tag": row.run_tag, "scored_as": scored_as, "unjudged": float(row.unjudged),
              "score_plain": float(row.value), "score_corrected": float(row.value) + shift,
              "score_full": float(full[row.run_tag]) if full is not None else float("nan")}

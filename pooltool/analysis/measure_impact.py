@@ -18,7 +18,7 @@ import pandas as pd
 from pooltool.analysis.impact import DEFAULT_TOP, per_run_changes, topics_moved, topics_overall
 from pooltool.analysis.stability import RankingComparison, compare_rankings
 from pooltool.errors import NothingToScore
-from pooltool.measures.topic_scores import MeasureScores, topic_scores
+from pooltool.measures.topic_scores import MeasureScores, ranked_lines, topic_scores
 from pooltool.records import is_relevant, topic_key
 
 PER_RUN_COLUMNS = ["run_tag", "measure", "score_a", "score_b", "score_change",
@@ -62,15 +62,17 @@ def measure_impact(runs: pd.DataFrame, qrels_a: pd.DataFrame, qrels_b: pd.DataFr
     """Score ``runs`` with ``measure`` under qrels A and B and say how much each run and
     topic moved.
 
-    :param runs: run lines ``run_tag, topic, docno, score``.
+    :param runs: run lines ``run_tag, topic, docno, score`` and perhaps ``trec_rank``
+        (trusted as the trec_eval order).
     :param qrels_a: the reference qrels ``topic, docno, grade``; ``qrels_b`` the other.
     :param measure: one mean measure, trec_eval's or ir_measures' spelling.
     :returns: a :class:`MeasureImpact`.
     :raises InvalidArgument: the measure is unknown, gives several values or is not a mean.
     :raises NothingToScore: a run shares no topic with qrels A or B (and not ``complete``).
     """
-    scores_a = _scored("A", runs, qrels_a, measure, level, complete)
-    scores_b = _scored("B", runs, qrels_b, measure, level, complete)
+    lines = ranked_lines(runs)  # ordered once for both evaluations
+    scores_a = _scored("A", lines, qrels_a, measure, level, complete)
+    scores_b = _scored("B", lines, qrels_b, measure, level, complete)
     a, b = (s.summary.set_index("run_tag") for s in (scores_a, scores_b))
     ranking = compare_rankings(a["value"], b["value"])
     pairs = scores_a.per_topic.merge(scores_b.per_topic, on=["run_tag", "topic"],
@@ -90,7 +92,7 @@ def measure_impact(runs: pd.DataFrame, qrels_a: pd.DataFrame, qrels_b: pd.DataFr
 def _scored(side: str, runs: pd.DataFrame, qrels: pd.DataFrame, measure: str, level: int,
             complete: bool) -> MeasureScores:
     try:
-        return topic_scores(runs, qrels, measure, level, complete)
+        return topic_scores(runs, qrels, measure, level, complete, ranked=True)
     except NothingToScore as exc:
         raise NothingToScore(f"qrels {side}: {exc}") from exc
 

@@ -30,7 +30,7 @@ from pooltool.errors import PooltoolError
 from pooltool.formats.frames import check_qrels_frame, check_run_frame
 from pooltool.judging.strategies import RankedRun, Strategy, judge_sequence, topic_runs
 from pooltool.measures.summary import trec_mean
-from pooltool.measures.topic_scores import one_measure, topic_scores
+from pooltool.measures.topic_scores import one_measure, ranked_lines, topic_scores
 from pooltool.ranking import order_run, top_k
 from pooltool.records import is_relevant, topic_key
 
@@ -112,7 +112,7 @@ def simulate(runs: pd.DataFrame, qrels: pd.DataFrame, strategies: list[Strategy]
         raise PooltoolError("no topic is both in the runs and in the qrels: nothing to simulate")
     qrels = qrels[qrels["topic"].isin(topics)]
     relevant = _relevant(qrels, level)
-    picks = {s.label: _picks(s, ranked, topics, relevant, max(budgets)) for s in strategies}
+    picks = _picks(strategies, ranked, topics, relevant, max(budgets))
     per_topic = _per_topic(picks, budgets, relevant, topics)
     scorer = RunScorer(top_k(ordered[ordered["topic"].isin(topics)], k), k, level)
     full = scorer.means(qrels)
@@ -142,12 +142,19 @@ def _relevant(qrels: pd.DataFrame, level: int) -> dict[str, frozenset[str]]:
     return {str(t): frozenset(part["docno"].astype(str)) for t, part in hits.groupby("topic")}
 
 
-def _picks(strategy: Strategy, ranked: dict[str, tuple[RankedRun, ...]], topics: list[str],
-           relevant: dict[str, frozenset[str]], budget: int) -> dict[str, list[str]]:
-    """Per topic, the documents the strategy judges, in order (at most ``budget``)."""
-    return {topic: judge_sequence(strategy.chooser(ranked[topic], topic),
-                                  relevant.get(topic, frozenset()), budget)
-            for topic in topics}
+def _picks(strategies: list[Strategy], ranked: dict[str, tuple[RankedRun, ...]],
+           topics: list[str], relevant: dict[str, frozenset[str]],
+           budget: int) -> dict[str, dict[str, list[str]]]:
+    """Per strategy label, per topic, the documents the strategy judges, in order (at
+    most ``budget``). Topic by topic, every strategy in turn: the fusions share the
+    topic's docno codes (:func:`pooltool.judging.static_orders.fused_order` keeps the
+    last few); each chooser depends on its topic's runs alone."""
+    picks: dict[str, dict[str, list[str]]] = {s.label: {} for s in strategies}
+    for topic in topics:
+        for strategy in strategies:
+            picks[strategy.label][topic] = judge_sequence(
+                strategy.chooser(ranked[topic], topic), relevant.get(topic, frozenset()), budget)
+    return picks
 
 
 def _per_topic(picks: dict[str, dict[str, list[str]]], budgets: list[int],
@@ -225,8 +232,11 @@ def _with_measure(per_run: pd.DataFrame, lines: pd.DataFrame, qrels: pd.DataFram
                   level: int) -> pd.DataFrame:
     """``per_run`` with ``score`` (the measure under the full qrels) and ``score_partial``
     (under each strategy x budget's partial qrels), trec_eval's means over topics."""
+    ranked = ranked_lines(lines)  # ordered once for every strategy x budget's evaluation
+
     def means(judged: pd.DataFrame) -> pd.Series:
-        return topic_scores(lines, judged, measure, level).summary.set_index("run_tag")["value"]
+        return topic_scores(ranked, judged, measure, level,
+                            ranked=True).summary.set_index("run_tag")["value"]
 
     full = means(qrels)
     partial = pd.concat([means(_partial(chosen, b, qrels)).rename("score_partial").reset_index()

@@ -100,8 +100,12 @@ def impact(ctx: click.Context, qrels_from: str, qrels_to: str, runs: tuple[str, 
         _measure_impact(frame, qrels_a, qrels_b, measure, level,  # type: ignore[arg-type]
                         complete, top, fmt, (qrels_from, qrels_to))
         return
-    result = qrels_impact(frame, qrels_a, qrels_b, k, level, complete, top)
-    shared = _both_judged_ranking(frame, qrels_a, qrels_b, k, level, complete)
+    from pooltool.ranking import trec_ranks
+
+    # scored four times (A, B, and both on the documents judged in both): ordered once
+    ranked = frame.assign(trec_rank=trec_ranks(frame))
+    result = qrels_impact(ranked, qrels_a, qrels_b, k, level, complete, top, ranked=True)
+    shared = _both_judged_ranking(ranked, qrels_a, qrels_b, k, level, complete)
     _warn_impact_topics(result)
     _say_topics_only(result)
     if fmt == "json":
@@ -148,7 +152,7 @@ def _measure_impact(runs: pd.DataFrame, qrels_a: pd.DataFrame, qrels_b: pd.DataF
 def _both_judged_ranking(runs: pd.DataFrame, qrels_a: pd.DataFrame, qrels_b: pd.DataFrame,
                          k: int, level: int, complete: bool) -> Any:
     """The impact on the documents judged in both A and B, or None when there are none
-    or a run shares no topic with them."""
+    or a run shares no topic with them (``runs`` carry their ``trec_rank``)."""
     from pooltool.analysis.impact import both_judged, qrels_impact
     from pooltool.errors import NothingToScore
 
@@ -156,7 +160,7 @@ def _both_judged_ranking(runs: pd.DataFrame, qrels_a: pd.DataFrame, qrels_b: pd.
     if cut_a.empty:
         return None
     try:
-        return qrels_impact(runs, cut_a, cut_b, k, level, complete)
+        return qrels_impact(runs, cut_a, cut_b, k, level, complete, ranked=True)
     except NothingToScore:
         return None
 

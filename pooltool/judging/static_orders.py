@@ -6,6 +6,8 @@ judgments): depth, rundepth, round robin, and the fusions rrf, borda, combsum an
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from functools import lru_cache
+from itertools import chain
 
 import numpy as np
 import pandas as pd
@@ -41,23 +43,42 @@ def round_robin_order(runs: Sequence[RankedRun]) -> list[str]:
 
 
 def fused_order(runs: Sequence[RankedRun],
-                weights: Callable[[RankedRun], Sequence[float]]) -> list[str]:
+                weights: Callable[[RankedRun], Sequence[float] | np.ndarray]) -> list[str]:
     """Documents by the sum over runs of their weight in the run, largest first, ties in
     docno order; ``weights(run)`` gives the weight of each of its documents, best first.
 
     Each document's terms are added in increasing order, so the same terms in any run
-    order give the same sum and documents with equal terms tie exactly.
+    order give the same sum and documents with equal terms tie exactly. Only the
+    documents that tie are sorted by docno (sorting every docno string was most of
+    the time of a fusion).
     """
-    docnos = np.array([d for run in runs for d in run.docnos], dtype=object)
-    if not len(docnos):
+    codes, uniques = _documents(tuple(runs))
+    if not len(codes):
         return []
-    terms = np.array([w for run in runs for w in weights(run)], dtype=np.float64)
-    codes, uniques = pd.factorize(docnos, sort=True)  # codes in docno order
+    terms = np.concatenate([np.asarray(weights(run), dtype=np.float64) for run in runs])
     order = np.lexsort((terms, codes))
     starts = np.flatnonzero(np.r_[True, codes[order][1:] != codes[order][:-1]])
     totals = np.add.reduceat(terms[order], starts)
-    ranked = np.lexsort((np.arange(len(uniques)), -totals))
+    by_total = np.argsort(-totals, kind="stable")
+    sorted_totals = totals[by_total]
+    tie = np.r_[False, sorted_totals[1:] == sorted_totals[:-1]]
+    tied = by_total[tie | np.r_[tie[1:], False]]  # every document sharing its total
+    docno_rank = np.zeros(len(uniques), dtype=np.int64)  # alone in its total: no tie-break
+    docno_rank[tied[np.argsort(uniques[tied])]] = np.arange(len(tied))
+    ranked = np.lexsort((docno_rank, -totals))
     return [str(d) for d in uniques[ranked]]
+
+
+@lru_cache(maxsize=8)
+def _documents(runs: tuple[RankedRun, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """Each line's document code (in order of first appearance) and the documents
+    (object array), for the lines of ``runs`` one after another. Cached: a simulation
+    fuses a topic's runs once per fusion strategy, topic by topic."""
+    docnos = np.array(list(chain.from_iterable(run.docnos for run in runs)), dtype=object)
+    if not len(docnos):
+        return np.zeros(0, dtype=np.intp), docnos
+    codes, uniques = pd.factorize(docnos)
+    return codes, uniques
 
 
 def borda_order(runs: Sequence[RankedRun]) -> list[str]:
@@ -70,22 +91,24 @@ def borda_order(runs: Sequence[RankedRun]) -> list[str]:
     """
     c = len({docno for run in runs for docno in run.docnos})
 
-    def weights(run: RankedRun) -> list[float]:
+    def weights(run: RankedRun) -> np.ndarray:
         share = (c - len(run.docnos) + 1) / 2
-        return [c - rank + 1 - share for rank in range(1, len(run.docnos) + 1)]
+        return (c + 1 - np.arange(1, len(run.docnos) + 1)) - share
 
     return fused_order(runs, weights)
 
 
-def min_max(run: RankedRun) -> list[float]:
-    """The run's scores min-max normalised to 0..1 (all 1 when they are all equal)."""
+def min_max(run: RankedRun) -> np.ndarray:
+    """The run's scores min-max normalised to 0..1 (all 1 when they are all equal);
+    float64, shape ``(len(run.scores),)``."""
+    scores = np.asarray(run.scores, dtype=np.float64)
     low, high = min(run.scores, default=0.0), max(run.scores, default=0.0)
-    return [1.0 if high == low else (score - low) / (high - low) for score in run.scores]
+    return np.ones(len(scores)) if high == low else (scores - low) / (high - low)
 
 
-def rrf_weights(k: float) -> Callable[[RankedRun], list[float]]:
-    """Reciprocal rank fusion: 1 / (k + rank) for ranks 1, 2, ..."""
-    return lambda run: [1 / (k + rank) for rank in range(1, len(run.docnos) + 1)]
+def rrf_weights(k: float) -> Callable[[RankedRun], np.ndarray]:
+    """Reciprocal rank fusion: 1 / (k + rank) for ranks 1, 2, ... (float64 arrays)."""
+    return lambda run: 1 / (k + np.arange(1, len(run.docnos) + 1))
 
 
 def rbp_weights(p: float) -> Callable[[RankedRun], list[float]]:

@@ -95,6 +95,7 @@ def score_run(
     ks: Sequence[int],
     complete: bool = False,
     max_docs: int | None = None,
+    trec_rank: np.ndarray | None = None,
 ) -> RunScores:
     """Measure one run against prepared qrels.
 
@@ -108,20 +109,26 @@ def score_run(
         row of zeros (``ceiling@k`` excepted) instead of being left out.
     :param max_docs: trec_eval ``-M``: keep only the first ``max_docs``
         documents of each topic in trec_eval order.
+    :param trec_rank: the lines' trec_eval ranks, trusted (see :func:`encode_run`), or None.
     :returns: a :class:`RunScores` whose columns have, per topic in ``strcmp``
         order, ``run_tag, topic, num_ret, num_rel, num_rel_ret`` and for every
         k in ``ks`` the :data:`AT_K` columns ``<name>@<k>``; fractions are 0..1.
     :raises DuplicateDocno: a docno is repeated within a topic.
     """
-    encoded = encode_run(run_tag, topic, docno, score, qrels)
+    encoded = encode_run(run_tag, topic, docno, score, qrels, trec_rank)
     return finish_run(run_tag, encoded, qrels, ks, complete, max_docs)
 
 
 def encode_run(
-    run_tag: str, topic: np.ndarray, docno: np.ndarray, score: np.ndarray, qrels: QrelsIndex
+    run_tag: str, topic: np.ndarray, docno: np.ndarray, score: np.ndarray, qrels: QrelsIndex,
+    trec_rank: np.ndarray | None = None,
 ) -> EncodedRun:
     """Check a run for repeated docnos and look up every line's topic and grade.
 
+    :param trec_rank: each line's 1-based rank within its topic in trec_eval's order
+        (:func:`pooltool.ranking.order_run`'s), shape ``(n,)``, or None: given, the
+        lines come back sorted by topic position then rank and :func:`finish_run`
+        does not order them again.
     :raises DuplicateDocno: a docno is repeated within a topic.
     """
     import pandas as pd  # lines given as Python objects (a DataFrame's): pandas is loaded
@@ -134,7 +141,11 @@ def encode_run(
     scored = topic_pos >= 0
     ignored = sorted(str(t) for t in topic_uniques[topic_in_qrels < 0])
     grade = qrels.lookup(topic_pos[scored], doc_pos[scored])
-    return EncodedRun(topic_pos[scored], score[scored], docno[scored], grade, ignored)
+    if trec_rank is None:
+        return EncodedRun(topic_pos[scored], score[scored], docno[scored], grade, ignored)
+    order = np.lexsort((trec_rank[scored], topic_pos[scored]))
+    return EncodedRun(topic_pos[scored][order], score[scored][order], docno[scored][order],
+                      grade[order], ignored, trec_rank[scored][order].astype(np.int64))
 
 
 def finish_run(

@@ -136,6 +136,7 @@ def evaluate_recall(
     level: int = 1,
     complete: bool = False,
     max_docs: int | None = None,
+    ranked: bool = False,
 ) -> RecallResult:
     """Recall@k, P@k, num_rel_ret and judgment rates of every run, per topic and summarised.
 
@@ -152,6 +153,11 @@ def evaluate_recall(
         0 and counts in the run's means.
     :param max_docs: trec_eval ``-M``: use only the first ``max_docs``
         documents of each topic (trec_eval order); ``None`` for all.
+    :param ranked: the runs carry a ``trec_rank`` column, each line's 1-based rank
+        within its run and topic in trec_eval's order (as
+        :func:`pooltool.ranking.order_run` numbers them, or the first lines of each
+        topic so numbered): trusted, so the runs are not ordered again (callers that
+        score the same runs several times order them once).
     :returns: a :class:`RecallResult`; every fraction is in 0..1.
     :raises ValueError: bad options, missing columns, ids that are not
         strings, NaN scores, or a docno repeated within a topic of a run.
@@ -161,7 +167,7 @@ def evaluate_recall(
 
     options = make_options(ks, level, complete, max_docs)
     index = index_qrels(qrels, options.level)
-    scored = _score_frame(check_run_frame(runs), index, options)
+    scored = _score_frame(check_run_frame(runs), index, options, ranked)
     return _result(scored, index, options)
 
 
@@ -239,25 +245,27 @@ def _positive_int(value: object, what: str) -> int:
 
 
 def _score_frame(
-    runs: pd.DataFrame, index: QrelsIndex, options: RecallOptions
+    runs: pd.DataFrame, index: QrelsIndex, options: RecallOptions, ranked: bool = False
 ) -> list[tuple[str, RunScores]]:
     """Score each run tag of ``runs``, in order of first appearance (pandas is loaded:
-    the runs are a DataFrame)."""
+    the runs are a DataFrame); ``ranked``: their ``trec_rank`` is trusted."""
     codes, tags = _run_codes(runs["run_tag"].to_numpy(dtype=object))
     topic = runs["topic"].to_numpy(dtype=object)
     docno = runs["docno"].to_numpy(dtype=object)
     score = runs["score"].to_numpy(dtype=np.float64)
+    rank = runs["trec_rank"].to_numpy(dtype=np.int64) if ranked else None
     if len(tags) == 1:
-        parts = [(tags[0], topic, docno, score)]
+        parts = [(tags[0], topic, docno, score, rank)]
     else:
         order = np.argsort(codes, kind="stable")
         bounds = np.searchsorted(codes[order], np.arange(len(tags) + 1))
         rows = [order[bounds[i]:bounds[i + 1]] for i in range(len(tags))]
-        parts = [(tag, topic[r], docno[r], score[r]) for tag, r in zip(tags, rows, strict=True)]
+        parts = [(tag, topic[r], docno[r], score[r], None if rank is None else rank[r])
+                 for tag, r in zip(tags, rows, strict=True)]
     return [
         (str(tag), score_run(str(tag), t, d, s, index, options.ks, options.complete,
-                             options.max_docs))
-        for tag, t, d, s in parts
+                             options.max_docs, r))
+        for tag, t, d, s, r in parts
     ]
 
 

@@ -26,6 +26,7 @@ import pandas as pd
 from pooltool.errors import InvalidArgument
 from pooltool.measures.trec import Options, evaluate
 from pooltool.measures.trec.select import Request, select
+from pooltool.ranking import trec_ranks
 
 
 @dataclass(frozen=True)
@@ -72,8 +73,22 @@ def one_measure(spec: str) -> Request:
     return request
 
 
+def ranked_lines(runs: pd.DataFrame) -> pd.DataFrame:
+    """``runs``' lines with their trec_eval rank, for :func:`topic_scores` ``ranked``.
+
+    :param runs: ``run_tag, topic, docno, score`` and perhaps ``trec_rank`` (trusted).
+    :returns: ``run_tag, topic, docno, score, trec_rank``, ``runs``' row order kept (the
+        rank of :func:`pooltool.ranking.trec_ranks` when not given).
+    """
+    if "trec_rank" in runs.columns:
+        return runs[["run_tag", "topic", "docno", "score", "trec_rank"]]
+    lines = runs[["run_tag", "topic", "docno", "score"]]
+    return lines.assign(trec_rank=trec_ranks(lines))
+
+
 def topic_scores(runs: pd.DataFrame, qrels: pd.DataFrame, spec: str, level: int = 1,
-                 complete: bool = False, holes: bool = False) -> MeasureScores:
+                 complete: bool = False, holes: bool = False,
+                 ranked: bool = False) -> MeasureScores:
     """Every run's per-topic values of one measure, as trec_eval 10.0 computes them.
 
     :param runs: run lines ``run_tag, topic, docno, score`` (the rank is ignored).
@@ -82,14 +97,17 @@ def topic_scores(runs: pd.DataFrame, qrels: pd.DataFrame, spec: str, level: int 
     :param level: trec_eval ``-l``.
     :param complete: trec_eval ``-c``.
     :param holes: also give each value's hole.
+    :param ranked: ``runs`` carry ``trec_rank`` (:func:`ranked_lines`), trusted: callers
+        scoring the same runs several times order them once.
     :returns: a :class:`MeasureScores`; values in the measure's unit.
     :raises InvalidArgument: see :func:`one_measure`.
     :raises NothingToScore: a run has no topic in the qrels (and not ``complete``).
     """
     request = one_measure(spec)
     name = request.names[0]
-    result = evaluate(runs[["run_tag", "topic", "docno", "score"]], qrels, [spec],
-                      Options(level=level, complete=complete, holes=holes))
+    columns = ["run_tag", "topic", "docno", "score"] + (["trec_rank"] if ranked else [])
+    result = evaluate(runs[columns], qrels, [spec],
+                      Options(level=level, complete=complete, holes=holes), ranked)
     frames, rows = [], []
     for run in result.runs:
         frame = pd.DataFrame({"run_tag": run.run_tag, "topic": run.topics,

@@ -78,6 +78,20 @@ def test_per_run_scores_ranks_and_changes(small: Small) -> None:
     assert list(result.per_run.columns) == PER_RUN_COLUMNS
 
 
+@pytest.mark.parametrize("complete", [False, True])
+def test_ranked_runs_give_what_ordering_them_again_gives(small: Small, complete: bool) -> None:
+    from pooltool.ranking import trec_ranks
+
+    runs, a, b = small
+    runs = runs.iloc[::-1].reset_index(drop=True)  # lines out of order
+    ranked = runs.assign(trec_rank=trec_ranks(runs))
+    want = qrels_impact(runs, a, b, k=2, complete=complete)
+    got = qrels_impact(ranked, a, b, k=2, complete=complete, ranked=True)
+    pd.testing.assert_frame_equal(got.per_run, want.per_run, check_exact=True)
+    pd.testing.assert_frame_equal(got.topics_moved, want.topics_moved, check_exact=True)
+    pd.testing.assert_frame_equal(got.topics_overall, want.topics_overall, check_exact=True)
+
+
 def test_ranking_comparison(small: Small) -> None:
     result = qrels_impact(*small, k=2)
     # pairs (r1,r2) and (r1,r3) discordant, (r2,r3) concordant: (1 - 2) / 3

@@ -7,11 +7,13 @@ import json
 from pathlib import Path
 
 import jsonschema
+import numpy as np
 import pandas as pd
 import pytest
 import pytrec_eval
 from click.testing import CliRunner
 
+from pooltool.analysis.bias import top_ranks
 from pooltool.analysis.measure_bias import leave_one_out_measure, new_run_scores
 from pooltool.cli import cli
 from pooltool.errors import InvalidArgument
@@ -192,3 +194,25 @@ def test_cli_table_and_refusals(db: str) -> None:
     assert several.output.strip().splitlines()[-1].startswith("Error: measure 'P.5,10' gives 2")
     lipani = CliRunner().invoke(cli, ["--db", db, "bias", "-m", "map", "--correct", "lipani"])
     assert lipani.exit_code != 0 and "lipani" in lipani.output
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_larger_pools_rows_are_the_pool(seed: int) -> None:
+    """webber-park -m passes each inner leave-one-out its runs' rows of the whole pool:
+    the same result as taking the pool of those runs again (score ties, docno decides)."""
+    rng = np.random.default_rng(seed)
+    runs = pd.concat([pd.DataFrame({"run_tag": tag, "topic": topic,
+                                    "docno": [f"d{d}" for d in rng.choice(30, 12, replace=False)],
+                                    "score": rng.integers(0, 3, 12).astype(float)})
+                      for tag in ("r2", "r1", "r3", "r4") for topic in ("1", "2")],
+                     ignore_index=True)
+    qrels = pd.DataFrame({"topic": ["1", "2"] * 15, "docno": [f"d{d}" for d in range(30)],
+                          "grade": rng.integers(0, 3, 30)})
+    pool = top_ranks(runs, 3)
+    others = runs[runs["run_tag"] != "r1"]
+    given = pool[pool["run_tag"] != "r1"].reset_index(drop=True)
+    want = leave_one_out_measure(others, qrels, 3, "map")
+    got = leave_one_out_measure(others, qrels, 3, "map", pool=given)
+    pd.testing.assert_frame_equal(got.per_run, want.per_run, check_exact=True)
+    pd.testing.assert_frame_equal(got.per_topic, want.per_topic, check_exact=True)
+    assert want.per_run["drop"].abs().sum() > 0  # something was left out

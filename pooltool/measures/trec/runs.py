@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 
 
 def evaluate(runs: pd.DataFrame, qrels: pd.DataFrame | pa.Table, measures: Sequence[str] = (),
-             options: Options | None = None) -> EvalResult:
+             options: Options | None = None, ranked: bool = False) -> EvalResult:
     """Every measure of ``measures`` for every run of a frame.
 
     :param runs: run lines, columns ``run_tag, topic, docno`` (str), ``score``
@@ -41,6 +41,10 @@ def evaluate(runs: pd.DataFrame, qrels: pd.DataFrame | pa.Table, measures: Seque
     :param measures: ``-m`` values, trec_eval's or ir_measures' spelling (empty:
         trec_eval's ``official``).
     :param options: trec_eval's flags (default: none).
+    :param ranked: the runs also carry ``trec_rank``, each line's 1-based rank within its
+        run and topic in trec_eval's order (:func:`pooltool.ranking.trec_ranks`'s, or the
+        first lines of each topic so numbered): trusted, so the runs are not ordered
+        again (the analyses score the same runs many times and order them once).
     :returns: an :class:`~pooltool.measures.trec.evaluate.EvalResult`, runs in order of
         first appearance.
     :raises InvalidArgument: an unknown measure or bad parameters.
@@ -52,7 +56,8 @@ def evaluate(runs: pd.DataFrame, qrels: pd.DataFrame | pa.Table, measures: Seque
     options = options or Options()
     requests = select(measures)
     index = index_qrels(qrels, options.level)
-    return evaluate_runs(_frame_runs(check_run_frame(runs), index), index, requests, options)
+    return evaluate_runs(_frame_runs(check_run_frame(runs), index, ranked), index, requests,
+                         options)
 
 
 def evaluate_files(paths: Sequence[str | Path],
@@ -167,8 +172,11 @@ def _table_runs(table: pa.Table, index: QrelsIndex) -> Iterator[tuple[str, Encod
         yield encoded
 
 
-def _frame_runs(frame: pd.DataFrame, index: QrelsIndex) -> Iterator[tuple[str, EncodedRun]]:
+def _frame_runs(frame: pd.DataFrame, index: QrelsIndex, ranked: bool = False
+                ) -> Iterator[tuple[str, EncodedRun]]:
+    """Each run tag's lines encoded; ``ranked``: with their ``trec_rank`` (trusted)."""
     for tag, part in frame.groupby("run_tag", sort=False):
+        rank = part["trec_rank"].to_numpy(dtype=np.int64) if ranked else None
         yield str(tag), encode_run(str(tag), part["topic"].to_numpy(dtype=object),
                                    part["docno"].to_numpy(dtype=object),
-                                   part["score"].to_numpy(dtype=np.float64), index)
+                                   part["score"].to_numpy(dtype=np.float64), index, rank)
