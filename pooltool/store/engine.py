@@ -31,11 +31,11 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, Protocol
 
-import pandas as pd
-
 from pooltool.errors import StoreError
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from pooltool.store.changes import ChangeWatcher
 
 

@@ -25,9 +25,7 @@ agreement and pace (docs/store-rules.md says the same):
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
-import pandas as pd
+from typing import TYPE_CHECKING, NamedTuple
 
 from pooltool.errors import StoreError
 from pooltool.records import is_judged
@@ -35,6 +33,9 @@ from pooltool.store.core import StoreCore
 from pooltool.store.engine import Engine
 from pooltool.store.policy import LOG_COLUMNS, apply_policy
 from pooltool.store.provenance import utc_now
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 KINDS = ("person", "machine")
 
@@ -157,6 +158,8 @@ class JudgedRules(StoreCore):
         """Every assessor with a live judgment or a recorded kind: ``assessor, kind``
         (``person`` or ``machine``; a person when no kind was ever set), ``judged``
         (pairs whose own grade is >= 0), in name order."""
+        import pandas as pd  # makes a DataFrame: the store opens without pandas
+
         own = self.own_grades()
         judged = own[is_judged(own["grade"])].groupby("assessor").size()
         names = sorted(set(own["assessor"]) | set(self._kinds()))

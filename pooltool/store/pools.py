@@ -12,18 +12,21 @@ from __future__ import annotations
 import json
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from pooltool.errors import InvalidArgument, StoreError, UnknownRun
+from pooltool.formats.arrow_numbers import arrow_numbers, arrow_strings, numbers
 from pooltool.ranking import stretches
 from pooltool.store.core import StoreCore
 from pooltool.store.engine import Engine
 from pooltool.store.provenance import utc_now
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 DEFAULT_POOL = "main"
 
@@ -152,7 +155,7 @@ class PoolTables(StoreCore):
             "AND topic IN (SELECT value FROM json_each(?))",
             [pool_id, json.dumps(pc.unique(topics).to_pylist())])
         zeros = np.zeros(len(topics), dtype=np.int64)
-        return PoolPairs(pa.array(topics, pa.string()), pa.array(docnos, pa.string()), zeros, zeros)
+        return PoolPairs(arrow_strings(topics), arrow_strings(docnos), zeros, zeros)
 
     def _fetch_pairs(self, sql: str, params: list[Any]) -> tuple[list[str], list[str]]:
         """The (topic, docno) rows of a query as two lists. Small batches: tuples kept
@@ -238,6 +241,8 @@ class PoolTables(StoreCore):
         :returns: columns ``run_tag, topic, docno, score, trec_rank``.
         :raises UnknownRun: a tag not in the store.
         """
+        import pandas as pd  # makes a DataFrame: the store opens without pandas
+
         tops = self.run_entries([self.run_id(tag) for tag in run_tags], depth)
         frames = [pd.DataFrame({
             "run_tag": pd.Series([tag] * top.num_rows, dtype=object),
@@ -328,9 +333,9 @@ def _topic_spans(top: pa.Table) -> tuple[list[str], np.ndarray]:
     topic = top["topic"].combine_chunks()
     if not pa.types.is_dictionary(topic.type):
         topic = pc.dictionary_encode(topic)
-    codes = topic.indices.to_numpy(zero_copy_only=False)
+    codes = numbers(topic.indices)
     starts, _ = stretches(codes)
-    names = topic.dictionary.take(pa.array(codes[starts])).to_pylist()
+    names = topic.dictionary.take(arrow_numbers(codes[starts])).to_pylist()
     return [str(name) for name in names], np.append(starts, len(codes))
 
 
@@ -346,26 +351,26 @@ def _batch_pairs(tops: list[pa.Table], spans: list[tuple[list[str], np.ndarray]]
                     [part.num_rows for _, part in parts])
     topic = [pc.cast(part["topic"], pa.string()).combine_chunks() for _, part in parts]
     docno = [part["docno"].combine_chunks() for _, part in parts]
-    rank = [part["trec_rank"].to_numpy() for _, part in parts]
-    return PoolPairs(pa.concat_arrays(topic) if topic else pa.array([], pa.string()),
-                     pa.concat_arrays(docno) if docno else pa.array([], pa.string()),
+    rank = [numbers(part["trec_rank"]) for _, part in parts]
+    return PoolPairs(pa.concat_arrays(topic) if topic else arrow_strings([]),
+                     pa.concat_arrays(docno) if docno else arrow_strings([]),
                      run, np.concatenate(rank) if rank else run)
 
 
 def _no_pairs() -> PoolPairs:
     empty = np.zeros(0, dtype=np.int64)
-    return PoolPairs(pa.array([], pa.string()), pa.array([], pa.string()), empty, empty)
+    return PoolPairs(arrow_strings([]), arrow_strings([]), empty, empty)
 
 
 def _sorted_hits(hits: PoolPairs, run_ids: list[int]) -> PoolPairs:
     """``hits`` sorted by topic, docno (string order), run id (``hits.run``: positions
     in ``run_ids``) and trec_eval rank: the order of ``pool_hits``' primary key."""
     run_id = np.asarray(run_ids, dtype=np.int64)[hits.run]
-    keys = pa.table({"topic": hits.topic, "docno": hits.docno, "run_id": run_id,
-                     "trec_rank": hits.trec_rank})
+    keys = pa.table({"topic": hits.topic, "docno": hits.docno, "run_id": arrow_numbers(run_id),
+                     "trec_rank": arrow_numbers(hits.trec_rank)})
     order = pc.sort_indices(keys, sort_keys=[
         (name, "ascending") for name in ("topic", "docno", "run_id", "trec_rank")])
-    rows = order.to_numpy()
+    rows = numbers(order)
     return PoolPairs(hits.topic.take(order), hits.docno.take(order), hits.run[rows],
                      hits.trec_rank[rows])
 
@@ -374,10 +379,15 @@ def pair_starts(hits: PoolPairs) -> np.ndarray:
     """Of hits sorted by (topic, docno), whether each is the first of its pair (bool)."""
     first = np.ones(len(hits.run), dtype=bool)
     if len(first) > 1:
-        first[1:] = ~np.logical_and(
-            pc.equal(hits.topic[1:], hits.topic[:-1]).to_numpy(zero_copy_only=False),
-            pc.equal(hits.docno[1:], hits.docno[:-1]).to_numpy(zero_copy_only=False))
+        first[1:] = ~np.logical_and(_bools(pc.equal(hits.topic[1:], hits.topic[:-1])),
+                                    _bools(pc.equal(hits.docno[1:], hits.docno[:-1])))
     return first
+
+
+def _bools(values: pa.Array) -> np.ndarray:
+    """A boolean Arrow array without nulls as numpy bools (through uint8:
+    ``.to_numpy()`` would load pandas)."""
+    return numbers(pc.cast(values, pa.uint8())).view(bool)
 
 
 def _insert_round(conn: Engine, hits: PoolPairs, run_ids: list[int], pool_id: int,
@@ -393,8 +403,8 @@ def _insert_round(conn: Engine, hits: PoolPairs, run_ids: list[int], pool_id: in
     if not len(hits.run):
         return 0
     table = pa.table({"topic": hits.topic, "docno": hits.docno,
-                      "run_id": np.asarray(run_ids, dtype=np.int64)[hits.run],
-                      "trec_rank": hits.trec_rank})
+                      "run_id": arrow_numbers(np.asarray(run_ids, dtype=np.int64)[hits.run]),
+                      "trec_rank": arrow_numbers(hits.trec_rank)})
     new_pair = pair_starts(hits)
     added = 0
     for start in range(0, table.num_rows, _ROWS_PER_SLICE):
@@ -413,7 +423,7 @@ def _insert_slice(conn: Engine, hits: pa.Table, new_pair: np.ndarray,
 
     The pool and round ids (integers the store made) are written into the statements,
     so that each row binds only the values that vary."""
-    first = pa.array(np.flatnonzero(new_pair))
+    first = arrow_numbers(np.flatnonzero(new_pair))
     before = conn.total_changes
     _insert_rows(conn, f"pool_docs(pool_id, topic, docno, round_id) VALUES "
                        f"({int(pool_id)}, ?, ?, {int(round_id)})",

@@ -14,9 +14,7 @@ import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
-from typing import Any, ClassVar
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from pooltool.errors import (
     StoreConnectionLost,
@@ -29,6 +27,9 @@ from pooltool.store.engine import Cursor, Engine, Params, Table
 from pooltool.store.postgresql_connection import RECONNECT_TIMEOUT_S, connect, journal_base, shown_url
 from pooltool.store.postgresql_errors import RoleRefused, store_errors
 from pooltool.store.postgresql_notifications import NotificationWatcher
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 WRITE_LOCK_KEY = 7_001_002_003
 """The advisory lock every write transaction takes first: writers take turns, as on
@@ -109,6 +110,8 @@ class PostgresqlEngine(Engine):
             self.raw.execute(script)
 
     def query(self, sql: str, params: Params = ()) -> pd.DataFrame:
+        import pandas as pd  # makes a DataFrame: the store opens without pandas
+
         cursor = self.execute(sql, params)
         columns = [column.name for column in cursor.description or []]
         return pd.DataFrame.from_records(cursor.fetchall(), columns=columns, coerce_float=True)
