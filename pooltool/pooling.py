@@ -50,7 +50,7 @@ class PoolRound:
         ``depth``; ``unique``, those no other run of this round has in its top ``depth``;
         ``new``, those that were not in the pool before this round (a pair new to the
         pool counts for every run that retrieved it)."""
-        import pandas as pd  # makes a DataFrame: pooling runs without pandas
+        import pandas as pd  # here, not at the top: pool_runs needs no pandas
 
         return pd.DataFrame(self.contribution_columns)
 

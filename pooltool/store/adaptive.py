@@ -88,7 +88,7 @@ class AdaptiveTables(StoreCore):
         :param runs: run tag -> the run's store id (as :meth:`adaptive_design` gives).
         :raises UnknownRun: an id of no run.
         """
-        import pandas as pd  # makes a DataFrame: the store opens without pandas
+        import pandas as pd  # here, not at the top: the store opens without pandas
 
         frames = []
         for tag, run_id in runs.items():

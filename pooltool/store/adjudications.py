@@ -108,7 +108,7 @@ class AdjudicationTable(StoreCore):
         :returns: columns ``judgment_id, topic, docno, grade, assessor, judged_at, note,
             resolves`` (``assessor``: the adjudicator), in log order.
         """
-        import pandas as pd  # makes a DataFrame: the store opens without pandas
+        import pandas as pd  # here, not at the top: the store opens without pandas
 
         columns = "judgment_id, topic, docno, grade, assessor, judged_at, note, resolves"
         if not has_adjudications(self.conn):

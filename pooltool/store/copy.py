@@ -318,7 +318,7 @@ def _frame_rows(frame: pd.DataFrame) -> Iterator[tuple[Any, ...]]:
 
 
 def _plain(value: Any) -> Any:
-    import pandas as pd  # makes a DataFrame: the store opens without pandas
+    import pandas as pd  # here, not at the top: the store opens without pandas
 
     if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
         return None

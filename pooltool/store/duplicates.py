@@ -143,7 +143,7 @@ class DuplicateTables(StoreCore):
     def propagated(self, chosen: pd.DataFrame, propagate: str = DEFAULT_PROPAGATE,
                    at: str | None = None) -> pd.DataFrame:
         """:func:`propagate` with the groups and splits in force at ``at``."""
-        import pandas as pd  # makes a DataFrame: the store opens without pandas
+        import pandas as pd  # here, not at the top: the store opens without pandas
 
         check_propagate(propagate)
         if propagate == "none" or self.duplicate_finding(at) is None:
@@ -161,7 +161,7 @@ class DuplicateTables(StoreCore):
         :returns: columns ``topic, docno, shown`` (the docno shown for it), one row
             per hidden copy.
         """
-        import pandas as pd  # makes a DataFrame: the store opens without pandas
+        import pandas as pd  # here, not at the top: the store opens without pandas
 
         check_propagate(propagate)
         empty = pd.DataFrame({"topic": [], "docno": [], "shown": []}, dtype=object)
@@ -201,7 +201,7 @@ def propagate_grades(chosen: pd.DataFrame, groups: pd.DataFrame, splits: pd.Data
         the derived rows, with ``source_judgment_id`` and ``source_docno`` (NA on
         chosen rows), in log order (a derived row at its source's place).
     """
-    import pandas as pd  # makes a DataFrame: the store opens without pandas
+    import pandas as pd  # here, not at the top: the store opens without pandas
 
     rows = _propagate_once(chosen.assign(source_judgment_id=pd.NA, source_docno=pd.NA),
                            copy_units(groups, "exact"), splits)
@@ -214,7 +214,7 @@ def _propagate_once(rows: pd.DataFrame, members: pd.DataFrame,
                     splits: pd.DataFrame) -> pd.DataFrame:
     """Give each unit's members without a grade >= 0 the grade of its latest own
     (not derived) judged row."""
-    import pandas as pd  # makes a DataFrame: the store opens without pandas
+    import pandas as pd  # here, not at the top: the store opens without pandas
 
     judged = rows[is_judged(rows["grade"]).to_numpy()]
     own = judged[judged["source_judgment_id"].isna()]
@@ -236,7 +236,7 @@ def _propagate_once(rows: pd.DataFrame, members: pd.DataFrame,
 
 def copy_units(groups: pd.DataFrame, propagate: str) -> pd.DataFrame:
     """``docno, unit``: the unit one judgment covers (an exact class, or the group)."""
-    import pandas as pd  # makes a DataFrame: the store opens without pandas
+    import pandas as pd  # here, not at the top: the store opens without pandas
 
     unit = groups["group_no"].astype(str)
     if propagate == "exact":
@@ -245,7 +245,7 @@ def copy_units(groups: pd.DataFrame, propagate: str) -> pd.DataFrame:
 
 
 def _drop_split(rows: pd.DataFrame, splits: pd.DataFrame) -> pd.DataFrame:
-    import pandas as pd  # makes a DataFrame: the store opens without pandas
+    import pandas as pd  # here, not at the top: the store opens without pandas
 
     if splits.empty or rows.empty:
         return rows

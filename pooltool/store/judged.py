@@ -158,7 +158,7 @@ class JudgedRules(StoreCore):
         """Every assessor with a live judgment or a recorded kind: ``assessor, kind``
         (``person`` or ``machine``; a person when no kind was ever set), ``judged``
         (pairs whose own grade is >= 0), in name order."""
-        import pandas as pd  # makes a DataFrame: the store opens without pandas
+        import pandas as pd  # here, not at the top: the store opens without pandas
 
         own = self.own_grades()
         judged = own[is_judged(own["grade"])].groupby("assessor").size()

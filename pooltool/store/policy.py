@@ -93,7 +93,7 @@ def _adjudicated(live: pd.DataFrame, fallback: str, machines: frozenset[str],
                  adjudications: frozenset[int]) -> pd.DataFrame:
     """The latest adjudication of each pair that has one; ``fallback`` over the other
     rows for the pairs that have none."""
-    import pandas as pd  # makes a DataFrame: the store opens without pandas
+    import pandas as pd  # here, not at the top: the store opens without pandas
 
     is_adjudication = live["judgment_id"].isin(adjudications)
     settled = _pick_latest(live[is_adjudication])
@@ -107,7 +107,7 @@ def _judged_first(rows: pd.DataFrame,
                   pick: Callable[[pd.DataFrame], pd.DataFrame]) -> pd.DataFrame:
     """``pick`` over the rows with a grade >= 0; for the pairs with none, over their
     negative rows (see the module docstring: a negative grade is no judgment)."""
-    import pandas as pd  # makes a DataFrame: the store opens without pandas
+    import pandas as pd  # here, not at the top: the store opens without pandas
 
     judged = is_judged(rows["grade"])
     if judged.all():  # no negative grade: nothing to set apart (the common case, and fast)

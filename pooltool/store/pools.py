@@ -241,7 +241,7 @@ class PoolTables(StoreCore):
         :returns: columns ``run_tag, topic, docno, score, trec_rank``.
         :raises UnknownRun: a tag not in the store.
         """
-        import pandas as pd  # makes a DataFrame: the store opens without pandas
+        import pandas as pd  # here, not at the top: the store opens without pandas
 
         tops = self.run_entries([self.run_id(tag) for tag in run_tags], depth)
         frames = [pd.DataFrame({

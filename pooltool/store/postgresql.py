@@ -110,7 +110,7 @@ class PostgresqlEngine(Engine):
             self.raw.execute(script)
 
     def query(self, sql: str, params: Params = ()) -> pd.DataFrame:
-        import pandas as pd  # makes a DataFrame: the store opens without pandas
+        import pandas as pd  # here, not at the top: the store opens without pandas
 
         cursor = self.execute(sql, params)
         columns = [column.name for column in cursor.description or []]

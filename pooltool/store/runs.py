@@ -79,7 +79,7 @@ class RunTables(StoreCore):
         :raises UnknownDocnos: ``strict_docs`` and a file retrieves docnos the store's
             documents lack (nothing is imported).
         """
-        import pandas as pd  # makes a DataFrame: the store opens without pandas
+        import pandas as pd  # here, not at the top: the store opens without pandas
 
         added = self.add_run_records(paths, replace=replace, force=force,
                                      strict_topics=strict_topics,
@@ -162,7 +162,7 @@ class RunTables(StoreCore):
             (:func:`~pooltool.formats.frames.check_run_frame`); nothing is imported.
         :raises DuplicateRunTag: a run tag already in the store.
         """
-        import pandas as pd  # makes a DataFrame: the store opens without pandas
+        import pandas as pd  # here, not at the top: the store opens without pandas
 
         from pooltool.formats.frames import check_run_frame  # it imports pandas
 
@@ -278,7 +278,7 @@ class RunTables(StoreCore):
             ``trec_rank``, topics in string order, each in trec_eval order.
         :raises UnknownRun: no run with this tag.
         """
-        import pandas as pd  # makes a DataFrame: the store opens without pandas
+        import pandas as pd  # here, not at the top: the store opens without pandas
 
         entries = self.run_entries([self.run_id(tag)])[0]
         frame = pd.DataFrame({

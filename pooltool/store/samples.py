@@ -48,7 +48,7 @@ class SampleTables(StoreCore):
 
         :param topics: only these topics (default: all).
         """
-        import pandas as pd  # makes a DataFrame: the store opens without pandas
+        import pandas as pd  # here, not at the top: the store opens without pandas
 
         if not run_ids:
             return pd.DataFrame({"topic": [], "docno": [], "best_rank": []})

@@ -122,7 +122,7 @@ class SqliteEngine(Engine):
             _raise_as_store_error(exc)
 
     def query(self, sql: str, params: Params = ()) -> pd.DataFrame:
-        import pandas as pd  # makes a DataFrame: the store opens without pandas
+        import pandas as pd  # here, not at the top: the store opens without pandas
 
         try:
             return pd.read_sql_query(sql, self.raw, params=params)
