@@ -66,13 +66,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from pooltool.store.journal import (  # noqa: E402
-    BUSY_WAIT_MS,
-    PendingWrite,
-    WriteQueue,
-    journal_path,
-    journals,
-)
+from pooltool.store.journal import BUSY_WAIT_MS, PendingWrite, WriteQueue  # noqa: E402
+from pooltool.store.journal_files import journal_path, journals  # noqa: E402
 
 RETRY_EVERY_S = 0.5  # pooltool.tui.app.RETRY_EVERY_S: the app's timer for waiting writes
 QUIT_WAIT_S = 30.0  # pooltool.tui.app.QUIT_WAIT_S
