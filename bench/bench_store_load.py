@@ -17,10 +17,17 @@ leaving a topic, and the queue drained on quit. Nothing of the claim or queue
 logic is written here. An assessor leaves a topic when the session offers no
 document it has not judged, and does not return to it.
 
-Each process logs, per judgment, the key press and the moment its write was
-committed (``WriteQueue._commit`` returned: the transaction is committed), and
-per document the interval it was on screen (from the moment the session moved
-to it until the grade call returned). Checked afterwards:
+Each process logs, per judgment, the key press, the moment its write was
+committed (``WriteQueue._commit`` returned: the transaction is committed), and,
+when the session moved on to another document of the topic, the moment that
+next document was ready: ``session.grade`` returned (committed, chose the next
+unjudged document and claimed it) and what the judging screen reads from the
+store to draw it was read (its text, the topic statement, the status line:
+``JudgeScreen.show_document``); also when the claims of that move began and
+ended, to split the wait into commit, choice (the reads of what others judged
+and have on screen), claim and drawing. Per document it logs the interval it
+was on screen (from the moment the session moved to it until the grade call
+returned). Checked afterwards:
 
 * **lost**: every committed write's ``judgment_id`` is in the store with its
   topic, docno and assessor, nothing is left waiting after the drain, and the
@@ -33,8 +40,12 @@ to it until the grade call returned). Checked afterwards:
   rejected for good, journal failures (all must be 0: a busy store waits).
 
 Prints judgments per second (all judgments / from the barrier to the last
-assessor's last commit) and the write latency, key press to commit: median,
-95th percentile and maximum; and how many writes had to wait (busy store). The
+assessor's last commit), the write latency, key press to commit, and the
+next-document wait, key press to the next document ready (judgments after which
+the topic had a document left for the assessor; the last of a topic sends them
+back to the topic picker): median, 95th percentile and maximum of each; the
+next-document wait's parts (median and 95th percentile of each, over the moves
+whose write committed at once); and how many writes had to wait (busy store). The
 PostgreSQL server is a throwaway one (``tests/postgresql_server.py``) unless
 ``--url`` names a server (an admin URL whose role may create databases); a new
 database per run, dropped afterwards. ``--engine sqlite`` runs the same on a
@@ -59,6 +70,7 @@ import tempfile
 import time
 import traceback
 from collections import defaultdict
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -127,10 +139,15 @@ def timed_session(writes: WriteQueue, topic: str, name: str) -> Any:
     from pooltool.judging.session import JudgingSession
 
     class TimedSession(JudgingSession):
+        claims_from: float | None = None  # the first claim of a move (reset before a key)
+
         def _claim(self, docno: str) -> bool:
             self.shown_at = time.monotonic()
+            if self.claims_from is None:
+                self.claims_from = self.shown_at
             held = super()._claim(docno)
             self.claim_held = held
+            self.claimed_at = time.monotonic()
             return held
 
     return TimedSession(writes, topic, name)
@@ -190,6 +207,17 @@ def judge(writes: TimedWriteQueue, name: str, count: int, rng: random.Random,
         last_retry = judge_topic(writes, topic, name, count, rng, log, last_retry)
 
 
+def draw(session: Any) -> None:
+    """Read what the judging screen reads from the store to draw the document on
+    screen (``JudgeScreen.show_document``: the text, the topic statement, the status
+    line without the runs)."""
+    from pooltool.tui.widgets.status_line import status_text
+
+    session.document()
+    session.topic_statement()
+    status_text(session)
+
+
 def judge_topic(writes: TimedWriteQueue, topic: str, name: str, count: int,
                 rng: random.Random, log: dict[str, Any], last_retry: float) -> float:
     """Open ``topic`` and grade what the session shows until it offers nothing new
@@ -198,6 +226,8 @@ def judge_topic(writes: TimedWriteQueue, topic: str, name: str, count: int,
 
     try:
         session = timed_session(writes, topic, name)
+        if session.queue:
+            draw(session)
     except Exception as exc:
         _error(log, exc)
         return last_retry
@@ -208,17 +238,23 @@ def judge_topic(writes: TimedWriteQueue, topic: str, name: str, count: int,
         if session.is_judged(docno):  # the session offers nothing left to judge
             break
         shown, held = session.shown_at, session.claim_held
+        session.claims_from = None
         try:
-            session.document()  # the screen reads the text
             key = time.monotonic()
             session.grade(rng.choice(GRADES), int((key - shown) * 1000), utc_now())
+            left = time.monotonic()  # the graded document leaves the screen
+            moved = session.docno != docno
+            if moved:
+                draw(session)
         except Exception as exc:
             _error(log, exc)
             break
         write = session.history[-1].write
-        log["judgments"].append({"topic": topic, "docno": docno, "key": key,
-                                 "write": write, "busy": not write.done})
-        log["shown"].append([topic, docno, shown, time.monotonic(), held])
+        log["judgments"].append({
+            "topic": topic, "docno": docno, "key": key, "write": write, "busy": not write.done,
+            "ready": time.monotonic() if moved else None,
+            "claims": [session.claims_from, session.claimed_at] if moved else None})
+        log["shown"].append([topic, docno, shown, left, held])
         if writes.pending and time.monotonic() - last_retry >= RETRY_EVERY_S:
             writes.flush()  # the app's timer
             last_retry = time.monotonic()
@@ -273,6 +309,7 @@ def check(address: str, logs: list[dict[str, Any]], crashed: list[int | None]) -
     per_pair = rows.groupby(["topic", "docno"]).size()
     latencies = sorted((j["committed"] - j["key"]) * 1000 for _, j in made
                        if j["committed"] is not None)
+    waits = sorted((j["ready"] - j["key"]) * 1000 for _, j in made if j["ready"] is not None)
     start = min(log["started"] for log in logs)
     end = max(log["ended"] for log in logs)
     last_commit = max((j["committed"] for _, j in made if j["committed"] is not None),
@@ -294,7 +331,31 @@ def check(address: str, logs: list[dict[str, Any]], crashed: list[int | None]) -
         "p50_ms": statistics.median(latencies),
         "p95_ms": statistics.quantiles(latencies, n=20)[-1],
         "max_ms": latencies[-1],
+        "next_p50_ms": statistics.median(waits),
+        "next_p95_ms": statistics.quantiles(waits, n=20)[-1],
+        "next_max_ms": waits[-1],
+        "next_count": len(waits),
+        "parts": next_parts([j for _, j in made]),
     }
+
+
+PARTS = ("commit", "choose", "claim", "draw")
+
+
+def next_parts(judgments: list[dict[str, Any]]) -> dict[str, tuple[float, float]]:
+    """The next-document wait split at the commit, the first claim of the move and
+    the last claim's return: ``{part: (median ms, 95th percentile ms)}``, over the
+    moves whose write committed during the grade call (not waiting for a busy store)."""
+    spans: dict[str, list[float]] = {part: [] for part in PARTS}
+    for j in judgments:
+        if j["ready"] is None or j["committed"] is None or j["claims"][0] is None \
+                or j["committed"] > j["claims"][0]:
+            continue
+        marks = [j["key"], j["committed"], *j["claims"], j["ready"]]
+        for part, (start, end) in zip(PARTS, pairwise(marks), strict=True):
+            spans[part].append((end - start) * 1000)
+    return {part: (statistics.median(values), statistics.quantiles(values, n=20)[-1])
+            for part, values in spans.items() if len(values) > 1}
 
 
 def _result(judgment: dict[str, Any]) -> int:
@@ -351,7 +412,8 @@ def postgresql_server(args: argparse.Namespace) -> Any:
     return servers.start()
 
 
-FIGURES = ("per_second", "p50_ms", "p95_ms", "max_ms", "seconds")
+FIGURES = ("per_second", "p50_ms", "p95_ms", "max_ms", "next_p50_ms", "next_p95_ms",
+           "next_max_ms", "seconds")
 
 
 def line(result: dict[str, Any]) -> str:
@@ -359,7 +421,12 @@ def line(result: dict[str, Any]) -> str:
     return (f"{result['judgments']:,} judgments ({result['stored']:,} stored) in "
             f"{result['seconds']:.1f} s: {result['per_second']:.1f}/s; write latency p50 "
             f"{result['p50_ms']:.1f} ms, p95 {result['p95_ms']:.1f} ms, max "
-            f"{result['max_ms']:.0f} ms; waited (busy) {result['busy']}; lost "
+            f"{result['max_ms']:.0f} ms; next document p50 {result['next_p50_ms']:.1f} ms, "
+            f"p95 {result['next_p95_ms']:.1f} ms, max {result['next_max_ms']:.0f} ms "
+            f"({result['next_count']:,} moves; parts p50/p95: "
+            + ", ".join(f"{part} {p50:.1f}/{p95:.1f}"
+                        for part, (p50, p95) in result["parts"].items())
+            + f" ms); waited (busy) {result['busy']}; lost "
             f"{result['lost']}, double {result['double']}, overlaps {result['overlaps']}, "
             f"errors {result['errors']}, claims refused but shown {result['claims_refused']}, "
             f"ran out {result['ran_out']}"
@@ -394,7 +461,9 @@ def main() -> int:
             medians = {k: statistics.median(r[k] for r in results) for k in FIGURES}
             print(f"{engine}, median of {len(results)}: {medians['per_second']:.1f} "
                   f"judgments/s; write latency p50 {medians['p50_ms']:.1f} ms, p95 "
-                  f"{medians['p95_ms']:.1f} ms, max {medians['max_ms']:.0f} ms", flush=True)
+                  f"{medians['p95_ms']:.1f} ms, max {medians['max_ms']:.0f} ms; next document "
+                  f"p50 {medians['next_p50_ms']:.1f} ms, p95 {medians['next_p95_ms']:.1f} ms, "
+                  f"max {medians['next_max_ms']:.0f} ms", flush=True)
     return 0 if ok else 1
 
 
