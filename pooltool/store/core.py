@@ -24,7 +24,8 @@ class StoreCore:
     once, for the type checker (their homes: ``run_id``/``run_entries`` in
     :mod:`pooltool.store.store`, ``pool_id`` in :mod:`pooltool.store.pools`,
     ``machines`` and ``current_judgment`` in :mod:`pooltool.store.judged`, ``qrels`` in
-    :mod:`pooltool.store.judgments`)."""
+    :mod:`pooltool.store.judgments`, ``duplicate_finding`` in
+    :mod:`pooltool.store.duplicates`)."""
 
     def __init__(self, engine: Engine) -> None:
         self.conn = engine
@@ -124,6 +125,8 @@ class StoreCore:
         def machines(self) -> frozenset[str]: ...
 
         def current_judgment(self, topic: str, docno: str) -> tuple[str, int] | None: ...
+
+        def duplicate_finding(self, at: str | None = None) -> dict[str, Any] | None: ...
 
         def qrels(self, version: str | None = None, policy: str = "latest",
                   topics: Sequence[str] | None = None) -> pd.DataFrame: ...
