@@ -3,14 +3,17 @@
 
 from __future__ import annotations
 
+import json
 import multiprocessing
 import sqlite3
+from pathlib import Path
 
 import pytest
 
 from pooltool.store import JudgmentStore
 from pooltool.store.claims import DEFAULT_CLAIM_MINUTES
 from pooltool.store.journal import WriteQueue, is_busy
+from pooltool.store.journal_files import pending_writes
 
 pytestmark = pytest.mark.both_engines  # claims and the write lock, across connections and processes
 
@@ -89,6 +92,40 @@ def test_a_write_that_waited_too_long_leaves_the_connection_usable(store_address
         bob.record_judgment("1", "d3", 0, "bob")
         rows = alice.query("SELECT docno, grade FROM judgments ORDER BY judgment_id")
         assert rows.values.tolist() == [["d2", 2], ["d3", 0]]
+    finally:
+        bob.close()
+        alice.close()
+
+
+def test_a_write_looks_its_token_up_once_it_may_be_in_the_store(store_address: str,
+                                                                tmp_path: Path) -> None:
+    """A new write's first try records its token without looking it up (a token never
+    sent cannot be in the store yet); a write retried after a busy try, or read back
+    from a journal, may have been committed and looks it up: the journal's copy of a
+    committed write commits nothing twice and gives the first one's judgment_id."""
+    alice = JudgmentStore.open(store_address, create=True)
+    bob = JudgmentStore.open(store_address)
+    try:
+        bob.set_busy_timeout(50)
+        writes = WriteQueue(bob)
+        first = writes.submit("judgment", topic="1", docno="d1", grade=1, assessor="bob")
+        assert (first.done, first.sent) == (True, True)
+        with alice.writing():
+            waiting = writes.submit("judgment", topic="1", docno="d2", grade=2,
+                                    assessor="bob")
+            assert (waiting.done, waiting.sent) == (False, True)
+        assert writes.flush()
+        journal = tmp_path / "bob.jsonl"
+        journal.write_text(json.dumps(waiting.record()) + "\n")
+        [again] = pending_writes(journal)
+        assert again.sent and again.token == waiting.token
+        replay = WriteQueue(bob)
+        replay.extend([again])
+        assert replay.flush()
+        assert again.result == waiting.result
+        rows = alice.query("SELECT judgment_id, docno, grade FROM judgments "
+                           "ORDER BY judgment_id")
+        assert rows.values.tolist() == [[first.result, "d1", 1], [waiting.result, "d2", 2]]
     finally:
         bob.close()
         alice.close()

@@ -271,8 +271,10 @@ class WriteQueue:
         # server every write is, from its first try: a connection lost after COMMIT was
         # sent leaves unknown whether it was committed, and its retry must not add it twice
         once = write.journaled or self.store.engine == "postgresql"
+        recorded, write.sent = write.sent, True
         return workspace.apply_once(self.store, write.token if once else None,
-                                    lambda: OPERATIONS[kind](self.store, args))
+                                    lambda: OPERATIONS[kind](self.store, args),
+                                    look_up=recorded)
 
     def drain(self, timeout_s: float = 30.0) -> bool:
         """Retry until everything is committed or ``timeout_s`` seconds have passed (on
