@@ -142,13 +142,21 @@ def timed_session(writes: WriteQueue, topic: str, name: str) -> Any:
         claims_from: float | None = None  # the first claim of a move (reset before a key)
 
         def _claim(self, docno: str) -> bool:
+            self._claiming()
+            held = super()._claim(docno)
+            self.claim_held, self.claimed_at = held, time.monotonic()
+            return held
+
+        def _claim_first(self, docnos: list[str]) -> str | None:
+            self._claiming()
+            docno = super()._claim_first(docnos)
+            self.claim_held, self.claimed_at = docno is not None, time.monotonic()
+            return docno
+
+        def _claiming(self) -> None:
             self.shown_at = time.monotonic()
             if self.claims_from is None:
                 self.claims_from = self.shown_at
-            held = super()._claim(docno)
-            self.claim_held = held
-            self.claimed_at = time.monotonic()
-            return held
 
     return TimedSession(writes, topic, name)
 

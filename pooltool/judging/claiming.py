@@ -70,6 +70,25 @@ class SessionClaims:
             self.held, self.taken_at = docno, self.store.claim_clock()
         return outcome == "taken"
 
+    def take_first(self, docnos: list[str], wait_ms: int = CLAIM_WAIT_MS) -> str | None:
+        """Claim the first of ``docnos`` that another assessor neither holds nor judged,
+        in one transaction (:meth:`~pooltool.store.JudgmentStore.claim_first`); returns
+        the docno to show (``None``: all are taken). A store still busy after the wait,
+        or read-only, leaves the first of them shown unclaimed, as :meth:`take` does."""
+        if not docnos:
+            return None
+        try:
+            with self.writes.trying(wait_ms):
+                docno = self.store.claim_first(self.topic, docnos, self.assessor, self.minutes)
+        except sqlite3.OperationalError as exc:
+            if is_busy(exc):
+                self.writes.lock_busy()
+            self.held = self.taken_at = None
+            return docnos[0]
+        if docno is not None:
+            self.held, self.taken_at = docno, self.store.claim_clock()
+        return docno
+
     def renew(self, docno: str) -> Renewal:
         """Renew the claim on ``docno``, the document on screen, when due (see the
         module docstring); a document shown unclaimed is claimed now."""

@@ -137,17 +137,19 @@ class JudgingSession(SessionState):
     def _take_unjudged(self, start: int | None = None) -> int | None:
         """:meth:`next_unjudged`, claimed and put on screen: on a shared topic, a
         document another app claims first (after the store was read, before this
-        claim) is passed over for the next one. ``None``: none left (nothing moves)."""
+        claim) is passed over for the next one, in the same claim. ``None``: none
+        left (nothing moves)."""
         if self.picker is not None:
             target = self._adaptive_next()
             if target is not None:
                 self.position = target
             return target
-        for index in self._unjudged_after(start):
-            if self._claim(self.queue[index]):
-                self._position = index
-                return index
-        return None
+        candidates = {self.queue[index]: index for index in self._unjudged_after(start)}
+        docno = self._claim_first(list(candidates))
+        if docno is None:
+            return None
+        self._position = candidates[docno]
+        return self._position
 
     def _adaptive_next(self) -> int | None:
         """The strategy's choice for the assessor, added to the queue (``None``: none)."""

@@ -126,6 +126,14 @@ class SessionState:
             return True
         return self.claims.take(docno)
 
+    def _claim_first(self, docnos: list[str]) -> str | None:
+        """The first of ``docnos`` (documents the assessor has not judged) they may show,
+        claimed on a shared topic
+        (:meth:`~pooltool.judging.claiming.SessionClaims.take_first`); ``None``: none."""
+        if not self.shared:
+            return docnos[0] if docnos else None
+        return self.claims.take_first(docnos)
+
     def renew_claim(self) -> Renewal:
         """Renew the claim on the document on screen (:mod:`pooltool.judging.claiming`)."""
         if not self.shared or not self.queue or self.is_judged(self.docno):
