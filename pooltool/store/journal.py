@@ -286,11 +286,16 @@ class WriteQueue:
         """
         deadline = time.monotonic() + timeout_s
         self._next_try = min(self._next_try, time.monotonic())
-        while not self.flush():
+        while True:
+            # quitting may wait: each try waits the connection's full wait, not a busy
+            # queue's short one, which other writers queueing for the lock (many
+            # assessors on one server) can pass over on every try until the deadline
+            self.busy = False
+            if self.flush():
+                return True
             if time.monotonic() >= deadline or self.offline:
                 return False
             time.sleep(0.05)
-        return True
 
     # -- the journal ---------------------------------------------------------------
 
