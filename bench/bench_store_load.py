@@ -27,7 +27,8 @@ store to draw it was read (its text, the topic statement, the status line:
 ended, to split the wait into commit, choice (the reads of what others judged
 and have on screen), claim and drawing. Per document it logs the interval it
 was on screen (from the moment the session moved to it until the grade call
-returned). Checked afterwards:
+returned), and whether it was shown unclaimed (the claim found the store busy:
+:mod:`pooltool.judging.claiming` shows it anyway). Checked afterwards:
 
 * **lost**: every committed write's ``judgment_id`` is in the store with its
   topic, docno and assessor, nothing is left waiting after the drain, and the
@@ -45,7 +46,8 @@ next-document wait, key press to the next document ready (judgments after which
 the topic had a document left for the assessor; the last of a topic sends them
 back to the topic picker): median, 95th percentile and maximum of each; the
 next-document wait's parts (median and 95th percentile of each, over the moves
-whose write committed at once); and how many writes had to wait (busy store). The
+whose write committed at once); how many writes had to wait (busy store) and
+how many documents were shown unclaimed. The
 PostgreSQL server is a throwaway one (``tests/postgresql_server.py``) unless
 ``--url`` names a server (an admin URL whose role may create databases); a new
 database per run, dropped afterwards. ``--engine sqlite`` runs the same on a
@@ -144,14 +146,21 @@ def timed_session(writes: WriteQueue, topic: str, name: str) -> Any:
         def _claim(self, docno: str) -> bool:
             self._claiming()
             held = super()._claim(docno)
-            self.claim_held, self.claimed_at = held, time.monotonic()
+            self._claimed(docno if held else None)
             return held
 
         def _claim_first(self, docnos: list[str]) -> str | None:
             self._claiming()
             docno = super()._claim_first(docnos)
-            self.claim_held, self.claimed_at = docno is not None, time.monotonic()
+            self._claimed(docno)
             return docno
+
+        def _claimed(self, docno: str | None) -> None:
+            """Note the claim's end: whether ``docno`` may be shown, and whether it is
+            shown unclaimed (the store stayed busy: the claim was not taken)."""
+            self.claim_held, self.claimed_at = docno is not None, time.monotonic()
+            self.unclaimed = docno is not None and self.shared \
+                and not self.is_judged(docno) and self.claims.held != docno
 
         def _claiming(self) -> None:
             self.shown_at = time.monotonic()
@@ -245,7 +254,7 @@ def judge_topic(writes: TimedWriteQueue, topic: str, name: str, count: int,
         docno = session.docno
         if session.is_judged(docno):  # the session offers nothing left to judge
             break
-        shown, held = session.shown_at, session.claim_held
+        shown, held, unclaimed = session.shown_at, session.claim_held, session.unclaimed
         session.claims_from = None
         try:
             key = time.monotonic()
@@ -262,7 +271,7 @@ def judge_topic(writes: TimedWriteQueue, topic: str, name: str, count: int,
             "topic": topic, "docno": docno, "key": key, "write": write, "busy": not write.done,
             "ready": time.monotonic() if moved else None,
             "claims": [session.claims_from, session.claimed_at] if moved else None})
-        log["shown"].append([topic, docno, shown, left, held])
+        log["shown"].append([topic, docno, shown, left, held, unclaimed])
         if writes.pending and time.monotonic() - last_retry >= RETRY_EVERY_S:
             writes.flush()  # the app's timer
             last_retry = time.monotonic()
@@ -332,7 +341,8 @@ def check(address: str, logs: list[dict[str, Any]], crashed: list[int | None]) -
                       for log in logs) + len(crashed),
         "error_texts": sorted({e for log in logs for e in log["errors"] + log["failed"]})[:5],
         "busy": sum(j["busy"] for _, j in made),
-        "claims_refused": sum(not held for log in logs for *_, held in log["shown"]),
+        "claims_refused": sum(not held for log in logs for *_, held, _ in log["shown"]),
+        "unclaimed": sum(unclaimed for log in logs for *_, unclaimed in log["shown"]),
         "ran_out": sum(bool(log.get("ran_out")) for log in logs),
         "seconds": last_commit - start,
         "per_second": len(made) / (last_commit - start),
@@ -374,7 +384,7 @@ def overlaps(logs: list[dict[str, Any]]) -> int:
     """Documents that were on two assessors' screens at one time."""
     by_doc: dict[tuple[str, str], list[tuple[float, float, str]]] = defaultdict(list)
     for log in logs:
-        for topic, docno, shown, left, _ in log["shown"]:
+        for topic, docno, shown, left, *_ in log["shown"]:
             by_doc[(topic, docno)].append((shown, left, log["name"]))
     found = 0
     for intervals in by_doc.values():
@@ -437,6 +447,7 @@ def line(result: dict[str, Any]) -> str:
             + f" ms); waited (busy) {result['busy']}; lost "
             f"{result['lost']}, double {result['double']}, overlaps {result['overlaps']}, "
             f"errors {result['errors']}, claims refused but shown {result['claims_refused']}, "
+            f"shown unclaimed (store busy) {result['unclaimed']}, "
             f"ran out {result['ran_out']}"
             + (f" {result['error_texts']}" if result["error_texts"] else ""))
 
