@@ -48,6 +48,12 @@ Rules, in the order an assessor meets them:
   choose one document at once; only one of them shows it). On an assigned
   topic (``assign``, ``--overlap`` for deliberate double judging) claims do
   not apply. Renewing and giving up claims: :mod:`pooltool.judging.claiming`.
+* **A claim the busy store did not take**: the document is put on screen but not
+  for grading (:attr:`~pooltool.judging.session_state.SessionState.reserving`: the
+  screen says it waits, and grade keys grade nothing) until :meth:`JudgingSession.confirm_claim`,
+  retried by the app's timer, takes it; when another assessor got it meanwhile,
+  the next unjudged document is taken instead (none left: back to the document the
+  assessor judged last, else it keeps waiting).
 * **Others' judgments** (shared topics): when another assessor's judgment reaches
   the store (the app watches it: :mod:`pooltool.store.changes`),
   :meth:`JudgingSession.others_judged` re-reads which documents of the queue
@@ -172,6 +178,24 @@ class JudgingSession(SessionState):
         if docno not in self.queue:
             self.queue.append(docno)
         return self.queue.index(docno)
+
+    def confirm_claim(self) -> bool:
+        """Try again the claim of the document on screen that waits for it
+        (:attr:`reserving`; see the module docstring); returns whether what the screen
+        shows changed (the claim was taken, or another document is on screen)."""
+        if not self.reserving:
+            return False
+        docno = self.docno
+        outcome = self.claims.confirm()
+        if outcome == "busy":
+            return False
+        if outcome == "refused" and self._take_unjudged() is None:
+            mine = [mark.docno for mark in self.history if mark.docno in self.queue]
+            if not mine:  # nothing else to show: it waits for the claim still
+                self.claims.waiting = docno
+                return False
+            self._position = self.queue.index(mine[-1])
+        return True
 
     def stopping(self) -> dict[str, object] | None:
         """On an adaptive pool, the topic's budget and stopping estimate

@@ -29,7 +29,8 @@ DEFAULT_CLAIM_MINUTES = 5.0
 
 CLAIM_WAIT_MS = 2_000
 """How long, in milliseconds, a judging app waits for the store's write lock to claim
-the document it is about to show (a store still busy then leaves it shown unclaimed).
+the document it is about to show (a store still busy then leaves it waiting, not
+shown for grading, and the app tries again: :mod:`pooltool.judging.claiming`).
 Longer than a write's wait (:data:`~pooltool.store.journal.BUSY_WAIT_MS`): a write
 that must wait is journalled and retried, but a claim decides which of two apps shows
 a document. Once a write or a claim found the lock held that long, later claims do not wait

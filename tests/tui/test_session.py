@@ -258,7 +258,7 @@ def test_claims_are_kept_while_a_judgment_waits_for_the_store(
         alice.grade(2, 100)
     assert writes.pending == 1
     alice.release_claims()
-    assert writes.store.claimed_by_others("1", "bob") == {"d1"}  # d2: shown unclaimed (busy)
+    assert writes.store.claimed_by_others("1", "bob") == {"d1"}  # d2: waits for its claim (busy)
     assert writes.flush()
     alice.release_claims()
     assert writes.store.claimed_by_others("1", "bob") == set()
