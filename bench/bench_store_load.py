@@ -26,9 +26,11 @@ store to draw it was read (its text, the topic statement, the status line:
 ``JudgeScreen.show_document``); also when the claims of that move began and
 ended, to split the wait into commit, choice (the reads of what others judged
 and have on screen), claim and drawing. Per document it logs the interval it
-was on screen (from the moment the session moved to it until the grade call
-returned), and whether it was shown unclaimed (the claim found the store busy:
-:mod:`pooltool.judging.claiming` shows it anyway). Checked afterwards:
+was on screen (from the moment the session moved to it, or its claim held after
+waiting, until the grade call returned), and whether it was graded unclaimed (must
+not happen: a document whose claim the busy store did not take waits, and is tried
+again every ``CLAIM_RETRY_EVERY_S`` as the app's timer does,
+:mod:`pooltool.judging.claiming`); how many moves waited so. Checked afterwards:
 
 * **lost**: every committed write's ``judgment_id`` is in the store with its
   topic, docno and assessor, nothing is left waiting after the drain, and the
@@ -47,7 +49,7 @@ the topic had a document left for the assessor; the last of a topic sends them
 back to the topic picker): median, 95th percentile and maximum of each; the
 next-document wait's parts (median and 95th percentile of each, over the moves
 whose write committed at once); how many writes had to wait (busy store) and
-how many documents were shown unclaimed. The
+how many documents were graded unclaimed, how many moves waited for a claim. The
 PostgreSQL server is a throwaway one (``tests/postgresql_server.py``) unless
 ``--url`` names a server (an admin URL whose role may create databases); a new
 database per run, dropped afterwards. ``--engine sqlite`` runs the same on a
@@ -84,6 +86,7 @@ from pooltool.store.journal import BUSY_WAIT_MS, PendingWrite, WriteQueue  # noq
 from pooltool.store.journal_files import journal_path, journals  # noqa: E402
 
 RETRY_EVERY_S = 0.5  # pooltool.tui.app.RETRY_EVERY_S: the app's timer for waiting writes
+CLAIM_RETRY_EVERY_S = 0.1  # pooltool.tui.app.CLAIM_RETRY_EVERY_S: for a claim that waits
 QUIT_WAIT_S = 30.0  # pooltool.tui.app.QUIT_WAIT_S
 GRADES = (0, 1, 2)
 
@@ -155,12 +158,16 @@ def timed_session(writes: WriteQueue, topic: str, name: str) -> Any:
             self._claimed(docno)
             return docno
 
+        def confirm_claim(self) -> bool:
+            changed = super().confirm_claim()
+            self.claimed_at = time.monotonic()
+            if not self.reserving:  # on screen for grading from now
+                self.shown_at = self.claimed_at
+            return changed
+
         def _claimed(self, docno: str | None) -> None:
-            """Note the claim's end: whether ``docno`` may be shown, and whether it is
-            shown unclaimed (the store stayed busy: the claim was not taken)."""
+            """Note the claim's end: whether ``docno`` may be put on screen."""
             self.claim_held, self.claimed_at = docno is not None, time.monotonic()
-            self.unclaimed = docno is not None and self.shared \
-                and not self.is_judged(docno) and self.claims.held != docno
 
         def _claiming(self) -> None:
             self.shown_at = time.monotonic()
@@ -235,6 +242,16 @@ def draw(session: Any) -> None:
     status_text(session)
 
 
+def wait_for_claim(session: Any) -> bool:
+    """Retry the claim of the document the session waits to show, as the app's timer
+    does, until it holds or another document is on screen; returns whether it waited."""
+    waited = session.reserving
+    while session.reserving:
+        time.sleep(CLAIM_RETRY_EVERY_S)
+        session.confirm_claim()
+    return waited
+
+
 def judge_topic(writes: TimedWriteQueue, topic: str, name: str, count: int,
                 rng: random.Random, log: dict[str, Any], last_retry: float) -> float:
     """Open ``topic`` and grade what the session shows until it offers nothing new
@@ -244,6 +261,7 @@ def judge_topic(writes: TimedWriteQueue, topic: str, name: str, count: int,
     try:
         session = timed_session(writes, topic, name)
         if session.queue:
+            wait_for_claim(session)
             draw(session)
     except Exception as exc:
         _error(log, exc)
@@ -254,12 +272,14 @@ def judge_topic(writes: TimedWriteQueue, topic: str, name: str, count: int,
         docno = session.docno
         if session.is_judged(docno):  # the session offers nothing left to judge
             break
-        shown, held, unclaimed = session.shown_at, session.claim_held, session.unclaimed
+        shown, held = session.shown_at, session.claim_held
+        unclaimed = session.shared and session.claims.held != docno  # graded so: a fault
         session.claims_from = None
         try:
             key = time.monotonic()
             session.grade(rng.choice(GRADES), int((key - shown) * 1000), utc_now())
             left = time.monotonic()  # the graded document leaves the screen
+            waited = wait_for_claim(session)
             moved = session.docno != docno
             if moved:
                 draw(session)
@@ -269,7 +289,7 @@ def judge_topic(writes: TimedWriteQueue, topic: str, name: str, count: int,
         write = session.history[-1].write
         log["judgments"].append({
             "topic": topic, "docno": docno, "key": key, "write": write, "busy": not write.done,
-            "ready": time.monotonic() if moved else None,
+            "ready": time.monotonic() if moved else None, "waited": waited,
             "claims": [session.claims_from, session.claimed_at] if moved else None})
         log["shown"].append([topic, docno, shown, left, held, unclaimed])
         if writes.pending and time.monotonic() - last_retry >= RETRY_EVERY_S:
@@ -343,6 +363,7 @@ def check(address: str, logs: list[dict[str, Any]], crashed: list[int | None]) -
         "busy": sum(j["busy"] for _, j in made),
         "claims_refused": sum(not held for log in logs for *_, held, _ in log["shown"]),
         "unclaimed": sum(unclaimed for log in logs for *_, unclaimed in log["shown"]),
+        "waited_claim": sum(j["waited"] for _, j in made),
         "ran_out": sum(bool(log.get("ran_out")) for log in logs),
         "seconds": last_commit - start,
         "per_second": len(made) / (last_commit - start),
@@ -447,7 +468,8 @@ def line(result: dict[str, Any]) -> str:
             + f" ms); waited (busy) {result['busy']}; lost "
             f"{result['lost']}, double {result['double']}, overlaps {result['overlaps']}, "
             f"errors {result['errors']}, claims refused but shown {result['claims_refused']}, "
-            f"shown unclaimed (store busy) {result['unclaimed']}, "
+            f"graded unclaimed {result['unclaimed']}, moves that waited for a claim "
+            f"{result['waited_claim']}, "
             f"ran out {result['ran_out']}"
             + (f" {result['error_texts']}" if result["error_texts"] else ""))
 
