@@ -64,8 +64,9 @@ Rules, in the order an assessor meets them:
   the session's writes still waiting, and the other assessors' claims; the
   choice is claimed on every topic). "Next unjudged" asks the strategy again,
   so the queue grows one document at a time until the topic's budget is used.
-  While the store is busy a choice is shown at once and joins the pool (and
-  is claimed) at the next choice.
+  While the store is busy a choice is made at once and joins the pool at the
+  next choice; until its claim holds it waits, as any document of a shared topic
+  does (above).
 """
 
 from __future__ import annotations
