@@ -244,11 +244,15 @@ def draw(session: Any) -> None:
 
 def wait_for_claim(session: Any) -> bool:
     """Retry the claim of the document the session waits to show, as the app's timer
-    does, until it holds or another document is on screen; returns whether it waited."""
+    does, until it holds or another document is on screen; returns whether it waited.
+    Gives up (the session still waits) when another assessor holds or judged the
+    document and the session offers nothing else: the assessor then leaves the topic."""
     waited = session.reserving
     while session.reserving:
         time.sleep(CLAIM_RETRY_EVERY_S)
-        session.confirm_claim()
+        if not session.confirm_claim() and session.reserving \
+                and session.docno in session.taken_by_others():
+            break
     return waited
 
 
@@ -270,7 +274,7 @@ def judge_topic(writes: TimedWriteQueue, topic: str, name: str, count: int,
         return last_retry
     while len(log["judgments"]) < count:
         docno = session.docno
-        if session.is_judged(docno):  # the session offers nothing left to judge
+        if session.is_judged(docno) or session.reserving:  # nothing left to judge here
             break
         shown, held = session.shown_at, session.claim_held
         unclaimed = session.shared and session.claims.held != docno  # graded so: a fault
