@@ -17,10 +17,20 @@ leaving a topic, and the queue drained on quit. Nothing of the claim or queue
 logic is written here. An assessor leaves a topic when the session offers no
 document it has not judged, and does not return to it.
 
-Each process logs, per judgment, the key press and the moment its write was
-committed (``WriteQueue._commit`` returned: the transaction is committed), and
-per document the interval it was on screen (from the moment the session moved
-to it until the grade call returned). Checked afterwards:
+Each process logs, per judgment, the key press, the moment its write was
+committed (``WriteQueue._commit`` returned: the transaction is committed), and,
+when the session moved on to another document of the topic, the moment that
+next document was ready: ``session.grade`` returned (committed, chose the next
+unjudged document and claimed it) and what the judging screen reads from the
+store to draw it was read (its text, the topic statement, the status line:
+``JudgeScreen.show_document``); also when the claims of that move began and
+ended, to split the wait into commit, choice (the reads of what others judged
+and have on screen), claim and drawing. Per document it logs the interval it
+was on screen (from the moment the session moved to it, or its claim held after
+waiting, until the grade call returned), and whether it was graded unclaimed (must
+not happen: a document whose claim the busy store did not take waits, and is tried
+again every ``CLAIM_RETRY_EVERY_S`` as the app's timer does,
+:mod:`pooltool.judging.claiming`); how many moves waited so. Checked afterwards:
 
 * **lost**: every committed write's ``judgment_id`` is in the store with its
   topic, docno and assessor, nothing is left waiting after the drain, and the
@@ -33,8 +43,13 @@ to it until the grade call returned). Checked afterwards:
   rejected for good, journal failures (all must be 0: a busy store waits).
 
 Prints judgments per second (all judgments / from the barrier to the last
-assessor's last commit) and the write latency, key press to commit: median,
-95th percentile and maximum; and how many writes had to wait (busy store). The
+assessor's last commit), the write latency, key press to commit, and the
+next-document wait, key press to the next document ready (judgments after which
+the topic had a document left for the assessor; the last of a topic sends them
+back to the topic picker): median, 95th percentile and maximum of each; the
+next-document wait's parts (median and 95th percentile of each, over the moves
+whose write committed at once); how many writes had to wait (busy store) and
+how many documents were graded unclaimed, how many moves waited for a claim. The
 PostgreSQL server is a throwaway one (``tests/postgresql_server.py``) unless
 ``--url`` names a server (an admin URL whose role may create databases); a new
 database per run, dropped afterwards. ``--engine sqlite`` runs the same on a
@@ -59,6 +74,7 @@ import tempfile
 import time
 import traceback
 from collections import defaultdict
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -66,15 +82,11 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from pooltool.store.journal import (  # noqa: E402
-    BUSY_WAIT_MS,
-    PendingWrite,
-    WriteQueue,
-    journal_path,
-    journals,
-)
+from pooltool.store.journal import BUSY_WAIT_MS, PendingWrite, WriteQueue  # noqa: E402
+from pooltool.store.journal_files import journal_path, journals  # noqa: E402
 
 RETRY_EVERY_S = 0.5  # pooltool.tui.app.RETRY_EVERY_S: the app's timer for waiting writes
+CLAIM_RETRY_EVERY_S = 0.1  # pooltool.tui.app.CLAIM_RETRY_EVERY_S: for a claim that waits
 QUIT_WAIT_S = 30.0  # pooltool.tui.app.QUIT_WAIT_S
 GRADES = (0, 1, 2)
 
@@ -132,11 +144,35 @@ def timed_session(writes: WriteQueue, topic: str, name: str) -> Any:
     from pooltool.judging.session import JudgingSession
 
     class TimedSession(JudgingSession):
+        claims_from: float | None = None  # the first claim of a move (reset before a key)
+
         def _claim(self, docno: str) -> bool:
-            self.shown_at = time.monotonic()
+            self._claiming()
             held = super()._claim(docno)
-            self.claim_held = held
+            self._claimed(docno if held else None)
             return held
+
+        def _claim_first(self, docnos: list[str]) -> str | None:
+            self._claiming()
+            docno = super()._claim_first(docnos)
+            self._claimed(docno)
+            return docno
+
+        def confirm_claim(self) -> bool:
+            changed = super().confirm_claim()
+            self.claimed_at = time.monotonic()
+            if not self.reserving:  # on screen for grading from now
+                self.shown_at = self.claimed_at
+            return changed
+
+        def _claimed(self, docno: str | None) -> None:
+            """Note the claim's end: whether ``docno`` may be put on screen."""
+            self.claim_held, self.claimed_at = docno is not None, time.monotonic()
+
+        def _claiming(self) -> None:
+            self.shown_at = time.monotonic()
+            if self.claims_from is None:
+                self.claims_from = self.shown_at
 
     return TimedSession(writes, topic, name)
 
@@ -195,6 +231,31 @@ def judge(writes: TimedWriteQueue, name: str, count: int, rng: random.Random,
         last_retry = judge_topic(writes, topic, name, count, rng, log, last_retry)
 
 
+def draw(session: Any) -> None:
+    """Read what the judging screen reads from the store to draw the document on
+    screen (``JudgeScreen.show_document``: the text, the topic statement, the status
+    line without the runs)."""
+    from pooltool.tui.widgets.status_line import status_text
+
+    session.document()
+    session.topic_statement()
+    status_text(session)
+
+
+def wait_for_claim(session: Any) -> bool:
+    """Retry the claim of the document the session waits to show, as the app's timer
+    does, until it holds or another document is on screen; returns whether it waited.
+    Gives up (the session still waits) when another assessor holds or judged the
+    document and the session offers nothing else: the assessor then leaves the topic."""
+    waited = session.reserving
+    while session.reserving:
+        time.sleep(CLAIM_RETRY_EVERY_S)
+        if not session.confirm_claim() and session.reserving \
+                and session.docno in session.taken_by_others():
+            break
+    return waited
+
+
 def judge_topic(writes: TimedWriteQueue, topic: str, name: str, count: int,
                 rng: random.Random, log: dict[str, Any], last_retry: float) -> float:
     """Open ``topic`` and grade what the session shows until it offers nothing new
@@ -203,6 +264,9 @@ def judge_topic(writes: TimedWriteQueue, topic: str, name: str, count: int,
 
     try:
         session = timed_session(writes, topic, name)
+        if session.queue:
+            wait_for_claim(session)
+            draw(session)
     except Exception as exc:
         _error(log, exc)
         return last_retry
@@ -210,20 +274,28 @@ def judge_topic(writes: TimedWriteQueue, topic: str, name: str, count: int,
         return last_retry
     while len(log["judgments"]) < count:
         docno = session.docno
-        if session.is_judged(docno):  # the session offers nothing left to judge
+        if session.is_judged(docno) or session.reserving:  # nothing left to judge here
             break
         shown, held = session.shown_at, session.claim_held
+        unclaimed = session.shared and session.claims.held != docno  # graded so: a fault
+        session.claims_from = None
         try:
-            session.document()  # the screen reads the text
             key = time.monotonic()
             session.grade(rng.choice(GRADES), int((key - shown) * 1000), utc_now())
+            left = time.monotonic()  # the graded document leaves the screen
+            waited = wait_for_claim(session)
+            moved = session.docno != docno
+            if moved:
+                draw(session)
         except Exception as exc:
             _error(log, exc)
             break
         write = session.history[-1].write
-        log["judgments"].append({"topic": topic, "docno": docno, "key": key,
-                                 "write": write, "busy": not write.done})
-        log["shown"].append([topic, docno, shown, time.monotonic(), held])
+        log["judgments"].append({
+            "topic": topic, "docno": docno, "key": key, "write": write, "busy": not write.done,
+            "ready": time.monotonic() if moved else None, "waited": waited,
+            "claims": [session.claims_from, session.claimed_at] if moved else None})
+        log["shown"].append([topic, docno, shown, left, held, unclaimed])
         if writes.pending and time.monotonic() - last_retry >= RETRY_EVERY_S:
             writes.flush()  # the app's timer
             last_retry = time.monotonic()
@@ -278,6 +350,7 @@ def check(address: str, logs: list[dict[str, Any]], crashed: list[int | None]) -
     per_pair = rows.groupby(["topic", "docno"]).size()
     latencies = sorted((j["committed"] - j["key"]) * 1000 for _, j in made
                        if j["committed"] is not None)
+    waits = sorted((j["ready"] - j["key"]) * 1000 for _, j in made if j["ready"] is not None)
     start = min(log["started"] for log in logs)
     end = max(log["ended"] for log in logs)
     last_commit = max((j["committed"] for _, j in made if j["committed"] is not None),
@@ -292,14 +365,40 @@ def check(address: str, logs: list[dict[str, Any]], crashed: list[int | None]) -
                       for log in logs) + len(crashed),
         "error_texts": sorted({e for log in logs for e in log["errors"] + log["failed"]})[:5],
         "busy": sum(j["busy"] for _, j in made),
-        "claims_refused": sum(not held for log in logs for *_, held in log["shown"]),
+        "claims_refused": sum(not held for log in logs for *_, held, _ in log["shown"]),
+        "unclaimed": sum(unclaimed for log in logs for *_, unclaimed in log["shown"]),
+        "waited_claim": sum(j["waited"] for _, j in made),
         "ran_out": sum(bool(log.get("ran_out")) for log in logs),
         "seconds": last_commit - start,
         "per_second": len(made) / (last_commit - start),
         "p50_ms": statistics.median(latencies),
         "p95_ms": statistics.quantiles(latencies, n=20)[-1],
         "max_ms": latencies[-1],
+        "next_p50_ms": statistics.median(waits),
+        "next_p95_ms": statistics.quantiles(waits, n=20)[-1],
+        "next_max_ms": waits[-1],
+        "next_count": len(waits),
+        "parts": next_parts([j for _, j in made]),
     }
+
+
+PARTS = ("commit", "choose", "claim", "draw")
+
+
+def next_parts(judgments: list[dict[str, Any]]) -> dict[str, tuple[float, float]]:
+    """The next-document wait split at the commit, the first claim of the move and
+    the last claim's return: ``{part: (median ms, 95th percentile ms)}``, over the
+    moves whose write committed during the grade call (not waiting for a busy store)."""
+    spans: dict[str, list[float]] = {part: [] for part in PARTS}
+    for j in judgments:
+        if j["ready"] is None or j["committed"] is None or j["claims"][0] is None \
+                or j["committed"] > j["claims"][0]:
+            continue
+        marks = [j["key"], j["committed"], *j["claims"], j["ready"]]
+        for part, (start, end) in zip(PARTS, pairwise(marks), strict=True):
+            spans[part].append((end - start) * 1000)
+    return {part: (statistics.median(values), statistics.quantiles(values, n=20)[-1])
+            for part, values in spans.items() if len(values) > 1}
 
 
 def _result(judgment: dict[str, Any]) -> int:
@@ -310,7 +409,7 @@ def overlaps(logs: list[dict[str, Any]]) -> int:
     """Documents that were on two assessors' screens at one time."""
     by_doc: dict[tuple[str, str], list[tuple[float, float, str]]] = defaultdict(list)
     for log in logs:
-        for topic, docno, shown, left, _ in log["shown"]:
+        for topic, docno, shown, left, *_ in log["shown"]:
             by_doc[(topic, docno)].append((shown, left, log["name"]))
     found = 0
     for intervals in by_doc.values():
@@ -356,7 +455,8 @@ def postgresql_server(args: argparse.Namespace) -> Any:
     return servers.start()
 
 
-FIGURES = ("per_second", "p50_ms", "p95_ms", "max_ms", "seconds")
+FIGURES = ("per_second", "p50_ms", "p95_ms", "max_ms", "next_p50_ms", "next_p95_ms",
+           "next_max_ms", "seconds")
 
 
 def line(result: dict[str, Any]) -> str:
@@ -364,9 +464,16 @@ def line(result: dict[str, Any]) -> str:
     return (f"{result['judgments']:,} judgments ({result['stored']:,} stored) in "
             f"{result['seconds']:.1f} s: {result['per_second']:.1f}/s; write latency p50 "
             f"{result['p50_ms']:.1f} ms, p95 {result['p95_ms']:.1f} ms, max "
-            f"{result['max_ms']:.0f} ms; waited (busy) {result['busy']}; lost "
+            f"{result['max_ms']:.0f} ms; next document p50 {result['next_p50_ms']:.1f} ms, "
+            f"p95 {result['next_p95_ms']:.1f} ms, max {result['next_max_ms']:.0f} ms "
+            f"({result['next_count']:,} moves; parts p50/p95: "
+            + ", ".join(f"{part} {p50:.1f}/{p95:.1f}"
+                        for part, (p50, p95) in result["parts"].items())
+            + f" ms); waited (busy) {result['busy']}; lost "
             f"{result['lost']}, double {result['double']}, overlaps {result['overlaps']}, "
             f"errors {result['errors']}, claims refused but shown {result['claims_refused']}, "
+            f"graded unclaimed {result['unclaimed']}, moves that waited for a claim "
+            f"{result['waited_claim']}, "
             f"ran out {result['ran_out']}"
             + (f" {result['error_texts']}" if result["error_texts"] else ""))
 
@@ -399,7 +506,9 @@ def main() -> int:
             medians = {k: statistics.median(r[k] for r in results) for k in FIGURES}
             print(f"{engine}, median of {len(results)}: {medians['per_second']:.1f} "
                   f"judgments/s; write latency p50 {medians['p50_ms']:.1f} ms, p95 "
-                  f"{medians['p95_ms']:.1f} ms, max {medians['max_ms']:.0f} ms", flush=True)
+                  f"{medians['p95_ms']:.1f} ms, max {medians['max_ms']:.0f} ms; next document "
+                  f"p50 {medians['next_p50_ms']:.1f} ms, p95 {medians['next_p95_ms']:.1f} ms, "
+                  f"max {medians['next_max_ms']:.0f} ms", flush=True)
     return 0 if ok else 1
 
 

@@ -12,15 +12,19 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from pooltool.errors import InvalidArgument, StoreError
+from pooltool.formats.arrow_numbers import numbers
 from pooltool.store import DEFAULT_POOL, JudgmentStore, PoolPairs
 from pooltool.store.pools import pair_starts
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 @dataclass(frozen=True)
@@ -29,18 +33,26 @@ class PoolRound:
 
     :ivar docs_added: (topic, docno) pairs new to the pool in this round.
     :ivar pool_size: pairs in the pool after the round.
-    :ivar contributions: one row per run: ``run_tag``; ``pooled``, its
-        (topic, docno) pairs in its top ``depth``; ``unique``, those no other
-        run of this round has in its top ``depth``; ``new``, those that were
-        not in the pool before this round (a pair new to the pool counts for
-        every run that retrieved it).
+    :ivar contribution_columns: :attr:`contributions` as columns (name -> numpy array:
+        ``run_tag`` objects, the counts int64), for :func:`pooltool.report.emit` without
+        pandas.
     """
 
     pool: str
     depth: int
     docs_added: int
     pool_size: int
-    contributions: pd.DataFrame
+    contribution_columns: dict[str, np.ndarray]
+
+    @property
+    def contributions(self) -> pd.DataFrame:
+        """One row per run: ``run_tag``; ``pooled``, its (topic, docno) pairs in its top
+        ``depth``; ``unique``, those no other run of this round has in its top ``depth``;
+        ``new``, those that were not in the pool before this round (a pair new to the
+        pool counts for every run that retrieved it)."""
+        import pandas as pd  # here, not at the top: pool_runs needs no pandas
+
+        return pd.DataFrame(self.contribution_columns)
 
 
 def pool_runs(store: JudgmentStore, depth: int, run_tags: list[str] | None = None,
@@ -66,10 +78,11 @@ def pool_runs(store: JudgmentStore, depth: int, run_tags: list[str] | None = Non
         counts[:] += _batch_contributions(hits, before, len(run_ids))
 
     before, added = store.add_pool_round(pool, depth, tags, on_batch=count)
-    table = pd.DataFrame({"pooled": counts[0], "unique": counts[1], "new": counts[2]},
-                         index=list(run_ids))
-    contributions = table.reindex(tags, fill_value=0).rename_axis("run_tag").reset_index()
-    return PoolRound(pool, depth, added, before + added, contributions)
+    position = {tag: at for at, tag in enumerate(run_ids)}  # a tag given twice: two rows
+    rows = counts[:, [position[tag] for tag in tags]]
+    columns = {"run_tag": np.array(tags, dtype=object), "pooled": rows[0], "unique": rows[1],
+               "new": rows[2]}
+    return PoolRound(pool, depth, added, before + added, columns)
 
 
 def _batch_contributions(hits: PoolPairs, before: PoolPairs, runs: int) -> np.ndarray:
@@ -98,7 +111,7 @@ def _not_in(hits: PoolPairs, before: PoolPairs) -> np.ndarray:
 
 def _codes(strings: pa.Array) -> np.ndarray:
     """One int64 per string, equal for equal strings (Arrow's hash encoding)."""
-    return pc.dictionary_encode(strings).indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    return numbers(pc.dictionary_encode(strings).indices).astype(np.int64)  # not .to_numpy(): pandas
 
 
 def contributor_depths(store: JudgmentStore, pool: str = DEFAULT_POOL) -> dict[str, int]:

@@ -291,16 +291,16 @@ def order_table(table: pa.Table) -> pa.Table:
 def _sorted_dictionary(topic: pa.DictionaryArray, ranks: pa.Array) -> pa.DictionaryArray:
     """``topic`` re-encoded with int32 codes into a dictionary of the distinct values it
     holds, in string order (``ranks``: each dictionary value's dense rank among them)."""
-    codes = topic.indices.to_numpy(zero_copy_only=False)
+    codes = _numbers(topic.indices)
     held = np.zeros(len(topic.dictionary), dtype=bool)
     held[codes] = True
     entries = np.flatnonzero(held)
-    entry_ranks = ranks.to_numpy(zero_copy_only=False)[entries]
+    entry_ranks = _numbers(ranks)[entries]
     distinct, first = np.unique(entry_ranks, return_index=True)  # string order
     code_of = np.zeros(len(held), dtype=np.int32)
     code_of[entries] = np.searchsorted(distinct, entry_ranks)
-    return pa.DictionaryArray.from_arrays(pa.array(code_of[codes]),
-                                          call_function("take", [topic.dictionary, pa.array(entries[first])]))
+    return pa.DictionaryArray.from_arrays(_arrow_integers(code_of[codes]),
+                                          call_function("take", [topic.dictionary, _arrow_integers(entries[first])]))
 
 
 def table_trec_ranks(topic: pa.Array | pa.ChunkedArray) -> np.ndarray:
@@ -308,11 +308,27 @@ def table_trec_ranks(topic: pa.Array | pa.ChunkedArray) -> np.ndarray:
     :func:`order_table`'s order, from its ``topic`` column (``n`` rows -> int64 ``n``)."""
     if isinstance(topic, pa.ChunkedArray):
         topic = topic.combine_chunks()
-    if pa.types.is_dictionary(topic.type):
-        codes = topic.indices.to_numpy(zero_copy_only=False)
-    else:
-        codes = call_function("dictionary_encode", [topic]).indices.to_numpy(zero_copy_only=False)
-    return positions_in_groups(codes)
+    encoded = topic if pa.types.is_dictionary(topic.type) else call_function("dictionary_encode", [topic])
+    return positions_in_groups(_numbers(encoded.indices))  # .to_numpy() would load pandas
+
+
+def _numbers(values: pa.Array) -> np.ndarray:
+    """An integer Arrow array without nulls as a read-only numpy view (its dtype), through
+    its buffer: ``.to_numpy()`` would load pandas (as ``formats.arrow_numbers.numbers``,
+    which this layer does not import)."""
+    dtype = np.dtype(values.type.to_pandas_dtype())
+    buffer = values.buffers()[1]
+    if buffer is None:
+        return np.empty(0, dtype=dtype)
+    return np.frombuffer(buffer, dtype=dtype, count=len(values), offset=values.offset * dtype.itemsize)
+
+
+def _arrow_integers(values: np.ndarray) -> pa.Array:
+    """A 1-d numpy integer array as an Arrow array of its width (a view of a contiguous
+    copy): ``pa.array()`` would load pandas."""
+    values = np.ascontiguousarray(values)
+    return pa.Array.from_buffers(pa.from_numpy_dtype(values.dtype), len(values),
+                                 [None, pa.py_buffer(values)])
 
 
 def positions_in_groups(groups: np.ndarray) -> np.ndarray:

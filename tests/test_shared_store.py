@@ -3,14 +3,18 @@
 
 from __future__ import annotations
 
+import json
 import multiprocessing
 import sqlite3
+from pathlib import Path
+from typing import Any
 
 import pytest
 
 from pooltool.store import JudgmentStore
 from pooltool.store.claims import DEFAULT_CLAIM_MINUTES
 from pooltool.store.journal import WriteQueue, is_busy
+from pooltool.store.journal_files import pending_writes
 
 pytestmark = pytest.mark.both_engines  # claims and the write lock, across connections and processes
 
@@ -34,6 +38,22 @@ def test_a_claim_is_refused_while_another_holds_it_or_has_judged_it(
     assert store.claimed_by_others("1", "carol") == {"d1", "d2", "d4"}
 
 
+def test_claim_first_claims_the_first_document_nobody_else_holds_or_judged(
+        memory_store: JudgmentStore) -> None:
+    store = memory_store
+    assert store.claim("1", "d1", "alice", 5)
+    store.record_judgment("1", "d2", 1, "carol")
+    store.record_judgment("1", "d3", -1, "carol")  # a negative grade is unjudged
+    assert store.claim_first("1", ["d1", "d2", "d3", "d4"], "bob", 5) == "d3"
+    assert store.claimed_by_others("1", "alice") == {"d3"}
+    assert store.claim_first("1", ["d1", "d3"], "carol", 5) is None  # alice's, bob's
+    assert store.claim_first("1", ["d2", "d4"], "carol", 5) == "d2"  # she judged it
+    assert store.claim_first("1", ["d1", "d4"], "alice", 5) == "d1"  # her own, renewed
+    assert store.claim_first("1", [], "bob", 5) is None
+    held = store.query("SELECT docno, assessor FROM claims ORDER BY docno")
+    assert held.values.tolist() == [["d1", "alice"], ["d2", "carol"], ["d3", "bob"]]
+
+
 def test_waiting_sets_the_lock_wait_for_a_block_only(memory_store: JudgmentStore) -> None:
     store = memory_store
     store.set_busy_timeout(200)
@@ -54,13 +74,26 @@ def claim_all(address: str, assessor: str) -> list[str]:
         return [d for d in DOCS if store.claim("1", d, assessor, DEFAULT_CLAIM_MINUTES)]
 
 
-def test_processes_claiming_one_set_of_documents_win_each_once(store_address: str) -> None:
+def claim_each_first(address: str, assessor: str) -> list[str]:
+    """Claim the first of :data:`DOCS` left, again and again; the ones won (a child
+    process: what the judging sessions on one topic do)."""
+    won: list[str] = []
+    with JudgmentStore.open(address) as store:
+        while (docno := store.claim_first("1", [d for d in DOCS if d not in won], assessor,
+                                          DEFAULT_CLAIM_MINUTES)) is not None:
+            won.append(docno)
+    return won
+
+
+@pytest.mark.parametrize("claiming", [claim_all, claim_each_first])
+def test_processes_claiming_one_set_of_documents_win_each_once(
+        store_address: str, claiming: Any) -> None:
     """Three processes claim the same 30 documents at once: each document is won by
     exactly one of them, and the store holds that claim (no error, none twice)."""
     JudgmentStore.open(store_address, create=True).close()
     names = ["ann", "ben", "cat"]
     with multiprocessing.get_context("spawn").Pool(len(names)) as pool:
-        won = pool.starmap(claim_all, [(store_address, name) for name in names])
+        won = pool.starmap(claiming, [(store_address, name) for name in names])
     winners = {d: [n for n, docs in zip(names, won, strict=True) if d in docs] for d in DOCS}
     assert all(len(who) == 1 for who in winners.values())
     with JudgmentStore.open(store_address) as store:
@@ -89,6 +122,40 @@ def test_a_write_that_waited_too_long_leaves_the_connection_usable(store_address
         bob.record_judgment("1", "d3", 0, "bob")
         rows = alice.query("SELECT docno, grade FROM judgments ORDER BY judgment_id")
         assert rows.values.tolist() == [["d2", 2], ["d3", 0]]
+    finally:
+        bob.close()
+        alice.close()
+
+
+def test_a_write_looks_its_token_up_once_it_may_be_in_the_store(store_address: str,
+                                                                tmp_path: Path) -> None:
+    """A new write's first try records its token without looking it up (a token never
+    sent cannot be in the store yet); a write retried after a busy try, or read back
+    from a journal, may have been committed and looks it up: the journal's copy of a
+    committed write commits nothing twice and gives the first one's judgment_id."""
+    alice = JudgmentStore.open(store_address, create=True)
+    bob = JudgmentStore.open(store_address)
+    try:
+        bob.set_busy_timeout(50)
+        writes = WriteQueue(bob)
+        first = writes.submit("judgment", topic="1", docno="d1", grade=1, assessor="bob")
+        assert (first.done, first.sent) == (True, True)
+        with alice.writing():
+            waiting = writes.submit("judgment", topic="1", docno="d2", grade=2,
+                                    assessor="bob")
+            assert (waiting.done, waiting.sent) == (False, True)
+        assert writes.flush()
+        journal = tmp_path / "bob.jsonl"
+        journal.write_text(json.dumps(waiting.record()) + "\n")
+        [again] = pending_writes(journal)
+        assert again.sent and again.token == waiting.token
+        replay = WriteQueue(bob)
+        replay.extend([again])
+        assert replay.flush()
+        assert again.result == waiting.result
+        rows = alice.query("SELECT judgment_id, docno, grade FROM judgments "
+                           "ORDER BY judgment_id")
+        assert rows.values.tolist() == [[first.result, "d1", 1], [waiting.result, "d2", 2]]
     finally:
         bob.close()
         alice.close()

@@ -223,3 +223,33 @@ def test_a_machines_judgment_leaves_the_document_in_a_persons_queue(tmp_path: Pa
     assert session.taken_by_others() == set()
     assert (session.docno, session.next_unjudged()) == ("d1", 1)
     assert store.claim("1", "d2", "alice", 5.0)
+
+
+def test_judged_docnos_and_current_judgment_read_the_current_qrels(
+        memory_store: JudgmentStore) -> None:
+    """The one-statement reads of the judging screen give what the ``latest`` qrels
+    give: people only (a name's latest kind counts), a grade >= 0 before a later
+    negative one, retracted judgments left out; each pair as worked out by hand."""
+    store = memory_store
+    store.record_judgment("1", "d1", 2, "ann")
+    store.record_judgment("1", "d1", -1, "bob")  # later, negative: ann's 2 stays
+    store.record_judgment("1", "d2", 1, "gpt")  # a machine's, then a person's negative
+    store.record_judgment("1", "d2", -1, "ann")
+    store.set_assessor_kind("gpt", "machine")
+    undone = store.record_judgment("1", "d3", 0, "bob")
+    store.retract(undone, "bob")
+    store.record_judgment("1", "d4", 1, "eve")  # a machine once, a person now
+    store.set_assessor_kind("eve", "machine")
+    store.set_assessor_kind("eve", "person")
+    store.record_judgment("1", "d5", 2, "gpt")  # a machine's only
+    store.record_judgment("2", "d6", 1, "ann")  # another topic
+
+    assert store.judged_docnos("1") == {"d1", "d4"}
+    assert store.judged_docnos("2") == {"d6"}
+    current = {(pair, store.current_judgment("1", pair))
+               for pair in ("d1", "d2", "d3", "d4", "d5")}
+    assert current == {("d1", ("ann", 2)), ("d2", ("ann", -1)), ("d3", None),
+                       ("d4", ("eve", 1)), ("d5", None)}
+    qrels = store.current_grades(["1"])
+    assert dict(zip(qrels["docno"], qrels["grade"], strict=True)) == {
+        "d1": 2, "d2": -1, "d4": 1}

@@ -6,9 +6,7 @@ from pathlib import Path
 
 import click
 
-from pooltool.cli.duplicates import find_and_store
 from pooltool.cli.group import cli, db_path, file_or_dataset, open_store_to_write, progress, warn
-from pooltool.duplicates import DEFAULTS
 from pooltool.errors import StoreError
 from pooltool.formats.documents import iter_documents
 from pooltool.formats.topics import read_topics
@@ -123,4 +121,9 @@ def add_docs(ctx: click.Context, files: tuple[Path | str, ...], fmt: str | None,
             warn(f"{file}: {summary.read} documents read, {summary.added} added, "
                  f"{summary.skipped} already present")
         if duplicates:
+            # imported here: the duplicate finder loads pandas, which init and add-topics
+            # never need
+            from pooltool.cli.duplicates import find_and_store
+            from pooltool.duplicates import DEFAULTS
+
             find_and_store(store, DEFAULTS)

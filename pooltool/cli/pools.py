@@ -17,7 +17,6 @@ from pooltool.cli.group import (
     output_option,
     warn,
 )
-from pooltool.judging.queue import judging_queue
 from pooltool.report import emit
 from pooltool.store import DEFAULT_POOL
 
@@ -73,7 +72,7 @@ def pool(ctx: click.Context, depth: int | None, strategy: str | None, budget: in
     assert depth is not None
     with open_store_to_write(ctx) as store:
         result = pooling.pool_runs(store, depth, list(run_tags) or None, pool_name)
-    emit(result.contributions, fmt, title=f"pool {result.pool!r} at depth {depth}")
+    emit(result.contribution_columns, fmt, title=f"pool {result.pool!r} at depth {depth}")
     warn(f"{result.docs_added} documents added; the pool now holds {result.pool_size}")
 
 
@@ -106,6 +105,8 @@ def export_pool(ctx: click.Context, pool_name: str, queue: bool, output: Path | 
     Example:
       pooltool export-pool --queue -o to-judge.txt
     """
+    from pooltool.judging.queue import judging_queue  # here: it loads pandas, which pool never needs
+
     with open_store(ctx) as store:
         docs = judging_queue(store, pool_name) if queue else store.pool_docs(pool_name)
     with open_output(output) as out:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -28,6 +29,10 @@ from pooltool.cli.import_checks import (
 from pooltool.cli.sources import say_runs_per_file
 from pooltool.errors import RunInPool
 from pooltool.report import emit
+from pooltool.store.runs import ADDED_COLUMNS
+
+if TYPE_CHECKING:
+    import numpy as np
 
 FORCE_HINT = ("; --force does it anyway: the pool keeps its documents, and its rounds "
               "still name the old run and its file's sha256")
@@ -65,12 +70,24 @@ def add_runs(ctx: click.Context, files: tuple[Path | str, ...], replace: bool, f
         add_dataset_runs(ctx, files, replace or force or strict_topics or strict_docs, fmt)
         return
     with open_store_to_write(ctx) as store, _force_hint():
-        added = store.add_runs(progress(files, "reading runs", total=len(files)),
-                               replace=replace, force=force, strict_topics=strict_topics,
-                               on_unknown_topics=warn_unknown_topics, strict_docs=strict_docs,
-                               on_missing_docnos=warn_missing_docnos)
-    say_runs_per_file(zip(added["source_path"], added["run_tag"], strict=True))
-    emit(added, fmt, title="runs added")
+        added = store.add_run_records(
+            progress(files, "reading runs", total=len(files)), replace=replace, force=force,
+            strict_topics=strict_topics, on_unknown_topics=warn_unknown_topics,
+            strict_docs=strict_docs, on_missing_docnos=warn_missing_docnos)
+    say_runs_per_file((row["source_path"], row["run_tag"]) for row in added)
+    emit(added_columns(added), fmt, title="runs added")
+
+
+def added_columns(added: list[dict[str, Any]]) -> dict[str, np.ndarray]:
+    """The runs :meth:`~pooltool.store.JudgmentStore.add_run_records` added as columns for
+    :func:`~pooltool.report.emit`, with the dtypes of :meth:`add_runs`' DataFrame (text
+    as objects, counts as int64), so every format writes them as it writes that frame,
+    without loading pandas."""
+    import numpy as np
+
+    return {name: np.array([row[name] for row in added],
+                           dtype=object if name in ("run_tag", "source_path") else np.int64)
+            for name in ADDED_COLUMNS}
 
 
 @cli.command("remove-run")

@@ -48,6 +48,12 @@ Rules, in the order an assessor meets them:
   choose one document at once; only one of them shows it). On an assigned
   topic (``assign``, ``--overlap`` for deliberate double judging) claims do
   not apply. Renewing and giving up claims: :mod:`pooltool.judging.claiming`.
+* **A claim the busy store did not take**: the document is put on screen but not
+  for grading (:attr:`~pooltool.judging.session_state.SessionState.reserving`: the
+  screen says it waits, and grade keys grade nothing) until :meth:`JudgingSession.confirm_claim`,
+  retried by the app's timer, takes it; when another assessor got it meanwhile,
+  the next unjudged document is taken instead (none left: back to the document the
+  assessor judged last, else it keeps waiting).
 * **Others' judgments** (shared topics): when another assessor's judgment reaches
   the store (the app watches it: :mod:`pooltool.store.changes`),
   :meth:`JudgingSession.others_judged` re-reads which documents of the queue
@@ -58,8 +64,9 @@ Rules, in the order an assessor meets them:
   the session's writes still waiting, and the other assessors' claims; the
   choice is claimed on every topic). "Next unjudged" asks the strategy again,
   so the queue grows one document at a time until the topic's budget is used.
-  While the store is busy a choice is shown at once and joins the pool (and
-  is claimed) at the next choice.
+  While the store is busy a choice is made at once and joins the pool at the
+  next choice; until its claim holds it waits, as any document of a shared topic
+  does (above).
 """
 
 from __future__ import annotations
@@ -137,17 +144,19 @@ class JudgingSession(SessionState):
     def _take_unjudged(self, start: int | None = None) -> int | None:
         """:meth:`next_unjudged`, claimed and put on screen: on a shared topic, a
         document another app claims first (after the store was read, before this
-        claim) is passed over for the next one. ``None``: none left (nothing moves)."""
+        claim) is passed over for the next one, in the same claim. ``None``: none
+        left (nothing moves)."""
         if self.picker is not None:
             target = self._adaptive_next()
             if target is not None:
                 self.position = target
             return target
-        for index in self._unjudged_after(start):
-            if self._claim(self.queue[index]):
-                self._position = index
-                return index
-        return None
+        candidates = {self.queue[index]: index for index in self._unjudged_after(start)}
+        docno = self._claim_first(list(candidates))
+        if docno is None:
+            return None
+        self._position = candidates[docno]
+        return self._position
 
     def _adaptive_next(self) -> int | None:
         """The strategy's choice for the assessor, added to the queue (``None``: none)."""
@@ -170,6 +179,24 @@ class JudgingSession(SessionState):
         if docno not in self.queue:
             self.queue.append(docno)
         return self.queue.index(docno)
+
+    def confirm_claim(self) -> bool:
+        """Try again the claim of the document on screen that waits for it
+        (:attr:`reserving`; see the module docstring); returns whether what the screen
+        shows changed (the claim was taken, or another document is on screen)."""
+        if not self.reserving:
+            return False
+        docno = self.docno
+        outcome = self.claims.confirm()
+        if outcome == "busy":
+            return False
+        if outcome == "refused" and self._take_unjudged() is None:
+            mine = [mark.docno for mark in self.history if mark.docno in self.queue]
+            if not mine:  # nothing else to show: it waits for the claim still
+                self.claims.waiting = docno
+                return False
+            self._position = self.queue.index(mine[-1])
+        return True
 
     def stopping(self) -> dict[str, object] | None:
         """On an adaptive pool, the topic's budget and stopping estimate

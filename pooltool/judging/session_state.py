@@ -120,11 +120,27 @@ class SessionState:
 
     def _claim(self, docno: str) -> bool:
         """Claim the document on screen of a shared topic
-        (:meth:`~pooltool.judging.claiming.SessionClaims.take`: best effort while the
-        store is busy); returns whether the assessor may keep it."""
+        (:meth:`~pooltool.judging.claiming.SessionClaims.take`: a busy store leaves it
+        :attr:`reserving`); returns whether the assessor may keep it on screen."""
         if not self.shared or self.is_judged(docno):
             return True
         return self.claims.take(docno)
+
+    def _claim_first(self, docnos: list[str]) -> str | None:
+        """The first of ``docnos`` (documents the assessor has not judged) they may show,
+        claimed on a shared topic
+        (:meth:`~pooltool.judging.claiming.SessionClaims.take_first`); ``None``: none."""
+        if not self.shared:
+            return docnos[0] if docnos else None
+        return self.claims.take_first(docnos)
+
+    @property
+    def reserving(self) -> bool:
+        """Whether the document on screen waits for its claim (a shared topic whose store
+        was busy: :attr:`~pooltool.judging.claiming.SessionClaims.waiting`): it is not
+        shown for grading until :meth:`~pooltool.judging.session.JudgingSession.confirm_claim`
+        takes the claim."""
+        return self.shared and bool(self.queue) and self.claims.waiting == self.docno
 
     def renew_claim(self) -> Renewal:
         """Renew the claim on the document on screen (:mod:`pooltool.judging.claiming`)."""

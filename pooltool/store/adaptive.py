@@ -12,9 +12,8 @@ counted as any pool's. The choice itself is :mod:`pooltool.judging.adaptive`.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -22,6 +21,9 @@ from pooltool.errors import StoreError
 from pooltool.store.core import StoreCore
 from pooltool.store.judged import LIVE
 from pooltool.store.provenance import utc_now
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 class AdaptiveTables(StoreCore):
@@ -86,6 +88,8 @@ class AdaptiveTables(StoreCore):
         :param runs: run tag -> the run's store id (as :meth:`adaptive_design` gives).
         :raises UnknownRun: an id of no run.
         """
+        import pandas as pd  # here, not at the top: the store opens without pandas
+
         frames = []
         for tag, run_id in runs.items():
             entries = self._decoded_run(run_id)

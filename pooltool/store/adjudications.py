@@ -20,8 +20,7 @@ The rules read from it:
 from __future__ import annotations
 
 from collections.abc import Sequence
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from pooltool.errors import InvalidArgument, StoreError
 from pooltool.records import is_judged
@@ -29,6 +28,9 @@ from pooltool.store.core import StoreCore
 from pooltool.store.engine import Engine
 from pooltool.store.judged import LIVE
 from pooltool.store.provenance import utc_now
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 ORIGIN = "adjudicate"
 """The ``origin`` of an adjudicated judgment's row in the log."""
@@ -106,6 +108,8 @@ class AdjudicationTable(StoreCore):
         :returns: columns ``judgment_id, topic, docno, grade, assessor, judged_at, note,
             resolves`` (``assessor``: the adjudicator), in log order.
         """
+        import pandas as pd  # here, not at the top: the store opens without pandas
+
         columns = "judgment_id, topic, docno, grade, assessor, judged_at, note, resolves"
         if not has_adjudications(self.conn):
             return pd.DataFrame(columns=columns.split(", "))

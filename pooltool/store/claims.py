@@ -16,19 +16,21 @@ Claims are stamped and compared with the store's :attr:`ClaimTable.claim_clock`
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import NamedTuple
 
 from pooltool.errors import InvalidArgument
 from pooltool.records import is_judged
 from pooltool.store.core import StoreCore
+from pooltool.store.engine import Engine
 
 DEFAULT_CLAIM_MINUTES = 5.0
 
 CLAIM_WAIT_MS = 2_000
 """How long, in milliseconds, a judging app waits for the store's write lock to claim
-the document it is about to show (a store still busy then leaves it shown unclaimed).
+the document it is about to show (a store still busy then leaves it waiting, not
+shown for grading, and the app tries again: :mod:`pooltool.judging.claiming`).
 Longer than a write's wait (:data:`~pooltool.store.journal.BUSY_WAIT_MS`): a write
 that must wait is journalled and retried, but a claim decides which of two apps shows
 a document. Once a write or a claim found the lock held that long, later claims do not wait
@@ -111,13 +113,47 @@ class ClaimTable(StoreCore):
             current = self.current_judgment(topic, docno)
             if current is not None and current[0] != assessor and is_judged(current[1]):
                 return False
-            conn.execute(
-                "INSERT INTO claims(topic, docno, assessor, claimed_at, expires_at) "
-                "VALUES (?, ?, ?, ?, ?) ON CONFLICT(topic, docno) DO UPDATE SET "
-                "assessor = excluded.assessor, claimed_at = excluded.claimed_at, "
-                "expires_at = excluded.expires_at",
-                [topic, docno, assessor, _stamp(now), _stamp(now + timedelta(minutes=minutes))])
+            self._upsert_claim(conn, topic, docno, assessor, now, minutes)
         return True
+
+    @staticmethod
+    def _upsert_claim(conn: Engine, topic: str, docno: str, assessor: str, now: datetime,
+                      minutes: float) -> None:
+        """Write the assessor's claim from ``now`` (in the caller's transaction)."""
+        conn.execute(
+            "INSERT INTO claims(topic, docno, assessor, claimed_at, expires_at) "
+            "VALUES (?, ?, ?, ?, ?) ON CONFLICT(topic, docno) DO UPDATE SET "
+            "assessor = excluded.assessor, claimed_at = excluded.claimed_at, "
+            "expires_at = excluded.expires_at",
+            [topic, docno, assessor, _stamp(now), _stamp(now + timedelta(minutes=minutes))])
+
+    def claim_first(self, topic: str, docnos: Sequence[str], assessor: str,
+                    minutes: float) -> str | None:
+        """Claim the first of ``docnos`` that :meth:`claim` would give the assessor, in
+        one transaction under the store's write lock: when other apps took the next
+        documents between the read the candidates came from and this claim (apps on one
+        topic choose alike), the one after them is claimed without a transaction each.
+
+        :returns: the docno claimed (``None``: another assessor holds or judged each).
+        :raises InvalidArgument: ``minutes`` is not more than 0.
+        """
+        minutes = check_claim_minutes(minutes)
+        if not docnos:
+            return None
+        now = self.claim_clock()
+        with self.writing() as conn:
+            held = {str(docno) for docno, in conn.execute(
+                "SELECT docno FROM claims WHERE topic = ? AND assessor != ? AND expires_at > ?",
+                [topic, assessor, _stamp(now)]).fetchall()}
+            for docno in docnos:
+                if docno in held:
+                    continue
+                current = self.current_judgment(topic, docno)
+                if current is not None and current[0] != assessor and is_judged(current[1]):
+                    continue
+                self._upsert_claim(conn, topic, docno, assessor, now, minutes)
+                return docno
+        return None
 
     def claimed_by_others(self, topic: str, assessor: str) -> set[str]:
         """Docnos of a topic that other assessors hold claims on that have not lapsed."""

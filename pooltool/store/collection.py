@@ -6,15 +6,16 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from pooltool.errors import StoreError, UnknownTopic
 from pooltool.records import Document, Topic
 from pooltool.store.core import StoreCore
 from pooltool.store.engine import Engine
 from pooltool.store.provenance import file_sha256, utc_now
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 @dataclass(frozen=True)

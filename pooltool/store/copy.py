@@ -45,8 +45,6 @@ from graphlib import CycleError, TopologicalSorter
 from itertools import zip_longest
 from typing import TYPE_CHECKING, Any
 
-import pandas as pd
-
 from pooltool.errors import StoreError
 from pooltool.records import QRELS_COLUMNS
 from pooltool.store.engine import Engine, Table
@@ -54,6 +52,8 @@ from pooltool.store.migrations import WRITTEN_BY
 from pooltool.store.policy import apply_policy
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from pooltool.store.store import JudgmentStore
 
 BOOKKEEPING_TABLES = frozenset({"_sqlite_migrations", "pooltool_migrations"})
@@ -318,6 +318,8 @@ def _frame_rows(frame: pd.DataFrame) -> Iterator[tuple[Any, ...]]:
 
 
 def _plain(value: Any) -> Any:
+    import pandas as pd  # here, not at the top: the store opens without pandas
+
     if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
         return None
     if isinstance(value, float) and value.is_integer():

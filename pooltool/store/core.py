@@ -9,11 +9,13 @@ from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import pandas as pd
 import pyarrow as pa
 
 from pooltool.errors import StoreWriteFailed
 from pooltool.store.engine import Engine
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 class StoreCore:
@@ -22,7 +24,8 @@ class StoreCore:
     once, for the type checker (their homes: ``run_id``/``run_entries`` in
     :mod:`pooltool.store.store`, ``pool_id`` in :mod:`pooltool.store.pools`,
     ``machines`` and ``current_judgment`` in :mod:`pooltool.store.judged`, ``qrels`` in
-    :mod:`pooltool.store.judgments`)."""
+    :mod:`pooltool.store.judgments`, ``duplicate_finding`` in
+    :mod:`pooltool.store.duplicates`)."""
 
     def __init__(self, engine: Engine) -> None:
         self.conn = engine
@@ -122,6 +125,8 @@ class StoreCore:
         def machines(self) -> frozenset[str]: ...
 
         def current_judgment(self, topic: str, docno: str) -> tuple[str, int] | None: ...
+
+        def duplicate_finding(self, at: str | None = None) -> dict[str, Any] | None: ...
 
         def qrels(self, version: str | None = None, policy: str = "latest",
                   topics: Sequence[str] | None = None) -> pd.DataFrame: ...

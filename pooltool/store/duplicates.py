@@ -31,14 +31,15 @@ they are, pooled or not: their text is the source's.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from pooltool.errors import InvalidArgument
 from pooltool.records import Document, is_judged
 from pooltool.store.core import StoreCore
 from pooltool.store.provenance import utc_now
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 _MIGRATION = "m015_duplicate_groups"
 PROPAGATE = ("exact", "near", "none")
@@ -142,6 +143,8 @@ class DuplicateTables(StoreCore):
     def propagated(self, chosen: pd.DataFrame, propagate: str = DEFAULT_PROPAGATE,
                    at: str | None = None) -> pd.DataFrame:
         """:func:`propagate` with the groups and splits in force at ``at``."""
+        import pandas as pd  # here, not at the top: the store opens without pandas
+
         check_propagate(propagate)
         if propagate == "none" or self.duplicate_finding(at) is None:
             return chosen.assign(source_judgment_id=pd.NA, source_docno=pd.NA)
@@ -158,6 +161,8 @@ class DuplicateTables(StoreCore):
         :returns: columns ``topic, docno, shown`` (the docno shown for it), one row
             per hidden copy.
         """
+        import pandas as pd  # here, not at the top: the store opens without pandas
+
         check_propagate(propagate)
         empty = pd.DataFrame({"topic": [], "docno": [], "shown": []}, dtype=object)
         if propagate == "none" or self.duplicate_finding() is None:
@@ -196,6 +201,8 @@ def propagate_grades(chosen: pd.DataFrame, groups: pd.DataFrame, splits: pd.Data
         the derived rows, with ``source_judgment_id`` and ``source_docno`` (NA on
         chosen rows), in log order (a derived row at its source's place).
     """
+    import pandas as pd  # here, not at the top: the store opens without pandas
+
     rows = _propagate_once(chosen.assign(source_judgment_id=pd.NA, source_docno=pd.NA),
                            copy_units(groups, "exact"), splits)
     if propagate == "near":
@@ -207,6 +214,8 @@ def _propagate_once(rows: pd.DataFrame, members: pd.DataFrame,
                     splits: pd.DataFrame) -> pd.DataFrame:
     """Give each unit's members without a grade >= 0 the grade of its latest own
     (not derived) judged row."""
+    import pandas as pd  # here, not at the top: the store opens without pandas
+
     judged = rows[is_judged(rows["grade"]).to_numpy()]
     own = judged[judged["source_judgment_id"].isna()]
     sources = _drop_split(own.merge(members, on="docno"), splits)
@@ -227,6 +236,8 @@ def _propagate_once(rows: pd.DataFrame, members: pd.DataFrame,
 
 def copy_units(groups: pd.DataFrame, propagate: str) -> pd.DataFrame:
     """``docno, unit``: the unit one judgment covers (an exact class, or the group)."""
+    import pandas as pd  # here, not at the top: the store opens without pandas
+
     unit = groups["group_no"].astype(str)
     if propagate == "exact":
         unit = unit + "." + groups["exact_class"].astype(str)
@@ -234,6 +245,8 @@ def copy_units(groups: pd.DataFrame, propagate: str) -> pd.DataFrame:
 
 
 def _drop_split(rows: pd.DataFrame, splits: pd.DataFrame) -> pd.DataFrame:
+    import pandas as pd  # here, not at the top: the store opens without pandas
+
     if splits.empty or rows.empty:
         return rows
     split = pd.MultiIndex.from_frame(splits[["topic", "docno"]])

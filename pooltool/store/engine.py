@@ -31,11 +31,11 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, Protocol
 
-import pandas as pd
-
 from pooltool.errors import StoreError
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from pooltool.store.changes import ChangeWatcher
 
 
@@ -74,6 +74,9 @@ class Table(NamedTuple):
 
 
 Params = Iterable[Any] | dict[str, Any]
+
+
+ROWS_PER_STATEMENT = 100  # of Engine.insert_ignoring: 400 parameters; SQLite before 3.32 allows 999
 
 
 class Engine(ABC):
@@ -130,6 +133,34 @@ class Engine(ABC):
                   rows: Iterable[Sequence[Any]]) -> int:
         """Append ``rows`` (values in the order of ``columns``) to ``table`` in bulk
         (triggers fire as on ``INSERT``); returns the rows written."""
+
+    def insert_ignoring(self, table: str, fixed: dict[str, int], columns: Sequence[str],
+                        values: Sequence[list[Any]]) -> None:
+        """Insert rows given column by column, skipping each row whose key the table
+        holds already (``INSERT OR IGNORE``); of rows with one key, the first wins.
+
+        Here :data:`ROWS_PER_STATEMENT` rows to a statement (fewer round trips from
+        Python than one row to a statement); an engine may have a bulk path of its own.
+
+        :param fixed: columns with one value for every row (integers the store made,
+            written into the statement, so that each row binds only what varies).
+        :param columns: the other columns, named as ``values`` gives them.
+        :param values: one list per column of ``columns``, all of one length.
+        """
+        width, rows = len(columns), len(values[0])
+        flat: list[Any] = [None] * (width * rows)
+        for position, column in enumerate(values):  # row by row: a0, b0, a1, b1, ...
+            flat[position::width] = column
+        names = ", ".join([*fixed, *columns])
+        row = "(" + ", ".join([str(int(value)) for value in fixed.values()] + ["?"] * width) + ")"
+        statement = f"INSERT OR IGNORE INTO {table}({names}) VALUES "
+        per_statement = width * ROWS_PER_STATEMENT
+        whole = rows // ROWS_PER_STATEMENT
+        self.executemany(statement + ", ".join([row] * ROWS_PER_STATEMENT),
+                         (flat[i * per_statement:(i + 1) * per_statement] for i in range(whole)))
+        rest = rows - whole * ROWS_PER_STATEMENT
+        if rest:
+            self.execute(statement + ", ".join([row] * rest), flat[whole * per_statement:])
 
     @property
     @abstractmethod

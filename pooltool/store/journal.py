@@ -271,8 +271,10 @@ class WriteQueue:
         # server every write is, from its first try: a connection lost after COMMIT was
         # sent leaves unknown whether it was committed, and its retry must not add it twice
         once = write.journaled or self.store.engine == "postgresql"
+        recorded, write.sent = write.sent, True
         return workspace.apply_once(self.store, write.token if once else None,
-                                    lambda: OPERATIONS[kind](self.store, args))
+                                    lambda: OPERATIONS[kind](self.store, args),
+                                    look_up=recorded)
 
     def drain(self, timeout_s: float = 30.0) -> bool:
         """Retry until everything is committed or ``timeout_s`` seconds have passed (on
@@ -284,11 +286,16 @@ class WriteQueue:
         """
         deadline = time.monotonic() + timeout_s
         self._next_try = min(self._next_try, time.monotonic())
-        while not self.flush():
+        while True:
+            # quitting may wait: each try waits the connection's full wait, not a busy
+            # queue's short one, which other writers queueing for the lock (many
+            # assessors on one server) can pass over on every try until the deadline
+            self.busy = False
+            if self.flush():
+                return True
             if time.monotonic() >= deadline or self.offline:
                 return False
             time.sleep(0.05)
-        return True
 
     # -- the journal ---------------------------------------------------------------
 

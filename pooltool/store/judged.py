@@ -25,16 +25,16 @@ agreement and pace (docs/store-rules.md says the same):
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
-import pandas as pd
+from typing import TYPE_CHECKING, NamedTuple
 
 from pooltool.errors import StoreError
-from pooltool.records import is_judged
+from pooltool.records import JUDGED_MIN_GRADE, is_judged
 from pooltool.store.core import StoreCore
 from pooltool.store.engine import Engine
-from pooltool.store.policy import LOG_COLUMNS, apply_policy
 from pooltool.store.provenance import utc_now
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 KINDS = ("person", "machine")
 
@@ -58,6 +58,15 @@ def live(until: str | None = None) -> str:
 
 LIVE = live()
 """:func:`live` of the log now."""
+
+PERSON = ("NOT EXISTS (SELECT 1 FROM assessor_kinds k WHERE k.assessor = j.assessor "
+          "AND k.kind = 'machine' AND k.kind_id = "
+          "(SELECT MAX(m.kind_id) FROM assessor_kinds m WHERE m.assessor = j.assessor))")
+"""The SQL condition that the assessor of judgment row ``j`` is a person: the latest
+``assessor_kinds`` row of the name is not ``machine`` (:meth:`JudgedRules.machines`, in
+SQL), for the reads the judging screen makes on every grade key
+(:meth:`JudgedRules.judged_docnos`, :meth:`JudgedRules.current_judgment`): one statement
+each, where the qrels' path takes several round trips to a server and pandas."""
 
 
 class OwnJudgment(NamedTuple):
@@ -121,19 +130,31 @@ class JudgedRules(StoreCore):
 
     def judged_docnos(self, topic: str) -> set[str]:
         """Docnos of a topic judged by anyone now: their grade in
-        :meth:`current_grades` is >= 0 (people only)."""
-        grades = self.current_grades([topic])
-        return {str(d) for d in grades.loc[is_judged(grades["grade"]), "docno"]}
+        :meth:`current_grades` is >= 0 (people only).
+
+        Policy ``latest`` prefers a grade >= 0 to a negative one, so a pair is judged
+        when a person's live judgment of it has a grade >= 0: read so in one statement,
+        unless a duplicate finding gives copies their judged copy's grade (then through
+        :meth:`current_grades`)."""
+        if self.duplicate_finding() is not None:
+            grades = self.current_grades([topic])
+            return {str(d) for d in grades.loc[is_judged(grades["grade"]), "docno"]}
+        rows = self.conn.execute(
+            f"SELECT DISTINCT docno FROM judgments j WHERE topic = ? "
+            f"AND j.grade >= {JUDGED_MIN_GRADE} AND {LIVE} AND {PERSON}", [topic]).fetchall()
+        return {str(docno) for docno, in rows}
 
     def current_judgment(self, topic: str, docno: str) -> tuple[str, int] | None:
         """``(assessor, grade)`` of the judgment that gives the pair its grade in
-        :meth:`current_grades` (``None``: none), read in the caller's transaction."""
-        rows = self.query(f"SELECT {', '.join(LOG_COLUMNS)} FROM judgments j WHERE topic = ? "
-                          f"AND docno = ? AND {LIVE} ORDER BY judgment_id", [topic, docno])
-        chosen = apply_policy(rows, CURRENT_POLICY, self.machines())
-        if chosen.empty:
-            return None
-        return str(chosen["assessor"].iat[-1]), int(chosen["grade"].iat[-1])
+        :meth:`current_grades` (``None``: none), read in the caller's transaction: policy
+        ``latest`` for one pair in one statement (a person's latest live judgment with a
+        grade >= 0, else their latest negative one), as a claim reads it under the
+        store's write lock on every grade key."""
+        row = self.conn.execute(
+            f"SELECT assessor, grade FROM judgments j WHERE topic = ? AND docno = ? "
+            f"AND {LIVE} AND {PERSON} ORDER BY CASE WHEN j.grade >= {JUDGED_MIN_GRADE} "
+            "THEN 1 ELSE 0 END DESC, j.judgment_id DESC LIMIT 1", [topic, docno]).fetchone()
+        return None if row is None else (str(row[0]), int(row[1]))
 
     def judged_by(self, assessor: str) -> pd.DataFrame:
         """The ``topic, docno`` pairs an assessor has judged (own grade >= 0); none (not
@@ -157,6 +178,8 @@ class JudgedRules(StoreCore):
         """Every assessor with a live judgment or a recorded kind: ``assessor, kind``
         (``person`` or ``machine``; a person when no kind was ever set), ``judged``
         (pairs whose own grade is >= 0), in name order."""
+        import pandas as pd  # here, not at the top: the store opens without pandas
+
         own = self.own_grades()
         judged = own[is_judged(own["grade"])].groupby("assessor").size()
         names = sorted(set(own["assessor"]) | set(self._kinds()))

@@ -24,9 +24,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from pooltool.errors import InvalidArgument, NoGrades, StoreError, UnknownVersion
 from pooltool.formats.qrels import folded_lines, read_qrels
@@ -40,6 +38,9 @@ from pooltool.store.judged import live, record_kind
 from pooltool.store.policy import ADJUDICATED, LOG_COLUMNS, apply_policy
 from pooltool.store.provenance import file_sha256, utc_now
 from pooltool.store.topic_check import OnUnknownTopics, check_topics
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 class JudgmentLog(DuplicateTables):

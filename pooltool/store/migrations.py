@@ -24,9 +24,6 @@ import json
 from importlib import resources
 from typing import Any, Protocol
 
-from sqlite_utils import Database
-from sqlite_utils.migrations import Migrations
-
 from pooltool.errors import StoreError
 from pooltool.store.engine import Engine
 from pooltool.store.migration_steps import STEPS
@@ -43,6 +40,7 @@ from pooltool.store.sqlite_history import (
     SCHEMA_V12_SAMPLE_GROWTH,
     SCHEMA_V13_RUN_COLUMNS,
 )
+from pooltool.store.sqlite_utils_bare import Database, Migrations
 
 migrations = Migrations("pooltool")
 

@@ -27,11 +27,13 @@ grade its rows give by the same policy (so it stays in the qrels as unjudged).
 from __future__ import annotations
 
 from collections.abc import Callable
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from pooltool.errors import InvalidArgument, StoreError
 from pooltool.records import is_judged
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 POLICIES = ("latest", "majority", "max", "latest:all", "majority:all", "max:all",
             "assessor:NAME", "prefer:A,B", "adjudicated", "adjudicated:POLICY")
@@ -91,6 +93,8 @@ def _adjudicated(live: pd.DataFrame, fallback: str, machines: frozenset[str],
                  adjudications: frozenset[int]) -> pd.DataFrame:
     """The latest adjudication of each pair that has one; ``fallback`` over the other
     rows for the pairs that have none."""
+    import pandas as pd  # here, not at the top: the store opens without pandas
+
     is_adjudication = live["judgment_id"].isin(adjudications)
     settled = _pick_latest(live[is_adjudication])
     rest = apply_policy(live[~is_adjudication], fallback, machines)
@@ -103,6 +107,8 @@ def _judged_first(rows: pd.DataFrame,
                   pick: Callable[[pd.DataFrame], pd.DataFrame]) -> pd.DataFrame:
     """``pick`` over the rows with a grade >= 0; for the pairs with none, over their
     negative rows (see the module docstring: a negative grade is no judgment)."""
+    import pandas as pd  # here, not at the top: the store opens without pandas
+
     judged = is_judged(rows["grade"])
     if judged.all():  # no negative grade: nothing to set apart (the common case, and fast)
         return pick(rows)

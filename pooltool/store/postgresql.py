@@ -14,9 +14,7 @@ import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
-from typing import Any, ClassVar
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from pooltool.errors import (
     StoreConnectionLost,
@@ -29,6 +27,9 @@ from pooltool.store.engine import Cursor, Engine, Params, Table
 from pooltool.store.postgresql_connection import RECONNECT_TIMEOUT_S, connect, journal_base, shown_url
 from pooltool.store.postgresql_errors import RoleRefused, store_errors
 from pooltool.store.postgresql_notifications import NotificationWatcher
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 WRITE_LOCK_KEY = 7_001_002_003
 """The advisory lock every write transaction takes first: writers take turns, as on
@@ -109,6 +110,8 @@ class PostgresqlEngine(Engine):
             self.raw.execute(script)
 
     def query(self, sql: str, params: Params = ()) -> pd.DataFrame:
+        import pandas as pd  # here, not at the top: the store opens without pandas
+
         cursor = self.execute(sql, params)
         columns = [column.name for column in cursor.description or []]
         return pd.DataFrame.from_records(cursor.fetchall(), columns=columns, coerce_float=True)
@@ -135,6 +138,30 @@ class PostgresqlEngine(Engine):
                 written += 1
         self._total_changes += written
         return written
+
+    def insert_ignoring(self, table: str, fixed: dict[str, int], columns: Sequence[str],
+                        values: Sequence[list[Any]]) -> None:
+        """With ``COPY`` into a temporary table of the rows (numbered, dropped at the
+        end of the transaction), then one ``INSERT ... SELECT ... ON CONFLICT DO
+        NOTHING`` in the rows' order: one round trip for the rows instead of one per
+        :data:`~pooltool.store.engine.ROWS_PER_STATEMENT`."""
+        staged = f"pooltool_staged_{table}"
+        names = ", ".join(columns)
+        targets = ", ".join([*fixed, *columns])
+        selected = ", ".join([*(str(int(value)) for value in fixed.values()), *columns])
+        self._reconnect_if_lost()
+        with self._errors(), self.raw.cursor() as cursor:
+            cursor.execute(f"CREATE TEMPORARY TABLE IF NOT EXISTS {staged} ON COMMIT DROP AS "
+                           f"SELECT CAST(0 AS BIGINT) AS ordinal, {names} FROM {table} "
+                           "WITH NO DATA")
+            cursor.execute(f"TRUNCATE {staged}")
+            with cursor.copy(f"COPY {staged} (ordinal, {names}) FROM STDIN") as copy:
+                for row in zip(range(len(values[0])), *values, strict=True):
+                    copy.write_row(row)
+            cursor.execute(f"INSERT INTO {table}({targets}) "
+                           f"SELECT {selected} FROM {staged} ORDER BY ordinal "
+                           "ON CONFLICT DO NOTHING")
+            self._total_changes += max(cursor.rowcount, 0)
 
     @property
     def total_changes(self) -> int:
@@ -167,10 +194,12 @@ class PostgresqlEngine(Engine):
 
     def _begin_write(self) -> None:
         with self._errors():
-            self.raw.execute("BEGIN")
             try:
-                self.raw.execute(f"SET LOCAL lock_timeout = {int(self._lock_timeout_ms)}")
-                self.raw.execute(f"SELECT pg_advisory_xact_lock({WRITE_LOCK_KEY})")
+                # one round trip, not three (a judging app begins two write transactions
+                # per grade key: the judgment and the next document's claim); a query
+                # without parameters is sent as one simple query, statements in order
+                self.raw.execute(f"BEGIN; SET LOCAL lock_timeout = {int(self._lock_timeout_ms)}; "
+                                 f"SELECT pg_advisory_xact_lock({WRITE_LOCK_KEY})")
             except BaseException:
                 if not self.raw.closed and self.in_transaction:
                     self.raw.execute("ROLLBACK")

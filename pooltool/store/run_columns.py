@@ -21,6 +21,7 @@ import pyarrow.compute as pc
 import pyarrow.ipc as ipc
 
 from pooltool.errors import StoreError
+from pooltool.formats.arrow_numbers import arrow_numbers, numbers
 from pooltool.formats.fingerprint import fingerprints, keyed, repeats
 from pooltool.ranking import table_trec_ranks
 
@@ -78,8 +79,10 @@ def _topic_codes(ordered: pa.Table) -> pa.DictionaryArray:
 def _first_appearance_order(topic: pa.DictionaryArray) -> bool:
     """Whether a dictionary column is encoded as ``pc.dictionary_encode`` encodes its
     values: distinct values, each first used after the one before it."""
-    codes = topic.indices.to_numpy(zero_copy_only=False)
-    if topic.null_count or not len(codes) or codes[0] != 0:
+    if topic.null_count:
+        return False
+    codes = numbers(topic.indices)  # not .to_numpy(), which loads pandas
+    if not len(codes) or codes[0] != 0:
         return False
     firsts = np.maximum.accumulate(codes)  # the codes seen so far are 0..firsts
     return bool((np.diff(firsts) <= 1).all()
@@ -127,10 +130,11 @@ def with_trec_ranks(entries: pa.Table, depth: int | None = None) -> pa.Table:
     """``entries`` (as :func:`decode` gives them) with a ``trec_rank`` column (int64),
     only the rows with ``trec_rank <= depth`` when ``depth`` is given."""
     ranks = table_trec_ranks(entries["topic"])
-    entries = entries.append_column("trec_rank", pa.array(ranks))
+    # through the buffers: pa.array() would load pandas
+    entries = entries.append_column("trec_rank", arrow_numbers(ranks))
     if depth is None:
         return entries
-    return entries.filter(pa.array(ranks <= depth))
+    return entries.take(arrow_numbers(np.flatnonzero(ranks <= depth)))
 
 
 def repeats_docno(table: pa.Table) -> bool:
@@ -158,7 +162,7 @@ def _label_codes(column: pa.ChunkedArray) -> tuple[np.ndarray, int]:
     encoded = column.combine_chunks()  # a dictionary column's chunks are unified
     if not pa.types.is_dictionary(encoded.type):
         encoded = pc.dictionary_encode(encoded)
-    codes = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    codes = numbers(encoded.indices).astype(np.int64)  # .to_numpy() would load pandas
     return codes, max(len(encoded.dictionary), 1)
 
 

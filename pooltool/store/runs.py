@@ -16,15 +16,13 @@ from collections import deque
 from collections.abc import Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from pooltool.errors import DuplicateRunTag, RunInPool, UnknownRun
-from pooltool.formats.frames import check_run_frame
 from pooltool.formats.run import plain_run_bytes, read_run, run_table
 from pooltool.ranking import order_table
 from pooltool.records import RUN_COLUMNS
@@ -35,7 +33,12 @@ from pooltool.store.engine import Engine
 from pooltool.store.provenance import bytes_sha256, file_sha256, utc_now
 from pooltool.store.topic_check import OnUnknownTopics, UnknownTopics, check_topics
 
+if TYPE_CHECKING:
+    import pandas as pd
+
 _FILES_IN_FLIGHT = 2  # run files read and packed ahead, one thread each, while one is stored
+#: The columns of what :meth:`RunTables.add_runs` returns, a row per run added.
+ADDED_COLUMNS = ("run_tag", "source_path", "lines", "topics")
 _LoadedFile = tuple[list[tuple[str, run_columns.RunBlob]], str, set[str]]
 
 
@@ -75,6 +78,26 @@ class RunTables(StoreCore):
             (nothing is imported).
         :raises UnknownDocnos: ``strict_docs`` and a file retrieves docnos the store's
             documents lack (nothing is imported).
+        """
+        import pandas as pd  # here, not at the top: the store opens without pandas
+
+        added = self.add_run_records(paths, replace=replace, force=force,
+                                     strict_topics=strict_topics,
+                                     on_unknown_topics=on_unknown_topics,
+                                     strict_docs=strict_docs, on_missing_docnos=on_missing_docnos)
+        return pd.DataFrame(added, columns=list(ADDED_COLUMNS))
+
+    def add_run_records(self, paths: str | Path | Iterable[str | Path], *,
+                        replace: bool = False, force: bool = False,
+                        strict_topics: bool = False,
+                        on_unknown_topics: OnUnknownTopics | None = None,
+                        strict_docs: bool = False,
+                        on_missing_docnos: OnMissingDocnos | None = None) -> list[dict[str, Any]]:
+        """:meth:`add_runs`, without pandas (what ``pooltool add-runs`` calls): the same
+        import, options and errors.
+
+        :returns: one dict per run added, keys :data:`ADDED_COLUMNS` (``lines`` and
+            ``topics`` ints), in the order :meth:`add_runs` gives its rows.
         """
         if isinstance(paths, (str, Path)):
             paths = [paths]
@@ -129,7 +152,7 @@ class RunTables(StoreCore):
         if on_missing_docnos is not None:
             for lacking in missing:
                 on_missing_docnos(lacking)
-        return pd.DataFrame(added, columns=["run_tag", "source_path", "lines", "topics"])
+        return added
 
     def add_run_frame(self, frame: pd.DataFrame, source: str = "<api>") -> pd.DataFrame:
         """Import runs given as a DataFrame (columns as :func:`read_run` returns).
@@ -139,12 +162,16 @@ class RunTables(StoreCore):
             (:func:`~pooltool.formats.frames.check_run_frame`); nothing is imported.
         :raises DuplicateRunTag: a run tag already in the store.
         """
+        import pandas as pd  # here, not at the top: the store opens without pandas
+
+        from pooltool.formats.frames import check_run_frame  # it imports pandas
+
         check_run_frame(frame, with_rank=True, unique_docnos=True)
         with self.writing("imported") as conn:
             rows = [self._add_run(conn, str(tag), run_columns.pack(_ordered_table(entries)),
                                   source, "")
                     for tag, entries in frame.groupby("run_tag", sort=False)]
-        return pd.DataFrame(rows, columns=["run_tag", "source_path", "lines", "topics"])
+        return pd.DataFrame(rows, columns=list(ADDED_COLUMNS))
 
     def _add_run(self, conn: Engine, tag: str, run: run_columns.RunBlob,
                  source: str, sha: str, replace: bool = False,
@@ -251,6 +278,8 @@ class RunTables(StoreCore):
             ``trec_rank``, topics in string order, each in trec_eval order.
         :raises UnknownRun: no run with this tag.
         """
+        import pandas as pd  # here, not at the top: the store opens without pandas
+
         entries = self.run_entries([self.run_id(tag)])[0]
         frame = pd.DataFrame({
             "run_tag": pd.Series([tag] * entries.num_rows, dtype=object),
@@ -356,8 +385,11 @@ def _file_runs(path: Path, threads: bool) -> tuple[list[tuple[str, pa.Table]], s
     if len(tags) == 1:  # the usual case
         return [(str(tags[0]), order_table(table))], sha
     tag_of_row = pc.cast(table["run_tag"], pa.string())
-    seen = pc.unique(tag_of_row).to_pylist()  # in order of first appearance
-    return [(str(tag), order_table(table.filter(pc.equal(tag_of_row, tag)))) for tag in seen], sha
+    seen = pc.unique(tag_of_row)  # in order of first appearance
+    # compared with Arrow scalars: a Python string would go through pa.scalar(), which
+    # loads pandas
+    return [(str(tag.as_py()), order_table(table.filter(pc.equal(tag_of_row, tag))))
+            for tag in seen], sha
 
 
 def _ordered_table(entries: pd.DataFrame) -> pa.Table:

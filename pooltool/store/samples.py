@@ -13,9 +13,8 @@ queue, status and pace treat them as any pool. The design itself is
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -23,6 +22,9 @@ from pooltool.errors import StoreError
 from pooltool.store.core import StoreCore
 from pooltool.store.engine import Engine
 from pooltool.store.provenance import utc_now
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 class SampleTables(StoreCore):
@@ -46,6 +48,8 @@ class SampleTables(StoreCore):
 
         :param topics: only these topics (default: all).
         """
+        import pandas as pd  # here, not at the top: the store opens without pandas
+
         if not run_ids:
             return pd.DataFrame({"topic": [], "docno": [], "best_rank": []})
         tops = self.run_entries(run_ids)

@@ -16,10 +16,7 @@ import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, ClassVar, NoReturn
-
-import pandas as pd
-from sqlite_utils import Database
+from typing import TYPE_CHECKING, Any, ClassVar, NoReturn
 
 from pooltool.errors import (
     StoreBusy,
@@ -32,6 +29,10 @@ from pooltool.errors import (
 from pooltool.store import migrations
 from pooltool.store.changes import Changes, ChangeWatcher
 from pooltool.store.engine import Cursor, Engine, Params, Table
+from pooltool.store.sqlite_utils_bare import Database
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 SQLITE_BUSY = 5
 SQLITE_LOCKED = 6
@@ -121,6 +122,8 @@ class SqliteEngine(Engine):
             _raise_as_store_error(exc)
 
     def query(self, sql: str, params: Params = ()) -> pd.DataFrame:
+        import pandas as pd  # here, not at the top: the store opens without pandas
+
         try:
             return pd.read_sql_query(sql, self.raw, params=params)
         except pd.errors.DatabaseError as exc:  # pandas wraps SQLite's error

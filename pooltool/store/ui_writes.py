@@ -96,7 +96,7 @@ class PendingWrite:
         result is the judgment to retract, once committed).
     """
 
-    __slots__ = ("kind", "args", "result", "done", "token", "journaled", "after")
+    __slots__ = ("kind", "args", "result", "done", "token", "journaled", "after", "sent")
 
     def __init__(self, kind: str | None = None, args: dict[str, Any] | None = None,
                  result: int | None = None, token: str | None = None,
@@ -105,6 +105,9 @@ class PendingWrite:
         self.done = kind is None
         self.token = token or uuid.uuid4().hex
         self.journaled = False
+        self.sent = token is not None
+        """Whether the token may be recorded in the store: it came from a journal, or a
+        commit of the write was tried (a new token, never sent, cannot be)."""
 
     @classmethod
     def committed(cls, result: int) -> PendingWrite:

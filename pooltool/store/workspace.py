@@ -142,16 +142,19 @@ def committed_result(store: JudgmentStore, token: str) -> int:
 
 
 def apply_once(store: JudgmentStore, token: str | None,
-               write: Callable[[], int | None]) -> int | None:
+               write: Callable[[], int | None], look_up: bool = True) -> int | None:
     """Run ``write`` in one transaction, recording ``token`` with its result, unless the
     token is recorded already (then return the recorded result, writing nothing).
 
     :param token: the journal token; ``None`` for a write that was never journalled
         (run as is, nothing recorded).
+    :param look_up: whether the token may be recorded already; ``False`` for a token
+        never sent to the store (a write's first try), which saves a statement under
+        the write lock (recording it still fails on a token recorded twice).
     :returns: what ``write`` returned (e.g. a new ``judgment_id``), or the recorded one.
     """
     with store.writing() as conn:
-        if token is not None:
+        if token is not None and look_up:
             done = _recorded(conn, token)
             if done is not None:
                 return done[0]

@@ -25,7 +25,9 @@ space returns. Quitting with writes not saved yet asks first
 
 On a shared topic a timer renews the claim on the document on screen (every
 :data:`RENEW_EVERY_S`, :mod:`pooltool.judging.claiming`), and every way out of the
-judging screen gives its claims up: Esc, ``q``, closing the app.
+judging screen gives its claims up: Esc, ``q``, closing the app. A document whose
+claim the busy store did not take waits, not shown for grading, and a timer tries
+its claim again every :data:`CLAIM_RETRY_EVERY_S` until it holds.
 """
 
 from __future__ import annotations
@@ -79,6 +81,10 @@ RETRY_EVERY_S = 0.5
 RENEW_EVERY_S = 5.0
 """How often the app looks whether the claim on the document on screen is due for
 renewal (:data:`~pooltool.judging.claiming.RENEW_SHARE` of its length)."""
+CLAIM_RETRY_EVERY_S = 0.1
+"""How often the app tries again the claim of a document waiting for it (each try
+waits at most the connection's wait, :data:`~pooltool.store.journal.BUSY_WAIT_MS`;
+between tries the screen takes keys and redraws)."""
 WATCH_EVERY_S = 1.0
 """How often the app looks for other assessors' writes (:mod:`pooltool.store.changes`)."""
 JUDGE_SCREEN = "judge"
@@ -139,6 +145,7 @@ class JudgeApp(App[None]):
             self.open(self.open_topic)
         self.set_interval(RETRY_EVERY_S, self.retry_writes)
         self.set_interval(RENEW_EVERY_S, self.renew_claim)
+        self.set_interval(CLAIM_RETRY_EVERY_S, self.confirm_claim)
         self.set_interval(WATCH_EVERY_S, self.show_changes)
         self.set_timer(SETTLE_S, self.settle)
         self.fit_terminal()
@@ -401,6 +408,18 @@ class JudgeApp(App[None]):
         """The judging screen, when it is shown or waits under a help or prompt screen
         (the document it shows is still the assessor's)."""
         return [screen for screen in self.screen_stack if isinstance(screen, JudgeScreen)]
+
+    def confirm_claim(self) -> None:
+        """Try again the claim of the document the judging screen shown waits to show
+        (:meth:`JudgeScreen.confirm_claim`; a timer calls this). Under a help or prompt
+        screen nothing is tried: the next tick after it closes does."""
+        screen = self.screen if self.is_running else None
+        if not isinstance(screen, JudgeScreen) or not screen.session.reserving:
+            return
+        try:
+            screen.confirm_claim()
+        except StoreConnectionLost as exc:
+            self.connection_lost(exc)
 
     def renew_claim(self) -> None:
         """Renew the claim on the document on screen while it stays there (a timer calls

@@ -27,16 +27,24 @@ class OnScreen:
     def __init__(self) -> None:
         self.drawn: tuple[str, float] | None = None
         self.key_time: float | None = None
+        self._shown = 0  # counts showings and hidings: a refresh of an older one is stale
 
     def showing(self, screen: MessagePump, docno: str) -> None:
         """``docno`` is put on ``screen``: it counts as on screen after the next refresh
         (nothing changes when it is the document drawn already)."""
         if self.drawn is None or self.drawn[0] != docno:
-            self.drawn = None
-            screen.call_after_refresh(self._drawn, docno)
+            self.drawn, self._shown = None, self._shown + 1
+            screen.call_after_refresh(self._drawn, docno, self._shown)
 
-    def _drawn(self, docno: str) -> None:
-        self.drawn = (docno, time.monotonic())
+    def hidden(self) -> None:
+        """No document is on screen to grade (the next one waits for its claim): a key
+        counts for none until the next :meth:`showing` is drawn, whose time is taken
+        anew, so keys pressed while nothing was shown do not count for it."""
+        self.drawn, self._shown = None, self._shown + 1
+
+    def _drawn(self, docno: str, shown: int) -> None:
+        if shown == self._shown:  # not hidden or replaced since
+            self.drawn = (docno, time.monotonic())
 
     def pressed_on(self, docno: str) -> bool:
         """Whether the key being handled was pressed while ``docno`` was drawn (a call

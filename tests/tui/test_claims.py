@@ -143,28 +143,33 @@ async def test_an_assessor_is_told_who_holds_every_document_left(
             f"back when released or at {back.astimezone().strftime('%H:%M')}."]
 
 
-def test_a_document_shown_unclaimed_while_the_store_was_busy_is_claimed_by_the_renewal(
+def test_a_document_whose_claim_the_busy_store_did_not_take_waits_until_it_holds(
         store_path: str, other: JudgmentStore) -> None:
-    """alice grades d1 while another process holds the write lock: d2 is shown at once,
-    unclaimed (no wait: the store is known busy). The next renewal after the lock is
-    released claims it; had bob claimed it meanwhile, the renewal says it is lost."""
+    """alice grades d1 while another process holds the write lock: the session moves to
+    d2, but its claim is not taken, so d2 waits (not shown for grading); the renewal
+    leaves it to the retry, and the retry while the lock is held takes nothing. Once
+    the lock is released the retry claims it. Had bob claimed the waiting document
+    meanwhile (d3), the retry is refused and the next document is taken instead (d4)."""
     store = JudgmentStore.open(store_path)
     store.set_busy_timeout(50)
     writes = WriteQueue(store)
     alice = JudgingSession(writes, "1", "alice")
     with write_lock_held(store_path):
         alice.grade(2, 100)
-        assert alice.docno == "d2" and writes.busy
+        assert alice.docno == "d2" and alice.reserving and writes.busy
         assert alice.renew_claim() == "busy"
+        assert not alice.confirm_claim() and alice.reserving
     assert [c[:2] for c in claims(other)] == [("d1", "alice")]
-    assert alice.renew_claim() == "renewed"
+    assert alice.confirm_claim() and not alice.reserving
     assert [c[:2] for c in claims(other)] == [("d1", "alice"), ("d2", "alice")]
     assert writes.pending == 1 and writes.busy  # d1's grade: not retried yet
     with write_lock_held(store_path):
-        alice.move(1)  # d3: shown unclaimed, at once
-        assert alice.docno == "d3"
+        alice.move(1)  # d3: waits for its claim
+        assert alice.docno == "d3" and alice.reserving
     assert other.claim("1", "d3", "bob", 5)  # bob's app took it meanwhile
-    assert alice.renew_claim() == "lost"
+    assert alice.confirm_claim()
+    assert alice.docno == "d4" and not alice.reserving
     assert writes.flush() and not writes.busy
-    assert [c[:2] for c in claims(other)] == [("d1", "alice"), ("d2", "alice"), ("d3", "bob")]
+    assert [c[:2] for c in claims(other)] == [
+        ("d1", "alice"), ("d2", "alice"), ("d3", "bob"), ("d4", "alice")]
     store.close()

@@ -11,6 +11,7 @@ from judge_fixtures import log_rows, pool_documents, wait_until, write_lock_held
 
 from pooltool.cli import cli
 from pooltool.duplicates import DEFAULTS, find_groups
+from pooltool.judging.assignment import assign_topics
 from pooltool.records import Document
 from pooltool.store import JudgmentStore
 from pooltool.store.provenance import utc_now
@@ -89,6 +90,10 @@ async def test_a_split_made_while_the_store_is_busy_waits_in_the_journal(
     at once, set apart from a1's copies, both writes wait in her journal, and once the
     lock is released the timer commits them, the split with the time of its key press."""
     path = planted_store(new_store)
+    with JudgmentStore.open(path) as store:
+        # her topic: no claims, so a2 opens for grading (on a shared topic it would
+        # wait for its claim while the lock is held: test_busy_store)
+        assign_topics(store, ["alice"], ["1"])
     app = make_app(path, "alice", ["1"])
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         screen = app.screen

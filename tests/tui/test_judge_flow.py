@@ -179,6 +179,10 @@ async def test_two_apps_on_one_store_lose_no_row(app_factory: AppFactory, store_
 
 @pytest.mark.both_engines  # the write lock
 async def test_busy_store_queues_writes_without_freezing(app_factory: AppFactory, store_path: str) -> None:
+    with JudgmentStore.open(store_path) as store:
+        # her topic: no claims, so the second key grades d2 (on a shared topic d2 would
+        # wait for its claim and grade nothing: test_busy_store)
+        assign_topics(store, ["alice"], ["1"])
     app = app_factory()
     blocker, held = JudgmentStore.open(store_path), ExitStack()
     async with app.run_test(size=SIZE) as pilot:

@@ -18,6 +18,7 @@ import pytest
 from judge_fixtures import AppFactory, journal_base_of, log_rows, wait_until, write_lock_held
 from textual.widgets import Input
 
+from pooltool.judging.assignment import assign_topics
 from pooltool.store import JudgmentStore, workspace
 from pooltool.store.journal_files import journal_path, journals
 from pooltool.store.provenance import utc_now
@@ -148,6 +149,10 @@ async def test_writes_waiting_when_the_app_stops_are_replayed(app_factory: AppFa
                                                               store_path: str,
                                                               monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(app_module, "QUIT_WAIT_S", 0.2)  # the app ends with writes queued
+    with JudgmentStore.open(store_path) as store:
+        # her topic: no claims, so each key reaches a document the busy store shows (on a
+        # shared topic the next document would wait for its claim: test_busy_store)
+        assign_topics(store, ["alice"], ["1"])
     blocker, held = JudgmentStore.open(store_path), ExitStack()
     app = app_factory()
     async with app.run_test(size=SIZE) as pilot:

@@ -14,9 +14,9 @@ from judge_fixtures import Clock, log_rows, write_lock_held
 from pooltool.errors import StoreBusy
 from pooltool.judging.session import JudgingSession
 from pooltool.store import JudgmentStore
-from pooltool.store.journal import WriteQueue, is_busy
+from pooltool.store.journal import RETRY_WAIT_MS, WriteQueue, is_busy
 from pooltool.store.journal_files import journal_path, journals
-from pooltool.store.ui_writes import OPERATIONS
+from pooltool.store.ui_writes import OPERATIONS, PendingWrite
 
 pytestmark = pytest.mark.both_engines  # the write queue on a busy store (the write lock), claims, journals
 
@@ -83,6 +83,27 @@ def test_undo_of_a_queued_grade_waits_for_its_id(writes: WriteQueue, store_path:
     assert writes.flush()
     rows = log_rows(store_path)
     assert list(rows["retracts"].fillna(0)) == [0, 1]
+
+
+def test_a_drain_tries_with_the_full_wait_when_the_queue_is_busy(
+        writes: WriteQueue, store_path: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """On quit each try waits the connection's full wait (50 ms here), not the busy
+    queue's RETRY_WAIT_MS, which writers queueing for the lock could pass over on every
+    try until the drain gave up (writes left in the journal)."""
+    waits: list[int] = []
+    commit = writes._commit
+
+    def noting(write: PendingWrite) -> int | None:
+        waits.append(writes.store.conn.lock_timeout_ms)
+        return commit(write)
+
+    monkeypatch.setattr(writes, "_commit", noting)
+    with write_lock_held(store_path):
+        writes.submit("judgment", topic="1", docno="d1", grade=1, assessor="alice")
+        assert writes.busy and writes.pending == 1
+    assert writes.drain(5.0)
+    assert waits == [50, 50] and RETRY_WAIT_MS != 50
+    assert log_rows(store_path)[["docno", "grade"]].values.tolist() == [["d1", 1]]
 
 
 def test_other_errors_are_raised(writes: WriteQueue, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -237,7 +258,7 @@ def test_claims_are_kept_while_a_judgment_waits_for_the_store(
         alice.grade(2, 100)
     assert writes.pending == 1
     alice.release_claims()
-    assert writes.store.claimed_by_others("1", "bob") == {"d1"}  # d2: shown unclaimed (busy)
+    assert writes.store.claimed_by_others("1", "bob") == {"d1"}  # d2: waits for its claim (busy)
     assert writes.flush()
     alice.release_claims()
     assert writes.store.claimed_by_others("1", "bob") == set()

@@ -49,6 +49,12 @@ UNREACHABLE_TEXT = ("The text cannot be read: the store's server is unreachable.
                     "once the server is back; until then this document cannot be graded.")
 UNREAD_NOTICE = ("{docno} is not graded: its text could not be read (the store's server "
                  "is unreachable). It shows once the server is back.")
+RESERVING_TEXT = ("Waiting for the store to reserve the next document for you: another "
+                  "writer keeps the store busy, and the document may be on another "
+                  "assessor's screen until then. It shows as soon as it is reserved; keys "
+                  "grade nothing meanwhile.")
+RESERVING_NOTICE = ("Not graded: no document is on screen yet (waiting for the store to "
+                    "reserve the next one).")
 TYPED_AHEAD_NOTICE = ("A grade key was pressed before {docno} was on screen (typed ahead "
                       "while the screen was busy): it grades nothing. Press it again.")
 REGRADE_NOTICE = ("{docno} regraded: {before} → {grade} (your earlier grade stays in the log; "
@@ -134,7 +140,10 @@ class JudgeScreen(Screen[None]):
         self.draw_topic()
         self.draw_state()
         self.activity.restart()
-        self.on_screen.showing(self, self.session.docno)
+        if self.session.reserving:  # not on screen for grading until its claim holds
+            self.on_screen.hidden()
+        else:
+            self.on_screen.showing(self, self.session.docno)
 
     def draw_topic(self) -> None:
         """Redraw the topic statement (highlighting or scan terms changed); while the
@@ -205,12 +214,15 @@ class JudgeScreen(Screen[None]):
         session, view = self.session, self.query_one(DocumentView)
         self.unread = None
         try:
-            document = session.document()
+            # another assessor may be judging it until its claim holds: its text waits too
+            document = None if session.reserving else session.document()
         except StoreConnectionLost as exc:  # not the last text shown under this docno
             self.unread, document = session.docno, None
             self.post_message(StoreUnreachable(exc))
+        missing = (RESERVING_TEXT if session.reserving else
+                   UNREACHABLE_TEXT if self.unread else MISSING_NOTICE)
         view.show(session.docno, document, self.query_words, session.scan_terms,
-                  self.show_query, UNREACHABLE_TEXT if self.unread else MISSING_NOTICE)
+                  self.show_query, missing)
         find_bar = self.query_one(FindBar)
         if find_bar.is_open:
             self.find(find_bar.query_text)
@@ -234,8 +246,14 @@ class JudgeScreen(Screen[None]):
         a notice says so. Once every document of the topic is judged, a grade key
         asks first (:class:`ConfirmScreen`): keys typed on after "Topic done" do
         not regrade the last document. A key pressed before the document was drawn
-        (typed ahead while the screen was busy) grades nothing (:class:`OnScreen`)."""
-        if not self.on_screen.pressed_on(self.session.docno):  # typed ahead
+        (typed ahead while the screen was busy) grades nothing (:class:`OnScreen`), and
+        so does a key pressed while the document waits for its claim
+        (:attr:`~pooltool.judging.session_state.SessionState.reserving`)."""
+        pressed_on = self.on_screen.pressed_on(self.session.docno)
+        if self.session.reserving:
+            self.notify(RESERVING_NOTICE, title="Not graded", severity="warning")
+            return
+        if not pressed_on:  # typed ahead
             self.notify(TYPED_AHEAD_NOTICE.format(docno=visible(self.session.docno)),
                         title="Not graded", severity="warning", markup=False)
             return
@@ -284,6 +302,13 @@ class JudgeScreen(Screen[None]):
                 elif self.session.docno == docno:
                     self.say_held()
         self.show_document()
+
+    def confirm_claim(self) -> None:
+        """Try again the claim of the document waiting for it
+        (:meth:`~pooltool.judging.session.JudgingSession.confirm_claim`; the app's timer
+        calls this), and draw what is then on screen."""
+        if self.session.confirm_claim():
+            self.show_document()
 
     def say_held(self) -> bool:
         """Say who has the documents left on screen, when nothing else is left to judge
