@@ -299,8 +299,8 @@ def _sorted_dictionary(topic: pa.DictionaryArray, ranks: pa.Array) -> pa.Diction
     distinct, first = np.unique(entry_ranks, return_index=True)  # string order
     code_of = np.zeros(len(held), dtype=np.int32)
     code_of[entries] = np.searchsorted(distinct, entry_ranks)
-    return pa.DictionaryArray.from_arrays(_arrow_integers(code_of[codes]),
-                                          call_function("take", [topic.dictionary, _arrow_integers(entries[first])]))
+    dictionary = call_function("take", [topic.dictionary, _arrow_integers(entries[first])])
+    return pa.DictionaryArray.from_arrays(_arrow_integers(code_of[codes]), dictionary)
 
 
 def table_trec_ranks(topic: pa.Array | pa.ChunkedArray) -> np.ndarray:
