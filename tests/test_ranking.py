@@ -71,7 +71,8 @@ def test_group_score_order_is_lexsort(rows: list[tuple[int, float]], written_in_
     group = np.array([g for g, _ in rows], dtype=np.int64)
     scores = np.array([s for _, s in rows])
     expected = np.lexsort((-scores, group))
-    assert _group_score_order(group, scores).tolist() == expected.tolist()
+    order = _group_score_order(group, scores)  # sorted_groups=True: never None
+    assert order is not None and order.tolist() == expected.tolist()
 
 
 @settings(max_examples=examples(100), deadline=None)

@@ -505,7 +505,7 @@ def test_runs_the_design_does_not_know_are_placed_alike_alone_or_beside_others(
         known = store.run_frame("bm25")
     unknown = known.assign(run_tag="unknown", docno="zz-" + known["docno"])
     keys = ["run_tag", "k", "topic"]
-    runs = {}
+    runs: dict[object, list[pd.DataFrame]] = {}
     for lines in (known, unknown, pd.concat([known, unknown], ignore_index=True)):
         for threads in (1, 2):
             per_topic = estimate_recall(lines, qrels, design, [10, 100], seed=1,

@@ -5,6 +5,8 @@ does topic_scores(ranked=True), the analyses' way in."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -45,7 +47,9 @@ def _same(got: EvalResult, want: EvalResult) -> None:
     for g, w in zip(got.runs, want.runs, strict=True):
         assert (g.run_tag, g.topics, g.missing, g.ignored) == (w.run_tag, w.topics, w.missing,
                                                                w.ignored)
-        for gv, wv in zip(g.values + g.unjudged, w.values + w.unjudged, strict=True):
+        pairs: list[tuple[dict[str, Any], dict[str, Any]]] = [*zip(g.values, w.values, strict=True),
+                                          *zip(g.unjudged, w.unjudged, strict=True)]
+        for gv, wv in pairs:
             for name in wv:
                 np.testing.assert_array_equal(gv[name], wv[name])
         for gh, wh in zip(g.holes, w.holes, strict=True):
@@ -75,8 +79,8 @@ def test_ranked_one_line_run() -> None:
                                   "score": [0.5]}))
     qrels = pd.DataFrame({"topic": ["1", "1"], "docno": ["d", "e"], "grade": [1, 1]})
     got = evaluate(run, qrels, ["map", "P.5"], ranked=True)
-    assert got.runs[0].values[0]["map"].tolist() == [0.5]
-    assert got.runs[0].values[1]["P_5"].tolist() == [0.2]
+    assert list(got.runs[0].values[0]["map"]) == [0.5]
+    assert list(got.runs[0].values[1]["P_5"]) == [0.2]
 
 
 def test_ranked_still_refuses_a_repeated_docno() -> None:

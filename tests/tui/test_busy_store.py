@@ -113,7 +113,7 @@ async def test_a_document_whose_claim_waits_is_not_shown_nor_graded(
 
         def spied(*args: object) -> bool:
             tries.append(app.store.conn.lock_timeout_ms)
-            return claim(*args)  # type: ignore[arg-type]
+            return claim(*args)
 
         monkeypatch.setattr(app.store, "claim", spied)
         assert await wait_until(pilot, lambda: shown(screen, "d1"))
