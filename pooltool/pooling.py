@@ -18,8 +18,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from pooltool.arrow.numbers import numbers
 from pooltool.errors import InvalidArgument, StoreError
-from pooltool.formats.arrow_numbers import numbers
 from pooltool.store import DEFAULT_POOL, JudgmentStore, PoolPairs
 from pooltool.store.pools import pair_starts
 

@@ -15,19 +15,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pyarrow as pa
 
-# Arrow's kernels by name, as pooltool.formats.kernels calls them (a layer this one may
-# not import): pyarrow.compute, and the array methods that import it, cost 30 ms of
-# start-up to every recall
-from pyarrow._compute import CastOptions, RankOptions, SortOptions, call_function
-
+from pooltool.arrow import kernels
+from pooltool.arrow.numbers import arrow_numbers, numbers
 from pooltool.errors import InvalidArgument
 
 if TYPE_CHECKING:
     import pandas as pd
-
-#: ``pc.rank``'s options for ranks from 1, equal values equal ranks, none skipped.
-_DENSE = RankOptions("ascending", tiebreaker="dense")
-
 
 def order_run(frame: pd.DataFrame) -> pd.DataFrame:
     """Order a run as trec_eval does and number the positions.
@@ -193,14 +186,9 @@ def _docno_codes(docno: np.ndarray | pa.Array, rows: np.ndarray) -> np.ndarray:
     """Integer codes from 0 of the docnos at ``rows`` that sort as they do (equal
     docnos, equal codes)."""
     if isinstance(docno, pa.Array):
-        # an index array from the buffer: pa.array() would import pandas
-        index = np.ascontiguousarray(rows, dtype=np.int64)
-        taken = call_function("take", [docno, pa.Array.from_buffers(pa.int64(), len(index),
-                                                               [None, pa.py_buffer(index)])])
-        dense = call_function("rank", [taken], _DENSE)  # uint64, from 1
-        values = np.frombuffer(dense.buffers()[1], dtype=np.uint64, count=len(dense),
-                               offset=dense.offset * 8)  # .to_numpy() would import pandas
-        return values.astype(np.int64) - 1
+        taken = kernels.take(docno, arrow_numbers(np.asarray(rows, dtype=np.int64)))
+        dense = kernels.rank(taken, "dense")  # uint64, from 1; equal docnos, equal ranks
+        return numbers(dense).astype(np.int64) - 1
     return _order_codes(docno[rows])
 
 
@@ -274,33 +262,31 @@ def order_table(table: pa.Table) -> pa.Table:
     topic = table["topic"].combine_chunks()
     if not pa.types.is_dictionary(topic.type):
         # an empty column may be null-typed
-        topic = call_function("dictionary_encode", [
-            call_function("cast", [topic], CastOptions.safe(pa.string()))])
+        topic = kernels.dictionary_encode(kernels.cast(topic, pa.string()))
     # topics sorted as integers: each code's rank among the topic strings (equal strings,
     # equal rank), which sorts as the strings do and faster
-    ranks = call_function("rank", [topic.dictionary], _DENSE)
-    keys = pa.table({"topic": call_function("take", [ranks, topic.indices]), "score": table["score"],
+    ranks = kernels.rank(topic.dictionary, "dense")
+    keys = pa.table({"topic": kernels.take(ranks, topic.indices), "score": table["score"],
                      "docno": table["docno"]})
-    order = call_function("sort_indices", [keys], SortOptions([
-        ("topic", "ascending"), ("score", "descending"), ("docno", "descending")]))
+    order = kernels.sort_indices(keys, [("topic", "ascending"), ("score", "descending"),
+                                        ("docno", "descending")])
     index = table.schema.get_field_index("topic")
-    return call_function("take", [table.set_column(index, "topic", _sorted_dictionary(topic, ranks)),
-                                  order])
+    return kernels.take(table.set_column(index, "topic", _sorted_dictionary(topic, ranks)), order)
 
 
 def _sorted_dictionary(topic: pa.DictionaryArray, ranks: pa.Array) -> pa.DictionaryArray:
     """``topic`` re-encoded with int32 codes into a dictionary of the distinct values it
     holds, in string order (``ranks``: each dictionary value's dense rank among them)."""
-    codes = _numbers(topic.indices)
+    codes = numbers(topic.indices)
     held = np.zeros(len(topic.dictionary), dtype=bool)
     held[codes] = True
     entries = np.flatnonzero(held)
-    entry_ranks = _numbers(ranks)[entries]
+    entry_ranks = numbers(ranks)[entries]
     distinct, first = np.unique(entry_ranks, return_index=True)  # string order
     code_of = np.zeros(len(held), dtype=np.int32)
     code_of[entries] = np.searchsorted(distinct, entry_ranks)
-    dictionary = call_function("take", [topic.dictionary, _arrow_integers(entries[first])])
-    return pa.DictionaryArray.from_arrays(_arrow_integers(code_of[codes]), dictionary)
+    dictionary = kernels.take(topic.dictionary, arrow_numbers(entries[first]))
+    return pa.DictionaryArray.from_arrays(arrow_numbers(code_of[codes]), dictionary)
 
 
 def table_trec_ranks(topic: pa.Array | pa.ChunkedArray) -> np.ndarray:
@@ -308,27 +294,8 @@ def table_trec_ranks(topic: pa.Array | pa.ChunkedArray) -> np.ndarray:
     :func:`order_table`'s order, from its ``topic`` column (``n`` rows -> int64 ``n``)."""
     if isinstance(topic, pa.ChunkedArray):
         topic = topic.combine_chunks()
-    encoded = topic if pa.types.is_dictionary(topic.type) else call_function("dictionary_encode", [topic])
-    return positions_in_groups(_numbers(encoded.indices))  # .to_numpy() would load pandas
-
-
-def _numbers(values: pa.Array) -> np.ndarray:
-    """An integer Arrow array without nulls as a read-only numpy view (its dtype), through
-    its buffer: ``.to_numpy()`` would load pandas (as ``formats.arrow_numbers.numbers``,
-    which this layer does not import)."""
-    dtype = np.dtype(values.type.to_pandas_dtype())
-    buffer = values.buffers()[1]
-    if buffer is None:
-        return np.empty(0, dtype=dtype)
-    return np.frombuffer(buffer, dtype=dtype, count=len(values), offset=values.offset * dtype.itemsize)
-
-
-def _arrow_integers(values: np.ndarray) -> pa.Array:
-    """A 1-d numpy integer array as an Arrow array of its width (a view of a contiguous
-    copy): ``pa.array()`` would load pandas."""
-    values = np.ascontiguousarray(values)
-    return pa.Array.from_buffers(pa.from_numpy_dtype(values.dtype), len(values),
-                                 [None, pa.py_buffer(values)])
+    encoded = topic if pa.types.is_dictionary(topic.type) else kernels.dictionary_encode(topic)
+    return positions_in_groups(numbers(encoded.indices))
 
 
 def positions_in_groups(groups: np.ndarray) -> np.ndarray:

@@ -21,9 +21,9 @@ import pytest
 from click.testing import CliRunner
 
 import pooltool.cli.recall  # noqa: F401  registers the command on the group
+from pooltool.arrow.numbers import arrow_numbers, arrow_strings, numbers
 from pooltool.cli.group import cli
 from pooltool.errors import FrameError
-from pooltool.formats.arrow_numbers import arrow_numbers, arrow_strings, numbers
 from pooltool.formats.qrels import read_qrels_table
 from pooltool.measures import evaluate_recall_files
 from pooltool.measures.qrels_index import index_qrels
@@ -74,7 +74,7 @@ def test_trec_covid_output_is_byte_for_byte_what_it_was(
 def test_recall_on_files_never_imports_pandas() -> None:
     """Every format, per topic and not, in a fresh interpreter: pandas (and the store)
     stay unloaded, and numpy.ma (``np.unique`` loads it: 30 ms of start-up), and
-    pyarrow.compute (30 ms: :mod:`pooltool.formats.kernels`)."""
+    pyarrow.compute (30 ms: :mod:`pooltool.arrow.kernels`)."""
     script = f"""
 import contextlib, io, sys
 from pooltool.cli import cli

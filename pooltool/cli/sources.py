@@ -113,7 +113,7 @@ def note_positives_only(ctx: click.Context, qrels: pd.DataFrame | pa.Table, leve
     said: set[str] = ctx.meta.setdefault("pooltool.positives_only", set())
     import pyarrow as pa  # loaded already where qrels come as Arrow columns
 
-    from pooltool.formats.arrow_numbers import numbers
+    from pooltool.arrow.numbers import numbers
 
     # Arrow's to_numpy imports pandas, which recall on files runs without (arrow_numbers)
     grades = (numbers(qrels.column("grade")) if isinstance(qrels, pa.Table)

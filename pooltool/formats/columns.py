@@ -45,8 +45,8 @@ import numpy as np
 import pyarrow as pa
 from pyarrow import csv
 
-from pooltool.formats import kernels
-from pooltool.formats.arrow_numbers import arrow_numbers, arrow_strings, numbers
+from pooltool.arrow import kernels
+from pooltool.arrow.numbers import arrow_numbers, arrow_strings, numbers
 from pooltool.text import control_class
 
 # white space to str.split() or line breaks to str.splitlines(), but not a separator here

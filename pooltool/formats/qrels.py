@@ -33,9 +33,9 @@ from typing import IO, TYPE_CHECKING
 import numpy as np
 import pyarrow as pa
 
+from pooltool.arrow import kernels
+from pooltool.arrow.numbers import numbers
 from pooltool.errors import FormatError
-from pooltool.formats import kernels
-from pooltool.formats.arrow_numbers import numbers
 from pooltool.formats.columns import integers, read_columns
 from pooltool.formats.source import (
     INTEGER,

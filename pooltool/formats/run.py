@@ -40,8 +40,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pyarrow as pa
 
+from pooltool.arrow import kernels
 from pooltool.errors import FormatError
-from pooltool.formats import kernels
 from pooltool.formats.columns import integers, read_columns
 from pooltool.formats.source import (
     INTEGER,

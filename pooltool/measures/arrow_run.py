@@ -22,9 +22,9 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
+from pooltool.arrow import kernels
+from pooltool.arrow.numbers import arrow_numbers, numbers
 from pooltool.errors import DuplicateDocno
-from pooltool.formats import kernels
-from pooltool.formats.arrow_numbers import arrow_numbers, numbers
 from pooltool.formats.fingerprint import KeyTable, fingerprints, keyed, repeats
 from pooltool.measures.per_topic import EncodedRun
 from pooltool.measures.qrels_index import NONPOOL, QrelsIndex

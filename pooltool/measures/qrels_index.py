@@ -23,9 +23,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pyarrow as pa
 
+from pooltool.arrow import kernels
+from pooltool.arrow.numbers import arrow_numbers, arrow_strings, numbers
 from pooltool.errors import FrameError, InvalidArgument
-from pooltool.formats import kernels
-from pooltool.formats.arrow_numbers import arrow_numbers, arrow_strings, numbers
 from pooltool.formats.qrels import pair_codes
 from pooltool.records import is_relevant
 

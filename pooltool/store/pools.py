@@ -18,8 +18,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from pooltool.arrow.numbers import arrow_numbers, arrow_strings, numbers
 from pooltool.errors import InvalidArgument, StoreError, UnknownRun
-from pooltool.formats.arrow_numbers import arrow_numbers, arrow_strings, numbers
 from pooltool.ranking import stretches
 from pooltool.store.core import StoreCore
 from pooltool.store.engine import Engine

@@ -20,8 +20,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.ipc as ipc
 
+from pooltool.arrow.numbers import arrow_numbers, numbers
 from pooltool.errors import StoreError
-from pooltool.formats.arrow_numbers import arrow_numbers, numbers
 from pooltool.formats.fingerprint import fingerprints, keyed, repeats
 from pooltool.ranking import table_trec_ranks
 

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 import numpy as np
 import pyarrow as pa
 
-from pooltool.formats import kernels
+from pooltool.arrow import kernels
 
 _NUMPY = {
     pa.int8(): np.int8, pa.int16(): np.int16, pa.int32(): np.int32, pa.int64(): np.int64,
