@@ -12,6 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis_budget import examples
+from reader_paths import reader_path  # noqa: F401  (autouse: every test on both reader paths)
 
 from pooltool.errors import FormatError
 from pooltool.formats import run as run_module

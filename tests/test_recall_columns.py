@@ -19,6 +19,7 @@ import numpy as np
 import pyarrow as pa
 import pytest
 from click.testing import CliRunner
+from reader_paths import reader_path  # noqa: F401  (autouse: every test on both reader paths)
 
 import pooltool.cli.recall  # noqa: F401  registers the command on the group
 from pooltool.arrow.numbers import arrow_numbers, arrow_strings, numbers

@@ -14,6 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis_budget import examples
+from reader_paths import reader_path  # noqa: F401  (autouse: every test on both reader paths)
 
 from pooltool.errors import NothingToScore
 from pooltool.measures import evaluate_recall

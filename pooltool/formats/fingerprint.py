@@ -43,20 +43,14 @@ def fingerprints(strings: pa.Array | pa.ChunkedArray) -> np.ndarray:
     :param strings: an Arrow ``string`` array without nulls, ``n`` values.
     :returns: uint64 array, shape ``(n,)``; equal strings, equal values.
     """
-    if isinstance(strings, pa.ChunkedArray):
-        strings = strings.combine_chunks()
-    if strings.type != pa.string():
-        strings = kernels.cast(strings, pa.string())
-    _, offsets_buffer, data_buffer = strings.buffers()
-    offsets = np.frombuffer(offsets_buffer, dtype=np.int32)[strings.offset:strings.offset + len(strings) + 1]
+    offsets, data_buffer = string_buffers(strings)
     starts = offsets[:-1].astype(np.int64)
     lengths = np.diff(offsets).astype(np.int64)
     longest = int(lengths.max()) if len(lengths) else 0
     if longest and int(lengths.min()) == longest:
         return _same_length(np.frombuffer(data_buffer, dtype=np.uint8), int(starts[0]), len(lengths), longest)
-    data = np.zeros((0 if data_buffer is None else data_buffer.size) + 8, dtype=np.uint8)
-    if data_buffer is not None:
-        data[:-8] = np.frombuffer(data_buffer, dtype=np.uint8)
+    data = np.zeros(len(data_buffer) + 8, dtype=np.uint8)
+    data[:-8] = np.frombuffer(data_buffer, dtype=np.uint8)
     # the 8 bytes that start at each byte, as one little-endian integer (unaligned view)
     words = np.ndarray(shape=(len(data) - 7,), dtype="<u8", buffer=data, strides=(1,))
     state = mix(lengths.astype(np.uint64) * _GOLDEN)
@@ -67,6 +61,22 @@ def fingerprints(strings: pa.Array | pa.ChunkedArray) -> np.ndarray:
         word = words[starts[rows] + step] & _MASKS[left]
         state[rows] = mix((state[rows] ^ word) + _GOLDEN)
     return state
+
+
+def string_buffers(strings: pa.Array | pa.ChunkedArray) -> tuple[np.ndarray, pa.Buffer | bytes]:
+    """The offsets and bytes of ``n`` Arrow strings (no nulls), no copy of the bytes.
+
+    :returns: int32 offsets, shape ``(n + 1,)``, string ``i`` being
+        ``data[offsets[i]:offsets[i + 1]]``; the data (``b""`` when Arrow holds none,
+        every string being empty).
+    """
+    if isinstance(strings, pa.ChunkedArray):
+        strings = strings.combine_chunks()
+    if strings.type != pa.string():
+        strings = kernels.cast(strings, pa.string())
+    _, offsets_buffer, data_buffer = strings.buffers()
+    offsets = np.frombuffer(offsets_buffer, dtype=np.int32)[strings.offset:strings.offset + len(strings) + 1]
+    return offsets, b"" if data_buffer is None else data_buffer
 
 
 def _same_length(data: np.ndarray, first: int, count: int, length: int) -> np.ndarray:

@@ -43,6 +43,7 @@ import pyarrow as pa
 from pooltool.arrow import kernels
 from pooltool.errors import FormatError
 from pooltool.formats.columns import integers, read_columns
+from pooltool.formats.run_pass import pass_table
 from pooltool.formats.source import (
     INTEGER,
     NUMBER,
@@ -227,8 +228,13 @@ def run_table(data: bytes, threads: bool = True) -> pa.Table | None:
         ``score`` (float64); ``None`` for anything ``read_columns`` refuses, a
         NaN score, or a rank that is not ``-?[0-9]+`` in the int64 range (a
         rank ``+1`` is fine for the line reader; it decides).
-        Repeated docnos are not looked for.
+        Repeated docnos are not looked for. The compiled pass
+        (:func:`pooltool.formats.run_pass.pass_table`) reads the plainest files;
+        what it declines goes on to Arrow's reader.
     """
+    table = pass_table(data)
+    if table is not None:
+        return table
     decimal_only = b"x" not in data and b"X" not in data
     types = _INTEGER_RANK_TYPES if decimal_only else _TYPES
     table = read_columns(data, _NAMES, types, threads, labels=_LABELS)

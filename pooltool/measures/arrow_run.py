@@ -19,15 +19,18 @@ exact hashing (:func:`_exact_grades`).
 
 from __future__ import annotations
 
+from types import ModuleType
+
 import numpy as np
 import pyarrow as pa
 
 from pooltool.arrow import kernels
 from pooltool.arrow.numbers import arrow_numbers, numbers
 from pooltool.errors import DuplicateDocno
-from pooltool.formats.fingerprint import KeyTable, fingerprints, keyed, repeats
+from pooltool.formats.fingerprint import KeyTable, fingerprints, keyed, repeats, string_buffers
 from pooltool.measures.per_topic import EncodedRun
 from pooltool.measures.qrels_index import NONPOOL, QrelsIndex
+from pooltool.native import run_pass
 from pooltool.ranking import order_lines, positions_in_groups
 
 
@@ -78,9 +81,14 @@ def _labels(column: pa.ChunkedArray) -> tuple[np.ndarray, list[str]]:
 
 def _grades(docno: pa.Array, topic_key: np.ndarray, qrels: QrelsIndex) -> np.ndarray | None:
     """Each line's grade (:data:`NONPOOL` when not judged), or ``None`` when a fingerprint
-    collision leaves a repeat or a match unproven (then :func:`_exact_grades` decides)."""
-    key = keyed(fingerprints(docno), topic_key)
+    collision leaves a repeat or a match unproven (then :func:`_exact_grades` decides).
+    The compiled join (:func:`_native_grades`), when built, answers first."""
+    native = run_pass()
+    grade = None if native is None else _native_grades(native, docno, topic_key, qrels)
+    if grade is not None:
+        return grade
     judged = _judged_keys(qrels)
+    key = keyed(fingerprints(docno), topic_key)
     if judged is None or repeats(key):  # a repeated docno, or a collision: settled exactly
         return None
     found = judged.find(key)
@@ -91,6 +99,27 @@ def _grades(docno: pa.Array, topic_key: np.ndarray, qrels: QrelsIndex) -> np.nda
     grade = np.full(len(key), NONPOOL, dtype=np.int64)
     grade[lines] = qrels.grades[judgments]
     return grade
+
+
+def _native_grades(native: ModuleType, docno: pa.Array, topic_key: np.ndarray,
+                   qrels: QrelsIndex) -> np.ndarray | None:
+    """:func:`_grades` by the compiled join (``native.join_grades``): per topic, the
+    docnos' fingerprints (:func:`~pooltool.formats.fingerprint.fingerprints`) checked
+    for repeats and looked up among that topic's judgments, each match confirmed on
+    the bytes. ``None`` when it declines: a fingerprint twice within a topic (a
+    repeat or a collision), or a topic in two stretches of lines; the vectorised join
+    then decides."""
+    if "native_judged" not in qrels.cache:
+        offsets, text = string_buffers(qrels.judgment_docnos)
+        topics = np.ascontiguousarray(qrels.judgment_topics, dtype=np.int64)
+        index = native.judged_index(topics, offsets, text, len(qrels.topics))
+        grades = np.ascontiguousarray(qrels.grades, dtype=np.int64)
+        qrels.cache["native_judged"] = (index, offsets, text, grades)
+    index, judged_offsets, judged_text, judged_grades = qrels.cache["native_judged"]
+    offsets, text = string_buffers(docno)
+    grades = native.join_grades(offsets, text, np.ascontiguousarray(topic_key, dtype=np.int64), index,
+                                len(qrels.topics), judged_offsets, judged_text, judged_grades, int(NONPOOL))
+    return None if grades is None else np.frombuffer(grades, dtype=np.int64)
 
 
 def _judged_keys(qrels: QrelsIndex) -> KeyTable | None:

@@ -1,0 +1,11 @@
+# Types of the compiled module (pooltool/native/_runpass.c); see its docstrings.
+from typing_extensions import Buffer  # collections.abc.Buffer is Python 3.12's
+
+# (n, topic_codes, topics, docno_offsets, docno_text, ranks, scores, tag_codes, tags)
+Read = tuple[int, bytes, list[str], bytes, bytes, bytes, bytes, bytes, list[str]]
+
+def read_run(data: Buffer, /) -> Read | None: ...
+def judged_index(topic: Buffer, offsets: Buffer, text: Buffer, topics: int, /) -> bytes: ...
+def join_grades(offsets: Buffer, text: Buffer, topic_key: Buffer, index: Buffer, topics: int,
+                judged_offsets: Buffer, judged_text: Buffer, judged_grade: Buffer, unjudged: int, /
+                ) -> bytes | None: ...

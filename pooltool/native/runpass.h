@@ -1,0 +1,26 @@
+/* What the parts of pooltool.native._runpass share (runpass_read.c, runpass_join.c,
+ * _runpass.c). Every function declines (None) rather than err on odd input. */
+#ifndef POOLTOOL_RUNPASS_H
+#define POOLTOOL_RUNPASS_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <locale.h>
+
+/* A new bytes object of size bytes, its space in *space (NULL and an exception when
+ * out of memory). */
+PyObject *runpass_new_bytes(Py_ssize_t size, char **space);
+
+/* The C locale, for strtod_l (set up when the module is imported). */
+extern locale_t runpass_c_locale;
+
+PyObject *runpass_read_run(PyObject *module, PyObject *data);
+extern const char runpass_read_run_doc[];
+
+PyObject *runpass_judged_index(PyObject *module, PyObject *args);
+extern const char runpass_judged_index_doc[];
+
+PyObject *runpass_join_grades(PyObject *module, PyObject *args);
+extern const char runpass_join_grades_doc[];
+
+#endif
