@@ -28,6 +28,7 @@ from pooltool.formats.run import iter_run_entries, run_frame
 from pooltool.formats.run_pass import pass_table
 from pooltool.measures import arrow_run
 from pooltool.measures.arrow_run import encode_table
+from pooltool.measures.per_topic import EncodedRun
 from pooltool.measures.qrels_index import NONPOOL, QrelsIndex, index_qrels
 from pooltool.native import built, run_pass
 
@@ -280,12 +281,16 @@ JUDGMENTS = st.lists(st.tuples(st.sampled_from(["1", "2", "3", "4"]),
 
 @settings(max_examples=examples(200), deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(RUN_LINES, JUDGMENTS)
+@given(RUN_LINES, JUDGMENTS, st.booleans())
 def test_the_join_gives_the_vectorised_joins_grades(
         monkeypatch: pytest.MonkeyPatch, native: ModuleType, run: list[tuple[str, str, int]],
-        judged: list[tuple[str, str, int]]) -> None:
+        judged: list[tuple[str, str, int]], in_order: bool) -> None:
     """Same encoded run from both joins, or the same DuplicateDocno (a repeat); a topic in
-    two stretches is declined by the compiled join and settled by the other."""
+    two stretches is declined by the compiled join and settled by the other. ``in_order``:
+    each topic's lines written together, best score first (ties in any docno order), as
+    the compiled join orders them itself."""
+    if in_order:
+        run = sorted(run, key=lambda line: (line[0], -line[2]))
     data = "".join(f"{t} Q0 {d} {i} {s} run\n" for i, (t, d, s) in enumerate(run)).encode()
     table = run_module.run_table(data)
     assert table is not None
@@ -299,15 +304,27 @@ def test_the_join_gives_the_vectorised_joins_grades(
     assert native_run is not None and python_run is not None
     (tag, ours), (their_tag, theirs) = native_run, python_run
     assert tag == their_tag == "run" and ours.ignored == theirs.ignored
-    for name in ("topic_pos", "score", "docno", "grade", "trec_rank"):
+    for name in ("topic_pos", "score", "grade", "trec_rank"):
         assert np.array_equal(getattr(ours, name), getattr(theirs, name)), name
     assert set(ours.grade.tolist()) <= {NONPOOL} | {g for _, _, g in judged}
+    same_tie_order(ours, theirs)
+
+
+def same_tie_order(ours: EncodedRun, theirs: EncodedRun) -> None:
+    """The tie codes (``EncodedRun.docno``) mark the same lines as tied, and order each tie
+    the same way (the compiled join numbers a tie k .. 1, order_lines by all tied docnos)."""
+    assert np.array_equal(ours.docno > 0, theirs.docno > 0)
+    tied = (ours.docno[1:] > 0) & (ours.docno[:-1] > 0) & (ours.topic_pos[1:] == ours.topic_pos[:-1]) \
+        & (ours.score[1:] == ours.score[:-1])
+    assert np.array_equal(np.sign(np.diff(ours.docno))[tied], np.sign(np.diff(theirs.docno))[tied])
+    assert (np.diff(ours.docno)[tied] < 0).all()
 
 
 def grades_of(native: ModuleType, docnos: list[str], topic_key: list[int],
               qrels: QrelsIndex) -> np.ndarray | None:
-    return arrow_run._native_grades(native, pa.array(docnos, pa.string()),
-                                    np.array(topic_key, dtype=np.int64), qrels)
+    joined = arrow_run._native_join(native, pa.array(docnos, pa.string()),
+                                    np.array(topic_key, dtype=np.int64), np.zeros(len(docnos)), qrels)
+    return None if joined is None else joined.grade
 
 
 def test_the_join_declines_a_repeat_and_a_topic_in_two_stretches(native: ModuleType) -> None:
@@ -348,8 +365,8 @@ def test_the_join_never_crashes_on_inconsistent_buffers(docnos: list[bytes], key
     if native is None:
         return
     offsets = np.concatenate(([0], np.cumsum([len(d) for d in docnos]))).astype(np.int32)
-    args = (offsets, b"".join(docnos), np.array(keys, dtype=np.int64), index, topics, offsets,
-            b"".join(docnos), np.zeros(len(docnos), dtype=np.int64), -1)
+    args = (offsets, b"".join(docnos), np.array(keys, dtype=np.int64), np.zeros(len(keys)), index, topics,
+            offsets, b"".join(docnos), np.zeros(len(docnos), dtype=np.int64), -1)
     try:
         native.join_grades(*args)
     except (ValueError, OverflowError):
@@ -398,3 +415,24 @@ def test_real_runs_are_read_by_the_pass(shared_data: Path, native: ModuleType) -
     assert len(runs) == 15
     for path in runs:
         assert same_as_line_reader(path.read_bytes()), path
+
+
+def test_ties_go_by_docno_descending_as_strcmp_orders_them(native: ModuleType) -> None:
+    """Written best score first, tied on 5: trec_eval gives c, b, ab, a (strcmp descending:
+    a prefix sorts first); the untied lines keep their places."""
+    data = (b"1 Q0 z 1 9 t\n1 Q0 b 2 5 t\n1 Q0 c 3 5 t\n1 Q0 a 4 5 t\n1 Q0 ab 5 5 t\n1 Q0 y 6 1 t\n"
+            b"2 Q0 q 1 3 t\n")
+    table = pass_table(data)
+    assert table is not None
+    encoded = encode_table(table, index_qrels(qrels_table([("1", "a", 1), ("2", "q", 2)])))
+    assert encoded is not None
+    run = encoded[1]
+    docnos = table["docno"].to_pylist()
+    joined = arrow_run._native_join(native, table["docno"].combine_chunks(), np.array([0] * 6 + [1]),
+                                    table["score"].to_numpy(), index_qrels(qrels_table([("1", "a", 1)])))
+    assert joined is not None and joined.order is not None
+    assert [docnos[row] for row in joined.order] == ["z", "c", "b", "ab", "a", "y", "q"]
+    assert run.trec_rank is not None and run.trec_rank.tolist() == [1, 2, 3, 4, 5, 6, 1]
+    assert run.docno.tolist() == [0, 4, 3, 2, 1, 0, 0]
+    assert run.grade.tolist() == [NONPOOL, NONPOOL, NONPOOL, NONPOOL, 1, NONPOOL, 2]
+    assert run.score.tolist() == [9, 5, 5, 5, 5, 1, 3]

@@ -19,6 +19,7 @@ exact hashing (:func:`_exact_grades`).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from types import ModuleType
 
 import numpy as np
@@ -56,10 +57,14 @@ def encode_table(table: pa.Table, qrels: QrelsIndex) -> tuple[str, EncodedRun] |
     # one key per line: its qrels topic, or a code past them for topics without qrels
     topic_key = (np.where(topic_pos >= 0, topic_pos, len(qrels.topics) + topic_codes) if ignored
                  else topic_pos)
-    grade = _grades(docno, topic_key, qrels)
+    score = numbers(table["score"])
+    native = run_pass()
+    joined = None if native is None else _native_join(native, docno, topic_key, score, qrels)
+    if joined is not None and joined.order is not None:
+        return tags[0], joined.encoded(topic_pos, score, ignored)
+    grade = joined.grade if joined is not None else _grades(docno, topic_key, qrels)
     if grade is None:
         grade = _exact_grades(tags[0], docno, topic_codes, names, topic_pos, qrels)
-    score = numbers(table["score"])
     rows = None  # every line's topic is judged (the usual case): no copies
     if ignored:
         rows = np.flatnonzero(topic_pos >= 0)
@@ -81,12 +86,7 @@ def _labels(column: pa.ChunkedArray) -> tuple[np.ndarray, list[str]]:
 
 def _grades(docno: pa.Array, topic_key: np.ndarray, qrels: QrelsIndex) -> np.ndarray | None:
     """Each line's grade (:data:`NONPOOL` when not judged), or ``None`` when a fingerprint
-    collision leaves a repeat or a match unproven (then :func:`_exact_grades` decides).
-    The compiled join (:func:`_native_grades`), when built, answers first."""
-    native = run_pass()
-    grade = None if native is None else _native_grades(native, docno, topic_key, qrels)
-    if grade is not None:
-        return grade
+    collision leaves a repeat or a match unproven (then :func:`_exact_grades` decides)."""
     judged = _judged_keys(qrels)
     key = keyed(fingerprints(docno), topic_key)
     if judged is None or repeats(key):  # a repeated docno, or a collision: settled exactly
@@ -101,14 +101,38 @@ def _grades(docno: pa.Array, topic_key: np.ndarray, qrels: QrelsIndex) -> np.nda
     return grade
 
 
-def _native_grades(native: ModuleType, docno: pa.Array, topic_key: np.ndarray,
-                   qrels: QrelsIndex) -> np.ndarray | None:
-    """:func:`_grades` by the compiled join (``native.join_grades``): per topic, the
-    docnos' fingerprints (:func:`~pooltool.formats.fingerprint.fingerprints`) checked
-    for repeats and looked up among that topic's judgments, each match confirmed on
-    the bytes. ``None`` when it declines: a fingerprint twice within a topic (a
-    repeat or a collision), or a topic in two stretches of lines; the vectorised join
-    then decides."""
+@dataclass(frozen=True)
+class _Joined:
+    """What the compiled join gives for ``n`` lines: each line's grade, and, when every
+    topic's lines are written best score first, trec_eval's order (else ``None``s):
+    the rows in order, each position's rank in its topic and its tie code (int64 ``n``)."""
+
+    grade: np.ndarray
+    order: np.ndarray | None
+    rank: np.ndarray | None
+    ties: np.ndarray | None
+
+    def encoded(self, topic_pos: np.ndarray, score: np.ndarray, ignored: list[str]) -> EncodedRun:
+        """The :class:`EncodedRun` of the lines in order, those of topics without
+        judgments (``topic_pos < 0``, whole stretches) left out."""
+        assert self.order is not None and self.rank is not None and self.ties is not None
+        order, rank, ties = self.order, self.rank, self.ties
+        if ignored:
+            kept = np.flatnonzero(topic_pos[order] >= 0)
+            order, rank, ties = order[kept], rank[kept], ties[kept]
+        return EncodedRun(topic_pos[order], score[order], ties, self.grade[order], ignored, rank)
+
+
+def _native_join(native: ModuleType, docno: pa.Array, topic_key: np.ndarray, score: np.ndarray,
+                 qrels: QrelsIndex) -> _Joined | None:
+    """The grades (as :func:`_grades` gives them) and trec_eval's order (as
+    :func:`~pooltool.ranking.order_lines` gives it, the tie codes aside: they order
+    each tie as its docnos do, ``k .. 1``) by the compiled join (``native.join_grades``):
+    per topic, the docnos' fingerprints (:func:`~pooltool.formats.fingerprint.fingerprints`)
+    checked for repeats and looked up among that topic's judgments, each match
+    confirmed on the bytes. ``None`` when it declines: a fingerprint twice within a
+    topic (a repeat or a collision), or a topic in two stretches of lines; the
+    vectorised join then decides."""
     if "native_judged" not in qrels.cache:
         offsets, text = string_buffers(qrels.judgment_docnos)
         topics = np.ascontiguousarray(qrels.judgment_topics, dtype=np.int64)
@@ -117,9 +141,15 @@ def _native_grades(native: ModuleType, docno: pa.Array, topic_key: np.ndarray,
         qrels.cache["native_judged"] = (index, offsets, text, grades)
     index, judged_offsets, judged_text, judged_grades = qrels.cache["native_judged"]
     offsets, text = string_buffers(docno)
-    grades = native.join_grades(offsets, text, np.ascontiguousarray(topic_key, dtype=np.int64), index,
-                                len(qrels.topics), judged_offsets, judged_text, judged_grades, int(NONPOOL))
-    return None if grades is None else np.frombuffer(grades, dtype=np.int64)
+    joined = native.join_grades(offsets, text, np.ascontiguousarray(topic_key, dtype=np.int64),
+                                np.ascontiguousarray(score, dtype=np.float64), index, len(qrels.topics),
+                                judged_offsets, judged_text, judged_grades, int(NONPOOL))
+    if joined is None:
+        return None
+    arrays = [None if part is None else np.frombuffer(part, dtype=np.int64) for part in joined]
+    grade, order, rank, ties = arrays
+    assert grade is not None
+    return _Joined(grade, order, rank, ties)
 
 
 def _judged_keys(qrels: QrelsIndex) -> KeyTable | None:

@@ -7,6 +7,20 @@
 #include <Python.h>
 #include <locale.h>
 
+#include <stdint.h>
+
+/* n strings as Arrow holds them: string i is text[offsets[i]:offsets[i + 1]]. */
+typedef struct {
+    const int32_t *offsets; /* n + 1, into text */
+    const unsigned char *text;
+    Py_ssize_t count, text_size;
+} Strings;
+
+/* trec_eval's order of one topic's lines [first, end) written best score first
+ * (runpass_order.c); 0 when they are not. */
+int runpass_order_stretch(const double *score, const Strings *docnos, Py_ssize_t first, Py_ssize_t end,
+                          int64_t *order, int64_t *rank, int64_t *ties);
+
 /* A new bytes object of size bytes, its space in *space (NULL and an exception when
  * out of memory). */
 PyObject *runpass_new_bytes(Py_ssize_t size, char **space);

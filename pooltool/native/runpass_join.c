@@ -62,12 +62,6 @@ static int64_t table_size(int64_t count) {
     return size;
 }
 
-typedef struct {
-    const int32_t *offsets; /* n + 1, into text */
-    const unsigned char *text;
-    Py_ssize_t count, text_size;
-} Strings;
-
 static int strings_fit(const Strings *strings) {
     if (strings->offsets[0] < 0) {
         return 0;
@@ -217,7 +211,10 @@ typedef struct {
     Strings judged;            /* m */
     const int64_t *judged_grade;
     int64_t unjudged;
+    const double *score;       /* n */
     int64_t *grade;            /* out: n */
+    int64_t *order, *rank, *ties; /* out: n, trec_eval's order (see runpass_order.c) */
+    int ordered;               /* out: whether every stretch was written in score order */
     uint64_t *seen;            /* scratch: the stretch's set of fingerprints, then its fingerprints */
     int64_t seen_size;
 } Join;
@@ -280,6 +277,8 @@ static int join_stretch(Join *join, Py_ssize_t first, Py_ssize_t end) {
         }
         join->grade[i] = find_grade(join, topic, prints[i - first], i);
     }
+    join->ordered = join->ordered && runpass_order_stretch(join->score, &join->docnos, first, end, join->order,
+                                                           join->rank, join->ties);
     return 1;
 }
 
@@ -319,60 +318,78 @@ static int index_fits(const Join *join) {
 }
 
 const char runpass_join_grades_doc[] =
-"join_grades(offsets, text, topic_key, index, topics, judged_offsets, judged_text,\n"
-"            judged_grade, unjudged) -> bytes | None\n\n"
-"Each line's grade, or None (declined: a docno fingerprint twice within a topic, a\n"
-"repeat or a collision, or a topic in two stretches of lines).\n\n"
+"join_grades(offsets, text, topic_key, score, index, topics, judged_offsets,\n"
+"            judged_text, judged_grade, unjudged) -> tuple | None\n\n"
+"Each line's grade and trec_eval's order, or None (declined: a docno fingerprint\n"
+"twice within a topic, a repeat or a collision, or a topic in two stretches).\n\n"
 "offsets: int32 (n + 1) into text, the run's docnos; topic_key: int64 (n), a line's\n"
-"topic position in the qrels, or >= topics for a topic without judgments; index:\n"
-"judged_index's bytes for the judgments; judged_offsets (int32, m + 1) and\n"
-"judged_text: their docnos; judged_grade: int64 (m). Returns n int64 grades, the\n"
-"judgment's where one has the line's topic and docno, unjudged elsewhere.\n"
-"Raises ValueError on buffers that do not fit.";
+"topic position in the qrels, or >= topics for a topic without judgments; score:\n"
+"float64 (n), no NaN; index: judged_index's bytes for the judgments; judged_offsets\n"
+"(int32, m + 1) and judged_text: their docnos; judged_grade: int64 (m).\n"
+"Returns (grade, order, rank, ties): n int64 grades, the judgment's where one has\n"
+"the line's topic and docno, unjudged elsewhere; and, when every topic's lines are\n"
+"written best score first (else three None), n int64 each: the rows in trec_eval's\n"
+"order (runpass_order.c), each position's 1-based rank in its topic and its tie\n"
+"code. Raises ValueError on buffers that do not fit.";
+
+/* The outputs: grade, order, rank, ties (n int64 each). */
+static int make_outputs(Join *join, PyObject **outputs) {
+    int64_t **spaces[4] = {&join->grade, &join->order, &join->rank, &join->ties};
+    for (int i = 0; i < 4; i++) {
+        char *space;
+        outputs[i] = runpass_new_bytes(join->docnos.count * 8, &space);
+        if (outputs[i] == NULL) {
+            return 0;
+        }
+        *spaces[i] = (int64_t *)space;
+    }
+    return 1;
+}
 
 PyObject *runpass_join_grades(PyObject *module, PyObject *args) {
     (void)module;
-    PyObject *objects[8];
+    PyObject *objects[9], *outputs[4] = {NULL, NULL, NULL, NULL}, *result = NULL;
     long long topics, unjudged;
-    if (!PyArg_ParseTuple(args, "OOOOLOOOL", &objects[0], &objects[1], &objects[2], &objects[3], &topics,
-                          &objects[4], &objects[5], &objects[6], &unjudged)) {
+    if (!PyArg_ParseTuple(args, "OOOOOLOOOL", &objects[0], &objects[1], &objects[2], &objects[3], &objects[4],
+                          &topics, &objects[5], &objects[6], &objects[7], &unjudged)) {
         return NULL;
     }
     Views views = {.held = 0};
-    Join join = {.topics = topics, .unjudged = unjudged, .seen = NULL, .seen_size = 0};
-    Py_ssize_t keys, index_size, grades;
-    PyObject *result = NULL;
+    Join join = {.topics = topics, .unjudged = unjudged, .seen = NULL, .seen_size = 0, .ordered = 1};
+    Py_ssize_t keys, scores, index_size, grades;
     if (!take_strings(&views, objects[0], objects[1], &join.docnos)
             || (join.topic_key = take_view(&views, objects[2], 8, &keys)) == NULL
-            || (join.starts = take_view(&views, objects[3], 8, &index_size)) == NULL
-            || !take_strings(&views, objects[4], objects[5], &join.judged)
-            || (join.judged_grade = take_view(&views, objects[6], 8, &grades)) == NULL) {
+            || (join.score = take_view(&views, objects[3], 8, &scores)) == NULL
+            || (join.starts = take_view(&views, objects[4], 8, &index_size)) == NULL
+            || !take_strings(&views, objects[5], objects[6], &join.judged)
+            || (join.judged_grade = take_view(&views, objects[7], 8, &grades)) == NULL) {
         goto done;
     }
     join.slots = (const Slot *)(join.starts + topics + 1);
     join.slot_count = (index_size - topics - 1) / 2;
     if (topics < 0 || index_size < topics + 1 || (index_size - topics - 1) % 2 != 0 || !index_fits(&join)
-            || keys != join.docnos.count || grades != join.judged.count) {
+            || keys != join.docnos.count || scores != keys || grades != join.judged.count) {
         PyErr_SetString(PyExc_ValueError, "join_grades: inconsistent buffers");
         goto done;
     }
-    char *space;
-    PyObject *grade = runpass_new_bytes(join.docnos.count * 8, &space);
-    if (grade == NULL) {
+    if (!make_outputs(&join, outputs)) {
         goto done;
     }
-    join.grade = (int64_t *)space;
     int joined;
     Py_BEGIN_ALLOW_THREADS
     joined = join_lines(&join);
     Py_END_ALLOW_THREADS
-    if (joined) {
-        result = grade;
-    } else {
-        Py_DECREF(grade);
+    if (!joined) {
         result = Py_NewRef(Py_None);
+    } else if (join.ordered) {
+        result = PyTuple_Pack(4, outputs[0], outputs[1], outputs[2], outputs[3]);
+    } else {
+        result = PyTuple_Pack(4, outputs[0], Py_None, Py_None, Py_None);
     }
 done:
+    for (int i = 0; i < 4; i++) {
+        Py_XDECREF(outputs[i]);
+    }
     release_views(&views);
     return result;
 }
