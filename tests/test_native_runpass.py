@@ -436,3 +436,18 @@ def test_ties_go_by_docno_descending_as_strcmp_orders_them(native: ModuleType) -
     assert run.docno.tolist() == [0, 4, 3, 2, 1, 0, 0]
     assert run.grade.tolist() == [NONPOOL, NONPOOL, NONPOOL, NONPOOL, 1, NONPOOL, 2]
     assert run.score.tolist() == [9, 5, 5, 5, 5, 1, 3]
+
+
+@pytest.mark.parametrize("length", range(1, 21))
+def test_fields_are_cut_eight_bytes_at_a_time_exactly(native: ModuleType, length: int) -> None:
+    """Fields are scanned a word at a time: the edge bytes of the printable range ('!'
+    0x21, '~' 0x7e) stay inside a docno of any length, at any place in a word; each
+    byte outside it (0x7f up, below 0x21 but space and TAB) at any place is declined."""
+    docno = "".join("!~a#0Z"[i % 6] for i in range(length))
+    for prefix in ("", "   ", "       "):  # the docno at several offsets in the words
+        data = f"{prefix}1 Q0 {docno} 1 2 t\n".encode()
+        assert same_as_line_reader(data)
+        for place in range(length):
+            for byte in (0x7F, 0x80, 0xFF, 0x1F, 0x00, 0x0B, 0x0D):
+                bad = docno[:place].encode() + bytes([byte]) + docno[place + 1:].encode()
+                assert native.read_run(f"{prefix}1 Q0 ".encode() + bad + b" 1 2 t\n") is None, (place, byte)

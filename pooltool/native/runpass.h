@@ -9,6 +9,10 @@
 
 #include <stdint.h>
 
+#if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "the passes read words as little-endian integers (setup.py: the build is optional)"
+#endif
+
 /* n strings as Arrow holds them: string i is text[offsets[i]:offsets[i + 1]]. */
 typedef struct {
     const int32_t *offsets; /* n + 1, into text */
