@@ -25,10 +25,12 @@ CSV reader (:func:`run_table`, through :func:`pooltool.formats.columns.read_colu
 which cuts lines and fields by the same rules and refuses what it cannot
 show to be cut the same way); anything it refuses, and any check that fails
 on the columns it gives, sends the file to :func:`iter_run_entries`, line by
-line, which gives the frame or the error naming the line.
+line, which gives the frame or the error naming the line. Before Arrow, the
+compiled pass (:mod:`pooltool.formats.run_pass`, :mod:`pooltool.native`, when
+built) reads the plainest files in one pass over their bytes and declines the rest.
 ``tests/test_formats_run.py`` holds the two paths to the same frame, or the
 same error, on hand-made and generated files, and the fast path to values
-written down by hand.
+written down by hand (with the compiled pass and without it: ``tests/reader_paths.py``).
 """
 
 from __future__ import annotations

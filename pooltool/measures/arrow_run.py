@@ -15,6 +15,10 @@ distinct fingerprints prove that no docno repeats, and every fingerprint
 match with the qrels is confirmed on the topic and docno strings. When a
 collision leaves either in doubt, the lines are encoded again with Arrow's
 exact hashing (:func:`_exact_grades`).
+
+When :mod:`pooltool.native` is built, its compiled join answers first
+(:func:`_native_join`): the same fingerprints, per topic, and trec_eval's order for
+topics written best score first; whatever it declines takes the path above.
 """
 
 from __future__ import annotations
