@@ -57,6 +57,30 @@ print(sorted(name for name in ("pandas", "pyarrow.pandas_compat") if name in sys
     assert done.stdout.strip() == "[] None", done.stderr
 
 
+def test_a_current_store_opens_without_sqlite_utils(tmp_path: Path) -> None:
+    """``add-runs`` and ``pool`` on a store whose schema is current never import
+    sqlite-utils (it migrates only), and its connection has the settings sqlite-utils'
+    ``Database`` gave it (recursive triggers on, foreign keys on)."""
+    JudgmentStore.open(tmp_path / "s.db", create=True).close()
+    script = f"""
+import contextlib, io, sys
+from pooltool.cli import cli
+from pooltool.store import JudgmentStore
+db = {str(tmp_path / "s.db")!r}
+for call in (["add-runs", {str(_runs(tmp_path)[0])!r}], ["pool", "--depth", "3"]):
+    with contextlib.redirect_stdout(io.StringIO()):
+        cli.main(["--db", db, *call], standalone_mode=False)
+store = JudgmentStore.open(db)
+print(sorted(name for name in sys.modules if name.startswith("sqlite_utils")),
+      [store.conn.execute(f"PRAGMA {{name}}").fetchone()[0]
+       for name in ("recursive_triggers", "foreign_keys")])
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[] [1, 1]", done.stderr
+
+
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_added_runs_are_written_as_the_frame_is(tmp_path: Path, fmt: str) -> None:
     """``add-runs`` prints :func:`added_columns` of :meth:`add_run_records`: the same
