@@ -57,6 +57,28 @@ print(sorted(name for name in ("pandas", "pyarrow.pandas_compat") if name in sys
     assert done.stdout.strip() == "[] None", done.stderr
 
 
+def test_init_loads_neither_arrow_nor_numpy(tmp_path: Path) -> None:
+    """``init`` makes a store without loading pyarrow, numpy or pandas (the store's
+    modules import them where entries are read or written), and the store it makes
+    takes runs and pools in the same process afterwards."""
+    script = f"""
+import contextlib, io, sys
+from pooltool.cli import cli
+db = {str(tmp_path / "s.db")!r}
+cli.main(["--db", db, "init"], standalone_mode=False)
+print(sorted(name for name in ("numpy", "pyarrow", "pandas") if name in sys.modules))
+with contextlib.redirect_stdout(io.StringIO()) as out:
+    cli.main(["--db", db, "add-runs", {str(_runs(tmp_path)[0])!r}, "--format", "csv"],
+             standalone_mode=False)
+    cli.main(["--db", db, "pool", "--depth", "2", "--format", "csv"], standalone_mode=False)
+print(out.getvalue().splitlines()[1].split(",")[0])
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["[]", "bm25"], done.stderr
+
+
 def test_a_current_store_opens_without_sqlite_utils(tmp_path: Path) -> None:
     """``add-runs`` and ``pool`` on a store whose schema is current never import
     sqlite-utils (it migrates only), and its connection has the settings sqlite-utils'
