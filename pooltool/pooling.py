@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
+from pooltool.arrow import kernels
 from pooltool.arrow.numbers import numbers
 from pooltool.errors import InvalidArgument, StoreError
 from pooltool.store import DEFAULT_POOL, JudgmentStore, PoolPairs
@@ -111,7 +111,7 @@ def _not_in(hits: PoolPairs, before: PoolPairs) -> np.ndarray:
 
 def _codes(strings: pa.Array) -> np.ndarray:
     """One int64 per string, equal for equal strings (Arrow's hash encoding)."""
-    return numbers(pc.dictionary_encode(strings).indices).astype(np.int64)  # not .to_numpy(): pandas
+    return numbers(kernels.dictionary_encode(strings).indices).astype(np.int64)  # not .to_numpy(): pandas
 
 
 def contributor_depths(store: JudgmentStore, pool: str = DEFAULT_POOL) -> dict[str, int]:

@@ -14,8 +14,8 @@ from collections.abc import Iterator
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
+from pooltool.arrow import kernels
 from pooltool.arrow.numbers import arrow_numbers, arrow_strings, numbers
 from pooltool.ranking import stretches
 from pooltool.store.engine import Engine
@@ -57,10 +57,10 @@ def _topic_spans(top: pa.Table) -> tuple[list[str], np.ndarray]:
     (one more bound: the number of rows)."""
     topic = top["topic"].combine_chunks()
     if not pa.types.is_dictionary(topic.type):
-        topic = pc.dictionary_encode(topic)
+        topic = kernels.dictionary_encode(topic)
     codes = numbers(topic.indices)
     starts, _ = stretches(codes)
-    names = topic.dictionary.take(arrow_numbers(codes[starts])).to_pylist()
+    names = kernels.take(topic.dictionary, arrow_numbers(codes[starts])).to_pylist()
     return [str(name) for name in names], np.append(starts, len(codes))
 
 
@@ -74,7 +74,7 @@ def _batch_pairs(tops: list[pa.Table], spans: list[tuple[list[str], np.ndarray]]
             parts.append((position, top.slice(int(start), int(stop - start))))
     run = np.repeat(np.array([p for p, _ in parts], dtype=np.int64),
                     [part.num_rows for _, part in parts])
-    topic = [pc.cast(part["topic"], pa.string()).combine_chunks() for _, part in parts]
+    topic = [kernels.cast(part["topic"], pa.string()).combine_chunks() for _, part in parts]
     docno = [part["docno"].combine_chunks() for _, part in parts]
     rank = [numbers(part["trec_rank"]) for _, part in parts]
     return PoolPairs(pa.concat_arrays(topic) if topic else arrow_strings([]),
@@ -93,10 +93,10 @@ def sorted_hits(hits: PoolPairs, run_ids: list[int]) -> PoolPairs:
     run_id = np.asarray(run_ids, dtype=np.int64)[hits.run]
     keys = pa.table({"topic": hits.topic, "docno": hits.docno, "run_id": arrow_numbers(run_id),
                      "trec_rank": arrow_numbers(hits.trec_rank)})
-    order = pc.sort_indices(keys, sort_keys=[
+    order = kernels.sort_indices(keys, [
         (name, "ascending") for name in ("topic", "docno", "run_id", "trec_rank")])
     rows = numbers(order)
-    return PoolPairs(hits.topic.take(order), hits.docno.take(order), hits.run[rows],
+    return PoolPairs(kernels.take(hits.topic, order), kernels.take(hits.docno, order), hits.run[rows],
                      hits.trec_rank[rows])
 
 
@@ -104,15 +104,15 @@ def pair_starts(hits: PoolPairs) -> np.ndarray:
     """Of hits sorted by (topic, docno), whether each is the first of its pair (bool)."""
     first = np.ones(len(hits.run), dtype=bool)
     if len(first) > 1:
-        first[1:] = ~np.logical_and(_bools(pc.equal(hits.topic[1:], hits.topic[:-1])),
-                                    _bools(pc.equal(hits.docno[1:], hits.docno[:-1])))
+        first[1:] = ~np.logical_and(_bools(kernels.call("equal", hits.topic[1:], hits.topic[:-1])),
+                                    _bools(kernels.call("equal", hits.docno[1:], hits.docno[:-1])))
     return first
 
 
 def _bools(values: pa.Array) -> np.ndarray:
     """A boolean Arrow array without nulls as numpy bools (through uint8:
     ``.to_numpy()`` would load pandas)."""
-    return numbers(pc.cast(values, pa.uint8())).view(bool)
+    return numbers(kernels.cast(values, pa.uint8())).view(bool)
 
 
 def insert_round(conn: Engine, hits: PoolPairs, run_ids: list[int], pool_id: int,
@@ -144,7 +144,7 @@ def insert_round(conn: Engine, hits: PoolPairs, run_ids: list[int], pool_id: int
     conn.execute("INSERT OR IGNORE INTO pool_docs(pool_id, topic, docno, round_id) "
                  "SELECT pool_id, topic, docno, round_id FROM pool_hits "
                  "WHERE pool_id = ? AND round_id = ? AND topic IN (SELECT value FROM json_each(?))",
-                 [pool_id, round_id, json.dumps(pc.unique(hits.topic).to_pylist())])
+                 [pool_id, round_id, json.dumps(kernels.unique(hits.topic).to_pylist())])
     return conn.total_changes - before
 
 

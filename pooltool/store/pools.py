@@ -148,14 +148,14 @@ class PoolTables(StoreCore):
     def _pool_pairs(self, pool_id: int, topics: pa.Array) -> PoolPairs:
         """The pairs of a pool in the given topics (a string array, repeats allowed)."""
         import numpy as np
-        import pyarrow.compute as pc
 
+        from pooltool.arrow import kernels
         from pooltool.arrow.numbers import arrow_strings
 
         topics, docnos = self._fetch_pairs(
             "SELECT topic, docno FROM pool_docs WHERE pool_id = ? "
             "AND topic IN (SELECT value FROM json_each(?))",
-            [pool_id, json.dumps(pc.unique(topics).to_pylist())])
+            [pool_id, json.dumps(kernels.unique(topics).to_pylist())])
         zeros = np.zeros(len(topics), dtype=np.int64)
         return PoolPairs(arrow_strings(topics), arrow_strings(docnos), zeros, zeros)
 

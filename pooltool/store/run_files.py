@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pyarrow as pa
-import pyarrow.compute as pc
 
+from pooltool.arrow import kernels
 from pooltool.formats.run import plain_run_bytes, read_run, run_table
 from pooltool.ranking import order_table
 from pooltool.store import run_columns
@@ -35,7 +35,7 @@ def load_file(path: Path, threads: bool, with_docnos: bool) -> LoadedFile:
     :raises FormatError: as :func:`file_runs`.
     """
     runs, sha = file_runs(path, threads)
-    docnos = set().union(*(pc.unique(run["docno"]).to_pylist() for _, run in runs)) \
+    docnos = set().union(*(kernels.unique(run["docno"]).to_pylist() for _, run in runs)) \
         if with_docnos else set()
     return [(tag, run_columns.pack(run)) for tag, run in runs], sha, docnos
 
@@ -64,11 +64,12 @@ def file_runs(path: Path, threads: bool) -> tuple[list[tuple[str, pa.Table]], st
     tags = table["run_tag"].chunk(0).dictionary.to_pylist() if table.num_rows else []
     if len(tags) == 1:  # the usual case
         return [(str(tags[0]), order_table(table))], sha
-    tag_of_row = pc.cast(table["run_tag"], pa.string())
-    seen = pc.unique(tag_of_row)  # in order of first appearance
+    tag_of_row = kernels.cast(table["run_tag"], pa.string())
+    seen = kernels.unique(tag_of_row)  # in order of first appearance
     # compared with Arrow scalars: a Python string would go through pa.scalar(), which
     # loads pandas
-    return [(str(tag.as_py()), order_table(table.filter(pc.equal(tag_of_row, tag))))
+    return [(str(tag.as_py()), order_table(
+        kernels.call("filter", table, kernels.call("equal", tag_of_row, tag))))
             for tag in seen], sha
 
 
