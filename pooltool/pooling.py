@@ -16,12 +16,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
+from pooltool.arrow import kernels
 from pooltool.arrow.numbers import numbers
 from pooltool.errors import InvalidArgument, StoreError
 from pooltool.store import DEFAULT_POOL, JudgmentStore, PoolPairs
-from pooltool.store.pools import pair_starts
+from pooltool.store.pool_hits import pair_starts
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -88,7 +88,7 @@ def pool_runs(store: JudgmentStore, depth: int, run_tags: list[str] | None = Non
 def _batch_contributions(hits: PoolPairs, before: PoolPairs, runs: int) -> np.ndarray:
     """Per run (``hits.run``: its position, ``runs`` of them) its pooled, unique and new
     pairs among ``hits``, the hits of some topics sorted by pair
-    (:func:`~pooltool.store.pools.pair_starts`), given the pairs of those topics
+    (:func:`~pooltool.store.pool_hits.pair_starts`), given the pairs of those topics
     pooled before: int64, shape ``(3, runs)``."""
     first = pair_starts(hits)
     pair_of_hit = np.cumsum(first) - 1
@@ -111,7 +111,7 @@ def _not_in(hits: PoolPairs, before: PoolPairs) -> np.ndarray:
 
 def _codes(strings: pa.Array) -> np.ndarray:
     """One int64 per string, equal for equal strings (Arrow's hash encoding)."""
-    return numbers(pc.dictionary_encode(strings).indices).astype(np.int64)  # not .to_numpy(): pandas
+    return numbers(kernels.dictionary_encode(strings).indices).astype(np.int64)  # not .to_numpy(): pandas
 
 
 def contributor_depths(store: JudgmentStore, pool: str = DEFAULT_POOL) -> dict[str, int]:

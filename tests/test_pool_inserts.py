@@ -9,7 +9,7 @@ import pytest
 
 from pooltool import pooling
 from pooltool.formats.run import read_run
-from pooltool.store import JudgmentStore, engine, pools
+from pooltool.store import JudgmentStore, engine, pool_hits
 
 pytestmark = pytest.mark.both_engines  # the bulk path differs between the engines
 
@@ -34,8 +34,8 @@ def _tops(store: JudgmentStore, tag: str, depth: int) -> dict[tuple[str, str], i
 def test_rounds_write_the_rows_worked_out_from_the_runs(
         memory_store: JudgmentStore, monkeypatch: pytest.MonkeyPatch, small: bool) -> None:
     if small:  # a batch of one topic, slices of 2 hits, statements of 3 rows
-        monkeypatch.setattr(pools, "HITS_PER_BATCH", 1)
-        monkeypatch.setattr(pools, "_ROWS_PER_SLICE", 2)
+        monkeypatch.setattr(pool_hits, "HITS_PER_BATCH", 1)
+        monkeypatch.setattr(pool_hits, "_ROWS_PER_SLICE", 2)
         monkeypatch.setattr(engine, "ROWS_PER_STATEMENT", 3)
     store = memory_store
     store.add_run_frame(read_run("\n".join(LINES) + "\n"))

@@ -11,7 +11,7 @@ from pooltool import pooling
 from pooltool.errors import InvalidArgument, StoreError, UnknownRun
 from pooltool.formats.run import read_run
 from pooltool.judging.queue import judging_queue, pool_status
-from pooltool.store import JudgmentStore, pools
+from pooltool.store import JudgmentStore, pool_hits, pools
 
 pytestmark = pytest.mark.both_engines  # the store's own SQL, rewritten for PostgreSQL
 
@@ -158,7 +158,7 @@ def test_topic_batches_pool_as_one_batch(memory_store: JudgmentStore, hits_per_b
                                          monkeypatch: pytest.MonkeyPatch) -> None:
     """Pooling a batch of topics at a time (1: each topic alone; 6: topics 1 and 10, then
     2) gives the pool, hits, rounds and contributions of one batch."""
-    monkeypatch.setattr(pools, "HITS_PER_BATCH", hits_per_batch)
+    monkeypatch.setattr(pool_hits, "HITS_PER_BATCH", hits_per_batch)
     store = memory_store
     store.add_run_frame(read_run(BATCHED_RUNS))
     first = pooling.pool_runs(store, 1, ["A"])
@@ -184,12 +184,12 @@ def test_topic_batches_hold_whole_topics_each_hit_once() -> None:
     run = pa.table({"topic": ["1", "1", "10", "2", "2"], "docno": ["a", "b", "c", "d", "e"],
                     "trec_rank": [1, 2, 1, 1, 2]})
     other = pa.table({"topic": ["10", "3"], "docno": ["c", "f"], "trec_rank": [1, 1]})
-    batches = list(pools.topic_batches([run, other], 3))
+    batches = list(pool_hits.topic_batches([run, other], 3))
     assert [(b.topic.to_pylist(), b.docno.to_pylist(), b.run.tolist(), b.trec_rank.tolist())
             for b in batches] == [
         (["1", "1", "10", "10"], ["a", "b", "c", "c"], [0, 0, 0, 1], [1, 2, 1, 1]),
         (["2", "2", "3"], ["d", "e", "f"], [0, 0, 1], [1, 2, 1])]
-    assert [b.topic.to_pylist() for b in pools.topic_batches([run, other], 1)] == [
+    assert [b.topic.to_pylist() for b in pool_hits.topic_batches([run, other], 1)] == [
         ["1", "1"], ["10", "10"], ["2", "2"], ["3"]]
 
 

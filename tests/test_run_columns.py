@@ -109,7 +109,7 @@ def test_m013_turns_old_run_entries_into_blobs(shared_data: Path, tmp_path: Path
     read back the same, the pool is unchanged, and pooling deeper works."""
     path = tmp_path / "old.db"
     old = sqlite3.connect(path)
-    migrations.migrations.apply(Database(old), stop_before="m013_run_columns")
+    migrations.sqlite_migrations().apply(Database(old), stop_before="m013_run_columns")
     files = [covid_run(shared_data, name) for name in COVID_RUNS[:2]]
     for run_id, file in enumerate(files, start=1):
         entries = order_run(read_run(file))

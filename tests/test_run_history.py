@@ -116,7 +116,7 @@ def test_the_migration_keeps_runs_and_names_each_rounds_runs(tmp_path: Path) -> 
     """A store made before m004: its runs and rounds come through, rounds gain their runs."""
     path = tmp_path / "old.db"
     old = sqlite3.connect(path)
-    migrations.migrations.apply(Database(old), stop_before="m004_run_history")
+    migrations.sqlite_migrations().apply(Database(old), stop_before="m004_run_history")
     old.executescript(
         "INSERT INTO runs VALUES (1, 'A', 'a.run', 'sha-a', 2, 1, 't0');"
         "INSERT INTO runs VALUES (2, 'B', 'b.run', 'sha-b', 1, 1, 't0');"

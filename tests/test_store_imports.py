@@ -1,6 +1,8 @@
 """``init``, ``add-runs`` and ``pool --depth`` as the CLI runs them load no pandas (each
 is a process of its own in a campaign's chain, and pandas is half a CPU-second of
-start-up), and the tables they print from columns are what the API's DataFrames give."""
+start-up), nor :mod:`pyarrow.compute` (about 45 ms), nor sqlite-utils on a current
+store; ``init`` loads neither pyarrow nor numpy; and the tables they print from columns
+are what the API's DataFrames give."""
 
 from __future__ import annotations
 
@@ -30,8 +32,9 @@ def _runs(tmp_path: Path) -> list[Path]:
 
 def test_init_add_runs_and_pool_never_import_pandas(tmp_path: Path) -> None:
     """Every output format, a file of two tags, a tag given twice to --runs, and a
-    second round into a pool that holds pairs already: pandas, pyarrow's pandas shim
-    and sqlite-utils' pandas stay unloaded."""
+    second round into a pool that holds pairs already: pandas, pyarrow's pandas shim,
+    sqlite-utils' pandas and :mod:`pyarrow.compute` (its kernels are called by name:
+    :mod:`pooltool.arrow.kernels`) stay unloaded."""
     files = [str(path) for path in _runs(tmp_path)]
     script = f"""
 import contextlib, io, sys
@@ -48,13 +51,59 @@ for call in calls:
         cli.main(["--db", db, *call], standalone_mode=False)
     assert out.getvalue() or call == ["init"], call
 import sqlite_utils.db
-print(sorted(name for name in ("pandas", "pyarrow.pandas_compat") if name in sys.modules),
-      sqlite_utils.db.pd)
+print(sorted(name for name in ("pandas", "pyarrow.pandas_compat", "pyarrow.compute")
+             if name in sys.modules), sqlite_utils.db.pd)
 """
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                           check=False)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[] None", done.stderr
+
+
+def test_init_loads_neither_arrow_nor_numpy(tmp_path: Path) -> None:
+    """``init`` makes a store without loading pyarrow, numpy or pandas (the store's
+    modules import them where entries are read or written), and the store it makes
+    takes runs and pools in the same process afterwards."""
+    script = f"""
+import contextlib, io, sys
+from pooltool.cli import cli
+db = {str(tmp_path / "s.db")!r}
+cli.main(["--db", db, "init"], standalone_mode=False)
+print(sorted(name for name in ("numpy", "pyarrow", "pandas") if name in sys.modules))
+with contextlib.redirect_stdout(io.StringIO()) as out:
+    cli.main(["--db", db, "add-runs", {str(_runs(tmp_path)[0])!r}, "--format", "csv"],
+             standalone_mode=False)
+    cli.main(["--db", db, "pool", "--depth", "2", "--format", "csv"], standalone_mode=False)
+print(out.getvalue().splitlines()[1].split(",")[0])
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["[]", "bm25"], done.stderr
+
+
+def test_a_current_store_opens_without_sqlite_utils(tmp_path: Path) -> None:
+    """``add-runs`` and ``pool`` on a store whose schema is current never import
+    sqlite-utils (it migrates only), and its connection has the settings sqlite-utils'
+    ``Database`` gave it (recursive triggers on, foreign keys on)."""
+    JudgmentStore.open(tmp_path / "s.db", create=True).close()
+    script = f"""
+import contextlib, io, sys
+from pooltool.cli import cli
+from pooltool.store import JudgmentStore
+db = {str(tmp_path / "s.db")!r}
+for call in (["add-runs", {str(_runs(tmp_path)[0])!r}], ["pool", "--depth", "3"]):
+    with contextlib.redirect_stdout(io.StringIO()):
+        cli.main(["--db", db, *call], standalone_mode=False)
+store = JudgmentStore.open(db)
+print(sorted(name for name in sys.modules if name.startswith("sqlite_utils")),
+      [store.conn.execute(f"PRAGMA {{name}}").fetchone()[0]
+       for name in ("recursive_triggers", "foreign_keys")])
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[] [1, 1]", done.stderr
 
 
 @pytest.mark.parametrize("fmt", FORMATS)

@@ -163,7 +163,7 @@ def test_retractions_follow_the_rules_on_both_engines(kind: str, tmp_path: Path,
 
 def test_an_sqlite_store_of_the_previous_schema_is_upgraded(tmp_path: Path) -> None:
     old = sqlite3.connect(tmp_path / "old.db")
-    migrations.migrations.apply(Database(old), stop_before=AFTER_BASELINE[0])
+    migrations.sqlite_migrations().apply(Database(old), stop_before=AFTER_BASELINE[0])
     old.execute("INSERT INTO judgments(topic, docno, grade, assessor, judged_at, origin) "
                 "VALUES ('1', 'd1', 2, 'alice', 't', 'api')")
     old.commit()
@@ -181,7 +181,7 @@ def _invoke(*args: str) -> Result:
 def _old_sqlite_store(path: Path, stop_before: str) -> Path:
     """A SQLite store as a pooltool of before ``stop_before`` left it, with a judgment."""
     old = sqlite3.connect(path)
-    migrations.migrations.apply(Database(old), stop_before=stop_before)
+    migrations.sqlite_migrations().apply(Database(old), stop_before=stop_before)
     old.execute("INSERT INTO judgments(topic, docno, grade, assessor, judged_at, origin) "
                 "VALUES ('1', 'd1', 2, 'alice', 't', 'api')")
     old.commit()
@@ -254,7 +254,7 @@ def test_an_sqlite_store_of_the_previous_schema_keeps_every_row(covid_store: Pat
     """TREC-COVID's every table written into a SQLite store at m013 (as the previous
     pooltool made it), then opened: m014 is applied and every row is as in the source."""
     old = sqlite3.connect(tmp_path / "old.db")
-    migrations.migrations.apply(Database(old), stop_before=AFTER_BASELINE[0])
+    migrations.sqlite_migrations().apply(Database(old), stop_before=AFTER_BASELINE[0])
     old.execute("PRAGMA foreign_keys = OFF")
     with JudgmentStore.open(covid_store) as src:
         for table in _baseline_order(src):

@@ -83,7 +83,7 @@ def test_a_schema_upgrade_on_a_full_disk_changes_nothing(tmp_path: Path,
                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     path = tmp_path / "old.db"
     old = sqlite3.connect(path)
-    migrations.migrations.apply(Database(old), stop_before="m004_run_history")
+    migrations.sqlite_migrations().apply(Database(old), stop_before="m004_run_history")
     old.close()
     monkeypatch.setattr(sqlite3, "connect", _page_limited_connect(sqlite3.connect))
     with pytest.raises(StoreWriteFailed, match=r"old\.db: the disk is full \(database or disk "

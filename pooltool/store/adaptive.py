@@ -14,9 +14,6 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-import pyarrow as pa
-import pyarrow.compute as pc
-
 from pooltool.errors import StoreError
 from pooltool.store.core import StoreCore
 from pooltool.store.judged import LIVE
@@ -24,6 +21,7 @@ from pooltool.store.provenance import utc_now
 
 if TYPE_CHECKING:
     import pandas as pd
+    import pyarrow as pa
 
 
 class AdaptiveTables(StoreCore):
@@ -89,6 +87,8 @@ class AdaptiveTables(StoreCore):
         :raises UnknownRun: an id of no run.
         """
         import pandas as pd  # here, not at the top: the store opens without pandas
+        import pyarrow as pa
+        import pyarrow.compute as pc
 
         frames = []
         for tag, run_id in runs.items():
@@ -107,6 +107,9 @@ class AdaptiveTables(StoreCore):
 
         :raises UnknownRun: an id of no run.
         """
+        import pyarrow as pa  # here, not at the top: init opens the store without Arrow
+        import pyarrow.compute as pc
+
         topics: set[str] = set()
         for run_id in run_ids:
             entries = self._decoded_run(run_id)

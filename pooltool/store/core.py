@@ -9,13 +9,12 @@ from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import pyarrow as pa
-
 from pooltool.errors import StoreWriteFailed
 from pooltool.store.engine import Engine
 
 if TYPE_CHECKING:
     import pandas as pd
+    import pyarrow as pa
 
 
 class StoreCore:

@@ -27,7 +27,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pooltool.errors import InvalidArgument, NoGrades, StoreError, UnknownVersion
-from pooltool.formats.qrels import folded_lines, read_qrels
 from pooltool.formats.source import in_int64
 from pooltool.records import QRELS_COLUMNS
 from pooltool.store.adjudications import adjudication_ids
@@ -142,6 +141,8 @@ class JudgmentLog(DuplicateTables):
         :raises UnknownDocnos: ``strict_docs`` and the file names docnos the store's
             documents lack (nothing is imported).
         """
+        from pooltool.formats.qrels import folded_lines, read_qrels  # Arrow: not at init
+
         path = Path(path)
         name = source or str(path)
         qrels = read_qrels(path)

@@ -21,8 +21,12 @@ tests.
 from __future__ import annotations
 
 import json
+import sqlite3
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cache
 from importlib import resources
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pooltool.errors import StoreError
 from pooltool.store.engine import Engine
@@ -40,12 +44,52 @@ from pooltool.store.sqlite_history import (
     SCHEMA_V12_SAMPLE_GROWTH,
     SCHEMA_V13_RUN_COLUMNS,
 )
-from pooltool.store.sqlite_utils_bare import Database, Migrations
 
-migrations = Migrations("pooltool")
+if TYPE_CHECKING:
+    from pooltool.store.sqlite_utils_bare import Database, Migrations
+
+MIGRATION_SET = "pooltool"
+"""The name of pooltool's migrations in a SQLite store's ``_sqlite_migrations``."""
+MIGRATIONS_TABLE = "_sqlite_migrations"
+"""sqlite-utils' table of the migrations applied (``Migrations.migrations_table``)."""
 
 
-@migrations()
+@dataclass(frozen=True)
+class _SqliteStep:
+    name: str
+    apply: Callable[[Database], None]
+    transactional: bool
+
+
+_SQLITE_STEPS: list[_SqliteStep] = []  # every migration's SQLite body, oldest first
+
+
+def _sqlite_step(*, name: str | None = None,
+                 transactional: bool = True) -> Callable[[Callable[[Database], None]],
+                                                         Callable[[Database], None]]:
+    """Register a migration's SQLite body at the end of the list (as sqlite-utils'
+    ``Migrations.__call__`` registers one; :func:`sqlite_migrations` hands them over)."""
+    def register(body: Callable[[Database], None]) -> Callable[[Database], None]:
+        _SQLITE_STEPS.append(_SqliteStep(name or body.__name__, body, transactional))
+        return body
+    return register
+
+
+@cache
+def sqlite_migrations() -> Migrations:
+    """The migrations as sqlite-utils' ``Migrations``, which applies them to a SQLite
+    store and records them. Built when first asked: sqlite-utils takes about 0.1 CPU-s
+    to import, which a command opening a store whose schema is current does without
+    (:func:`pending` reads the record with SQL)."""
+    from pooltool.store.sqlite_utils_bare import Migrations
+
+    built = Migrations(MIGRATION_SET)
+    for step in _SQLITE_STEPS:
+        built(name=step.name, transactional=step.transactional)(step.apply)
+    return built
+
+
+@_sqlite_step()
 def m001_initial(db: Database) -> None:
     """Tables for topics, documents, runs, pools, the judgment log and qrels versions."""
     for statement in _statements(SCHEMA_V1):
@@ -65,47 +109,46 @@ def _statements(script: str) -> list[str]:
     return statements
 
 
-def apply(db: Database, address: str = ":memory:") -> list[str]:
-    """Bring the SQLite store ``db`` (at ``address``, for messages) to the newest schema
-    (no-op when it is current), recording this pooltool as the schema's writer.
+def apply(conn: sqlite3.Connection, address: str = ":memory:") -> list[str]:
+    """Bring the SQLite store on ``conn`` (at ``address``, for messages) to the newest
+    schema (no-op when it is current), recording this pooltool as the schema's writer.
 
     :returns: the migrations applied.
     :raises StoreError: it has migrations this pooltool does not know.
     """
-    lacking = pending(db, address)
-    migrations.apply(db)
+    from pooltool.store.sqlite_utils_bare import Database
+
+    lacking = pending(conn, address)
     if lacking:
-        with db.conn:
-            record_writer(db.conn)
+        # recursive_triggers=False: the connection's setting is sqlite_engine's to make
+        sqlite_migrations().apply(Database(conn, recursive_triggers=False))
+        with conn:
+            record_writer(conn)
     return lacking
 
 
-def pending(db: Database, address: str = ":memory:") -> list[str]:
-    """The names of the migrations the SQLite store ``db`` still lacks, oldest first
-    (none: it is current).
+def pending(conn: sqlite3.Connection, address: str = ":memory:") -> list[str]:
+    """The names of the migrations the SQLite store on ``conn`` still lacks, oldest first
+    (none: it is current), read from ``_sqlite_migrations`` as sqlite-utils'
+    ``Migrations.pending`` reads it (no such table: none applied).
 
     :raises StoreError: it has migrations this pooltool does not know.
     """
-    check_not_newer({m.name for m in migrations.applied(db)}, address, _SqliteReads(db))
-    return [migration.name for migration in migrations.pending(db)]
-
-
-class _SqliteReads:
-    """sqlite-utils' database as the one method :func:`written_by` uses."""
-
-    def __init__(self, db: Database) -> None:
-        self.db = db
-
-    def execute(self, sql: str, parameters: Any = ()) -> Any:
-        return self.db.execute(sql, parameters)
+    recorded = conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
+                            [MIGRATIONS_TABLE]).fetchone() is not None
+    applied = {str(row[0]) for row in conn.execute(
+        f"SELECT name FROM [{MIGRATIONS_TABLE}] WHERE migration_set = ?",
+        [MIGRATION_SET])} if recorded else set()
+    check_not_newer(applied, address, conn)
+    return [name for name in names() if name not in applied]
 
 
 def names() -> list[str]:
     """Every migration's name, oldest first: the schema a new store gets."""
-    return [migration.name for migration in migrations._migrations]
+    return [step.name for step in _SQLITE_STEPS]
 
 
-@migrations()
+@_sqlite_step()
 def m002_judging_ui(db: Database) -> None:
     """Topic assignments, and judging-UI state per assessor and topic (scan terms,
     skip marks, last position). None of it touches the judgment log."""
@@ -113,7 +156,7 @@ def m002_judging_ui(db: Database) -> None:
         db.execute(statement)
 
 
-@migrations()
+@_sqlite_step()
 def m003_durable_ui(db: Database) -> None:
     """Judging-UI state that must survive a crash: note drafts (a note written before
     the grade), and the tokens of journalled writes already committed (so that a
@@ -122,7 +165,7 @@ def m003_durable_ui(db: Database) -> None:
         db.execute(statement)
 
 
-@migrations(transactional=False)
+@_sqlite_step(transactional=False)
 def m004_run_history(db: Database) -> None:
     """Runs can be replaced and removed without losing what built a pool.
 
@@ -151,7 +194,7 @@ def m004_run_history(db: Database) -> None:
         db.execute("PRAGMA foreign_keys=ON")
 
 
-@migrations()
+@_sqlite_step()
 def m005_samples(db: Database) -> None:
     """Stratified samples beyond a pool (``pooltool sample``): the design, each
     topic's strata sizes, and each sampled document's stratum and inclusion
@@ -161,7 +204,7 @@ def m005_samples(db: Database) -> None:
         db.execute(statement)
 
 
-@migrations()
+@_sqlite_step()
 def m006_assessor_kinds(db: Database) -> None:
     """Each assessor is a person or a machine (an LLM judge, a classifier). The kinds
     are a log too (append-only): an assessor's latest row is its kind, and an
@@ -170,7 +213,7 @@ def m006_assessor_kinds(db: Database) -> None:
         db.execute(statement)
 
 
-@migrations()
+@_sqlite_step()
 def m008_claims(db: Database) -> None:
     """Claims (leases) on the documents judging apps show, so that two assessors on one
     unassigned topic are shown different documents. Working state, not evidence: a
@@ -179,7 +222,7 @@ def m008_claims(db: Database) -> None:
         db.execute(statement)
 
 
-@migrations()
+@_sqlite_step()
 def m009_active_time(db: Database) -> None:
     """Active judging time beside wall time: ``judgments.ms_active``, the milliseconds
     the judging app was in use while the document was on screen (see
@@ -187,7 +230,7 @@ def m009_active_time(db: Database) -> None:
     db.execute("ALTER TABLE judgments ADD COLUMN ms_active INTEGER")
 
 
-@migrations()
+@_sqlite_step()
 def m010_guidelines(db: Database) -> None:
     """Judging guidelines: collection-wide text, a definition per grade, instructions per
     topic (``pooltool guidelines``). Append-only: the latest row of a scope and target
@@ -196,7 +239,7 @@ def m010_guidelines(db: Database) -> None:
         db.execute(statement)
 
 
-@migrations()
+@_sqlite_step()
 def m011_adaptive_pools(db: Database) -> None:
     """Adaptive pools (``pooltool pool --strategy``): the strategy, its parameters, seed,
     per-topic budget and relevance level of a pool whose documents are chosen one at a
@@ -206,7 +249,7 @@ def m011_adaptive_pools(db: Database) -> None:
         db.execute(statement)
 
 
-@migrations()
+@_sqlite_step()
 def m012_sample_growth(db: Database) -> None:
     """Samples that grow (``pooltool sample --name S --grow N``): each growth's budget
     and the strata sizes after it, appended; the sizes first drawn stay as they were.
@@ -215,7 +258,7 @@ def m012_sample_growth(db: Database) -> None:
         db.execute(statement)
 
 
-@migrations()
+@_sqlite_step()
 def m013_run_columns(db: Database) -> None:
     """Each run's entries become one compressed Arrow IPC blob in ``run_columns``
     (see :mod:`pooltool.store.run_columns`), written from its ``run_entries`` rows in
@@ -284,7 +327,7 @@ def migration(name: str, *, sql: str | None = None, sqlite: str | None = None,
         for statement in _statements(sqlite_body):
             db.execute(statement)
 
-    migrations(name=name)(apply_sqlite)
+    _sqlite_step(name=name)(apply_sqlite)
     _POSTGRESQL_STEPS.append((name, postgresql_body))
     if not readers_need:
         _READERS_DO_NOT_NEED.add(name)

@@ -10,23 +10,18 @@ named pool), ``pool_rounds`` (depth, run tags, documents added), ``pool_docs``
 from __future__ import annotations
 
 import json
-from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
-
-from pooltool.arrow.numbers import arrow_numbers, arrow_strings, numbers
 from pooltool.errors import InvalidArgument, StoreError, UnknownRun
-from pooltool.ranking import stretches
 from pooltool.store.core import StoreCore
 from pooltool.store.engine import Engine
 from pooltool.store.provenance import utc_now
 
 if TYPE_CHECKING:
+    import numpy as np
     import pandas as pd
+    import pyarrow as pa
 
 DEFAULT_POOL = "main"
 
@@ -102,13 +97,13 @@ class PoolTables(StoreCore):
         of the runs' top ``depth`` (trec_eval rank) is stored in ``pool_hits``, and
         the pairs not pooled yet in ``pool_docs``, both tagged with the new round.
         The hits are sorted and written a batch of whole topics at a time (about
-        :data:`HITS_PER_BATCH` hits), so memory does not grow with the number of topics
-        beyond the runs' top ``depth`` themselves.
+        :data:`~pooltool.store.pool_hits.HITS_PER_BATCH` hits), so memory does not grow
+        with the number of topics beyond the runs' top ``depth`` themselves.
 
         :param on_batch: called once per batch with its hits (each pair's run as its
             position among the distinct tags of ``run_tags``, in order of first
             appearance, and its trec_eval rank there; sorted by topic and docno, in
-            string order, then run id: see :func:`pair_starts`) and the pairs of
+            string order, then run id: see :func:`~pooltool.store.pool_hits.pair_starts`) and the pairs of
             the batch's topics that were in the pool before the round; the batches
             hold every hit once.
         :returns: the number of pairs in the pool before the round, and the number
@@ -117,6 +112,8 @@ class PoolTables(StoreCore):
         :raises InvalidArgument: the pool exists and is not a depth-k pool (an
             adaptive pool, a sample, a mixed pool): its documents are chosen otherwise.
         """
+        from pooltool.store import pool_hits  # Arrow and numpy: not when init opens the store
+
         run_ids = list(dict.fromkeys(self.run_id(tag) for tag in run_tags))
         tops = self.run_entries(run_ids, depth, columns=["topic", "docno"])
         # the rows written refer to the pool and round made or checked here, and to
@@ -138,10 +135,10 @@ class PoolTables(StoreCore):
                 "VALUES (?, ?, ?, 0, ?) RETURNING round_id",
                 [pool_id, depth, json.dumps(run_tags), utc_now()])
             added = 0
-            for batch in topic_batches(tops, HITS_PER_BATCH):
-                hits = _sorted_hits(batch, run_ids)
-                pooled = self._pool_pairs(pool_id, hits.topic) if before else _no_pairs()
-                added += _insert_round(conn, hits, run_ids, pool_id, round_id)
+            for batch in pool_hits.topic_batches(tops, pool_hits.HITS_PER_BATCH):
+                hits = pool_hits.sorted_hits(batch, run_ids)
+                pooled = self._pool_pairs(pool_id, hits.topic) if before else pool_hits.no_pairs()
+                added += pool_hits.insert_round(conn, hits, run_ids, pool_id, round_id)
                 if on_batch is not None:
                     on_batch(hits, pooled)
             conn.execute("UPDATE pool_rounds SET docs_added = ? WHERE round_id = ?",
@@ -150,10 +147,15 @@ class PoolTables(StoreCore):
 
     def _pool_pairs(self, pool_id: int, topics: pa.Array) -> PoolPairs:
         """The pairs of a pool in the given topics (a string array, repeats allowed)."""
+        import numpy as np
+
+        from pooltool.arrow import kernels
+        from pooltool.arrow.numbers import arrow_strings
+
         topics, docnos = self._fetch_pairs(
             "SELECT topic, docno FROM pool_docs WHERE pool_id = ? "
             "AND topic IN (SELECT value FROM json_each(?))",
-            [pool_id, json.dumps(pc.unique(topics).to_pylist())])
+            [pool_id, json.dumps(kernels.unique(topics).to_pylist())])
         zeros = np.zeros(len(topics), dtype=np.int64)
         return PoolPairs(arrow_strings(topics), arrow_strings(docnos), zeros, zeros)
 
@@ -242,6 +244,8 @@ class PoolTables(StoreCore):
         :raises UnknownRun: a tag not in the store.
         """
         import pandas as pd  # here, not at the top: the store opens without pandas
+        import pyarrow as pa
+        import pyarrow.compute as pc
 
         tops = self.run_entries([self.run_id(tag) for tag in run_tags], depth)
         frames = [pd.DataFrame({
@@ -294,133 +298,3 @@ def _not_depth_reason(conn: Engine, pool_id: int) -> str | None:
     if strategy != "depth":
         return _NOT_DEPTH_POOLS.get(strategy, f"was made by strategy {strategy}")
     return None
-
-
-HITS_PER_BATCH = 1 << 20  # hits of whole topics sorted and written at a time
-
-
-def topic_batches(tops: list[pa.Table], hits: int) -> Iterator[PoolPairs]:
-    """The rows of runs' top k in batches of whole topics, in topic string order.
-
-    :param tops: per run, rows grouped by topic in string order (as stored:
-        :func:`pooltool.store.run_columns.decode`), with ``topic`` (string or
-        dictionary), ``docno`` and ``trec_rank``; runs may hold different topics.
-    :param hits: rows to gather before a batch is given (a batch holds at least
-        one topic, so one larger topic makes a larger batch).
-    :returns: per batch, its rows as :class:`PoolPairs` (``run``: the position
-        in ``tops``), each run's rows of the batch in their stored order.
-    """
-    spans = [_topic_spans(top) for top in tops]
-    rows: dict[str, int] = {}
-    for names, bounds in spans:
-        for name, size in zip(names, np.diff(bounds).tolist(), strict=True):
-            rows[name] = rows.get(name, 0) + size
-    batch: list[str] = []
-    gathered = 0
-    for name in sorted(rows):
-        batch.append(name)
-        gathered += rows[name]
-        if gathered >= hits:
-            yield _batch_pairs(tops, spans, batch[0], batch[-1])
-            batch, gathered = [], 0
-    if batch:
-        yield _batch_pairs(tops, spans, batch[0], batch[-1])
-
-
-def _topic_spans(top: pa.Table) -> tuple[list[str], np.ndarray]:
-    """A run's topics in the order its rows hold them, and where each topic's rows start
-    (one more bound: the number of rows)."""
-    topic = top["topic"].combine_chunks()
-    if not pa.types.is_dictionary(topic.type):
-        topic = pc.dictionary_encode(topic)
-    codes = numbers(topic.indices)
-    starts, _ = stretches(codes)
-    names = topic.dictionary.take(arrow_numbers(codes[starts])).to_pylist()
-    return [str(name) for name in names], np.append(starts, len(codes))
-
-
-def _batch_pairs(tops: list[pa.Table], spans: list[tuple[list[str], np.ndarray]],
-                 first: str, last: str) -> PoolPairs:
-    """The rows of the topics from ``first`` to ``last`` (string order) of every run."""
-    parts = []
-    for position, (top, (names, bounds)) in enumerate(zip(tops, spans, strict=True)):
-        start, stop = bounds[bisect_left(names, first)], bounds[bisect_right(names, last)]
-        if stop > start:
-            parts.append((position, top.slice(int(start), int(stop - start))))
-    run = np.repeat(np.array([p for p, _ in parts], dtype=np.int64),
-                    [part.num_rows for _, part in parts])
-    topic = [pc.cast(part["topic"], pa.string()).combine_chunks() for _, part in parts]
-    docno = [part["docno"].combine_chunks() for _, part in parts]
-    rank = [numbers(part["trec_rank"]) for _, part in parts]
-    return PoolPairs(pa.concat_arrays(topic) if topic else arrow_strings([]),
-                     pa.concat_arrays(docno) if docno else arrow_strings([]),
-                     run, np.concatenate(rank) if rank else run)
-
-
-def _no_pairs() -> PoolPairs:
-    empty = np.zeros(0, dtype=np.int64)
-    return PoolPairs(arrow_strings([]), arrow_strings([]), empty, empty)
-
-
-def _sorted_hits(hits: PoolPairs, run_ids: list[int]) -> PoolPairs:
-    """``hits`` sorted by topic, docno (string order), run id (``hits.run``: positions
-    in ``run_ids``) and trec_eval rank: the order of ``pool_hits``' primary key."""
-    run_id = np.asarray(run_ids, dtype=np.int64)[hits.run]
-    keys = pa.table({"topic": hits.topic, "docno": hits.docno, "run_id": arrow_numbers(run_id),
-                     "trec_rank": arrow_numbers(hits.trec_rank)})
-    order = pc.sort_indices(keys, sort_keys=[
-        (name, "ascending") for name in ("topic", "docno", "run_id", "trec_rank")])
-    rows = numbers(order)
-    return PoolPairs(hits.topic.take(order), hits.docno.take(order), hits.run[rows],
-                     hits.trec_rank[rows])
-
-
-def pair_starts(hits: PoolPairs) -> np.ndarray:
-    """Of hits sorted by (topic, docno), whether each is the first of its pair (bool)."""
-    first = np.ones(len(hits.run), dtype=bool)
-    if len(first) > 1:
-        first[1:] = ~np.logical_and(_bools(pc.equal(hits.topic[1:], hits.topic[:-1])),
-                                    _bools(pc.equal(hits.docno[1:], hits.docno[:-1])))
-    return first
-
-
-def _bools(values: pa.Array) -> np.ndarray:
-    """A boolean Arrow array without nulls as numpy bools (through uint8:
-    ``.to_numpy()`` would load pandas)."""
-    return numbers(pc.cast(values, pa.uint8())).view(bool)
-
-
-def _insert_round(conn: Engine, hits: PoolPairs, run_ids: list[int], pool_id: int,
-                  round_id: int) -> int:
-    """Store the hits (sorted: :func:`_sorted_hits`; ``hits.run``: positions in
-    ``run_ids``), and the pairs not pooled yet as pool documents of this round;
-    returns the number of pairs added.
-
-    Hits come in ``pool_hits``' primary-key order, so the table is written in one
-    sweep, a slice of :data:`_ROWS_PER_SLICE` rows at a time
-    (:meth:`~pooltool.store.engine.Engine.insert_ignoring`: COPY on PostgreSQL); a
-    docno twice in a topic of one run keeps its best rank (the first row inserted
-    wins). The pool documents are then copied from the hits by one statement, inside
-    the engine: a pair new to the pool has all its hits in this round, and the pairs
-    pooled before are skipped (about 0.1 CPU-s less than binding them from Python
-    for 354,000 pairs).
-    """
-    if not len(hits.run):
-        return 0
-    table = pa.table({"topic": hits.topic, "docno": hits.docno,
-                      "run_id": arrow_numbers(np.asarray(run_ids, dtype=np.int64)[hits.run]),
-                      "trec_rank": arrow_numbers(hits.trec_rank)})
-    columns = ("topic", "docno", "run_id", "trec_rank")
-    for start in range(0, table.num_rows, _ROWS_PER_SLICE):
-        part = table.slice(start, _ROWS_PER_SLICE)
-        conn.insert_ignoring("pool_hits", {"pool_id": pool_id, "round_id": round_id}, columns,
-                             [part[name].to_pylist() for name in columns])
-    before = conn.total_changes
-    conn.execute("INSERT OR IGNORE INTO pool_docs(pool_id, topic, docno, round_id) "
-                 "SELECT pool_id, topic, docno, round_id FROM pool_hits "
-                 "WHERE pool_id = ? AND round_id = ? AND topic IN (SELECT value FROM json_each(?))",
-                 [pool_id, round_id, json.dumps(pc.unique(hits.topic).to_pylist())])
-    return conn.total_changes - before
-
-
-_ROWS_PER_SLICE = 65_536  # hits made Python objects at a time (memory stays flat)

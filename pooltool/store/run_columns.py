@@ -17,9 +17,9 @@ from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.ipc as ipc
 
+from pooltool.arrow import kernels
 from pooltool.arrow.numbers import arrow_numbers, numbers
 from pooltool.errors import StoreError
 from pooltool.formats.fingerprint import fingerprints, keyed, repeats
@@ -70,10 +70,10 @@ def _topic_codes(ordered: pa.Table) -> pa.DictionaryArray:
     order). A column :func:`pooltool.ranking.order_table` encoded so is kept as it is."""
     topic = ordered["topic"].combine_chunks()
     if not pa.types.is_dictionary(topic.type):
-        return pc.dictionary_encode(topic)
+        return kernels.dictionary_encode(topic)
     if _first_appearance_order(topic):
         return topic
-    return pc.dictionary_encode(topic.cast(pa.string()))
+    return kernels.dictionary_encode(kernels.cast(topic, pa.string()))
 
 
 def _first_appearance_order(topic: pa.DictionaryArray) -> bool:
@@ -87,12 +87,13 @@ def _first_appearance_order(topic: pa.DictionaryArray) -> bool:
     firsts = np.maximum.accumulate(codes)  # the codes seen so far are 0..firsts
     return bool((np.diff(firsts) <= 1).all()
                 and firsts[-1] == len(topic.dictionary) - 1
-                and pc.count_distinct(topic.dictionary).as_py() == len(topic.dictionary))
+                and kernels.call("count_distinct", topic.dictionary).as_py()
+                == len(topic.dictionary))
 
 
 def _encode(ordered: pa.Table, topic: pa.DictionaryArray) -> bytes:
-    columns = [topic.cast(SCHEMA.field(0).type)]
-    columns += [ordered[name].combine_chunks().cast(SCHEMA.field(name).type)
+    columns = [kernels.cast(topic, SCHEMA.field(0).type)]
+    columns += [kernels.cast(ordered[name].combine_chunks(), SCHEMA.field(name).type)
                 for name in ("docno", "rank", "score")]
     sink = pa.BufferOutputStream()
     # one thread: runs are packed in several threads at once, and Arrow's threads for
@@ -134,7 +135,7 @@ def with_trec_ranks(entries: pa.Table, depth: int | None = None) -> pa.Table:
     entries = entries.append_column("trec_rank", arrow_numbers(ranks))
     if depth is None:
         return entries
-    return entries.take(arrow_numbers(np.flatnonzero(ranks <= depth)))
+    return kernels.take(entries, arrow_numbers(np.flatnonzero(ranks <= depth)))
 
 
 def repeats_docno(table: pa.Table) -> bool:
@@ -161,7 +162,7 @@ def _label_codes(column: pa.ChunkedArray) -> tuple[np.ndarray, int]:
     and the number of distinct codes."""
     encoded = column.combine_chunks()  # a dictionary column's chunks are unified
     if not pa.types.is_dictionary(encoded.type):
-        encoded = pc.dictionary_encode(encoded)
+        encoded = kernels.dictionary_encode(encoded)
     codes = numbers(encoded.indices).astype(np.int64)  # .to_numpy() would load pandas
     return codes, max(len(encoded.dictionary), 1)
 

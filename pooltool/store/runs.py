@@ -18,28 +18,27 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
-
 from pooltool.errors import DuplicateRunTag, RunInPool, UnknownRun
-from pooltool.formats.run import plain_run_bytes, read_run, run_table
-from pooltool.ranking import order_table
 from pooltool.records import RUN_COLUMNS
-from pooltool.store import run_columns
 from pooltool.store.core import StoreCore
 from pooltool.store.docno_check import MissingDocnos, OnMissingDocnos, check_docnos
 from pooltool.store.engine import Engine
-from pooltool.store.provenance import bytes_sha256, file_sha256, utc_now
+from pooltool.store.provenance import utc_now
 from pooltool.store.topic_check import OnUnknownTopics, UnknownTopics, check_topics
 
 if TYPE_CHECKING:
     import pandas as pd
+    import pyarrow as pa
+
+    from pooltool.store.run_columns import RunBlob
+    from pooltool.store.run_files import LoadedFile
+
+# Arrow, numpy and the modules that need them (run_files, run_columns) are imported in
+# the methods that read or write entries: the store opens without them (init)
 
 _FILES_IN_FLIGHT = 2  # run files read and packed ahead, one thread each, while one is stored
 #: The columns of what :meth:`RunTables.add_runs` returns, a row per run added.
 ADDED_COLUMNS = ("run_tag", "source_path", "lines", "topics")
-_LoadedFile = tuple[list[tuple[str, run_columns.RunBlob]], str, set[str]]
 
 
 class RunTables(StoreCore):
@@ -102,17 +101,14 @@ class RunTables(StoreCore):
         if isinstance(paths, (str, Path)):
             paths = [paths]
         paths = list(paths)
+        from pooltool.store.run_files import load_file
+
         threads = len(paths) == 1  # several files: one reader thread each is enough
 
-        def load(path: Path) -> _LoadedFile:
-            """A file's runs, each packed in trec_eval order, the file's sha256, and its
-            docnos when the store holds documents to check them against."""
-            runs, sha = _file_runs(path, threads)
-            docnos = set().union(*(pc.unique(run["docno"]).to_pylist() for _, run in runs)) \
-                if with_documents else set()
-            return [(tag, run_columns.pack(run)) for tag, run in runs], sha, docnos
+        def load(path: Path) -> LoadedFile:
+            return load_file(path, threads, with_documents)
 
-        def store(path: str | Path, loading: Future[_LoadedFile]) -> None:
+        def store(path: str | Path, loading: Future[LoadedFile]) -> None:
             runs, sha, docnos = loading.result()
             file_topics = set().union(*(run.topic_names for _, run in runs))
             found = check_topics(conn, file_topics, str(path), strict_topics)
@@ -139,7 +135,7 @@ class RunTables(StoreCore):
         # that order too.
         with self.writing("imported") as conn, \
                 ThreadPoolExecutor(max_workers=_FILES_IN_FLIGHT) as reader:
-            waiting: deque[tuple[str | Path, Future[_LoadedFile]]] = deque()
+            waiting: deque[tuple[str | Path, Future[LoadedFile]]] = deque()
             for path in paths:
                 waiting.append((path, reader.submit(load, Path(path))))
                 if len(waiting) == _FILES_IN_FLIGHT:
@@ -165,19 +161,23 @@ class RunTables(StoreCore):
         import pandas as pd  # here, not at the top: the store opens without pandas
 
         from pooltool.formats.frames import check_run_frame  # it imports pandas
+        from pooltool.store.run_columns import pack
+        from pooltool.store.run_files import ordered_table
 
         check_run_frame(frame, with_rank=True, unique_docnos=True)
         with self.writing("imported") as conn:
-            rows = [self._add_run(conn, str(tag), run_columns.pack(_ordered_table(entries)),
+            rows = [self._add_run(conn, str(tag), pack(ordered_table(entries)),
                                   source, "")
                     for tag, entries in frame.groupby("run_tag", sort=False)]
         return pd.DataFrame(rows, columns=list(ADDED_COLUMNS))
 
-    def _add_run(self, conn: Engine, tag: str, run: run_columns.RunBlob,
+    def _add_run(self, conn: Engine, tag: str, run: RunBlob,
                  source: str, sha: str, replace: bool = False,
                  force: bool = False) -> dict[str, Any]:
         """Store one run: its provenance row and its entries' blob; ``replace``,
         ``force``: as :meth:`add_runs`."""
+        from pooltool.store.run_columns import FORMAT
+
         old = conn.execute(
             "SELECT run_id, source_path, imported_at FROM live_runs WHERE run_tag = ?", [tag]
         ).fetchone()
@@ -196,7 +196,7 @@ class RunTables(StoreCore):
         conn.execute(
             "INSERT INTO run_columns(run_id, format, lines, sha256, source_sha256, entries) "
             "VALUES (?, ?, ?, ?, ?, ?)",
-            [run_id, run_columns.FORMAT, run.lines, run.sha256, sha, run.blob])
+            [run_id, FORMAT, run.lines, run.sha256, sha, run.blob])
         if old is not None:
             conn.execute("INSERT INTO run_retirements(run_id, replaced_by, retired_at) "
                          "VALUES (?, ?, ?)", [old[0], run_id, utc_now()])
@@ -279,6 +279,8 @@ class RunTables(StoreCore):
         :raises UnknownRun: no run with this tag.
         """
         import pandas as pd  # here, not at the top: the store opens without pandas
+        import pyarrow as pa
+        import pyarrow.compute as pc
 
         entries = self.run_entries([self.run_id(tag)])[0]
         frame = pd.DataFrame({
@@ -296,6 +298,9 @@ class RunTables(StoreCore):
 
         :raises UnknownRun: a tag of no live run (before any table is given).
         """
+        import numpy as np
+        import pyarrow as pa
+
         run_ids = [self.run_id(tag) for tag in tags]
         for tag, run_id in zip(tags, run_ids, strict=True):
             entries = self.run_entries([run_id])[0]
@@ -317,6 +322,8 @@ class RunTables(StoreCore):
         :raises UnknownRun: an id of no run.
         :raises StoreError: a blob that does not match its sha256.
         """
+        from pooltool.store import run_columns
+
         def stored(run_id: int) -> tuple[bytes, str, str]:
             row = self.conn.execute("SELECT entries, sha256 FROM run_columns WHERE run_id = ?",
                                     [run_id]).fetchone()
@@ -357,50 +364,6 @@ def _check_not_pooled(conn: Engine, run_id: int, doing: str, what: str) -> None:
         built = "; ".join(f"pool {name!r} (round {rounds})" for name, rounds in pooled)
         raise RunInPool(f"{doing}, which built {built}, changes which runs the pool stands "
                         f"for; nothing was {what}")
-
-
-
-def _file_runs(path: Path, threads: bool) -> tuple[list[tuple[str, pa.Table]], str]:
-    """A run file's runs (one per run tag, in file order), each in trec_eval order
-    (:func:`~pooltool.ranking.order_table`), and the file's sha256 (of the bytes read).
-
-    Arrow's reader (:func:`~pooltool.formats.run.run_table`; ``threads``: its own
-    threads) reads the file when it can vouch for it and no docno repeats within a
-    topic; otherwise :func:`~pooltool.formats.run.read_run` does, and names the file
-    and line of any error.
-
-    :raises FormatError: a malformed line, a repeated docno included.
-    """
-    data = plain_run_bytes(path)
-    table = None if data is None else run_table(data, threads)
-    if data is None or table is None or run_columns.repeats_docno(table):
-        frame = read_run(path)  # first: it refuses a pipe, which file_sha256 would wait on
-        sha = file_sha256(path) if data is None else bytes_sha256(data)
-        return [(str(tag), _ordered_table(entries))
-                for tag, entries in frame.groupby("run_tag", sort=False)], sha
-    sha = bytes_sha256(data)
-    del data
-    table = table.unify_dictionaries()
-    tags = table["run_tag"].chunk(0).dictionary.to_pylist() if table.num_rows else []
-    if len(tags) == 1:  # the usual case
-        return [(str(tags[0]), order_table(table))], sha
-    tag_of_row = pc.cast(table["run_tag"], pa.string())
-    seen = pc.unique(tag_of_row)  # in order of first appearance
-    # compared with Arrow scalars: a Python string would go through pa.scalar(), which
-    # loads pandas
-    return [(str(tag.as_py()), order_table(table.filter(pc.equal(tag_of_row, tag))))
-            for tag in seen], sha
-
-
-def _ordered_table(entries: pd.DataFrame) -> pa.Table:
-    """A one-run frame (columns as :func:`~pooltool.formats.run.read_run` returns) as
-    Arrow columns in trec_eval order."""
-    table = pa.table({"topic": pa.array(entries["topic"].to_numpy(dtype=object), pa.string()),
-                      "docno": pa.array(entries["docno"].to_numpy(dtype=object), pa.string()),
-                      "rank": pa.array(entries["rank"].to_numpy(), pa.int64()),
-                      "score": pa.array(entries["score"].to_numpy(), pa.float64())})
-    return order_table(table)
-
 
 
 __all__ = ["RunTables"]

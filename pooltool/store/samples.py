@@ -15,9 +15,6 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-import pyarrow as pa
-import pyarrow.compute as pc
-
 from pooltool.errors import StoreError
 from pooltool.store.core import StoreCore
 from pooltool.store.engine import Engine
@@ -49,6 +46,8 @@ class SampleTables(StoreCore):
         :param topics: only these topics (default: all).
         """
         import pandas as pd  # here, not at the top: the store opens without pandas
+        import pyarrow as pa
+        import pyarrow.compute as pc
 
         if not run_ids:
             return pd.DataFrame({"topic": [], "docno": [], "best_rank": []})

@@ -29,7 +29,6 @@ from pooltool.errors import (
 from pooltool.store import migrations
 from pooltool.store.changes import Changes, ChangeWatcher
 from pooltool.store.engine import Cursor, Engine, Params, Table
-from pooltool.store.sqlite_utils_bare import Database
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -247,7 +246,7 @@ class SqliteEngine(Engine):
         return problems
 
     def pending_migrations(self) -> list[str]:
-        return migrations.pending(Database(self.raw))
+        return migrations.pending(self.raw)
 
     def after_copy(self, tables: Iterable[Table]) -> None:
         """Nothing: SQLite's next rowid is past the largest one anyway."""
@@ -384,12 +383,14 @@ def sqlite_engine(raw: sqlite3.Connection, path: Path | None, read_only: bool = 
     :raises StoreError: a store of a newer pooltool; an older schema that is not
         upgraded and lacks a migration reading needs (the message says how to upgrade).
     """
-    db = Database(raw)
     if path is not None and not read_only:
-        db.execute("PRAGMA journal_mode=WAL")
-    db.execute("PRAGMA foreign_keys=ON")
+        raw.execute("PRAGMA journal_mode=WAL")
+    raw.execute("PRAGMA foreign_keys=ON")
+    # as sqlite-utils' Database (which wrapped every store connection until it was
+    # imported only to migrate) sets it: a trigger's writes fire triggers too
+    raw.execute("PRAGMA recursive_triggers=ON")
     address = str(path or ":memory:")
-    lacking = migrations.pending(db, address)
+    lacking = migrations.pending(raw, address)
     applied: list[str] = []
     if lacking and (read_only or not upgrade):
         needed = migrations.needed_to_read(lacking)
@@ -399,7 +400,7 @@ def sqlite_engine(raw: sqlite3.Connection, path: Path | None, read_only: bool = 
                 "can be" if read_only else f"upgrade it with 'pooltool --db {address} store "
                 "upgrade' (any command that writes to it upgrades it too)"))
     elif lacking:
-        applied = migrations.apply(db, address)
+        applied = migrations.apply(raw, address)
     engine = SqliteEngine(raw, path, read_only)
     engine.upgraded = applied
     return engine
@@ -438,9 +439,9 @@ def _check_is_store(raw: sqlite3.Connection, path: Path, create: bool) -> None:
             raise StoreError(f"{path} is empty, not a pooltool store: create one with "
                              f"'pooltool --db {path} init'")
         return
-    ours = migrations.migrations.migrations_table in tables and raw.execute(
-        f"SELECT 1 FROM {migrations.migrations.migrations_table} WHERE migration_set = ?",
-        [migrations.migrations.name]).fetchone()
+    ours = migrations.MIGRATIONS_TABLE in tables and raw.execute(
+        f"SELECT 1 FROM {migrations.MIGRATIONS_TABLE} WHERE migration_set = ?",
+        [migrations.MIGRATION_SET]).fetchone()
     if not ours:
         shown = ", ".join(sorted(tables)[:5]) + (", ..." if len(tables) > 5 else "")
         raise StoreError(f"{path} is a SQLite database of something else (tables: {shown}), "
