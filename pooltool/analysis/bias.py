@@ -29,7 +29,7 @@ import pyarrow as pa
 from pooltool.analysis.stability import RankingComparison, compare_rankings
 from pooltool.errors import PooltoolError
 from pooltool.formats.frames import check_qrels_frame, check_run_frame
-from pooltool.measures.recall import evaluate_recall
+from pooltool.measures.recall import RecallResult, evaluate_recall
 from pooltool.measures.summary import trec_mean
 from pooltool.ranking import order_run
 from pooltool.records import is_judged, is_relevant
@@ -95,7 +95,8 @@ class BiasResult:
 
 def leave_one_out(runs: pd.DataFrame, qrels: pd.DataFrame, depth: int, k: int = 100,
                   level: int = 1, groups: dict[str, str] | None = None,
-                  complete: bool = False, checked: bool = False) -> BiasResult:
+                  complete: bool = False, checked: bool = False,
+                  scored: RecallResult | None = None) -> BiasResult:
     """Leave-one-run-out (or leave-one-group-out) over the runs that built a depth-``depth`` pool.
 
     :param runs: the contributing runs' lines (``run_tag, topic, docno,
@@ -111,6 +112,9 @@ def leave_one_out(runs: pd.DataFrame, qrels: pd.DataFrame, depth: int, k: int = 
         already checked (:func:`~pooltool.formats.frames.check_run_frame`,
         :func:`~pooltool.formats.frames.check_qrels_frame`): not checked again (each
         group's inner leave-one-out in :mod:`pooltool.analysis.bias_correction`).
+    :param scored: these runs' :func:`~pooltool.measures.recall.evaluate_recall` on
+        ``qrels`` (cut at ``max(k, depth)``, ``ks=[k]``, ``level``, ``complete``), made by
+        the caller with other runs' (only these runs' rows are read), or None.
     :raises PooltoolError: fewer than two runs, a depth / k below 1, a group
         mapping naming runs that are not given, or qrels with no relevant
         judgment at ``level``.
@@ -121,10 +125,14 @@ def leave_one_out(runs: pd.DataFrame, qrels: pd.DataFrame, depth: int, k: int = 
     top = runs[runs["trec_rank"] <= cut].reset_index(drop=True) if checked \
         else top_ranks(runs, cut)
     group_of = contributors(top, qrels, level, groups, check_qrels=not checked)
-    full = evaluate_recall(top, arrow_qrels(qrels) if checked else qrels, ks=[k], level=level,
-                           complete=complete, ranked=True)
+    if scored is None:
+        scored = evaluate_recall(top, arrow_qrels(qrels) if checked else qrels, ks=[k],
+                                 level=level, complete=complete, ranked=True)
+    full = scored.per_topic
+    if len(scored.run_tags) != len(group_of):
+        full = full[full["run_tag"].isin(list(group_of))].reset_index(drop=True)
     unique = unique_pairs(top, depth, group_of, qrels)
-    per_topic = _leave_out_topics(full.per_topic, top, unique, group_of, k, level)
+    per_topic = _leave_out_topics(full, top, unique, group_of, k, level)
     per_run = _per_run(per_topic, unique, group_of, level, list(group_of))
     return BiasResult(per_run, per_topic, k, depth, level)
 

@@ -81,7 +81,7 @@ from pooltool.analysis.lipani import CodedLines, lipani_adjustment
 from pooltool.analysis.stability import RankingComparison, compare_rankings
 from pooltool.errors import NothingToScore, PooltoolError
 from pooltool.formats.frames import check_qrels_frame
-from pooltool.measures.recall import evaluate_recall
+from pooltool.measures.recall import RecallResult, evaluate_recall
 from pooltool.ranking import order_run
 
 if TYPE_CHECKING:
@@ -147,7 +147,7 @@ class PoolEstimate:
 def estimate_pool(top: pd.DataFrame, qrels: pd.DataFrame, depth: int, k: int, level: int,
                   measure: str, groups: dict[str, str] | None = None,
                   complete: bool = False, drops: bool = True,
-                  checked: bool = False) -> PoolEstimate:
+                  checked: bool = False, scored: RecallResult | None = None) -> PoolEstimate:
     """Fit the estimators on the pooled runs ``top`` (lines with ``trec_rank``, at least
     their first ``max(k, depth)``; whole runs for ``lipani``) and ``qrels``.
 
@@ -157,13 +157,15 @@ def estimate_pool(top: pd.DataFrame, qrels: pd.DataFrame, depth: int, k: int, le
         (:func:`~pooltool.formats.frames.check_run_frame`,
         :func:`~pooltool.formats.frames.check_qrels_frame`): not checked again (the
         validation's pooled runs and reduced qrels, once per group left out).
+    :param scored: ``top``'s evaluation on ``qrels``, as
+        :func:`~pooltool.analysis.bias.leave_one_out` takes it, or None.
     :raises PooltoolError: as :func:`~pooltool.analysis.bias.leave_one_out`.
     """
     top_k = top.loc[top["trec_rank"] <= k, ["run_tag", "topic", "docno"]]
     if not drops:
         _check_as_leave_one_out(top, qrels, depth, k, level, groups, checked)
         return PoolEstimate(pd.Series(dtype=np.float64), top_k, top, qrels, k, level)
-    result = leave_one_out(top, qrels, depth, k, level, groups, complete, checked)
+    result = leave_one_out(top, qrels, depth, k, level, groups, complete, checked, scored)
     per_run = result.per_run.set_index("run_tag")
     return PoolEstimate(per_run[measure] - per_run[f"{measure}_loo"], top_k, top, qrels, k,
                         level)
@@ -380,6 +382,18 @@ class _Validation:
             return _summary(runs, arrow_qrels(self.qrels), self.k, self.level, self.complete)
         return self._full.loc[list(dict.fromkeys(runs["run_tag"]))]
 
+    def every_run(self, table: pa.Table) -> RecallResult | None:
+        """Every pooled run's evaluation (to ``max(k, depth)``) on a group's reduced qrels
+        ``table``, made once for the inner leave-one-out (the others') and the group's
+        plain scores (a run's scores do not depend on the others'); None if it raises
+        (e.g. a run with no topic there): the steps then score apart, and raise where
+        they always did."""
+        try:
+            return evaluate_recall(self.shallow, table, ks=[self.k], level=self.level,
+                                   complete=self.complete, ranked=True)
+        except (PooltoolError, ValueError):
+            return None
+
     def coded_estimate(self, estimate: PoolEstimate, mine: list[str] | None,
                        judged: np.ndarray | None = None) -> PoolEstimate:
         """``estimate`` with the coded lines (lipani): the pooled runs but ``mine`` (a group
@@ -405,23 +419,27 @@ def _left_out(validation: _Validation, method: str, measure: str, group_of: dict
     # others are rows of top, which unique_pairs' top_ranks checked in corrected_scores,
     # and reduced rows of the full qrels, checked here
     validation.check_qrels()
+    table = arrow_qrels(reduced)
+    scored = validation.every_run(table) if method != "lipani" else None
     estimate = estimate_pool(others, reduced, validation.depth, validation.k, validation.level,
                              measure, others_groups, validation.complete,
-                             drops=method != "lipani", checked=True)
+                             drops=method != "lipani", checked=True, scored=scored)
     estimate = validation.coded_estimate(estimate, mine, judged)
     full = validation.full(runs)
-    return _scored(runs, runs, arrow_qrels(reduced), method, measure, estimate, similar,
-                   validation.complete, "left out", full[measure], validation)
+    plain = None if scored is None else _summary_of(scored, mine)
+    return _scored(runs, runs, table, method, measure, estimate, similar,
+                   validation.complete, "left out", full[measure], validation, plain)
 
 
 def _scored(runs: pd.DataFrame, ordered: pd.DataFrame, qrels: pd.DataFrame | pa.Table,
             method: str, measure: str, estimate: PoolEstimate, similar: int, complete: bool,
-            scored_as: str, full: pd.Series | None,
-            validation: _Validation) -> list[dict[str, object]]:
+            scored_as: str, full: pd.Series | None, validation: _Validation,
+            summary: pd.DataFrame | None = None) -> list[dict[str, object]]:
     """Rows of :func:`corrected_scores` for ``runs`` (``ordered``: the same with
-    ``trec_rank``) scored on ``qrels``."""
+    ``trec_rank``) scored on ``qrels`` (``summary``: their :func:`_summary` there, if made)."""
     k, level = estimate.k, estimate.level
-    summary = _summary(runs, qrels, k, level, complete)
+    if summary is None:
+        summary = _summary(runs, qrels, k, level, complete)
     rows = []
     for tag, row in summary.iterrows():
         plain, unjudged = float(row[measure]), float(row["unjudged"])
@@ -448,4 +466,9 @@ def _summary(runs: pd.DataFrame, qrels: pd.DataFrame | pa.Table, k: int, level: 
         runs = runs[runs["trec_rank"] <= k]
     result = evaluate_recall(runs, qrels, ks=[k], level=level, complete=complete,
                              ranked=ranked)
-    return result.summary.set_index("run_tag").loc[result.run_tags, ["P", "recall", "unjudged"]]
+    return _summary_of(result, result.run_tags)
+
+
+def _summary_of(result: RecallResult, tags: list[str]) -> pd.DataFrame:
+    """``result``'s mean P@k, Recall@k and unjudged@k of runs ``tags``, in that order."""
+    return result.summary.set_index("run_tag").loc[tags, ["P", "recall", "unjudged"]]
