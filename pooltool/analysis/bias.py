@@ -20,14 +20,16 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from pooltool.analysis.stability import RankingComparison, compare_rankings
 from pooltool.errors import PooltoolError
 from pooltool.formats.frames import check_qrels_frame, check_run_frame
-from pooltool.measures.recall import evaluate_recall
+from pooltool.measures.recall import RecallResult, evaluate_recall
 from pooltool.measures.summary import trec_mean
 from pooltool.ranking import order_run
 from pooltool.records import is_judged, is_relevant
@@ -50,18 +52,23 @@ class BiasResult:
         Scores are macro means over topics (trec_eval's ``all``), fractions 0..1.
     :ivar per_topic: one row per run x topic: ``run_tag, topic, num_rel,
         num_rel_loo, recall, recall_loo, P, P_loo, unjudged, unjudged_loo``.
-    :ivar ranking: full-qrels ranking against the ranking by every run's
-        leave-out score (the plain ranking, all runs' leave-out scores at once:
-        Kendall's tau-b, tau_ap; see :mod:`pooltool.analysis.stability`).
     :ivar k, depth, level: the cutoff, pool depth and relevance threshold.
     """
 
     per_run: pd.DataFrame
     per_topic: pd.DataFrame
-    ranking: RankingComparison
     k: int
     depth: int
     level: int
+
+    @cached_property
+    def ranking(self) -> RankingComparison:
+        """Full-qrels ranking against the ranking by every run's leave-out score (the
+        plain ranking, all runs' leave-out scores at once: Kendall's tau-b, tau_ap; see
+        :mod:`pooltool.analysis.stability`); made when first asked for (the corrections'
+        inner leave-one-outs read only the drops)."""
+        runs = self.per_run.set_index("run_tag")
+        return compare_rankings(runs["recall"], runs["recall_loo"])
 
     def overall(self) -> dict[str, object]:
         """Summary over runs: ``runs``, ``mae`` (mean |recall drop|), ``max_drop`` and
@@ -88,7 +95,8 @@ class BiasResult:
 
 def leave_one_out(runs: pd.DataFrame, qrels: pd.DataFrame, depth: int, k: int = 100,
                   level: int = 1, groups: dict[str, str] | None = None,
-                  complete: bool = False) -> BiasResult:
+                  complete: bool = False, checked: bool = False,
+                  scored: RecallResult | None = None) -> BiasResult:
     """Leave-one-run-out (or leave-one-group-out) over the runs that built a depth-``depth`` pool.
 
     :param runs: the contributing runs' lines (``run_tag, topic, docno,
@@ -100,21 +108,43 @@ def leave_one_out(runs: pd.DataFrame, qrels: pd.DataFrame, depth: int, k: int = 
     :param k: the cutoff of Recall@k, P@k and unjudged@k.
     :param groups: run tag -> group (e.g. team); runs not in it are their own group.
     :param complete: trec_eval ``-c`` for the means.
+    :param checked: ``runs`` (with ``trec_rank``) and ``qrels`` are rows of frames
+        already checked (:func:`~pooltool.formats.frames.check_run_frame`,
+        :func:`~pooltool.formats.frames.check_qrels_frame`): not checked again (each
+        group's inner leave-one-out in :mod:`pooltool.analysis.bias_correction`).
+    :param scored: these runs' :func:`~pooltool.measures.recall.evaluate_recall` on
+        ``qrels`` (cut at ``max(k, depth)``, ``ks=[k]``, ``level``, ``complete``), made by
+        the caller with other runs' (only these runs' rows are read), or None.
     :raises PooltoolError: fewer than two runs, a depth / k below 1, a group
         mapping naming runs that are not given, or qrels with no relevant
         judgment at ``level``.
     """
     if depth < 1 or k < 1:
         raise PooltoolError(f"pool depth and k must be at least 1 (got depth {depth}, k {k})")
-    top = top_ranks(runs, max(k, depth))
-    group_of = contributors(top, qrels, level, groups)
-    full = evaluate_recall(top, qrels, ks=[k], level=level, complete=complete, ranked=True)
+    cut = max(k, depth)
+    top = runs[runs["trec_rank"] <= cut].reset_index(drop=True) if checked \
+        else top_ranks(runs, cut)
+    group_of = contributors(top, qrels, level, groups, check_qrels=not checked)
+    if scored is None:
+        scored = evaluate_recall(top, arrow_qrels(qrels) if checked else qrels, ks=[k],
+                                 level=level, complete=complete, ranked=True)
+    full = scored.per_topic
+    if len(scored.run_tags) != len(group_of):
+        full = full[full["run_tag"].isin(list(group_of))].reset_index(drop=True)
     unique = unique_pairs(top, depth, group_of, qrels)
-    per_topic = _leave_out_topics(full.per_topic, top, unique, group_of, k, level)
+    per_topic = _leave_out_topics(full, top, unique, group_of, k, level)
     per_run = _per_run(per_topic, unique, group_of, level, list(group_of))
-    ranking = compare_rankings(per_run.set_index("run_tag")["recall"],
-                               per_run.set_index("run_tag")["recall_loo"])
-    return BiasResult(per_run, per_topic, ranking, k, depth, level)
+    return BiasResult(per_run, per_topic, k, depth, level)
+
+
+def arrow_qrels(qrels: pd.DataFrame) -> pa.Table:
+    """Rows of a checked qrels frame (``topic, docno, grade``) as Arrow columns, which
+    :func:`~pooltool.measures.recall.evaluate_recall` indexes without checking the
+    frame's strings again (a tenth of the time)."""
+    # pa.array of the column: no Python strings made for a column Arrow holds already
+    return pa.table({"topic": pa.array(qrels["topic"], pa.string()),
+                     "docno": pa.array(qrels["docno"], pa.string()),
+                     "grade": qrels["grade"].to_numpy(dtype=np.int64)})
 
 
 def top_ranks(runs: pd.DataFrame, depth: int) -> pd.DataFrame:
@@ -129,14 +159,16 @@ def top_ranks(runs: pd.DataFrame, depth: int) -> pd.DataFrame:
 
 
 def contributors(top: pd.DataFrame, qrels: pd.DataFrame, level: int,
-                 groups: dict[str, str] | None) -> dict[str, str]:
+                 groups: dict[str, str] | None, check_qrels: bool = True) -> dict[str, str]:
     """Run tag -> group of every contributing run of ``top`` (a run not in ``groups`` is
-    its own group), in order of first appearance.
+    its own group), in order of first appearance; ``check_qrels`` False: ``qrels`` are
+    rows of a frame already checked (:func:`~pooltool.formats.frames.check_qrels_frame`).
 
     :raises PooltoolError: fewer than two runs, a group mapping naming runs that are
         not given, or qrels with no relevant judgment at ``level``.
     """
-    check_qrels_frame(qrels)
+    if check_qrels:
+        check_qrels_frame(qrels)
     group_of = {t: (groups or {}).get(t, t) for t in top["run_tag"].unique()}
     if len(group_of) < 2:
         raise PooltoolError("leave-one-out needs at least two contributing runs")
@@ -152,15 +184,27 @@ def contributors(top: pd.DataFrame, qrels: pd.DataFrame, level: int,
 
 def unique_pairs(top: pd.DataFrame, depth: int, group_of: dict[str, str],
                  qrels: pd.DataFrame) -> pd.DataFrame:
-    """Pool pairs that one group alone pooled: ``topic, docno, owner, grade`` (NaN: unjudged).
+    """Pool pairs that one group alone pooled: ``topic, docno, owner, grade`` (NaN: unjudged),
+    sorted by topic and docno.
 
     :param top: the runs' lines with ``trec_rank`` (:func:`top_ranks`).
     :param group_of: run tag -> group, every run of ``top``.
     """
     pooled = top.loc[top["trec_rank"] <= depth, ["topic", "docno", "run_tag"]]
-    pooled = pooled.assign(group=pooled["run_tag"].map(group_of))
-    owners = pooled.groupby(["topic", "docno"])["group"].agg(["nunique", "first"])
-    unique = owners[owners["nunique"] == 1]["first"].rename("owner").reset_index()
+    topic, docno = (pooled[c].to_numpy(dtype=object) for c in ("topic", "docno"))
+    group = np.array([group_of[tag] for tag in pooled["run_tag"]], dtype=object)
+    # each pair's code sorts as (topic, docno) do, so the pairs come out in that order
+    topic_codes = pd.factorize(topic, sort=True)[0].astype(np.int64)
+    docno_codes = pd.factorize(docno, sort=True)[0].astype(np.int64)
+    pair = topic_codes * (int(docno_codes.max(initial=0)) + 1) + docno_codes
+    group_codes, group_names = pd.factorize(group)
+    pairs, first = np.unique(pair, return_index=True)
+    combos = np.unique(pair * max(len(group_names), 1) + group_codes)
+    groups = np.bincount(np.searchsorted(pairs, combos // max(len(group_names), 1)),
+                         minlength=len(pairs))
+    alone = first[groups == 1]
+    unique = pd.DataFrame({"topic": topic[alone], "docno": docno[alone],
+                           "owner": group[alone]})
     return unique.merge(qrels[["topic", "docno", "grade"]], on=["topic", "docno"], how="left")
 
 
@@ -169,39 +213,65 @@ def _leave_out_topics(full: pd.DataFrame, top: pd.DataFrame, unique: pd.DataFram
     frame = full[["run_tag", "topic", "num_rel", f"num_rel_ret@{k}", f"recall@{k}", f"P@{k}",
                   f"unjudged@{k}"]].copy()
     frame.columns = ["run_tag", "topic", "num_rel", "rel_ret", "recall", "P", "unjudged"]
-    frame["group"] = frame["run_tag"].map(group_of)
-    removed = _count(unique[is_relevant(unique["grade"], level)], ["owner", "topic"])
-    frame["removed_rel"] = _lookup(frame, removed, ["group", "topic"])
-    own = _own_top_k(top, unique, group_of, k)
-    keys = ["run_tag", "topic"]
-    frame["lost_rel"] = _lookup(frame, _count(own[is_relevant(own["grade"], level)], keys), keys)
-    frame["lost_judged"] = _lookup(frame, _count(own[is_judged(own["grade"])], keys), keys)
-    frame["num_rel_loo"] = frame["num_rel"] - frame["removed_rel"]
-    rel_ret_loo = (frame["rel_ret"] - frame["lost_rel"]).to_numpy(dtype=np.float64)
+    lost_rel, lost_judged, removed_rel = _unique_counts(frame, top, unique, group_of, k, level)
+    frame["num_rel_loo"] = frame["num_rel"] - removed_rel
+    rel_ret_loo = (frame["rel_ret"] - lost_rel).to_numpy(dtype=np.float64)
     num_rel_loo = frame["num_rel_loo"].to_numpy(dtype=np.float64)
     frame["recall_loo"] = np.divide(rel_ret_loo, num_rel_loo, out=np.zeros_like(rel_ret_loo),
                                     where=num_rel_loo > 0)
     frame["P_loo"] = rel_ret_loo / k
-    frame["unjudged_loo"] = frame["unjudged"] + frame["lost_judged"] / k
+    frame["unjudged_loo"] = frame["unjudged"] + lost_judged / k
     return frame[["run_tag", "topic", "num_rel", "num_rel_loo", "recall", "recall_loo",
                   "P", "P_loo", "unjudged", "unjudged_loo"]]
 
 
-def _own_top_k(top: pd.DataFrame, unique: pd.DataFrame, group_of: dict[str, str],
-               k: int) -> pd.DataFrame:
-    """The unique pairs each run holds in its own top k (pairs its group alone pooled)."""
+def _unique_counts(frame: pd.DataFrame, top: pd.DataFrame, unique: pd.DataFrame,
+                   group_of: dict[str, str], k: int,
+                   level: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per row of ``frame`` (``run_tag, topic``, one row each): the relevant and the judged
+    unique pairs the run holds in its own top k (pairs its group alone pooled; a pair
+    listed twice in ``unique`` counts twice), and its group's unique relevant pairs on
+    the topic (int64 arrays), counted on integer codes of the ids."""
     top_k = top.loc[top["trec_rank"] <= k, ["run_tag", "topic", "docno"]]
-    held = top_k.merge(unique, on=["topic", "docno"], how="inner")
-    return held[held["owner"] == held["run_tag"].map(group_of)]
+    rows, runs = len(frame), len(top_k)
+    topic = _codes([frame["topic"], top_k["topic"], unique["topic"]])
+    docno = _codes([top_k["docno"], unique["docno"]])
+    group = _codes([frame["run_tag"].map(group_of), top_k["run_tag"].map(group_of),
+                    unique["owner"]])
+    tag = _codes([frame["run_tag"], top_k["run_tag"]])
+    topics, groups = int(topic.max(initial=0)) + 1, int(group.max(initial=0)) + 1
+    relevant = is_relevant(unique["grade"], level).to_numpy()
+    judged = is_judged(unique["grade"]).to_numpy()
+    # the group's unique relevant pairs per (group, topic)
+    owned = group[rows + runs:] * topics + topic[rows + runs:]
+    removed = np.bincount(owned[relevant], minlength=groups * topics)
+    removed_rel = removed[group[:rows] * topics + topic[:rows]]
+    # each top-k line's unique rows of its own group: by binary search on (pair, owner)
+    width = int(docno.max(initial=0)) + 1
+    key = (topic[rows + runs:] * width + docno[runs:]) * groups + group[rows + runs:]
+    order = np.argsort(key, kind="stable")
+    keys = key[order]
+    rel_before = np.concatenate([[0], np.cumsum(relevant[order])])
+    judged_before = np.concatenate([[0], np.cumsum(judged[order])])
+    line = (topic[rows:rows + runs] * width + docno[:runs]) * groups + group[rows:rows + runs]
+    low, high = np.searchsorted(keys, line, side="left"), np.searchsorted(keys, line, "right")
+    # summed per (run, topic) row of frame; lines of a (run, topic) it lacks count nowhere
+    tags = int(tag.max(initial=0)) + 1
+    row_of = np.full(tags * topics, -1, dtype=np.int64)
+    row_of[tag[:rows] * topics + topic[:rows]] = np.arange(rows)
+    at = row_of[tag[rows:] * topics + topic[rows:rows + runs]]
+    held = at >= 0
+    lost_rel = np.bincount(at[held], weights=(rel_before[high] - rel_before[low])[held],
+                           minlength=rows)
+    lost_judged = np.bincount(at[held], weights=(judged_before[high] - judged_before[low])[held],
+                              minlength=rows)
+    return lost_rel.astype(np.int64), lost_judged.astype(np.int64), removed_rel
 
 
-def _count(frame: pd.DataFrame, keys: list[str]) -> pd.Series:
-    return frame.groupby(keys).size()
-
-
-def _lookup(frame: pd.DataFrame, counts: pd.Series, keys: list[str]) -> np.ndarray:
-    index = pd.MultiIndex.from_frame(frame[keys])
-    return counts.reindex(index, fill_value=0).to_numpy(dtype=np.int64)
+def _codes(columns: list[pd.Series]) -> np.ndarray:
+    """int64 codes of the columns' values joined (equal values, equal codes)."""
+    values = np.concatenate([c.to_numpy(dtype=object) for c in columns])
+    return pd.factorize(values)[0].astype(np.int64)
 
 
 def _per_run(per_topic: pd.DataFrame, unique: pd.DataFrame, group_of: dict[str, str],
@@ -371,4 +441,10 @@ def pair_owners(qrels: pd.DataFrame, unique: pd.DataFrame) -> np.ndarray:
 def qrels_without_owner(qrels: pd.DataFrame, owners: np.ndarray, group: str) -> pd.DataFrame:
     """The rows of ``qrels`` (in its order) but those of the pairs only ``group`` pooled
     (``owners``: :func:`pair_owners` of these qrels)."""
-    return qrels[owners != group]
+    return qrels[kept_rows(owners, group)]
+
+
+def kept_rows(owners: np.ndarray, group: str) -> np.ndarray:
+    """Which qrels rows ``group``'s leave-out keeps: all but those of the pairs only it
+    pooled (``owners``: :func:`pair_owners`); bool, one per row."""
+    return owners != group

@@ -63,23 +63,29 @@ for the uncorrected leave-out scores.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from pooltool.analysis.bias import (
+    arrow_qrels,
     contributors,
+    kept_rows,
     leave_one_out,
     pair_owners,
-    qrels_without_owner,
     top_ranks,
     unique_pairs,
 )
 from pooltool.analysis.lipani import CodedLines, lipani_adjustment
 from pooltool.analysis.stability import RankingComparison, compare_rankings
-from pooltool.errors import PooltoolError
-from pooltool.measures.recall import evaluate_recall
+from pooltool.errors import NothingToScore, PooltoolError
+from pooltool.formats.frames import check_qrels_frame
+from pooltool.measures.recall import RecallResult, evaluate_recall
 from pooltool.ranking import order_run
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 #: Each method and the measures it is defined for.
 METHODS: dict[str, tuple[str, ...]] = {
@@ -120,8 +126,11 @@ class PoolEstimate:
     :ivar top_k: the pooled runs' top-k ``run_tag, topic, docno`` rows.
     :ivar runs: the pooled runs' lines as given (``lipani`` re-ranks them whole).
     :ivar qrels: the qrels they were scored with.
-    :ivar coded: ``runs`` and ``qrels`` (and the run corrected) as row subsets of
-        frames coded once (:class:`CodedLines`), or None: ``lipani`` codes them itself.
+    :ivar coded: for ``lipani``, the lines of the validation coded once (the pooled
+        runs, the new ones) with the full qrels (:class:`CodedLines`), or None:
+        :func:`correct` codes ``runs``, ``qrels`` and the run itself.
+    :ivar pooled: with ``coded``, which of its runs are ``runs`` (bool per tag code).
+    :ivar judged: with ``coded``, which of its qrels rows are ``qrels`` (bool).
     """
 
     drop: pd.Series
@@ -131,27 +140,32 @@ class PoolEstimate:
     k: int
     level: int
     coded: CodedLines | None = None
+    pooled: np.ndarray | None = None
+    judged: np.ndarray | None = None
 
 
 def estimate_pool(top: pd.DataFrame, qrels: pd.DataFrame, depth: int, k: int, level: int,
                   measure: str, groups: dict[str, str] | None = None,
                   complete: bool = False, drops: bool = True,
-                  checked: bool = False) -> PoolEstimate:
+                  checked: bool = False, scored: RecallResult | None = None) -> PoolEstimate:
     """Fit the estimators on the pooled runs ``top`` (lines with ``trec_rank``, at least
     their first ``max(k, depth)``; whole runs for ``lipani``) and ``qrels``.
 
     :param drops: False when the method reads no drop (``lipani``): the input is
         checked as leave-one-out checks it, but not left out (``drop`` is empty).
-    :param checked: with ``drops`` False, ``top`` is rows of a frame already checked
-        (:func:`~pooltool.formats.frames.check_run_frame`): not checked again (the
-        validation's pooled runs, 300,000 lines whole, once per group left out).
+    :param checked: ``top`` and ``qrels`` are rows of frames already checked
+        (:func:`~pooltool.formats.frames.check_run_frame`,
+        :func:`~pooltool.formats.frames.check_qrels_frame`): not checked again (the
+        validation's pooled runs and reduced qrels, once per group left out).
+    :param scored: ``top``'s evaluation on ``qrels``, as
+        :func:`~pooltool.analysis.bias.leave_one_out` takes it, or None.
     :raises PooltoolError: as :func:`~pooltool.analysis.bias.leave_one_out`.
     """
     top_k = top.loc[top["trec_rank"] <= k, ["run_tag", "topic", "docno"]]
     if not drops:
         _check_as_leave_one_out(top, qrels, depth, k, level, groups, checked)
         return PoolEstimate(pd.Series(dtype=np.float64), top_k, top, qrels, k, level)
-    result = leave_one_out(top, qrels, depth, k, level, groups, complete)
+    result = leave_one_out(top, qrels, depth, k, level, groups, complete, checked, scored)
     per_run = result.per_run.set_index("run_tag")
     return PoolEstimate(per_run[measure] - per_run[f"{measure}_loo"], top_k, top, qrels, k,
                         level)
@@ -167,28 +181,42 @@ def _check_as_leave_one_out(top: pd.DataFrame, qrels: pd.DataFrame, depth: int, 
         raise PooltoolError(f"pool depth and k must be at least 1 (got depth {depth}, k {k})")
     cut = max(k, depth)
     contributors(top[top["trec_rank"] <= cut] if checked else top_ranks(top, cut), qrels,
-                 level, groups)
+                 level, groups, check_qrels=not checked)
 
 
 def correct(method: str, measure: str, plain: float, run: pd.DataFrame,
-            estimate: PoolEstimate, similar: int = 3) -> float:
+            estimate: PoolEstimate, similar: int = 3, code: int | None = None) -> float:
     """One run's corrected score (see the module docstring for each formula).
 
     :param plain: the run's score as judged (a fraction 0..1, mean over topics).
     :param run: its lines with ``trec_rank`` (``topic, docno, trec_rank``; the
         top k for ``webber-park-similar``, the whole run for ``lipani``).
     :param similar: how many most similar pooled runs ``webber-park-similar`` uses.
+    :param code: for ``lipani`` with ``estimate.coded``: the run's tag code there.
     :raises PooltoolError: the method is not defined for ``measure``.
     """
     check_method(method, measure)
     if method == "lipani":
-        return plain + lipani_adjustment(run, estimate.runs, estimate.qrels, estimate.k,
-                                         estimate.level, estimate.coded)
+        return plain + _lipani(run, estimate, code)
     drop = estimate.drop
     if method == "webber-park-similar":
         run_top_k = run[run["trec_rank"] <= estimate.k]
         drop = drop.loc[most_similar(run_top_k, estimate.top_k, similar)]
     return plain + float(drop.mean())
+
+
+def _lipani(run: pd.DataFrame, estimate: PoolEstimate, code: int | None) -> float:
+    """:func:`~pooltool.analysis.lipani.lipani_adjustment` of ``run`` (tag ``code`` of
+    ``estimate.coded``; without codes, the pooled runs, qrels and run coded here)."""
+    if estimate.coded is not None and estimate.pooled is not None \
+            and estimate.judged is not None and code is not None:
+        return lipani_adjustment(estimate.coded, code, estimate.pooled, estimate.judged,
+                                 estimate.k, estimate.level)
+    coded = CodedLines.of(estimate.runs, estimate.qrels, run.assign(run_tag=0))
+    pooled = np.arange(len(coded.tags)) < coded.pooled_tags
+    return lipani_adjustment(coded, coded.pooled_tags, pooled,
+                             np.ones(len(estimate.qrels), dtype=bool), estimate.k,
+                             estimate.level)
 
 
 def most_similar(run_top_k: pd.DataFrame, pooled_top_k: pd.DataFrame, count: int) -> list[str]:
@@ -277,18 +305,21 @@ def corrected_scores(top: pd.DataFrame, qrels: pd.DataFrame, new_runs: pd.DataFr
     if len(set(group_of.values())) < 3:
         raise PooltoolError("corrected scores under leave-one-out need at least three pooled "
                             "runs (or groups): each is left out and fitted on the others")
-    coded = CodedLines.of(top, qrels) if method == "lipani" else None
     # the pairs one group alone pooled and their qrels rows, found once: each group's
     # reduced qrels drop its own
     owners = pair_owners(qrels, unique_pairs(top_ranks(top, depth), depth, group_of, qrels))
+    new = new_runs if new_runs is not None and len(new_runs) else None
+    ordered = None if new is None else new if "trec_rank" in new.columns else order_run(new)
+    validation = _Validation(top, qrels, owners, depth, k, level, complete,
+                             CodedLines.of(top, qrels, ordered) if method == "lipani" else None)
     rows = [row for group in dict.fromkeys(group_of.values())
-            for row in _left_out(top, qrels, depth, k, method, measure, level, group_of, group,
-                                 similar, complete, coded, owners)]
-    if new_runs is not None and len(new_runs):
+            for row in _left_out(validation, method, measure, group_of, group, similar)]
+    if new is not None and ordered is not None:
         estimate = estimate_pool(top, qrels, depth, k, level, measure, groups, complete,
                                  drops=method != "lipani", checked=True)
-        rows += _scored(new_runs, qrels, k, method, measure, level, estimate, similar, complete,
-                        "new", None)
+        estimate = validation.coded_estimate(estimate, None)
+        rows += _scored(new, ordered, qrels, method, measure, estimate, similar, complete,
+                        "new", None, validation)
     return clipped_and_ranked(pd.DataFrame(rows), method, measure, k)
 
 
@@ -309,48 +340,123 @@ def clipped_and_ranked(frame: pd.DataFrame, method: str, prefix: str, k: int,
     return Corrected(frame, rankings[0], rankings[1], method, prefix, k, clipped, label)
 
 
-def _left_out(top: pd.DataFrame, qrels: pd.DataFrame, depth: int, k: int, method: str,
-              measure: str, level: int, group_of: dict[str, str], group: str, similar: int,
-              complete: bool, coded: CodedLines | None,
-              owners: np.ndarray) -> list[dict[str, object]]:
+class _Validation:
+    """What every group left out shares: the pooled runs' lines to ``max(k, depth)``
+    (``shallow``; lipani reads them whole from ``coded``), the full ``qrels`` (checked
+    once: each group's reduced qrels are rows of them, not checked again), each qrels
+    row's ``owners`` (:func:`~pooltool.analysis.bias.pair_owners`), and every pooled
+    run's full-qrels summary, scored once (a run's scores do not depend on the others')."""
+
+    def __init__(self, top: pd.DataFrame, qrels: pd.DataFrame, owners: np.ndarray, depth: int,
+                 k: int, level: int, complete: bool, coded: CodedLines | None) -> None:
+        self.shallow = top[top["trec_rank"] <= max(k, depth)]
+        self.tag_codes, self.tags = pd.factorize(self.shallow["run_tag"])
+        self.qrels, self.owners, self.coded = qrels, owners, coded
+        self.depth, self.k, self.level, self.complete = depth, k, level, complete
+        self._checked = False
+        self._full: pd.DataFrame | None = None
+        self._full_failed = False
+
+    def check_qrels(self) -> None:
+        """Check the full qrels (once), as the first group's inner check did."""
+        if not self._checked:
+            check_qrels_frame(self.qrels)
+            self._checked = True
+
+    def split(self, mine: list[str]) -> tuple[pd.DataFrame, pd.DataFrame]:
+        """``shallow``'s lines of the runs ``mine`` and of the others."""
+        chosen = np.isin(self.tag_codes, [self.tags.get_loc(tag) for tag in mine])
+        return self.shallow[chosen], self.shallow[~chosen]
+
+    def full(self, runs: pd.DataFrame) -> pd.DataFrame:
+        """:func:`_summary` of ``runs`` (rows of ``shallow``) on the full qrels: rows of
+        every pooled run's, or, if one of them has no qrels topic, the group's own
+        (which raises where the validation met that run)."""
+        if self._full is None and not self._full_failed:
+            try:
+                self._full = _summary(self.shallow, arrow_qrels(self.qrels), self.k,
+                                      self.level, self.complete)
+            except NothingToScore:
+                self._full_failed = True
+        if self._full is None:
+            return _summary(runs, arrow_qrels(self.qrels), self.k, self.level, self.complete)
+        return self._full.loc[list(dict.fromkeys(runs["run_tag"]))]
+
+    def every_run(self, table: pa.Table) -> RecallResult | None:
+        """Every pooled run's evaluation (to ``max(k, depth)``) on a group's reduced qrels
+        ``table``, made once for the inner leave-one-out (the others') and the group's
+        plain scores (a run's scores do not depend on the others'); None if it raises
+        (e.g. a run with no topic there): the steps then score apart, and raise where
+        they always did."""
+        try:
+            return evaluate_recall(self.shallow, table, ks=[self.k], level=self.level,
+                                   complete=self.complete, ranked=True)
+        except (PooltoolError, ValueError):
+            return None
+
+    def coded_estimate(self, estimate: PoolEstimate, mine: list[str] | None,
+                       judged: np.ndarray | None = None) -> PoolEstimate:
+        """``estimate`` with the coded lines (lipani): the pooled runs but ``mine`` (a group
+        left out; None: all), and the qrels rows ``judged`` (None: all)."""
+        if self.coded is None:
+            return estimate
+        pooled = np.arange(len(self.coded.tags)) < self.coded.pooled_tags
+        pooled[[self.coded.code(tag) for tag in mine or ()]] = False
+        judged = np.ones(len(self.qrels), dtype=bool) if judged is None else judged
+        return replace(estimate, coded=self.coded, pooled=pooled, judged=judged)
+
+
+def _left_out(validation: _Validation, method: str, measure: str, group_of: dict[str, str],
+              group: str, similar: int) -> list[dict[str, object]]:
     """The runs of ``group`` scored with the group's unique judgments removed, corrected
-    by the estimator fitted on the other runs under those reduced qrels (``coded``:
-    ``top`` and ``qrels`` coded for ``lipani``; the reduced qrels are rows of ``qrels``;
-    ``owners``: :func:`~pooltool.analysis.bias.pair_owners` of ``qrels`` and ``top``'s
-    unique pairs)."""
+    by the estimator fitted on the other runs under those reduced qrels (rows of the
+    full ones)."""
     mine = [t for t, g in group_of.items() if g == group]
-    reduced = qrels_without_owner(qrels, owners, group)
-    others = top[~top["run_tag"].isin(mine)]
+    judged = kept_rows(validation.owners, group)
+    reduced = validation.qrels[judged]
+    runs, others = validation.split(mine)
     others_groups = {t: g for t, g in group_of.items() if g != group}
-    # others are rows of top, which unique_pairs' top_ranks checked in corrected_scores
-    estimate = estimate_pool(others, reduced, depth, k, level, measure, others_groups, complete,
-                             drops=method != "lipani", checked=True)
-    estimate = replace(estimate, coded=coded)
-    runs = top[top["run_tag"].isin(mine)]
-    full = _summary(runs, qrels, k, level, complete)
-    return _scored(runs, reduced, k, method, measure, level, estimate, similar, complete,
-                   "left out", full[measure])
+    # others are rows of top, which unique_pairs' top_ranks checked in corrected_scores,
+    # and reduced rows of the full qrels, checked here
+    validation.check_qrels()
+    table = arrow_qrels(reduced)
+    scored = validation.every_run(table) if method != "lipani" else None
+    estimate = estimate_pool(others, reduced, validation.depth, validation.k, validation.level,
+                             measure, others_groups, validation.complete,
+                             drops=method != "lipani", checked=True, scored=scored)
+    estimate = validation.coded_estimate(estimate, mine, judged)
+    full = validation.full(runs)
+    plain = None if scored is None else _summary_of(scored, mine)
+    return _scored(runs, runs, table, method, measure, estimate, similar,
+                   validation.complete, "left out", full[measure], validation, plain)
 
 
-def _scored(runs: pd.DataFrame, qrels: pd.DataFrame, k: int, method: str, measure: str,
-            level: int, estimate: PoolEstimate, similar: int, complete: bool, scored_as: str,
-            full: pd.Series | None) -> list[dict[str, object]]:
-    summary = _summary(runs, qrels, k, level, complete)
-    ordered = runs if "trec_rank" in runs.columns else order_run(runs)
+def _scored(runs: pd.DataFrame, ordered: pd.DataFrame, qrels: pd.DataFrame | pa.Table,
+            method: str, measure: str, estimate: PoolEstimate, similar: int, complete: bool,
+            scored_as: str, full: pd.Series | None, validation: _Validation,
+            summary: pd.DataFrame | None = None) -> list[dict[str, object]]:
+    """Rows of :func:`corrected_scores` for ``runs`` (``ordered``: the same with
+    ``trec_rank``) scored on ``qrels`` (``summary``: their :func:`_summary` there, if made)."""
+    k, level = estimate.k, estimate.level
+    if summary is None:
+        summary = _summary(runs, qrels, k, level, complete)
     rows = []
     for tag, row in summary.iterrows():
         plain, unjudged = float(row[measure]), float(row["unjudged"])
         mine = ordered[ordered["run_tag"] == tag]
+        code = (validation.coded.code(tag, new=scored_as == "new")
+                if validation.coded is not None else None)
         rows.append({
             "run_tag": tag, "scored_as": scored_as, "unjudged": unjudged,
             f"{measure}_plain": plain,
-            f"{measure}_corrected": correct(method, measure, plain, mine, estimate, similar),
+            f"{measure}_corrected": correct(method, measure, plain, mine, estimate, similar,
+                                            code),
             f"{measure}_full": float(full[tag]) if full is not None else np.nan,
         })
     return rows
 
 
-def _summary(runs: pd.DataFrame, qrels: pd.DataFrame, k: int, level: int,
+def _summary(runs: pd.DataFrame, qrels: pd.DataFrame | pa.Table, k: int, level: int,
              complete: bool) -> pd.DataFrame:
     """Each run's mean P@k, Recall@k and unjudged@k, indexed by run tag, input order
     (lines with a ``trec_rank``, the pooled runs', are scored in that order, and only
@@ -360,4 +466,9 @@ def _summary(runs: pd.DataFrame, qrels: pd.DataFrame, k: int, level: int,
         runs = runs[runs["trec_rank"] <= k]
     result = evaluate_recall(runs, qrels, ks=[k], level=level, complete=complete,
                              ranked=ranked)
-    return result.summary.set_index("run_tag").loc[result.run_tags, ["P", "recall", "unjudged"]]
+    return _summary_of(result, result.run_tags)
+
+
+def _summary_of(result: RecallResult, tags: list[str]) -> pd.DataFrame:
+    """``result``'s mean P@k, Recall@k and unjudged@k of runs ``tags``, in that order."""
+    return result.summary.set_index("run_tag").loc[tags, ["P", "recall", "unjudged"]]

@@ -1,5 +1,7 @@
-"""The lipani re-rank sorts only the lines that can reach the top k: the same top k as
-re-ranking every line (random runs, ranks beyond 1e4 whose tie-breaks exceed 1)."""
+"""lipani on integer codes (pooltool.analysis.lipani) against the pandas code it replaced,
+kept here as the reference: the re-rank p ◦ s of every line, cut at k (random runs, ranks
+beyond 1e4 whose tie-breaks exceed 1, a run that ranks deep what the pooled runs rank
+high), P@k / AP@k by a join, and the adjustment they make, equal to the bit."""
 
 from __future__ import annotations
 
@@ -7,7 +9,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from pooltool.analysis.lipani import _mixed_positions, _precision_pair, _ranked, rerank_top_k
+from pooltool.analysis.lipani import (
+    CodedLines,
+    Judgments,
+    _precision_pair,
+    lipani_adjustment,
+    rerank_top_k,
+)
+from pooltool.errors import PooltoolError
 
 
 def _lines(rng: np.random.Generator, tags: int, topics: int, depth: int,
@@ -22,23 +31,24 @@ def _lines(rng: np.random.Generator, tags: int, topics: int, depth: int,
     return pd.concat(rows, ignore_index=True)
 
 
-@pytest.mark.parametrize("seed", range(6))
-@pytest.mark.parametrize("k", [1, 3, 10, 40])
-def test_top_k_is_the_full_rerank_cut_at_k(seed: int, k: int) -> None:
-    rng = np.random.default_rng(seed)
-    pooled = _lines(rng, tags=4, topics=3, depth=int(rng.integers(5, 60)), docs=80)
-    run = _lines(rng, tags=1, topics=3, depth=int(rng.integers(5, 60)), docs=80)
-    if seed % 2:
-        pooled["trec_rank"] += 12_000  # tie-breaks (r_p + 1) / 1e4 above 1
-    full = _ranked(*_mixed_positions(pooled, run))
-    expected = full[full["trec_rank"] <= k].reset_index(drop=True)
-    got = rerank_top_k(pooled, run, k).reset_index(drop=True)
-    pd.testing.assert_frame_equal(got, expected)
+def _full_rerank(pooled: pd.DataFrame, run: pd.DataFrame) -> pd.DataFrame:
+    """Every pooled line on the run's topics re-ranked (a merge and a full sort)."""
+    theirs = run[["topic", "docno", "trec_rank"]].rename(columns={"trec_rank": "r_s"})
+    mixed = pooled.loc[pooled["topic"].isin(theirs["topic"].unique()),
+                       ["run_tag", "topic", "docno", "trec_rank"]].merge(
+        theirs, on=["topic", "docno"], how="left")
+    r_p, r_s = mixed["trec_rank"].to_numpy(float), mixed["r_s"].to_numpy(float)
+    step = r_s - r_p
+    tie_break = np.select([step == 0, step > 0], [1e-4, (r_p + 1) / 1e4], r_p / 1e8)
+    mixed["position"] = np.where(np.isnan(r_s), r_p + 1e-4, r_s + tie_break)
+    ordered = mixed.sort_values(["run_tag", "topic", "position", "docno"],
+                                ascending=[True, True, True, False], kind="stable")
+    ordered["trec_rank"] = ordered.groupby(["run_tag", "topic"]).cumcount() + 1
+    return ordered[["run_tag", "topic", "docno", "trec_rank"]].reset_index(drop=True)
 
 
 def _precision_pair_by_join(lines: pd.DataFrame, qrels: pd.DataFrame, k: int,
                             level: int) -> pd.DataFrame:
-    """The pandas join that :func:`_precision_pair` replaced, kept as its reference."""
     topics = set(qrels["topic"].unique())
     scored = lines[lines["topic"].isin(topics)]
     top = scored.loc[scored["trec_rank"] <= k, ["run_tag", "topic", "docno"]].merge(
@@ -50,6 +60,67 @@ def _precision_pair_by_join(lines: pd.DataFrame, qrels: pd.DataFrame, k: int,
     every = scored[["run_tag", "topic"]].drop_duplicates().set_index(["run_tag", "topic"])
     counts = counts.reindex(every.index, fill_value=0) / k
     return counts.groupby(level="run_tag").mean().rename(columns={"rel": "P", "anti": "AP"})
+
+
+def _adjustment_by_join(run: pd.DataFrame, pooled: pd.DataFrame, qrels: pd.DataFrame, k: int,
+                        level: int) -> float:
+    mine = _precision_pair_by_join(run.assign(run_tag=-1), qrels, k, level).iloc[0]
+    unjudged = 1.0 - mine["P"] - mine["AP"]
+    if unjudged == 0 or pooled.empty:
+        return 0.0
+    before = _precision_pair_by_join(pooled, qrels, k, level)
+    full = _full_rerank(pooled, run)
+    after = _precision_pair_by_join(full[full["trec_rank"] <= k], qrels, k,
+                                    level).reindex(before.index)
+    delta_p, delta_ap = after["P"] - before["P"], after["AP"] - before["AP"]
+    lam = float(delta_p.mean()) * mine["AP"] - float(delta_ap.mean()) * mine["P"]
+    if lam <= 0:
+        return 0.0
+    return float(unjudged * max(float((-delta_p - delta_ap).mean()), 0.0))
+
+
+def _case(seed: int) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """Pooled runs, a run (tag 9) and qrels: random; odd seeds rank the pooled runs past
+    12,000; seeds 2 and 5 give a run that ranks the pooled runs' first documents last."""
+    rng = np.random.default_rng(seed)
+    pooled = _lines(rng, tags=4, topics=3, depth=int(rng.integers(5, 60)), docs=80)
+    run = _lines(rng, tags=1, topics=3, depth=int(rng.integers(5, 60)), docs=80)
+    if seed % 3 == 2:
+        first = pooled[pooled["run_tag"] == 0].sort_values(["topic", "trec_rank"])
+        run = first.assign(trec_rank=first.groupby("topic").cumcount(ascending=False) + 1)
+    if seed % 2:
+        pooled["trec_rank"] += 12_000  # tie-breaks (r_p + 1) / 1e4 above 1
+    run = run.assign(run_tag=9)
+    # judged: a pool of the pooled runs' first documents, as lipani assumes
+    first = pooled.groupby(["run_tag", "topic"])["trec_rank"].rank() <= 6
+    judged = pooled.loc[first, ["topic", "docno"]].drop_duplicates()
+    qrels = judged.assign(grade=rng.choice([-1, 0, 0, 1, 2], len(judged)))
+    return pooled, run, qrels[qrels["topic"] != 2]  # a run topic the qrels lack
+
+
+def _decoded(coded: CodedLines, frame: pd.DataFrame, reranked: object) -> pd.DataFrame:
+    docno = pd.Series(frame["docno"].to_numpy(), index=coded.pair[:len(frame)])
+    docno = docno[~docno.index.duplicated()]
+    topics = pd.Series(frame["topic"].to_numpy(), index=coded.topic[:len(frame)])
+    topics = topics[~topics.index.duplicated()]
+    return pd.DataFrame({
+        "run_tag": [coded.tags[t] for t in reranked.tag],  # type: ignore[attr-defined]
+        "topic": topics.loc[reranked.topic].to_numpy(),  # type: ignore[attr-defined]
+        "docno": docno.loc[reranked.pair].to_numpy(),  # type: ignore[attr-defined]
+        "trec_rank": reranked.rank})  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize("k", [1, 3, 10, 40])
+def test_top_k_is_the_full_rerank_cut_at_k(seed: int, k: int) -> None:
+    pooled, run, qrels = _case(seed)
+    coded = CodedLines.of(pooled, qrels, run)
+    reranked = rerank_top_k(coded, np.arange(len(coded.tags)) < coded.pooled_tags,
+                            coded.code(9, new=True), k)
+    full = _full_rerank(pooled, run)
+    expected = full[full["trec_rank"] <= k].reset_index(drop=True)
+    got = _decoded(coded, pooled, reranked)
+    pd.testing.assert_frame_equal(got, expected, check_dtype=False)
 
 
 @pytest.mark.parametrize("seed", range(8))
@@ -64,13 +135,40 @@ def test_precision_pair_is_the_join(seed: int, k: int) -> None:
     if seed % 2:
         qrels = pd.concat([qrels, qrels.head(5)])  # a pair listed twice counts twice
     qrels = pd.concat([qrels, pd.DataFrame({"topic": [9], "docno": [7], "grade": [1]})])
+    coded = CodedLines.of(lines, qrels)
     for level in (1, 2):
-        got = _precision_pair(lines, qrels, k, level)
+        judgments = Judgments.of(coded, np.ones(len(qrels), dtype=bool), level)
+        got = _precision_pair(coded, np.ones(len(coded.tags), dtype=bool), judgments, k,
+                              np.flatnonzero(coded.rank <= k))
+        got.index = pd.Index([coded.tags[t] for t in got.index], name="run_tag")
         pd.testing.assert_frame_equal(got, _precision_pair_by_join(lines, qrels, k, level),
-                                      check_exact=True)
+                                      check_exact=True, check_index_type=False)
 
 
-def test_precision_pair_of_no_scored_topic_is_empty() -> None:
-    lines = pd.DataFrame({"run_tag": [0], "topic": [1], "docno": [2], "trec_rank": [1]})
-    qrels = pd.DataFrame({"topic": [5], "docno": [2], "grade": [1]})
-    assert _precision_pair(lines, qrels, 10, 1).empty
+@pytest.mark.parametrize("seed", range(12))
+@pytest.mark.parametrize("k", [2, 10])
+def test_the_adjustment_is_the_joins_to_the_bit(seed: int, k: int) -> None:
+    pooled, run, qrels = _case(seed)
+    coded = CodedLines.of(pooled, qrels, run)
+    for level in (1, 2):
+        for left_out in (None, 1):
+            mask = np.ones(len(qrels), dtype=bool)
+            if left_out is not None:  # a group left out: its runs and some qrels rows go
+                mask[::3] = False
+            tags = np.arange(len(coded.tags)) < coded.pooled_tags
+            others = pooled
+            if left_out is not None:
+                tags[coded.code(left_out)] = False
+                others = pooled[pooled["run_tag"] != left_out]
+            got = lipani_adjustment(coded, coded.code(9, new=True), tags, mask, k, level)
+            assert got == _adjustment_by_join(run, others, qrels[mask], k, level)
+
+
+def test_a_docno_twice_in_the_run_is_refused() -> None:
+    pooled = pd.DataFrame({"run_tag": "p", "topic": "1", "docno": ["a", "b"],
+                           "trec_rank": [1, 2]})
+    run = pd.DataFrame({"run_tag": "s", "topic": "1", "docno": ["a", "a"], "trec_rank": [1, 2]})
+    qrels = pd.DataFrame({"topic": ["1"], "docno": ["b"], "grade": [0]})
+    coded = CodedLines.of(pooled, qrels, run)
+    with pytest.raises(PooltoolError, match="twice"):
+        rerank_top_k(coded, np.array([True, False]), coded.code("s", new=True), 2)
