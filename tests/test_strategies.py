@@ -240,7 +240,7 @@ def test_each_strategy_is_registered_once_with_an_order_or_a_chooser() -> None:
                                 "rbp", "mtf", "maxmean", "mmns", "thompson", "hedge"]
     assert all((kind.order is None) != (kind.build is None) for kind in STRATEGIES.values())
     with pytest.raises(ValueError, match="registered twice"):
-        register(StrategyKind("depth", order=lambda runs, p: []))
+        register(StrategyKind("depth", order=lambda runs, p, limit: []))
     with pytest.raises(ValueError, match="exactly one"):
         register(StrategyKind("neither"))
     assert "neither" not in STRATEGIES

@@ -102,8 +102,9 @@ def simulate(runs: pd.DataFrame, qrels: pd.DataFrame, strategies: list[Strategy]
         one_measure(measure)
     check_run_frame(runs)
     check_qrels_frame(qrels)
+    run_tags = runs["run_tag"].astype(str).unique()
     for strategy in strategies:
-        strategy.check_run_tags(runs["run_tag"].astype(str).unique())
+        strategy.check_run_tags(run_tags)
     ordered = order_run(runs)
     ranked = topic_runs(ordered)
     judged_topics = set(qrels["topic"].astype(str))
@@ -153,7 +154,8 @@ def _picks(strategies: list[Strategy], ranked: dict[str, tuple[RankedRun, ...]],
     for topic in topics:
         for strategy in strategies:
             picks[strategy.label][topic] = judge_sequence(
-                strategy.chooser(ranked[topic], topic), relevant.get(topic, frozenset()), budget)
+                strategy.chooser(ranked[topic], topic, budget), relevant.get(topic, frozenset()),
+                budget)
     return picks
 
 
