@@ -145,6 +145,32 @@ def test_topic_runs_orders_as_trec_eval() -> None:
     assert runs[1].scores == (2.0, 1.0, 1.0)
 
 
+
+@pytest.mark.parametrize("seed", range(5))
+def test_topic_runs_are_the_stable_sort_by_topic_tag_and_rank(seed: int) -> None:
+    from pooltool.ranking import order_run
+
+    # topics and tags whose string order is not their number's ("10" < "9"), non-ASCII
+    # tags, score ties, lines in any order; the reference is the stable pandas sort
+    rng = np.random.default_rng(seed)
+    n = 400
+    frame = pd.DataFrame({
+        "run_tag": rng.choice(["r10", "r9", "é", "R", "r1"], n),
+        "topic": rng.choice(["10", "9", "1", "100", "2"], n),
+        "docno": [f"d{i}" for i in rng.permutation(n)],
+        "score": rng.integers(0, 4, n).astype(float)})
+    ranked = order_run(frame).sample(frac=1.0, random_state=seed)
+    want = ranked.sort_values(["topic", "run_tag", "trec_rank"], kind="stable")
+    got = topic_runs(ranked)
+    assert list(got) == list(dict.fromkeys(want["topic"]))
+    for topic, runs in got.items():
+        lines = want[want["topic"] == topic]
+        assert [run.tag for run in runs] == list(dict.fromkeys(lines["run_tag"]))
+        for run in runs:
+            mine = lines[lines["run_tag"] == run.tag]
+            assert run.docnos == tuple(mine["docno"])
+            assert run.scores == tuple(mine["score"])
+
 def test_parse_strategy_fills_defaults_and_labels() -> None:
     assert parse_strategy("depth") == Strategy("depth", {"k": 7.0})
     assert parse_strategy("depth", {"k": 10}).label == "depth:k=10"

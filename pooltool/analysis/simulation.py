@@ -30,7 +30,6 @@ from pooltool.errors import PooltoolError
 from pooltool.formats.frames import check_qrels_frame, check_run_frame
 from pooltool.judging.strategies import RankedRun, Strategy, judge_sequence, topic_runs
 from pooltool.measures.summary import trec_mean
-from pooltool.measures.topic_scores import one_measure, ranked_lines, topic_scores
 from pooltool.ranking import order_run, top_k
 from pooltool.records import is_relevant, topic_key
 
@@ -99,6 +98,8 @@ def simulate(runs: pd.DataFrame, qrels: pd.DataFrame, strategies: list[Strategy]
     """
     _check_options(strategies, budgets, k)
     if measure is not None:
+        from pooltool.measures.topic_scores import one_measure  # trec_eval's measures: -m only
+
         one_measure(measure)
     check_run_frame(runs)
     check_qrels_frame(qrels)
@@ -234,6 +235,8 @@ def _with_measure(per_run: pd.DataFrame, lines: pd.DataFrame, qrels: pd.DataFram
                   level: int) -> pd.DataFrame:
     """``per_run`` with ``score`` (the measure under the full qrels) and ``score_partial``
     (under each strategy x budget's partial qrels), trec_eval's means over topics."""
+    from pooltool.measures.topic_scores import ranked_lines, topic_scores
+
     ranked = ranked_lines(lines)  # ordered once for every strategy x budget's evaluation
 
     def means(judged: pd.DataFrame) -> pd.Series:

@@ -43,12 +43,16 @@ def topic_runs(frame: pd.DataFrame) -> dict[str, tuple[RankedRun, ...]]:
         column, if present, is trusted as the order.
     :returns: topic -> its runs in run-tag order, each in trec_eval order.
     """
-    ordered = frame if "trec_rank" in frame.columns else order_run(frame)
-    ordered = ordered.sort_values(["topic", "run_tag", "trec_rank"], kind="stable")
-    topic = ordered["topic"].to_numpy(dtype=object)
-    tag = ordered["run_tag"].to_numpy(dtype=object)
-    docnos = ordered["docno"].to_numpy(dtype=object).tolist()
-    scores = ordered["score"].to_numpy(dtype=np.float64).tolist()
+    ranked = frame if "trec_rank" in frame.columns else order_run(frame)
+    # by topic, run tag (string order) and rank: a stable lexsort of the keys' sorted
+    # codes, as pandas' stable sort_values orders them (without sorting the strings)
+    topic_codes, _ = pd.factorize(ranked["topic"].to_numpy(dtype=object), sort=True)
+    tag_codes, _ = pd.factorize(ranked["run_tag"].to_numpy(dtype=object), sort=True)
+    order = np.lexsort((ranked["trec_rank"].to_numpy(dtype=np.int64), tag_codes, topic_codes))
+    topic = ranked["topic"].to_numpy(dtype=object)[order]
+    tag = ranked["run_tag"].to_numpy(dtype=object)[order]
+    docnos = ranked["docno"].to_numpy(dtype=object)[order].tolist()
+    scores = ranked["score"].to_numpy(dtype=np.float64)[order].tolist()
     starts = np.flatnonzero(np.r_[True, (topic[1:] != topic[:-1]) | (tag[1:] != tag[:-1])])
     topics: dict[str, list[RankedRun]] = {}
     for start, end in zip(starts.tolist(), [*starts[1:].tolist(), len(docnos)], strict=True):
