@@ -270,3 +270,29 @@ def test_each_strategy_is_registered_once_with_an_order_or_a_chooser() -> None:
     with pytest.raises(ValueError, match="exactly one"):
         register(StrategyKind("neither"))
     assert "neither" not in STRATEGIES
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_hedge_table_is_the_docno_sorted_table(seed: int) -> None:
+    from pooltool.judging.choosers import ap_prior, hedge_table
+
+    rng = np.random.default_rng(seed)
+    names = ["b", "a", "B", "10", "9", "é", "a0", "z"]
+    runs = tuple(RankedRun(f"r{i}", tuple(rng.choice(names, int(rng.integers(0, 6)),
+                                                     replace=False).tolist()), ())
+                 for i in range(int(rng.integers(1, 5))))
+    docnos, column, values = hedge_table(runs)
+    assert docnos == sorted({d for run in runs for d in run.docnos})
+    assert column == {d: i for i, d in enumerate(docnos)}
+    want = np.zeros((len(runs), len(docnos)))
+    for row, run in enumerate(runs):
+        for docno, value in zip(run.docnos, ap_prior(len(run.docnos)), strict=True):
+            want[row, column[docno]] = value
+    assert values.tolist() == want.tolist()
+
+
+def test_a_ranked_runs_hash_is_its_fields_hash() -> None:
+    twin = RankedRun("A", ("d1", "d2", "d3"), (3.0, 2.0, 1.0))
+    assert twin == A and twin is not A
+    assert hash(twin) == hash(A) == hash(("A", A.docnos, A.scores))
+    assert hash(B) != hash(A)

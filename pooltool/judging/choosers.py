@@ -13,7 +13,8 @@ import zlib
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
+from itertools import chain
 
 import numpy as np
 import pandas as pd
@@ -33,6 +34,17 @@ class RankedRun:
     tag: str
     docnos: tuple[str, ...]
     scores: tuple[float, ...]
+
+    def __hash__(self) -> int:
+        """The hash of the fields (as the dataclass's own), computed once: a topic's runs
+        are the key of the caches of its tables (:func:`topic_documents`,
+        :func:`hedge_table`), and hashing 1,000 docnos a run at every lookup was a
+        tenth of a simulation."""
+        return self._fields_hash
+
+    @cached_property
+    def _fields_hash(self) -> int:
+        return hash((self.tag, self.docnos, self.scores))
 
 
 def topic_runs(frame: pd.DataFrame) -> dict[str, tuple[RankedRun, ...]]:
@@ -300,15 +312,29 @@ def hedge_table(runs: tuple[RankedRun, ...]) -> tuple[list[str], dict[str, int],
     """Hedge's fixed part for one topic's runs, kept for the last two topics asked
     (a live pool rebuilds the chooser at every choice): every document in docno
     order, its column, and the runs x documents AP-prior values (read only)."""
-    every = np.array([d for run in runs for d in run.docnos], dtype=object)
-    codes, uniques = pd.factorize(every, sort=True)  # codes in docno order
-    docnos = [str(d) for d in uniques]
+    lines, documents = topic_documents(runs)
+    by_docno = np.argsort(documents, kind="stable")  # distinct docnos: no ties
+    codes = np.empty(len(documents), dtype=np.intp)
+    codes[by_docno] = np.arange(len(documents))
+    docnos = [str(d) for d in documents[by_docno]]
     values = np.zeros((len(runs), len(docnos)))
     rows = np.repeat(np.arange(len(runs)), [len(run.docnos) for run in runs])
-    if len(every):
-        values[rows, codes] = np.concatenate([ap_prior(len(run.docnos)) for run in runs])
+    if len(lines):
+        values[rows, codes[lines]] = np.concatenate([ap_prior(len(run.docnos)) for run in runs])
     values.flags.writeable = False
     return docnos, dict(zip(docnos, range(len(docnos)), strict=True)), values
+
+
+@lru_cache(maxsize=8)
+def topic_documents(runs: tuple[RankedRun, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """Each line's document code (in order of first appearance) and the documents
+    (object array), for the lines of ``runs`` one after another. Cached: a simulation
+    builds a topic's fusions and Hedge's table from the same codes, topic by topic."""
+    docnos = np.array(list(chain.from_iterable(run.docnos for run in runs)), dtype=object)
+    if not len(docnos):
+        return np.zeros(0, dtype=np.intp), docnos
+    codes, uniques = pd.factorize(docnos)
+    return codes, uniques
 
 
 def ap_prior(z: int) -> np.ndarray:

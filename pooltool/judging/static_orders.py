@@ -7,12 +7,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from functools import lru_cache
-from itertools import chain
 
 import numpy as np
-import pandas as pd
 
-from pooltool.judging.choosers import RankedRun
+from pooltool.judging.choosers import RankedRun, topic_documents
 
 # --- static orders -------------------------------------------------------------------
 
@@ -73,7 +71,7 @@ def fused_order(runs: Sequence[RankedRun],
         summed in that order (:func:`_may_lead`); ``None``: every document.
     :returns: docnos, best first.
     """
-    codes, uniques = _documents(tuple(runs))
+    codes, uniques = topic_documents(tuple(runs))
     if not len(codes):
         return []
     terms = np.concatenate([np.asarray(weights(run), dtype=np.float64) for run in runs])
@@ -115,18 +113,6 @@ def _may_lead(codes: np.ndarray, terms: np.ndarray, documents: int, limit: int) 
     delta = 4 * most * np.finfo(np.float64).eps * size
     bar = np.partition(first, documents - limit)[documents - limit]
     return np.flatnonzero(first[codes] >= bar - 2 * delta)
-
-
-@lru_cache(maxsize=8)
-def _documents(runs: tuple[RankedRun, ...]) -> tuple[np.ndarray, np.ndarray]:
-    """Each line's document code (in order of first appearance) and the documents
-    (object array), for the lines of ``runs`` one after another. Cached: a simulation
-    fuses a topic's runs once per fusion strategy, topic by topic."""
-    docnos = np.array(list(chain.from_iterable(run.docnos for run in runs)), dtype=object)
-    if not len(docnos):
-        return np.zeros(0, dtype=np.intp), docnos
-    codes, uniques = pd.factorize(docnos)
-    return codes, uniques
 
 
 def borda_order(runs: Sequence[RankedRun], limit: int | None = None) -> list[str]:
