@@ -135,3 +135,11 @@ def test_a_limit_on_runs_of_a_thousand(seed: int) -> None:
             assert fused_order(runs, weights, limit) == whole[:limit]
     assert borda_order(runs, 20) == borda_order(runs)[:20]
     assert round_robin_order(runs, 50) == round_robin_order(runs)[:50]
+
+
+@pytest.mark.parametrize("p", [0.8, 0.5, 0.95, 0.999, 1e-3])
+def test_rbp_weights_are_the_python_power(p: float) -> None:
+    for n in (0, 1, 7, 1000):
+        run = RankedRun("r", tuple(f"d{i}" for i in range(n)), tuple([0.0] * n))
+        assert rbp_weights(p)(run).tolist() == [(1 - p) * p ** (rank - 1)
+                                                for rank in range(1, n + 1)]

@@ -64,12 +64,14 @@ def topic_runs(frame: pd.DataFrame) -> dict[str, tuple[RankedRun, ...]]:
     topic = ranked["topic"].to_numpy(dtype=object)[order]
     tag = ranked["run_tag"].to_numpy(dtype=object)[order]
     docnos = ranked["docno"].to_numpy(dtype=object)[order].tolist()
+    if not pd.api.types.is_string_dtype(ranked["docno"]):  # else str already: no copies
+        docnos = list(map(str, docnos))
     scores = ranked["score"].to_numpy(dtype=np.float64)[order].tolist()
     starts = np.flatnonzero(np.r_[True, (topic[1:] != topic[:-1]) | (tag[1:] != tag[:-1])])
     topics: dict[str, list[RankedRun]] = {}
     for start, end in zip(starts.tolist(), [*starts[1:].tolist(), len(docnos)], strict=True):
         topics.setdefault(str(topic[start]), []).append(RankedRun(
-            str(tag[start]), tuple(map(str, docnos[start:end])), tuple(scores[start:end])))
+            str(tag[start]), tuple(docnos[start:end]), tuple(scores[start:end])))
     return {name: tuple(runs) for name, runs in topics.items()}
 
 

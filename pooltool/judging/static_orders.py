@@ -141,17 +141,29 @@ def min_max(run: RankedRun) -> np.ndarray:
 
 
 def rrf_weights(k: float) -> Callable[[RankedRun], np.ndarray]:
-    """Reciprocal rank fusion: 1 / (k + rank) for ranks 1, 2, ... (float64 arrays)."""
-    return lambda run: 1 / (k + np.arange(1, len(run.docnos) + 1))
+    """Reciprocal rank fusion: 1 / (k + rank) for ranks 1, 2, ... (float64 arrays, read
+    only)."""
+    return lambda run: _rrf_terms(k, len(run.docnos))
 
 
-def rbp_weights(p: float) -> Callable[[RankedRun], Sequence[float]]:
+@lru_cache(maxsize=16)
+def _rrf_terms(k: float, n: int) -> np.ndarray:
+    """1 / (k + rank) for ranks 1..n, kept per (k, n): most runs of a topic are as long."""
+    terms = 1 / (k + np.arange(1, n + 1))
+    terms.flags.writeable = False
+    return terms
+
+
+def rbp_weights(p: float) -> Callable[[RankedRun], np.ndarray]:
     """Rank-biased precision weights: (1 - p) p^(rank - 1) for ranks 1, 2, ..."""
     return lambda run: _rbp_terms(p, len(run.docnos))
 
 
 @lru_cache(maxsize=16)
-def _rbp_terms(p: float, n: int) -> tuple[float, ...]:
+def _rbp_terms(p: float, n: int) -> np.ndarray:
     """(1 - p) p^(rank - 1) for ranks 1..n, with Python's ``**`` (numpy's vectorised
-    power may differ in the last bit); kept per (p, n): most runs of a topic are as long."""
-    return tuple((1 - p) * p ** (rank - 1) for rank in range(1, n + 1))
+    power may differ in the last bit), as a read-only float64 array; kept per (p, n):
+    most runs of a topic are as long."""
+    terms = np.array([(1 - p) * p ** (rank - 1) for rank in range(1, n + 1)], dtype=np.float64)
+    terms.flags.writeable = False
+    return terms
