@@ -315,7 +315,10 @@ def hedge_table(runs: tuple[RankedRun, ...]) -> tuple[list[str], dict[str, int],
     (a live pool rebuilds the chooser at every choice): every document in docno
     order, its column, and the runs x documents AP-prior values (read only)."""
     lines, documents = topic_documents(runs)
-    by_docno = np.argsort(documents, kind="stable")  # distinct docnos: no ties
+    # distinct docnos, so any sort gives the one order; Python's sort of the strings took
+    # half the time of numpy's argsort of an object array
+    by_docno = np.array(sorted(range(len(documents)), key=documents.__getitem__),
+                        dtype=np.intp)
     codes = np.empty(len(documents), dtype=np.intp)
     codes[by_docno] = np.arange(len(documents))
     docnos = [str(d) for d in documents[by_docno]]
