@@ -30,7 +30,7 @@ from pooltool.errors import PooltoolError
 from pooltool.formats.frames import check_qrels_frame, check_run_frame
 from pooltool.judging.strategies import RankedRun, Strategy, judge_sequence, topic_runs
 from pooltool.measures.summary import trec_mean
-from pooltool.ranking import order_run, top_k
+from pooltool.ranking import trec_ranks
 from pooltool.records import is_relevant, topic_key
 
 
@@ -106,8 +106,8 @@ def simulate(runs: pd.DataFrame, qrels: pd.DataFrame, strategies: list[Strategy]
     run_tags = runs["run_tag"].astype(str).unique()
     for strategy in strategies:
         strategy.check_run_tags(run_tags)
-    ordered = order_run(runs)
-    ranked = topic_runs(ordered)
+    lines = runs.assign(trec_rank=trec_ranks(runs))  # numbered, not reordered
+    ranked = topic_runs(lines)
     judged_topics = set(qrels["topic"].astype(str))
     topics = sorted(set(ranked) & judged_topics, key=topic_key)
     if not topics:
@@ -116,14 +116,14 @@ def simulate(runs: pd.DataFrame, qrels: pd.DataFrame, strategies: list[Strategy]
     relevant = _relevant(qrels, level)
     picks = _picks(strategies, ranked, topics, relevant, max(budgets))
     per_topic = _per_topic(picks, budgets, relevant, topics)
-    scorer = RunScorer(top_k(ordered[ordered["topic"].isin(topics)], k), k, level)
+    scorer = RunScorer(lines[(lines["trec_rank"] <= k) & lines["topic"].isin(topics)], k, level)
     full = scorer.means(qrels)
     grades = _grades(qrels)
     per_run = pd.concat([_bias_rows(label, b, full,
                                     scorer.means(_partial(chosen, b, qrels, grades)))
                          for label, chosen in picks.items() for b in budgets], ignore_index=True)
     if measure is not None:
-        per_run = _with_measure(per_run, ordered[ordered["topic"].isin(topics)], qrels, picks,
+        per_run = _with_measure(per_run, lines[lines["topic"].isin(topics)], qrels, picks,
                                 budgets, measure, level)
     summary = _summary(per_topic, per_run)
     return SimulationResult(summary, per_topic, per_run, _curve(picks, relevant),
@@ -211,12 +211,13 @@ class RunScorer:
     Every topic of ``top`` must be in each qrels scored (so every topic counts,
     as in trec_eval); :func:`simulate` guarantees it.
 
-    :param top: the runs' first ``k`` documents per topic (``run_tag, topic, docno``).
+    :param top: the runs' first ``k`` documents per topic (``run_tag, topic, docno``), in
+        any row order; runs are scored and listed in run-tag (string) order.
     """
 
     def __init__(self, top: pd.DataFrame, k: int, level: int) -> None:
         self.k, self.level = k, level
-        self.tags = list(pd.unique(top["run_tag"]))
+        self.tags = sorted(pd.unique(top["run_tag"]))  # as order_run lists them
         cells = pd.MultiIndex.from_arrays([top["run_tag"], top["topic"]])
         self.cell, self.cells = pd.factorize(cells, sort=True)
         # each line's (topic, docno) as a code into the distinct pairs, whose index (a
