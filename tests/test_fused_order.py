@@ -13,6 +13,7 @@ from pooltool.judging.static_orders import (
     fused_order,
     min_max,
     rbp_weights,
+    round_robin_order,
     rrf_weights,
 )
 
@@ -95,3 +96,50 @@ def test_min_max_and_borda_terms_are_the_python_arithmetic(seed: int) -> None:
             points.setdefault(d, []).append(c - rank + 1 - share)
     totals = {d: float(np.add.reduce(np.sort(np.array(t)))) for d, t in points.items()}
     assert borda_order([run, other]) == sorted(totals, key=lambda d: (-totals[d], d))
+
+
+def _shuffled_tenths(run: RankedRun) -> list[float]:
+    """Terms whose sums depend on the order of addition (0.1 + 0.2 + 0.3 is not
+    0.3 + 0.2 + 0.1): the first sums of :func:`fused_order`'s limit are in line order."""
+    tenths = [0.1, 0.2, 0.3, 0.7, 0.6]
+    return [tenths[(int(run.tag[1:]) * 3 + rank) % 5] for rank in range(len(run.docnos))]
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_a_limit_gives_the_first_documents_of_the_whole_order(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    runs = _runs(rng, int(rng.integers(1, 8)))
+    for weights in (rrf_weights(60), rbp_weights(0.8), min_max, _equal_terms, _shuffled_tenths):
+        whole = fused_order(runs, weights)
+        for limit in range(1, len(whole) + 2):
+            assert fused_order(runs, weights, limit) == whole[:limit]
+    whole = borda_order(runs)
+    assert [borda_order(runs, limit) for limit in range(1, len(whole) + 2)] == [
+        whole[:limit] for limit in range(1, len(whole) + 2)]
+    whole = round_robin_order(runs)
+    assert [round_robin_order(runs, limit) for limit in range(1, len(whole) + 2)] == [
+        whole[:limit] for limit in range(1, len(whole) + 2)]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_limit_on_runs_of_a_thousand(seed: int) -> None:
+    # 15 runs of 1,000 of 4,000 documents, scores rounded so that runs tie inside
+    rng = np.random.default_rng(seed)
+    pool = np.array([f"doc{i:05d}" for i in range(4000)], dtype=object)
+    runs = [RankedRun(f"r{i}", tuple(rng.choice(pool, 1000, replace=False).tolist()),
+                      tuple(np.sort(rng.integers(0, 50, 1000))[::-1].astype(float).tolist()))
+            for i in range(15)]
+    for weights in (rrf_weights(60), rbp_weights(0.8), rbp_weights(0.99), min_max):
+        whole = fused_order(runs, weights)
+        for limit in (1, 20, 100, 3999, 4000):
+            assert fused_order(runs, weights, limit) == whole[:limit]
+    assert borda_order(runs, 20) == borda_order(runs)[:20]
+    assert round_robin_order(runs, 50) == round_robin_order(runs)[:50]
+
+
+@pytest.mark.parametrize("p", [0.8, 0.5, 0.95, 0.999, 1e-3])
+def test_rbp_weights_are_the_python_power(p: float) -> None:
+    for n in (0, 1, 7, 1000):
+        run = RankedRun("r", tuple(f"d{i}" for i in range(n)), tuple([0.0] * n))
+        assert rbp_weights(p)(run).tolist() == [(1 - p) * p ** (rank - 1)
+                                                for rank in range(1, n + 1)]

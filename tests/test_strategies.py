@@ -145,6 +145,32 @@ def test_topic_runs_orders_as_trec_eval() -> None:
     assert runs[1].scores == (2.0, 1.0, 1.0)
 
 
+
+@pytest.mark.parametrize("seed", range(5))
+def test_topic_runs_are_the_stable_sort_by_topic_tag_and_rank(seed: int) -> None:
+    from pooltool.ranking import order_run
+
+    # topics and tags whose string order is not their number's ("10" < "9"), non-ASCII
+    # tags, score ties, lines in any order; the reference is the stable pandas sort
+    rng = np.random.default_rng(seed)
+    n = 400
+    frame = pd.DataFrame({
+        "run_tag": rng.choice(["r10", "r9", "é", "R", "r1"], n),
+        "topic": rng.choice(["10", "9", "1", "100", "2"], n),
+        "docno": [f"d{i}" for i in rng.permutation(n)],
+        "score": rng.integers(0, 4, n).astype(float)})
+    ranked = order_run(frame).sample(frac=1.0, random_state=seed)
+    want = ranked.sort_values(["topic", "run_tag", "trec_rank"], kind="stable")
+    got = topic_runs(ranked)
+    assert list(got) == list(dict.fromkeys(want["topic"]))
+    for topic, runs in got.items():
+        lines = want[want["topic"] == topic]
+        assert [run.tag for run in runs] == list(dict.fromkeys(lines["run_tag"]))
+        for run in runs:
+            mine = lines[lines["run_tag"] == run.tag]
+            assert run.docnos == tuple(mine["docno"])
+            assert run.scores == tuple(mine["score"])
+
 def test_parse_strategy_fills_defaults_and_labels() -> None:
     assert parse_strategy("depth") == Strategy("depth", {"k": 7.0})
     assert parse_strategy("depth", {"k": 10}).label == "depth:k=10"
@@ -240,7 +266,33 @@ def test_each_strategy_is_registered_once_with_an_order_or_a_chooser() -> None:
                                 "rbp", "mtf", "maxmean", "mmns", "thompson", "hedge"]
     assert all((kind.order is None) != (kind.build is None) for kind in STRATEGIES.values())
     with pytest.raises(ValueError, match="registered twice"):
-        register(StrategyKind("depth", order=lambda runs, p: []))
+        register(StrategyKind("depth", order=lambda runs, p, limit: []))
     with pytest.raises(ValueError, match="exactly one"):
         register(StrategyKind("neither"))
     assert "neither" not in STRATEGIES
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_hedge_table_is_the_docno_sorted_table(seed: int) -> None:
+    from pooltool.judging.choosers import ap_prior, hedge_table
+
+    rng = np.random.default_rng(seed)
+    names = ["b", "a", "B", "10", "9", "é", "a0", "z"]
+    runs = tuple(RankedRun(f"r{i}", tuple(rng.choice(names, int(rng.integers(0, 6)),
+                                                     replace=False).tolist()), ())
+                 for i in range(int(rng.integers(1, 5))))
+    docnos, column, values = hedge_table(runs)
+    assert docnos == sorted({d for run in runs for d in run.docnos})
+    assert column == {d: i for i, d in enumerate(docnos)}
+    want = np.zeros((len(runs), len(docnos)))
+    for row, run in enumerate(runs):
+        for docno, value in zip(run.docnos, ap_prior(len(run.docnos)), strict=True):
+            want[row, column[docno]] = value
+    assert values.tolist() == want.tolist()
+
+
+def test_a_ranked_runs_hash_is_its_fields_hash() -> None:
+    twin = RankedRun("A", ("d1", "d2", "d3"), (3.0, 2.0, 1.0))
+    assert twin == A and twin is not A
+    assert hash(twin) == hash(A) == hash(("A", A.docnos, A.scores))
+    assert hash(B) != hash(A)

@@ -30,8 +30,7 @@ from pooltool.errors import PooltoolError
 from pooltool.formats.frames import check_qrels_frame, check_run_frame
 from pooltool.judging.strategies import RankedRun, Strategy, judge_sequence, topic_runs
 from pooltool.measures.summary import trec_mean
-from pooltool.measures.topic_scores import one_measure, ranked_lines, topic_scores
-from pooltool.ranking import order_run, top_k
+from pooltool.ranking import trec_ranks
 from pooltool.records import is_relevant, topic_key
 
 
@@ -99,13 +98,16 @@ def simulate(runs: pd.DataFrame, qrels: pd.DataFrame, strategies: list[Strategy]
     """
     _check_options(strategies, budgets, k)
     if measure is not None:
+        from pooltool.measures.topic_scores import one_measure  # trec_eval's measures: -m only
+
         one_measure(measure)
     check_run_frame(runs)
     check_qrels_frame(qrels)
+    run_tags = runs["run_tag"].astype(str).unique()
     for strategy in strategies:
-        strategy.check_run_tags(runs["run_tag"].astype(str).unique())
-    ordered = order_run(runs)
-    ranked = topic_runs(ordered)
+        strategy.check_run_tags(run_tags)
+    lines = runs.assign(trec_rank=trec_ranks(runs))  # numbered, not reordered
+    ranked = topic_runs(lines)
     judged_topics = set(qrels["topic"].astype(str))
     topics = sorted(set(ranked) & judged_topics, key=topic_key)
     if not topics:
@@ -114,12 +116,14 @@ def simulate(runs: pd.DataFrame, qrels: pd.DataFrame, strategies: list[Strategy]
     relevant = _relevant(qrels, level)
     picks = _picks(strategies, ranked, topics, relevant, max(budgets))
     per_topic = _per_topic(picks, budgets, relevant, topics)
-    scorer = RunScorer(top_k(ordered[ordered["topic"].isin(topics)], k), k, level)
+    scorer = RunScorer(lines[(lines["trec_rank"] <= k) & lines["topic"].isin(topics)], k, level)
     full = scorer.means(qrels)
-    per_run = pd.concat([_bias_rows(label, b, full, scorer.means(_partial(chosen, b, qrels)))
+    grades = _grades(qrels)
+    per_run = pd.concat([_bias_rows(label, b, full,
+                                    scorer.means(_partial(chosen, b, qrels, grades)))
                          for label, chosen in picks.items() for b in budgets], ignore_index=True)
     if measure is not None:
-        per_run = _with_measure(per_run, ordered[ordered["topic"].isin(topics)], qrels, picks,
+        per_run = _with_measure(per_run, lines[lines["topic"].isin(topics)], qrels, picks,
                                 budgets, measure, level)
     summary = _summary(per_topic, per_run)
     return SimulationResult(summary, per_topic, per_run, _curve(picks, relevant),
@@ -153,7 +157,8 @@ def _picks(strategies: list[Strategy], ranked: dict[str, tuple[RankedRun, ...]],
     for topic in topics:
         for strategy in strategies:
             picks[strategy.label][topic] = judge_sequence(
-                strategy.chooser(ranked[topic], topic), relevant.get(topic, frozenset()), budget)
+                strategy.chooser(ranked[topic], topic, budget), relevant.get(topic, frozenset()),
+                budget)
     return picks
 
 
@@ -172,10 +177,26 @@ def _per_topic(picks: dict[str, dict[str, list[str]]], budgets: list[int],
     return pd.DataFrame(rows)
 
 
-def _partial(chosen: dict[str, list[str]], budget: int, qrels: pd.DataFrame) -> pd.DataFrame:
-    """The partial qrels: each topic's first ``budget`` picks with their qrels grade (-1 if none)."""
-    pairs = pd.DataFrame([(topic, docno) for topic, docnos in chosen.items()
-                          for docno in docnos[:budget]], columns=["topic", "docno"])
+def _grades(qrels: pd.DataFrame) -> dict[tuple[str, str], int] | None:
+    """(topic, docno) -> grade, when each pair has one line in ``qrels`` (else ``None``:
+    a pair listed twice is listed twice in a partial qrels, as the merge gives it)."""
+    pairs = list(zip(qrels["topic"].tolist(), qrels["docno"].tolist(), strict=True))
+    grades = dict(zip(pairs, qrels["grade"].tolist(), strict=True))
+    return grades if len(grades) == len(pairs) else None
+
+
+def _partial(chosen: dict[str, list[str]], budget: int, qrels: pd.DataFrame,
+             grades: dict[tuple[str, str], int] | None = None) -> pd.DataFrame:
+    """The partial qrels: each topic's first ``budget`` picks with their qrels grade (-1 if
+    none); looked up in ``grades`` (:func:`_grades` of ``qrels``) when given, which is the
+    merge's result without its cost (12 merges of every budget's picks with the qrels)."""
+    picked = [(topic, docno) for topic, docnos in chosen.items() for docno in docnos[:budget]]
+    if grades is not None and picked:
+        return pd.DataFrame({"topic": [topic for topic, _ in picked],
+                             "docno": [docno for _, docno in picked],
+                             "grade": np.array([grades.get(pair, -1) for pair in picked],
+                                               dtype=np.int64)})
+    pairs = pd.DataFrame(picked, columns=["topic", "docno"])
     graded = pairs.merge(qrels[["topic", "docno", "grade"]], on=["topic", "docno"], how="left")
     graded["grade"] = graded["grade"].fillna(-1).astype(np.int64)
     return graded
@@ -190,20 +211,28 @@ class RunScorer:
     Every topic of ``top`` must be in each qrels scored (so every topic counts,
     as in trec_eval); :func:`simulate` guarantees it.
 
-    :param top: the runs' first ``k`` documents per topic (``run_tag, topic, docno``).
+    :param top: the runs' first ``k`` documents per topic (``run_tag, topic, docno``), in
+        any row order; runs are scored and listed in run-tag (string) order.
     """
 
     def __init__(self, top: pd.DataFrame, k: int, level: int) -> None:
         self.k, self.level = k, level
-        self.tags = list(pd.unique(top["run_tag"]))
+        self.tags = sorted(pd.unique(top["run_tag"]))  # as order_run lists them
         cells = pd.MultiIndex.from_arrays([top["run_tag"], top["topic"]])
         self.cell, self.cells = pd.factorize(cells, sort=True)
-        self.keys = pd.Index((top["topic"] + " " + top["docno"]).to_numpy())
+        # each line's (topic, docno) as a code into the distinct pairs, whose index (a
+        # hash table, built once) finds a qrels' relevant pairs: hashing the 45,000 lines
+        # again for each of the strategies' partial qrels was most of a scoring
+        self.pair, pairs = pd.factorize((top["topic"] + " " + top["docno"]).to_numpy())
+        self.pairs = pd.Index(pairs)
 
     def means(self, qrels: pd.DataFrame) -> pd.DataFrame:
         """Per run (index, input order): ``recall`` and ``P``, means over topics, 0..1."""
         relevant = qrels[is_relevant(qrels["grade"], self.level)]
-        hits = self.keys.isin(pd.Index((relevant["topic"] + " " + relevant["docno"]).to_numpy()))
+        found = self.pairs.get_indexer((relevant["topic"] + " " + relevant["docno"]).to_numpy())
+        relevant_pair = np.zeros(len(self.pairs), dtype=bool)
+        relevant_pair[found[found >= 0]] = True
+        hits = relevant_pair[self.pair]
         rel_ret = np.bincount(self.cell, weights=hits, minlength=len(self.cells))
         num_rel = relevant.groupby("topic").size().reindex(
             self.cells.get_level_values(1), fill_value=0).to_numpy(dtype=np.float64)
@@ -232,6 +261,8 @@ def _with_measure(per_run: pd.DataFrame, lines: pd.DataFrame, qrels: pd.DataFram
                   level: int) -> pd.DataFrame:
     """``per_run`` with ``score`` (the measure under the full qrels) and ``score_partial``
     (under each strategy x budget's partial qrels), trec_eval's means over topics."""
+    from pooltool.measures.topic_scores import ranked_lines, topic_scores
+
     ranked = ranked_lines(lines)  # ordered once for every strategy x budget's evaluation
 
     def means(judged: pd.DataFrame) -> pd.Series:
@@ -239,7 +270,9 @@ def _with_measure(per_run: pd.DataFrame, lines: pd.DataFrame, qrels: pd.DataFram
                             ranked=True).summary.set_index("run_tag")["value"]
 
     full = means(qrels)
-    partial = pd.concat([means(_partial(chosen, b, qrels)).rename("score_partial").reset_index()
+    grades = _grades(qrels)
+    partial = pd.concat([means(_partial(chosen, b, qrels, grades)).rename("score_partial")
+                         .reset_index()
                          .assign(strategy=label, budget=b)
                          for label, chosen in picks.items() for b in budgets], ignore_index=True)
     merged = per_run.merge(partial, on=["strategy", "budget", "run_tag"], how="left")

@@ -100,10 +100,14 @@ def impact(ctx: click.Context, qrels_from: str, qrels_to: str, runs: tuple[str, 
         _measure_impact(frame, qrels_a, qrels_b, measure, level,  # type: ignore[arg-type]
                         complete, top, fmt, (qrels_from, qrels_to))
         return
+    from pooltool.analysis.impact import first_k_lines
+    from pooltool.formats.frames import check_run_frame
     from pooltool.ranking import trec_ranks
 
-    # scored four times (A, B, and both on the documents judged in both): ordered once
-    ranked = frame.assign(trec_rank=trec_ranks(frame))
+    # scored four times (A, B, and both on the documents judged in both): checked and
+    # ordered once, then only the first k lines of each topic, all that @k reads
+    check_run_frame(frame)
+    ranked = first_k_lines(frame.assign(trec_rank=trec_ranks(frame)), k)
     result = qrels_impact(ranked, qrels_a, qrels_b, k, level, complete, top, ranked=True)
     shared = _both_judged_ranking(ranked, qrels_a, qrels_b, k, level, complete)
     _warn_impact_topics(result)

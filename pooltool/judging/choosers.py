@@ -13,7 +13,8 @@ import zlib
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
+from itertools import chain
 
 import numpy as np
 import pandas as pd
@@ -34,6 +35,17 @@ class RankedRun:
     docnos: tuple[str, ...]
     scores: tuple[float, ...]
 
+    def __hash__(self) -> int:
+        """The hash of the fields (as the dataclass's own), computed once: a topic's runs
+        are the key of the caches of its tables (:func:`topic_documents`,
+        :func:`hedge_table`), and hashing 1,000 docnos a run at every lookup was a
+        tenth of a simulation."""
+        return self._fields_hash
+
+    @cached_property
+    def _fields_hash(self) -> int:
+        return hash((self.tag, self.docnos, self.scores))
+
 
 def topic_runs(frame: pd.DataFrame) -> dict[str, tuple[RankedRun, ...]]:
     """Split run lines into each topic's ranked runs.
@@ -43,17 +55,23 @@ def topic_runs(frame: pd.DataFrame) -> dict[str, tuple[RankedRun, ...]]:
         column, if present, is trusted as the order.
     :returns: topic -> its runs in run-tag order, each in trec_eval order.
     """
-    ordered = frame if "trec_rank" in frame.columns else order_run(frame)
-    ordered = ordered.sort_values(["topic", "run_tag", "trec_rank"], kind="stable")
-    topic = ordered["topic"].to_numpy(dtype=object)
-    tag = ordered["run_tag"].to_numpy(dtype=object)
-    docnos = ordered["docno"].to_numpy(dtype=object).tolist()
-    scores = ordered["score"].to_numpy(dtype=np.float64).tolist()
+    ranked = frame if "trec_rank" in frame.columns else order_run(frame)
+    # by topic, run tag (string order) and rank: a stable lexsort of the keys' sorted
+    # codes, as pandas' stable sort_values orders them (without sorting the strings)
+    topic_codes, _ = pd.factorize(ranked["topic"].to_numpy(dtype=object), sort=True)
+    tag_codes, _ = pd.factorize(ranked["run_tag"].to_numpy(dtype=object), sort=True)
+    order = np.lexsort((ranked["trec_rank"].to_numpy(dtype=np.int64), tag_codes, topic_codes))
+    topic = ranked["topic"].to_numpy(dtype=object)[order]
+    tag = ranked["run_tag"].to_numpy(dtype=object)[order]
+    docnos = ranked["docno"].to_numpy(dtype=object)[order].tolist()
+    if not pd.api.types.is_string_dtype(ranked["docno"]):  # else str already: no copies
+        docnos = list(map(str, docnos))
+    scores = ranked["score"].to_numpy(dtype=np.float64)[order].tolist()
     starts = np.flatnonzero(np.r_[True, (topic[1:] != topic[:-1]) | (tag[1:] != tag[:-1])])
     topics: dict[str, list[RankedRun]] = {}
     for start, end in zip(starts.tolist(), [*starts[1:].tolist(), len(docnos)], strict=True):
         topics.setdefault(str(topic[start]), []).append(RankedRun(
-            str(tag[start]), tuple(map(str, docnos[start:end])), tuple(scores[start:end])))
+            str(tag[start]), tuple(docnos[start:end]), tuple(scores[start:end])))
     return {name: tuple(runs) for name, runs in topics.items()}
 
 
@@ -296,15 +314,32 @@ def hedge_table(runs: tuple[RankedRun, ...]) -> tuple[list[str], dict[str, int],
     """Hedge's fixed part for one topic's runs, kept for the last two topics asked
     (a live pool rebuilds the chooser at every choice): every document in docno
     order, its column, and the runs x documents AP-prior values (read only)."""
-    every = np.array([d for run in runs for d in run.docnos], dtype=object)
-    codes, uniques = pd.factorize(every, sort=True)  # codes in docno order
-    docnos = [str(d) for d in uniques]
+    lines, documents = topic_documents(runs)
+    # distinct docnos, so any sort gives the one order; Python's sort of the strings took
+    # half the time of numpy's argsort of an object array
+    by_docno = np.array(sorted(range(len(documents)), key=documents.__getitem__),
+                        dtype=np.intp)
+    codes = np.empty(len(documents), dtype=np.intp)
+    codes[by_docno] = np.arange(len(documents))
+    docnos = [str(d) for d in documents[by_docno]]
     values = np.zeros((len(runs), len(docnos)))
     rows = np.repeat(np.arange(len(runs)), [len(run.docnos) for run in runs])
-    if len(every):
-        values[rows, codes] = np.concatenate([ap_prior(len(run.docnos)) for run in runs])
+    if len(lines):
+        values[rows, codes[lines]] = np.concatenate([ap_prior(len(run.docnos)) for run in runs])
     values.flags.writeable = False
     return docnos, dict(zip(docnos, range(len(docnos)), strict=True)), values
+
+
+@lru_cache(maxsize=8)
+def topic_documents(runs: tuple[RankedRun, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """Each line's document code (in order of first appearance) and the documents
+    (object array), for the lines of ``runs`` one after another. Cached: a simulation
+    builds a topic's fusions and Hedge's table from the same codes, topic by topic."""
+    docnos = np.array(list(chain.from_iterable(run.docnos for run in runs)), dtype=object)
+    if not len(docnos):
+        return np.zeros(0, dtype=np.intp), docnos
+    codes, uniques = pd.factorize(docnos)
+    return codes, uniques
 
 
 def ap_prior(z: int) -> np.ndarray:

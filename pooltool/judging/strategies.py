@@ -183,7 +183,7 @@ class RunParameter:
     wanted: str
 
 
-StaticOrder = Callable[[Sequence[RankedRun], dict[str, float]], list[str]]
+StaticOrder = Callable[[Sequence[RankedRun], dict[str, float], int | None], list[str]]
 ChooserBuilder = Callable[[Sequence[RankedRun], str, dict[str, float]], Chooser]
 
 
@@ -192,7 +192,9 @@ class StrategyKind:
     """A strategy declared once: its name, its parameters, and either its static order
     (it never depends on the judgments) or its chooser builder (adaptive).
 
-    :ivar order: ``(runs, params) -> docnos``, for a static strategy.
+    :ivar order: ``(runs, params, limit) -> docnos``, for a static strategy: with a
+        ``limit``, at least the first ``limit`` documents of the order (the caller takes
+        no more), else all of them.
     :ivar build: ``(runs, topic, params) -> Chooser``, for an adaptive one.
     :ivar run_parameters: parameters named per run (``KEY.TAG``).
     """
@@ -232,19 +234,20 @@ def _open_unit(default: float) -> Parameter:
 
 
 register(StrategyKind("depth", {"k": _whole(1, 7)},
-                      order=lambda runs, p: depth_order(runs, int(p["k"]))))
+                      order=lambda runs, p, limit: depth_order(runs, int(p["k"]))))
 register(StrategyKind(
     "rundepth", {"k": _whole(1, 7)},
-    order=run_depth_order,
+    order=lambda runs, p, limit: run_depth_order(runs, p),
     run_parameters={"k": RunParameter(_whole(0, 0).valid, _whole(0, 0).wanted),
                     "first": RunParameter(lambda v: v in (0, 1), "0 or 1")}))
-register(StrategyKind("roundrobin", order=lambda runs, p: round_robin_order(runs)))
+register(StrategyKind("roundrobin", order=lambda runs, p, limit: round_robin_order(runs, limit)))
 register(StrategyKind("rrf", {"k": Parameter(60, lambda v: v >= 0, ">= 0")},
-                      order=lambda runs, p: fused_order(runs, rrf_weights(p["k"]))))
-register(StrategyKind("borda", order=lambda runs, p: borda_order(runs)))
-register(StrategyKind("combsum", order=lambda runs, p: fused_order(runs, min_max)))
+                      order=lambda runs, p, limit: fused_order(runs, rrf_weights(p["k"]), limit)))
+register(StrategyKind("borda", order=lambda runs, p, limit: borda_order(runs, limit)))
+register(StrategyKind("combsum", order=lambda runs, p, limit: fused_order(runs, min_max, limit)))
 register(StrategyKind("rbp", {"p": _open_unit(0.8)},
-                      order=lambda runs, p: fused_order(runs, rbp_weights(p["p"]))))
+                      order=lambda runs, p, limit: fused_order(runs, rbp_weights(p["p"]),
+                                                               limit)))
 register(StrategyKind("mtf", build=lambda runs, topic, p: MoveToFront(runs)))
 register(StrategyKind("maxmean", build=lambda runs, topic, p: MaxMean(runs)))
 register(StrategyKind("mmns", {"gamma": Parameter(0.9, lambda v: 0 < v <= 1, "in (0, 1]")},
@@ -294,9 +297,15 @@ class Strategy:
                 f"strategy {self.name}: no run tagged {', '.join(map(repr, unknown))} among "
                 f"the runs it draws on (runs: {', '.join(known) or 'none'})")
 
-    def chooser(self, runs: Sequence[RankedRun], topic: str) -> Chooser:
-        """A new chooser for one topic's runs (in run-tag order), nothing judged yet."""
-        order = self.static_order(runs)
+    def chooser(self, runs: Sequence[RankedRun], topic: str,
+                limit: int | None = None) -> Chooser:
+        """A new chooser for one topic's runs (in run-tag order), nothing judged yet.
+
+        :param limit: the caller asks for at most ``limit`` documents and judges no
+            others (a simulation), so a static order may stop after its first
+            ``limit``; ``None`` (a live pool): the whole order.
+        """
+        order = self.static_order(runs, limit)
         if order is not None:
             return OrderChooser(order)
         build = self.kind.build
@@ -304,11 +313,13 @@ class Strategy:
             raise RuntimeError(f"strategy {self.name} has neither an order nor a chooser")
         return build(runs, topic, self.params)
 
-    def static_order(self, runs: Sequence[RankedRun]) -> list[str] | None:
+    def static_order(self, runs: Sequence[RankedRun],
+                     limit: int | None = None) -> list[str] | None:
         """A static strategy's order of the topic's documents (it never depends on the
-        judgments, so a caller may keep it); ``None`` for an adaptive strategy."""
+        judgments, so a caller may keep it); ``None`` for an adaptive strategy. With a
+        ``limit``, at least the order's first ``limit`` documents, maybe no more."""
         order = self.kind.order
-        return None if order is None else order(runs, self.params)
+        return None if order is None else order(runs, self.params, limit)
 
 
 def parse_strategy(text: str, defaults: dict[str, float] | None = None) -> Strategy:

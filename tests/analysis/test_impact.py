@@ -20,6 +20,7 @@ from pooltool.analysis.impact import (
     MOVED_COLUMNS,
     OVERALL_COLUMNS,
     PER_RUN_COLUMNS,
+    first_k_lines,
     qrels_impact,
 )
 from pooltool.cli import cli
@@ -91,6 +92,31 @@ def test_ranked_runs_give_what_ordering_them_again_gives(small: Small, complete:
     pd.testing.assert_frame_equal(got.topics_moved, want.topics_moved, check_exact=True)
     pd.testing.assert_frame_equal(got.topics_overall, want.topics_overall, check_exact=True)
 
+
+
+@pytest.mark.parametrize(("k", "complete"), [(1, False), (2, True), (3, False)])
+def test_first_k_lines_give_what_the_whole_runs_give(k: int, complete: bool) -> None:
+    from pooltool.ranking import trec_ranks
+
+    # r9's lines come first but all of them at rank > 1: cut to its first k lines, r9
+    # must still be listed before r1 and r2 (input order), with the same topics
+    lines = RUNS + "1 Q0 g 9 0.1 r9\n1 Q0 a 1 5 r9\n2 Q0 x 1 5 r9\n1 Q0 c 2 4 r9\n"
+    runs = read_run(lines).iloc[[10, 0, 1, 4, 11, 2, 3, 5, 6, 7, 8, 12, 9, 13]]
+    runs = runs.reset_index(drop=True)
+    a, b = read_qrels(QRELS_A), read_qrels(QRELS_B)
+    ranked = runs.assign(trec_rank=trec_ranks(runs))
+    cut = first_k_lines(ranked, k)
+    assert (cut["trec_rank"] <= k).all()
+    assert list(cut["run_tag"].unique()) == ["r9", "r1", "r2", "r3"]
+    assert len(cut) == int((ranked["trec_rank"] <= k).sum())
+    want = qrels_impact(runs, a, b, k=k, complete=complete)
+    got = qrels_impact(cut, a, b, k=k, complete=complete, ranked=True)
+    pd.testing.assert_frame_equal(got.per_run, want.per_run, check_exact=True)
+    pd.testing.assert_frame_equal(got.topics_moved, want.topics_moved, check_exact=True)
+    pd.testing.assert_frame_equal(got.topics_overall, want.topics_overall, check_exact=True)
+    for side in ("recall_a", "recall_b"):
+        assert getattr(got, side).missing_topics == getattr(want, side).missing_topics
+        assert list(getattr(got, side).missing_topics) == ["r9", "r1", "r2", "r3"]
 
 def test_ranking_comparison(small: Small) -> None:
     result = qrels_impact(*small, k=2)

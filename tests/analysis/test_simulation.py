@@ -230,3 +230,22 @@ def test_the_order_runs_are_given_in_changes_nothing() -> None:
     backward = simulate(runs.iloc[::-1].reset_index(drop=True), read_qrels(QRELS), strategies,
                         [1, 2, 5], k=2).summary
     pd.testing.assert_frame_equal(forward, backward)
+
+
+def test_partial_qrels_looked_up_are_the_merged_ones() -> None:
+    from pooltool.analysis.simulation import _grades, _partial
+
+    qrels = pd.DataFrame({"topic": ["1", "1", "2", "10"], "docno": ["a", "b", "a", "z"],
+                          "grade": [2, 0, 1, -1]})
+    chosen = {"1": ["b", "x", "a"], "10": ["z", "a"], "2": ["a"]}
+    grades = _grades(qrels)
+    assert grades == {("1", "a"): 2, ("1", "b"): 0, ("2", "a"): 1, ("10", "z"): -1}
+    for budget in (1, 2, 3):
+        merged = _partial(chosen, budget, qrels)
+        looked_up = _partial(chosen, budget, qrels, grades)
+        pd.testing.assert_frame_equal(looked_up, merged, check_exact=True)
+    assert _partial(chosen, 2, qrels, grades)["grade"].tolist() == [0, -1, -1, -1, 1]
+    # a pair listed twice: no lookup; the merge lists it twice
+    twice = pd.concat([qrels, qrels.iloc[[0]]], ignore_index=True)
+    assert _grades(twice) is None
+    assert _partial(chosen, 3, twice)["docno"].tolist() == ["b", "x", "a", "a", "z", "a", "a"]
