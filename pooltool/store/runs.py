@@ -98,15 +98,12 @@ class RunTables(StoreCore):
         :returns: one dict per run added, keys :data:`ADDED_COLUMNS` (``lines`` and
             ``topics`` ints), in the order :meth:`add_runs` gives its rows.
         """
+        from pooltool.store.run_files import load_file
+
         if isinstance(paths, (str, Path)):
             paths = [paths]
         paths = list(paths)
-        from pooltool.store.run_files import load_file
-
         threads = len(paths) == 1  # several files: one reader thread each is enough
-
-        def load(path: Path) -> LoadedFile:
-            return load_file(path, threads, with_documents)
 
         def store(path: str | Path, loading: Future[LoadedFile]) -> None:
             runs, sha, docnos = loading.result()
@@ -137,7 +134,8 @@ class RunTables(StoreCore):
                 ThreadPoolExecutor(max_workers=_FILES_IN_FLIGHT) as reader:
             waiting: deque[tuple[str | Path, Future[LoadedFile]]] = deque()
             for path in paths:
-                waiting.append((path, reader.submit(load, Path(path))))
+                waiting.append((path, reader.submit(load_file, Path(path), threads,
+                                                    with_documents)))
                 if len(waiting) == _FILES_IN_FLIGHT:
                     store(*waiting.popleft())
             while waiting:
