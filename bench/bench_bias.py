@@ -9,6 +9,11 @@ then times what ``pooltool bias`` does: reading the runs' top entries from the
 store once and :func:`pooltool.analysis.bias.leave_one_out`. For scale it also
 times the naive way: for each run, rebuild the qrels without its unique
 documents and score it again with ``evaluate_recall``. Target: under 10 s.
+
+With ``--correct METHOD`` (repeatable: webber-park, webber-park-similar, lipani) it
+also times :func:`pooltool.analysis.bias_correction.corrected_scores` at -k, the
+validation that ``pooltool bias --correct METHOD`` runs (lipani reads the runs whole);
+the TREC-COVID figures of issue 26 are whole ``pooltool`` processes (bench/README.md).
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ from bench_pool import generate_runs  # noqa: E402
 
 from pooltool import pooling  # noqa: E402
 from pooltool.analysis.bias import leave_one_out  # noqa: E402
+from pooltool.analysis.bias_correction import METHODS, corrected_scores  # noqa: E402
 from pooltool.measures.recall import evaluate_recall  # noqa: E402
 from pooltool.store import JudgmentStore  # noqa: E402
 
@@ -72,6 +78,8 @@ def main() -> int:
     parser.add_argument("--pool-depth", type=int, default=20)
     parser.add_argument("-k", type=int, default=100)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--correct", action="append", default=[], choices=list(METHODS),
+                        help="also time corrected_scores by this method (repeatable)")
     parser.add_argument("--workdir", type=Path,
                         default=Path(tempfile.gettempdir()) / "pooltool-bench")
     args = parser.parse_args()
@@ -96,7 +104,21 @@ def main() -> int:
     print(f"  naive per-run re-scoring, for scale      {naive:7.2f} s   "
           f"({naive / shared:.1f}x the shared computation)")
     print(f"  MAE {overall['mae']:.4f}  SRE {overall['sre']}  tau_ap {overall['tau_ap']:.3f}")
+    for method in args.correct:
+        print(f"  corrected_scores, {method:<20}  {time_correction(db, method, args.k):7.2f} s "
+              "(store read not included)")
     return 0
+
+
+def time_correction(db: Path, method: str, k: int) -> float:
+    """Seconds of one :func:`corrected_scores` validation by ``method`` at ``k``."""
+    with JudgmentStore.open(db) as store:
+        tags, depth = pooling.pool_contributors(store)
+        top = store.top_entries(tags, sys.maxsize if method == "lipani" else max(k, depth))
+        qrels = store.qrels("bench")
+    start = time.perf_counter()
+    corrected_scores(top, qrels, None, depth, k, method)
+    return time.perf_counter() - start
 
 
 if __name__ == "__main__":
