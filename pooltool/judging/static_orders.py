@@ -123,7 +123,7 @@ def borda_order(runs: Sequence[RankedRun], limit: int | None = None) -> list[str
     that retrieves it its points there minus that share; the order needs only
     the second part.
     """
-    c = len({docno for run in runs for docno in run.docnos})
+    c = len(topic_documents(tuple(runs))[1])  # the documents any run retrieves
 
     def weights(run: RankedRun) -> np.ndarray:
         share = (c - len(run.docnos) + 1) / 2
