@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from pooltool.analysis.beta_draws import (
+    _log_likelihood,
     posterior_priors,
     recall_draws,
     shortest_interval,
@@ -159,6 +160,23 @@ def test_posterior_priors_find_a_known_prior() -> None:
     c_low, c_high = np.percentile(weight, [2.5, 97.5])
     assert m_low < 0.2 < m_high and m_high - m_low < 0.06
     assert c_low < 20 < c_high < 40
+
+
+def test_the_priors_likelihood_is_the_beta_binomial_one() -> None:
+    """The hyperprior's log-likelihood on the grid, summed as logarithms per step, is
+    ``sum_t log B(r_t + a, n_t - r_t + b) - log B(a, b)`` as scipy's log-beta gives it, at
+    counts of a few documents and of hundreds (more than one block of steps)."""
+    from scipy.special import betaln
+
+    rng = np.random.default_rng(5)
+    alpha, beta = rng.uniform(1e-6, 50, 400), rng.uniform(1e-6, 5000, 400)
+    for most in (3, 40, 700):
+        sampled = rng.integers(0, most + 1, 60)
+        relevant = rng.binomial(sampled, 0.1)
+        expected = sum(betaln(alpha + r, beta + n - r) - betaln(alpha, beta)
+                       for n, r in zip(sampled, relevant, strict=True))
+        got = _log_likelihood(alpha, beta, sampled, relevant)
+        np.testing.assert_allclose(got, expected, rtol=1e-11, atol=1e-8)
 
 
 def test_nothing_relevant_in_any_sample_leaves_zero_in_the_interval() -> None:
