@@ -16,6 +16,7 @@ from pooltool.analysis.beta_draws import (
     shortest_interval,
     total_draws,
     total_draws_batch,
+    total_mean_batch,
 )
 from pooltool.analysis.estimate import (
     StratumCounts,
@@ -177,6 +178,26 @@ def test_the_priors_likelihood_is_the_beta_binomial_one() -> None:
                        for n, r in zip(sampled, relevant, strict=True))
         got = _log_likelihood(alpha, beta, sampled, relevant)
         np.testing.assert_allclose(got, expected, rtol=1e-11, atol=1e-8)
+
+
+def test_est_r_is_the_mean_of_the_draws_of_r() -> None:
+    """est_R (:func:`total_mean_batch`, the Beta and binomial draws integrated out given
+    the prior's draws) is what the mean of ever more draws of R under the same prior
+    draws tends to: 400,000 draws per topic agree within 4 standard errors (the draws'
+    spread over the root of their number, an upper bound as the prior's draws are the
+    same in every round)."""
+    rng = np.random.default_rng(11)
+    counts = counts_array([[StratumCounts(300, 10, int(r1)), StratumCounts(40, 8, int(r2))]
+                           for r1, r2 in zip(rng.binomial(10, 0.1, 25), rng.binomial(8, 0.4, 25),
+                                             strict=True)])
+    pooled = rng.integers(0, 20, 25)
+    prior = posterior_priors(counts, rng)
+    exact = total_mean_batch(pooled, counts, prior)
+    draws = np.concatenate([total_draws_batch(pooled, counts, rng, prior=prior)
+                            for _ in range(400)], axis=1)
+    error = draws.std(axis=1) / np.sqrt(draws.shape[1])
+    assert (np.abs(draws.mean(axis=1) - exact) < 4 * error).all()
+    assert (error < 0.05).all()  # a test that can fail: the draws pin est_R to 0.2 documents
 
 
 def test_nothing_relevant_in_any_sample_leaves_zero_in_the_interval() -> None:
