@@ -8,8 +8,8 @@ them at depth 10, draws a stratified sample of --sample documents in all
 rank, and judges pool and sample synthetically (relevant with probability
 0.6 / sqrt(best rank)). Times :func:`pooltool.analysis.sample_estimates.estimate_recall`
 for every run at k = 10, 100, 1000: est_R and est_recall per topic and their
-means, each with its 95% interval (1000 draws, the priors the topics share drawn from
-their posterior). Target
+means, each with its 95% interval (1000 draws of R, 250 of each run's Recall@k, the
+priors the topics share drawn from their posterior). Target
 (issue 26): under 5 s (issue 13's was 10 s).
 
 The runs are given as the store gives them (``recall --estimate`` with stored

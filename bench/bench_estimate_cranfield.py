@@ -31,6 +31,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 from cranfield_sampling import Experiment, load, summarize  # noqa: E402
 
+from pooltool.analysis.beta_draws import DRAWS, RECALL_DRAWS  # noqa: E402
 from pooltool.analysis.sampling import DEFAULT_STRATA  # noqa: E402
 
 
@@ -43,7 +44,9 @@ def main() -> None:
     parser.add_argument("--strata", default=DEFAULT_STRATA)
     parser.add_argument("--allocation", default="equal")
     parser.add_argument("-k", type=int, default=100)
-    parser.add_argument("--draws", type=int, default=1000)
+    parser.add_argument("--draws", type=int, default=DRAWS, help="draws of R")
+    parser.add_argument("--recall-draws", type=int, default=RECALL_DRAWS,
+                        help="draws of Recall@k")
     parser.add_argument("--topics", type=int, default=0,
                         help="only this many topics, evenly spaced (every (225 // N)-th "
                              "query, the first N of them); 0: all 225")
@@ -53,7 +56,7 @@ def main() -> None:
     step = max(1, len(collection.topics) // args.topics) if args.topics else 1
     topics = collection.topics[::step][:args.topics] if args.topics else None
     experiment = Experiment(collection, args.pool_depth, args.strata, topics=topics, k=args.k)
-    trials = [experiment.trial(seed, args.budget, args.allocation, args.draws)
+    trials = [experiment.trial(seed, args.budget, args.allocation, args.draws, args.recall_draws)
               for seed in range(args.repetitions)]
     result = {"design": {key: value for key, value in vars(args).items() if key != "data"},
               **summarize(trials), "seconds": round(time.perf_counter() - started, 1)}

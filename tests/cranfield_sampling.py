@@ -26,6 +26,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from pooltool.analysis.beta_draws import RECALL_DRAWS
 from pooltool.analysis.estimate import (
     StratumCounts,
     ht_total,
@@ -206,12 +207,12 @@ class Experiment:
                                self.design(seed, budget), [self.k], seed=seed)
 
     def trial(self, seed: int, budget: int, allocation: str = "equal",
-              draws: int = 2000) -> Trial:
+              draws: int = 2000, recall_draws: int = RECALL_DRAWS) -> Trial:
         design = self.design(seed, budget, allocation)
         docs, sizes = design.docs, design.sizes
         run = self.runs[self.runs["run_tag"] == self.run]
         estimates = estimate_recall(run, self.judged, design, [self.k], seed=seed, draws=draws,
-                                    interval="beta")
+                                    interval="beta", recall_draws=recall_draws)
         mover = estimate_recall(run, self.judged, design, [self.k], interval="mover-wilson")
         mover_rows = mover.per_topic.set_index("topic").reindex(self.topics)
         mover_mean = mover.summary.iloc[0]

@@ -26,8 +26,9 @@ topics (docs/estimates.md). The interval
 is the model's, so it need not contain the Horvitz-Thompson estimate of R:
 a stratum whose sample found no relevant document adds 0 to that estimate
 but some relevant documents to the draws. pooltool therefore reports the
-draws' mean as the estimate beside the interval
-(:mod:`pooltool.analysis.sample_estimates`).
+posterior mean as the estimate beside the interval
+(:mod:`pooltool.analysis.sample_estimates`): R's worked out given the prior's
+draws (:func:`total_mean_batch`), Recall@k's the mean of its draws.
 """
 
 from __future__ import annotations
@@ -38,8 +39,16 @@ import numpy as np
 
 from pooltool.analysis.estimate import StratumCounts, counts_array
 
-#: Simulated draws behind every ``beta`` interval (the Cranfield validation's setting).
+#: Simulated draws of R per topic, and of the priors the topics share (the Cranfield
+#: validation's setting; R has one cell per topic and stratum, so they are cheap).
 DRAWS = 1000
+#: Simulated draws behind each run's Recall@k and its interval (the first of the priors'
+#: draws): a run x cutoff x topic x stratum makes two cells, so these were most of the
+#: estimate's time (11 of 16 CPU-s in bench_estimate.py with 1000). With 250 there, an
+#: interval end's Monte Carlo error (its spread over seeds) is 5-6% of the interval's
+#: width per topic and 4-5% for a mean over topics, against 3-4% and 2% with 1000.
+#: Checked on Cranfield (docs/estimates.md).
+RECALL_DRAWS = 250
 #: The hyperprior's grid: the prior mean m of a stratum's share on a logit scale
 #: (``M_LOGITS``), the prior's weight c in documents on a log scale (``C_RANGE``).
 M_LOGITS = np.linspace(-14.0, 14.0, 160)
@@ -48,8 +57,8 @@ C_LOGS = np.linspace(np.log(C_RANGE[0]), np.log(C_RANGE[1]), 60)
 BETA_METHOD = ("hierarchical Beta-binomial posterior per stratum, its prior's mean and weight "
                "drawn from their posterior across topics (Jeffreys' prior on the mean, "
                f"log-uniform weight {C_RANGE[0]:g}-{C_RANGE[1]:g} documents); the shortest "
-               f"interval holding 95% of {DRAWS} draws (Ericson 1969; Gelman et al. 2013, "
-               "sec. 5.3; Chen & Shao 1999)")
+               f"interval holding 95% of {DRAWS} draws of R, {RECALL_DRAWS} of Recall@k "
+               "(Ericson 1969; Gelman et al. 2013, sec. 5.3; Chen & Shao 1999)")
 
 
 Prior = tuple[np.ndarray, np.ndarray]
@@ -92,28 +101,20 @@ def posterior_priors(counts: np.ndarray, rng: np.random.Generator,
     :returns: ``(a, b)``, each shape ``(strata, draws)``; a stratum sampled in no
         topic gets Jeffreys' Beta(1/2, 1/2) (it has nothing unsampled to draw for).
     """
-    from scipy.special import betaln
-
     strata = counts.shape[1]
     a, b = np.full((strata, draws), 0.5), np.full((strata, draws), 0.5)
     logit, log_c = np.meshgrid(M_LOGITS, C_LOGS, indexing="ij")
     m, c = 1 / (1 + np.exp(-logit)), np.exp(log_c)
-    alpha, beta = m * c, (1 - m) * c
+    alpha, beta = (m * c).ravel(), ((1 - m) * c).ravel()
     # Jeffreys' density of m per unit of logit, times a constant per unit of log c
-    log_hyperprior = 0.5 * (np.log(m) + np.log1p(-m))
-    prior_norm = betaln(alpha, beta)
+    log_hyperprior = 0.5 * (np.log(m) + np.log1p(-m)).ravel()
     for h in range(strata):
         n, r = counts[:, h, 1], counts[:, h, 2]
         seen = n > 0
         if not seen.any():
             continue
-        pairs, times = np.unique(np.stack([n[seen], r[seen]], axis=1), axis=0,
-                                 return_counts=True)
-        log_post = log_hyperprior.copy()
-        for (sampled, relevant), topics in zip(pairs, times, strict=True):
-            log_post += topics * (betaln(alpha + relevant, beta + sampled - relevant)
-                                  - prior_norm)
-        weight = np.exp(log_post - log_post.max()).ravel()
+        log_post = log_hyperprior + _log_likelihood(alpha, beta, n[seen], r[seen])
+        weight = np.exp(log_post - log_post.max())
         cell = rng.choice(weight.size, size=draws, p=weight / weight.sum())
         i, j = np.unravel_index(cell, logit.shape)
         m_draw = _within(M_LOGITS, i, rng)
@@ -121,6 +122,33 @@ def posterior_priors(counts: np.ndarray, rng: np.random.Generator,
         a[h] = c_draw / (1 + np.exp(-m_draw))
         b[h] = c_draw / (1 + np.exp(m_draw))
     return a, b
+
+
+def _log_likelihood(alpha: np.ndarray, beta: np.ndarray, sampled: np.ndarray,
+                    relevant: np.ndarray) -> np.ndarray:
+    """``sum_t log B(r_t + alpha, n_t - r_t + beta) - log B(alpha, beta)`` at each grid
+    point (``alpha, beta`` shape ``(points,)``; ``sampled, relevant`` the topics' n_t
+    and r_t): the Beta-binomial likelihood of the topics' samples (up to the binomial
+    coefficients, the same at every point). As ``B(x, y) = Gamma(x) Gamma(y) / Gamma(x +
+    y)``, it is ``sum_t [L(alpha, r_t) + L(beta, n_t - r_t) - L(alpha + beta, n_t)]`` with
+    ``L(x, v) = log Gamma(x + v) - log Gamma(x)`` (:func:`_log_rising`)."""
+    return (_log_rising(alpha, relevant) + _log_rising(beta, sampled - relevant)
+            - _log_rising(alpha + beta, sampled))
+
+
+def _log_rising(x: np.ndarray, values: np.ndarray, rows: int = 256) -> np.ndarray:
+    """``sum_t log(x (x + 1) ... (x + v_t - 1))`` per point ``x`` (shape ``(points,)``),
+    over the non-negative integers ``values``: ``sum_i #{t: v_t > i} log(x + i)``, so
+    one logarithm per point and step up to the largest value, however many topics
+    (scipy's log-gamma would do as well, but importing scipy.special takes 0.7 s, more
+    than the whole sum). ``rows`` steps at a time bound the memory."""
+    tally = np.bincount(values)
+    above = np.cumsum(tally[::-1])[::-1][1:]  # above[i]: the values greater than i
+    out = np.zeros(x.shape)
+    for low in range(0, len(above), rows):
+        steps = np.arange(low, min(low + rows, len(above)))
+        out += above[steps] @ np.log(x[None, :] + steps[:, None])
+    return out
 
 
 def _within(grid: np.ndarray, index: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -200,7 +228,7 @@ def recall_draws_batch(pooled_relevant: np.ndarray, pooled_rel_ret: np.ndarray,
 
     :param pooled_relevant: shape ``(topics,)``; ``pooled_rel_ret`` the same.
     :param counts: from :func:`counts_array`.
-    :param prior: as :func:`stratum_draws_batch`.
+    :param prior: as :func:`stratum_draws_batch`, with ``draws`` draws if per draw.
     :param stratum_draws: :func:`stratum_draws_batch` of the same topics and prior, or
         ``None``. Where the run's first k hold none of a stratum's documents (or all
         of them), the part outside (inside) is the stratum itself, with the same
@@ -220,6 +248,31 @@ def recall_draws_batch(pooled_relevant: np.ndarray, pooled_rel_ret: np.ndarray,
         whole_out).sum(axis=1)
     total = (pooled_relevant - pooled_rel_ret)[:, None] + inside + outside
     return np.divide(inside, total, out=np.zeros(total.shape), where=total > 0)
+
+
+def total_mean_batch(pooled_relevant: np.ndarray, counts: np.ndarray,
+                     prior: Prior = JEFFREYS) -> np.ndarray:
+    """The posterior mean of R per topic, given the prior's draws: the mean that
+    :func:`total_draws_batch` draws tend to, worked out instead of drawn.
+
+    Given a stratum's prior ``(a, b)``, its share of relevant documents has the posterior
+    ``Beta(r + a, n - r + b)``, of mean ``(r + a) / (n + a + b)``, and its ``N - n``
+    unsampled documents hold that share of relevant ones on average (the Beta-binomial
+    mean), so ``E[R] = R_pool + sum_h (r_h + (N_h - n_h) mean_d (r_h + a_hd) / (n_h + a_hd
+    + b_hd))`` over the prior's draws d (:func:`posterior_priors`). The Beta and binomial
+    draws are integrated out exactly (Rao-Blackwellised: Casella & Robert 1996,
+    'Rao-Blackwellisation of sampling schemes', Biometrika 83), so est_R carries only the
+    Monte Carlo error of the prior's draws.
+
+    :param pooled_relevant: shape ``(topics,)``.
+    :param counts: from :func:`counts_array`, shape ``(topics, strata, 6)``.
+    :param prior: as :func:`stratum_draws_batch`.
+    :returns: float array ``(topics,)``, documents.
+    """
+    pop, n, r = counts[..., 0], counts[..., 1], counts[..., 2]
+    a, b = (_per_draw(x) for x in prior)
+    share = ((r[..., None] + a) / (n[..., None] + a + b)).mean(axis=-1)
+    return pooled_relevant + r.sum(axis=1) + ((pop - n) * share).sum(axis=1)
 
 
 def total_draws(pooled_relevant: int, strata: Sequence[StratumCounts],

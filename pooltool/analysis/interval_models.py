@@ -16,6 +16,7 @@ from pooltool.analysis.beta_draws import (
     recall_draws_batch,
     shortest_interval,
     stratum_draws_batch,
+    total_mean_batch,
 )
 from pooltool.analysis.estimate import INTERVAL_METHODS
 from pooltool.analysis.mover import MOVER_METHOD, Cells, mover_mean, mover_ratio, mover_total
@@ -23,26 +24,33 @@ from pooltool.errors import InvalidArgument
 
 
 class BetaModel:
-    """The ``beta`` interval: hierarchical Beta-binomial posterior draws (module docstring)."""
+    """The ``beta`` interval: hierarchical Beta-binomial posterior draws (module docstring).
+
+    est_R is R's posterior mean worked out given the prior's draws
+    (:func:`~pooltool.analysis.beta_draws.total_mean_batch`), est_recall the mean of
+    Recall@k's draws; the intervals come from ``draws`` draws of R and ``recall_draws``
+    of Recall@k (the first of the prior's).
+    """
 
     name = "beta"
 
     method = BETA_METHOD
 
-    def __init__(self, base: np.ndarray, seed: int, draws: int) -> None:
+    def __init__(self, base: np.ndarray, seed: int, draws: int, recall_draws: int) -> None:
         self.base, self.seed, self.draws = base, seed, draws
+        self.recall_draws = min(recall_draws, draws)
         self.prior = posterior_priors(base, _stream(seed, "prior"), draws)
         self.r_draws = np.empty((0, draws))
         self.stratum_draws = np.empty((0, 0, draws))
 
     def total(self, r_pool: np.ndarray) -> tuple[np.ndarray, ...]:
-        """Per topic: est_R (the draws' mean), its interval, and est_R_ht."""
+        """Per topic: est_R (the posterior mean), its interval, and est_R_ht."""
         self.stratum_draws = stratum_draws_batch(self.base, _stream(self.seed, "R"),
                                                  self.draws, self.prior)
         self.r_draws = (r_pool + self.base[..., 2].sum(axis=1))[:, None] + \
             self.stratum_draws.sum(axis=1)
         low, high = shortest_interval(self.r_draws)
-        return (pinned(self.r_draws.mean(axis=1), low, high), low, high,
+        return (pinned(total_mean_batch(r_pool, self.base, self.prior), low, high), low, high,
                 r_pool + _weighted(self.base, 2))
 
     def mean_total(self, have: np.ndarray) -> tuple[float, float]:
@@ -57,9 +65,11 @@ class BetaModel:
         the topics ``have`` and ``scored_zero`` more, each 0 in every draw (``-c``); a
         stratum that the run's first k leave whole or take whole reuses R's draws of
         it)."""
+        used = self.recall_draws
         draws = recall_draws_batch(r_pool, rel_ret, counts,
-                                   _stream(self.seed, "recall", *labels), self.draws,
-                                   self.prior, self.stratum_draws[have])
+                                   _stream(self.seed, "recall", *labels), used,
+                                   (self.prior[0][:, :used], self.prior[1][:, :used]),
+                                   self.stratum_draws[have][..., :used])
         low, high = shortest_interval(draws)
         mean_low, mean_high = shortest_interval(draws.sum(axis=0) / (len(draws) + scored_zero))
         return (pinned(draws.mean(axis=1), low, high), low, high,
@@ -120,14 +130,15 @@ def _fields(counts: np.ndarray, *fields: int) -> list[np.ndarray]:
     return [counts[..., f] for f in fields]
 
 
-def interval_model(interval: str, base: np.ndarray, seed: int,
-                    draws: int) -> BetaModel | MoverModel:
-    """The model of ``interval`` (:data:`~pooltool.analysis.estimate.INTERVAL_METHODS`).
+def interval_model(interval: str, base: np.ndarray, seed: int, draws: int,
+                   recall_draws: int) -> BetaModel | MoverModel:
+    """The model of ``interval`` (:data:`~pooltool.analysis.estimate.INTERVAL_METHODS`);
+    ``draws`` and ``recall_draws`` as :class:`BetaModel`'s.
 
     :raises InvalidArgument: an unknown interval method.
     """
     if interval == "beta":
-        return BetaModel(base, seed, draws)
+        return BetaModel(base, seed, draws, recall_draws)
     if interval == "mover-wilson":
         return MoverModel(base)
     raise InvalidArgument(f"unknown interval method {interval!r}: choose "

@@ -164,14 +164,22 @@ class _KnownPairs:
         return [column[at] for column in self.known]
 
 
+#: The share of the runs in the first part when the lines are placed in two: the first
+#: part's draws should take about as long as placing the rest. In bench_estimate.py
+#: (2026-12-04) placing all the lines takes 2.4 CPU-s and the Recall@k draws 3.0, so
+#: two fifths (a fifth while the draws took 11 CPU-s).
+FIRST_PART = (2, 5)
+
+
 def place(runs: pd.DataFrame, design: Design, depth: int, grades: pd.DataFrame, level: int,
           sample: pd.DataFrame, topics: list[str], split: bool = False) -> Iterator[Placed]:
     """Each run's first ``depth`` documents in the design's topics, placed: pooled, in a
     stratum (by best rank) or outside the frame, sampled, relevant (see :class:`Lines`),
     in parts of whole runs, one after another: with ``split``, two (a caller in threads
-    estimates the first part's runs while the second is placed): the first holds about
-    a fifth of the runs, so that its draws keep a second core busy while the rest is
-    placed (more parts would each rebuild the hash set of the design's docnos); else one.
+    estimates the first part's runs while the second is placed): the first holds
+    :data:`FIRST_PART` of the runs, so that its draws keep a second core busy while the
+    rest is placed (more parts would each rebuild the hash set of the design's docnos);
+    else one.
 
     The lines' trec_eval ranks are ``runs["trec_rank"]`` when given, else computed
     (:func:`~pooltool.ranking.trec_ranks`); the lines are not reordered, only grouped
@@ -182,7 +190,7 @@ def place(runs: pd.DataFrame, design: Design, depth: int, grades: pd.DataFrame, 
     grouped = _group(runs, topics, depth)
     known = _KnownPairs(design, grades, level, sample, topics)
     runs_count = len(grouped.tags)
-    first = -(-runs_count // 5) if split else runs_count
+    first = -(-runs_count * FIRST_PART[0] // FIRST_PART[1]) if split else runs_count
     for low, high in ((0, first), (first, runs_count)):
         if high == low:
             continue

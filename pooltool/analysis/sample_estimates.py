@@ -8,7 +8,11 @@ is :mod:`pooltool.analysis.sampling`. Everything here is per topic and then
 averaged over topics as trec_eval averages Recall@k.
 
 R and Recall@k are reported as posterior means of the model behind the
-interval, so each estimate and its interval come from the same draws. Recall@k
+interval: est_R worked out given the draws of the prior the topics share (the
+Beta and binomial draws integrated out:
+:func:`~pooltool.analysis.beta_draws.total_mean_batch`), est_recall the mean of
+the draws its interval comes from (1000 draws of R, 250 of each Recall@k; until
+2026-12-04 est_R was the mean of R's draws, and Recall@k had 1000). Recall@k
 is not the Horvitz-Thompson ratio estimate
 (:func:`~pooltool.analysis.estimate.ratio_recall`): with a few sampled
 documents in strata of hundreds, the ratio of two estimates is badly biased per
@@ -76,7 +80,7 @@ from typing import Any, TypeVar
 import numpy as np
 import pandas as pd
 
-from pooltool.analysis.beta_draws import DRAWS
+from pooltool.analysis.beta_draws import DRAWS, RECALL_DRAWS
 from pooltool.analysis.interval_models import interval_model, pinned
 from pooltool.analysis.run_placement import Lines, Placed, counts_at, place
 from pooltool.analysis.sample_design import Design, first_few
@@ -153,7 +157,8 @@ def estimate_recall(runs: pd.DataFrame, qrels: pd.DataFrame, design: Design,
                     ks: Sequence[int], level: int = 1, seed: int = 0,
                     draws: int = DRAWS, interval: str = "beta",
                     threads: int | None = None, complete: bool = False,
-                    max_docs: int | None = None) -> Estimates:
+                    max_docs: int | None = None,
+                    recall_draws: int = RECALL_DRAWS) -> Estimates:
     """Estimate R and each run's Recall@k per topic, with 95% intervals.
 
     :param runs: ``run_tag, topic, docno, score`` (any order; trec_eval order is used).
@@ -167,14 +172,16 @@ def estimate_recall(runs: pd.DataFrame, qrels: pd.DataFrame, design: Design,
     :param level: the lowest relevant grade.
     :param seed: the seed of the simulated draws (the sample's stored seed; the same
         seed, the same intervals).
-    :param draws: simulated draws behind each interval.
+    :param draws: simulated draws behind each interval of R (and of the priors).
+    :param recall_draws: simulated draws behind each interval of Recall@k (at most
+        ``draws``).
     :param interval: ``beta`` (pooltool's: the hierarchical Beta-binomial posterior;
         est_R and est_recall its means) or ``mover-wilson`` (for comparison: est_R the
         Horvitz-Thompson estimate, est_recall the post-stratified ratio, intervals by
         MOVER from Wilson intervals; no draws).
     :param threads: runs x cutoffs estimated at once (``None``: :data:`THREADS`); each
         draws from its own random stream, so the results do not depend on it. With more
-        than one, the first fifth of the runs is estimated while the rest of the lines
+        than one, the first part of the runs is estimated while the rest of the lines
         are placed (:func:`~pooltool.analysis.run_placement.place`).
     :param complete: trec_eval's ``-c``: a run is averaged over all the design's
         topics, a topic it did not retrieve for scoring Recall@k 0 in every draw
@@ -225,7 +232,7 @@ def estimate_recall(runs: pd.DataFrame, qrels: pd.DataFrame, design: Design,
             f"'{design.name}' first ('pooltool judge --pool {design.name}')")
 
     sampled = base[..., 1].sum(axis=1)
-    model = interval_model(interval, base, seed, draws)
+    model = interval_model(interval, base, seed, draws, recall_draws)
     r_est, r_low, r_high, r_ht = model.total(r_pool)
     per_r = pd.DataFrame({"topic": topics, "pooled_relevant": r_pool, "sampled": sampled,
                           "est_R": r_est.astype(float), "est_R_low": r_low.astype(float),

@@ -10,11 +10,13 @@ import numpy as np
 import pytest
 
 from pooltool.analysis.beta_draws import (
+    _log_likelihood,
     posterior_priors,
     recall_draws,
     shortest_interval,
     total_draws,
     total_draws_batch,
+    total_mean_batch,
 )
 from pooltool.analysis.estimate import (
     StratumCounts,
@@ -159,6 +161,43 @@ def test_posterior_priors_find_a_known_prior() -> None:
     c_low, c_high = np.percentile(weight, [2.5, 97.5])
     assert m_low < 0.2 < m_high and m_high - m_low < 0.06
     assert c_low < 20 < c_high < 40
+
+
+def test_the_priors_likelihood_is_the_beta_binomial_one() -> None:
+    """The hyperprior's log-likelihood on the grid, summed as logarithms per step, is
+    ``sum_t log B(r_t + a, n_t - r_t + b) - log B(a, b)`` as scipy's log-beta gives it, at
+    counts of a few documents and of hundreds (more than one block of steps)."""
+    from scipy.special import betaln
+
+    rng = np.random.default_rng(5)
+    alpha, beta = rng.uniform(1e-6, 50, 400), rng.uniform(1e-6, 5000, 400)
+    for most in (3, 40, 700):
+        sampled = rng.integers(0, most + 1, 60)
+        relevant = rng.binomial(sampled, 0.1)
+        expected = sum(betaln(alpha + r, beta + n - r) - betaln(alpha, beta)
+                       for n, r in zip(sampled, relevant, strict=True))
+        got = _log_likelihood(alpha, beta, sampled, relevant)
+        np.testing.assert_allclose(got, expected, rtol=1e-11, atol=1e-8)
+
+
+def test_est_r_is_the_mean_of_the_draws_of_r() -> None:
+    """est_R (:func:`total_mean_batch`, the Beta and binomial draws integrated out given
+    the prior's draws) is what the mean of ever more draws of R under the same prior
+    draws tends to: 400,000 draws per topic agree within 4 standard errors (the draws'
+    spread over the root of their number, an upper bound as the prior's draws are the
+    same in every round)."""
+    rng = np.random.default_rng(11)
+    counts = counts_array([[StratumCounts(300, 10, int(r1)), StratumCounts(40, 8, int(r2))]
+                           for r1, r2 in zip(rng.binomial(10, 0.1, 25), rng.binomial(8, 0.4, 25),
+                                             strict=True)])
+    pooled = rng.integers(0, 20, 25)
+    prior = posterior_priors(counts, rng)
+    exact = total_mean_batch(pooled, counts, prior)
+    draws = np.concatenate([total_draws_batch(pooled, counts, rng, prior=prior)
+                            for _ in range(400)], axis=1)
+    error = draws.std(axis=1) / np.sqrt(draws.shape[1])
+    assert (np.abs(draws.mean(axis=1) - exact) < 4 * error).all()
+    assert (error < 0.05).all()  # a test that can fail: the draws pin est_R to 0.2 documents
 
 
 def test_nothing_relevant_in_any_sample_leaves_zero_in_the_interval() -> None:
