@@ -320,8 +320,8 @@ GLOSSARY: dict[str, Term] = {
                     "documents that are judged (summed over topics in summaries).",
                     "Cochran 1977, ch. 5"),
     "est_R": Term(_ESTIMATE + "the relevant documents in the sample's frame: the posterior "
-                  "mean of the hierarchical Beta-binomial draws that give its interval "
-                  "(documents; mean over topics in summaries; the interval method is named "
+                  "mean of R under the hierarchical Beta-binomial model whose draws give "
+                  "its interval, worked out given the prior's draws (documents; mean over topics in summaries; the interval method is named "
                   "on stderr and in JSON).", _BETA),
     "est_R_ht": Term(_ESTIMATE + "the Horvitz-Thompson estimate of the relevant documents "
                      "in the sample's frame: pooled relevant + sum over strata of sampled "
