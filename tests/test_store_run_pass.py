@@ -126,8 +126,9 @@ def test_a_repeated_docno_is_refused_with_its_file_and_line(native: str, tmp_pat
     assert store.run_tags() == []
 
 
-rows_strategy = st.lists(st.tuples(st.sampled_from(["1", "10", "2", "9"]),
-                                   st.text("aAbBz09.-", min_size=1, max_size=3),
+# "é": files the compiled pass declines and Arrow's reader reads (trec_order takes its tables too)
+rows_strategy = st.lists(st.tuples(st.sampled_from(["1", "10", "2", "9", "é"]),
+                                   st.text("aAbBz09.-é", min_size=1, max_size=3),
                                    st.sampled_from([3.0, 2.5, 1.0, 0.0, -0.0, -1.0])),
                          min_size=1, max_size=40)
 
@@ -156,6 +157,18 @@ def test_trec_order_is_order_table_and_answers_only_without_repeats(
 
 
 @needs_native
+def test_trec_order_takes_tables_in_chunks() -> None:
+    """Arrow's reader gives chunks (with its threads): the same order as in one piece."""
+    rows = [(topic, f"d{i % 7}{i}", float(-(i // 3)), "A") for topic in ("b", "a") for i in range(30)]
+    whole = run_table(run_lines(rows).encode(), False)
+    assert whole is not None
+    chunked = pa.concat_tables([whole.slice(0, 17), whole.slice(17, 20), whole.slice(37)])
+    assert chunked["docno"].num_chunks == 3
+    ordered = trec_order(chunked)
+    assert ordered is not None and ordered.equals(order_table(whole))
+
+
+@needs_native
 def test_trec_order_answers_for_a_run_written_in_order() -> None:
     """The usual file (topics grouped, best score first, no repeats): the join answers,
     so the comparisons above are not all of declined tables."""
@@ -171,3 +184,18 @@ def test_trec_order_declines_when_switched_off(native_off: None) -> None:
     table = pa.table({"topic": pa.array(["1"]).dictionary_encode(), "docno": ["a"],
                       "rank": [1], "score": [1.0], "run_tag": pa.array(["A"]).dictionary_encode()})
     assert trec_order(table) is None
+
+
+@needs_native
+def test_trec_order_takes_what_arrows_reader_read() -> None:
+    """UTF-8: the pass declines, Arrow's reader reads; the join orders its table (topics
+    and docnos compared byte by byte, as strcmp compares)."""
+    data = "é Q0 dé 1 2 A\né Q0 a 2 2 A\né Q0 z 3 2 A\n1 Q0 x 1 1 A\n".encode()
+    native = run_pass()
+    assert native is not None and native.read_run(data) is None
+    table = run_table(data, False)
+    assert table is not None
+    ordered = trec_order(table)
+    assert ordered is not None and ordered.equals(order_table(table))
+    assert ordered["topic"].to_pylist() == ["1", "é", "é", "é"]
+    assert ordered["docno"].to_pylist() == ["x", "z", "dé", "a"]
