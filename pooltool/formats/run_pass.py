@@ -11,13 +11,22 @@ mark, UTF-8), a CR not before LF, a comment line, a line of other than six field
 rank or score of another form (``+1``, ``0x10``, ``inf``, ``nan``), a rank past
 int64, a file of no line; the Python path then reads the file as it would without
 the pass, with the same values or the same file:line error.
+
+:func:`trec_order` puts a one-run table in trec_eval's order by the compiled join,
+without judgments, for the store's import (which checks that no docno repeats
+within a topic and stores runs in that order).
 """
 
 from __future__ import annotations
 
+from types import ModuleType
+
+import numpy as np
 import pyarrow as pa
 
-from pooltool.arrow.numbers import arrow_strings
+from pooltool.arrow import kernels
+from pooltool.arrow.numbers import arrow_numbers, arrow_strings, numbers
+from pooltool.formats.fingerprint import string_buffers
 from pooltool.native import run_pass
 
 _COLUMNS = ["topic", "docno", "rank", "score", "run_tag"]
@@ -52,3 +61,61 @@ def _numbers(kind: pa.DataType, count: int, values: bytes) -> pa.Array:
 def _labels(count: int, codes: bytes, labels: list[str]) -> pa.DictionaryArray:
     # arrow_strings, not pa.array: pa.array loads pandas (recall on files never does)
     return pa.DictionaryArray.from_arrays(_numbers(pa.int32(), count, codes), arrow_strings(labels))
+
+
+def trec_order(table: pa.Table) -> pa.Table | None:
+    """A one-run table in trec_eval's order by the compiled join (``join_grades``, with
+    no judgments): the rows and columns :func:`pooltool.ranking.order_table` gives
+    (topics in string order, each by score descending, then docno descending as
+    ``strcmp`` compares; ``topic`` re-coded, int32 codes into its topics in string order).
+
+    A table returned also proves that no docno repeats within a topic: the join saw
+    each docno's fingerprint once in its topic.
+
+    :param table: ``n`` rows of :func:`~pooltool.formats.run.run_table`'s columns.
+    :returns: the ``n`` rows in that order; ``None`` when the pass is not built or is
+        switched off, the table is empty or holds other than one run tag, the join
+        declines (a fingerprint twice within a topic: a repeat or a collision; a topic
+        in two stretches of lines), or a topic's lines are not written best score
+        first. The caller then checks and orders the table as it would without the pass.
+    """
+    native = run_pass()
+    if native is None or not table.num_rows:
+        return None
+    table = table.unify_dictionaries()
+    topic = table["topic"].combine_chunks()
+    if len(table["run_tag"].chunk(0).dictionary) != 1 or topic.null_count:
+        return None
+    codes = numbers(topic.indices).astype(np.int64)
+    within = _stretch_order(native, table, codes)
+    return None if within is None else _stretches_by_topic(table, topic.dictionary, codes, within)
+
+
+def _stretch_order(native: ModuleType, table: pa.Table, codes: np.ndarray) -> np.ndarray | None:
+    """trec_eval's order within each stretch of lines of one topic (``codes``: int64 ``n``,
+    the lines' topic codes), stretches in file order, by the compiled join with no
+    judgments: the rows in order (int64 ``n``); ``None`` when the join declines or a
+    topic is not written best score first."""
+    offsets, text = string_buffers(table["docno"])
+    no_judgments = native.judged_index(np.empty(0, np.int64), np.zeros(1, np.int32), b"", 0)
+    joined = native.join_grades(offsets, text, codes,
+                                np.ascontiguousarray(numbers(table["score"]), dtype=np.float64),
+                                no_judgments, 0, np.zeros(1, np.int32), b"", np.empty(0, np.int64), -1)
+    return None if joined is None or joined[1] is None else np.frombuffer(joined[1], dtype=np.int64)
+
+
+def _stretches_by_topic(table: pa.Table, topics: pa.Array, codes: np.ndarray,
+                        within: np.ndarray) -> pa.Table:
+    """``table``'s rows in ``within``'s order, its stretches (one a topic: the join saw
+    to it) sorted by topic as ``strcmp`` compares, and ``topic`` coded into the topics
+    in that order (as :func:`pooltool.ranking.order_table` codes it)."""
+    starts = np.flatnonzero(np.diff(codes, prepend=-1))
+    ends = np.append(starts[1:], len(codes))
+    stretch_topics = kernels.take(topics, arrow_numbers(codes[starts]))
+    by_name = numbers(kernels.call("array_sort_indices", stretch_topics))
+    rows = np.concatenate([within[starts[s]:ends[s]] for s in by_name])
+    topic_codes = np.repeat(np.arange(len(starts), dtype=np.int32), (ends - starts)[by_name])
+    topic_column = pa.DictionaryArray.from_arrays(arrow_numbers(topic_codes),
+                                                  kernels.take(stretch_topics, arrow_numbers(by_name)))
+    at = table.schema.get_field_index("topic")  # the topics are new: not taken
+    return kernels.take(table.remove_column(at), arrow_numbers(rows)).add_column(at, "topic", topic_column)

@@ -15,6 +15,7 @@ import pyarrow as pa
 
 from pooltool.arrow import kernels
 from pooltool.formats.run import plain_run_bytes, read_run, run_table
+from pooltool.formats.run_pass import trec_order
 from pooltool.ranking import order_table
 from pooltool.store import run_columns
 from pooltool.store.provenance import bytes_sha256, file_sha256
@@ -46,13 +47,19 @@ def file_runs(path: Path, threads: bool) -> tuple[list[tuple[str, pa.Table]], st
 
     Arrow's reader (:func:`~pooltool.formats.run.run_table`; ``threads``: its own
     threads) reads the file when it can vouch for it and no docno repeats within a
-    topic; otherwise :func:`~pooltool.formats.run.read_run` does, and names the file
+    topic (of a one-run file, the compiled join,
+    :func:`~pooltool.formats.run_pass.trec_order`, checks that and orders the lines,
+    where it can); otherwise :func:`~pooltool.formats.run.read_run` does, and names the file
     and line of any error.
 
     :raises FormatError: a malformed line, a repeated docno included.
     """
     data = plain_run_bytes(path)
     table = None if data is None else run_table(data, threads)
+    ordered = None if table is None else trec_order(table)
+    if ordered is not None:  # the compiled join checked the docnos and ordered the lines
+        assert data is not None
+        return [(str(ordered["run_tag"].chunk(0).dictionary[0].as_py()), ordered)], bytes_sha256(data)
     if data is None or table is None or run_columns.repeats_docno(table):
         frame = read_run(path)  # first: it refuses a pipe, which file_sha256 would wait on
         sha = file_sha256(path) if data is None else bytes_sha256(data)
