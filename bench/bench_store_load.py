@@ -15,7 +15,11 @@ it, a grade key (``session.grade``: commit, then the next unjudged document,
 claimed), waiting writes retried as the app's timer does, claims given up on
 leaving a topic, and the queue drained on quit. Nothing of the claim or queue
 logic is written here. An assessor leaves a topic when the session offers no
-document it has not judged, and does not return to it.
+document it has not judged, and does not return to it. With ``--read-ms`` each
+assessor reads a document (sleeps 0.5 to 1.5 times that) before its grade key; by
+default it grades back to back, so that 20 processes on a small machine keep every
+core busy and the next-document wait grows with the CPU a judgment costs (client and
+server) times the assessors, whatever the locks.
 
 Each process logs, per judgment, the key press, the moment its write was
 committed (``WriteQueue._commit`` returned: the transaction is committed), and,
@@ -82,8 +86,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from pooltool.store.journal import BUSY_WAIT_MS, PendingWrite, WriteQueue  # noqa: E402
+from pooltool.store.journal import BUSY_WAIT_MS, WriteQueue  # noqa: E402
 from pooltool.store.journal_files import journal_path, journals  # noqa: E402
+from pooltool.store.ui_writes import PendingWrite  # noqa: E402
 
 RETRY_EVERY_S = 0.5  # pooltool.tui.app.RETRY_EVERY_S: the app's timer for waiting writes
 CLAIM_RETRY_EVERY_S = 0.1  # pooltool.tui.app.CLAIM_RETRY_EVERY_S: for a claim that waits
@@ -178,12 +183,14 @@ def timed_session(writes: WriteQueue, topic: str, name: str) -> Any:
 
 
 def assessor(address: str, name: str, count: int, seed: int, barrier: Any,
-             out: str) -> None:
-    """One assessor's process: judge ``count`` documents, write the log to ``out``."""
+             out: str, read_ms: float = 0.0) -> None:
+    """One assessor's process: judge ``count`` documents, reading each about ``read_ms``
+    milliseconds (:func:`read_time`), write the log to ``out``."""
     from pooltool.store import JudgmentStore
 
     log: dict[str, Any] = {"name": name, "judgments": [], "shown": [], "errors": [],
-                           "failed": [], "journal_errors": [], "topics": []}
+                           "failed": [], "journal_errors": [], "topics": [],
+                           "read_ms": read_ms}
     store = JudgmentStore.open(address)
     store.set_busy_timeout(BUSY_WAIT_MS)
     base = store.journal_base
@@ -229,6 +236,13 @@ def judge(writes: TimedWriteQueue, name: str, count: int, rng: random.Random,
         left.add(topic)
         log["topics"].append(topic)
         last_retry = judge_topic(writes, topic, name, count, rng, log, last_retry)
+
+
+def read_time(rng: random.Random, read_ms: float) -> float:
+    """Seconds an assessor reads a document before the grade key: uniform in 0.5 to 1.5
+    times ``read_ms`` (0: none, the rng left untouched, so the grades stay those of a
+    run without reading time)."""
+    return rng.uniform(0.5, 1.5) * read_ms / 1000 if read_ms > 0 else 0.0
 
 
 def draw(session: Any) -> None:
@@ -280,6 +294,7 @@ def judge_topic(writes: TimedWriteQueue, topic: str, name: str, count: int,
         unclaimed = session.shared and session.claims.held != docno  # graded so: a fault
         session.claims_from = None
         try:
+            time.sleep(read_time(rng, log["read_ms"]))
             key = time.monotonic()
             session.grade(rng.choice(GRADES), int((key - shown) * 1000), utc_now())
             left = time.monotonic()  # the graded document leaves the screen
@@ -326,7 +341,7 @@ def run_once(address: str, args: argparse.Namespace, folder: Path) -> dict[str, 
     names = [f"a{n:02d}" for n in range(args.assessors)]
     outs = [folder / f"{name}.json" for name in names]
     processes = [context.Process(target=assessor, args=(
-        address, name, args.judgments, args.seed, barrier, str(out)))
+        address, name, args.judgments, args.seed, barrier, str(out), args.read_ms))
         for name, out in zip(names, outs, strict=True)]
     for process in processes:
         process.start()
@@ -495,6 +510,9 @@ def main() -> int:
     parser.add_argument("--per-topic", type=int, default=500)
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--read-ms", type=float, default=0.0,
+                        help="milliseconds an assessor reads a document before grading it "
+                             "(each uniform in 0.5-1.5 times this; default 0: back to back)")
     args = parser.parse_args()
     engines = ["postgresql", "sqlite"] if args.engine == "both" else [args.engine]
     ok = True
