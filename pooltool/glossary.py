@@ -321,8 +321,9 @@ GLOSSARY: dict[str, Term] = {
                     "Cochran 1977, ch. 5"),
     "est_R": Term(_ESTIMATE + "the relevant documents in the sample's frame: the posterior "
                   "mean of R under the hierarchical Beta-binomial model whose draws give "
-                  "its interval, worked out given the prior's draws (documents; mean over topics in summaries; the interval method is named "
-                  "on stderr and in JSON).", _BETA),
+                  "its interval, worked out given the prior's draws (documents; mean over "
+                  "topics in summaries; the interval method is named on stderr and in JSON).",
+                  _BETA),
     "est_R_ht": Term(_ESTIMATE + "the Horvitz-Thompson estimate of the relevant documents "
                      "in the sample's frame: pooled relevant + sum over strata of sampled "
                      "relevant / inclusion probability (documents; mean over topics in "
