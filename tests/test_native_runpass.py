@@ -375,6 +375,35 @@ def test_the_join_never_crashes_on_inconsistent_buffers(docnos: list[bytes], key
         native.judged_index(np.array(keys, dtype=np.int64), offsets[::-1].copy(), b"".join(docnos), topics)
     except (ValueError, OverflowError):
         pass
+    try:
+        native.trec_order(*args[:4])
+    except (ValueError, OverflowError):
+        pass
+
+
+def test_trec_order_is_the_joins_order_without_judgments(native: ModuleType) -> None:
+    """The store's check-and-order call: join_grades' order with no judgments, the
+    refusals join_grades makes, and b"" for a topic not written best score first."""
+    docnos = ["z", "b", "c", "a", "ab", "y", "q"]
+    offsets, text = string_buffers(pa.array(docnos))
+    score = np.array([9, 5, 5, 5, 5, 1, 3], dtype=np.float64)
+    topics = np.array([0] * 6 + [1], dtype=np.int64)
+    order = native.trec_order(offsets, text, topics, score)
+    # keys past the qrels' one topic: every line unjudged, as trec_order joins them
+    joined = arrow_run._native_join(native, pa.array(docnos), topics + 1, score,
+                                    index_qrels(qrels_table([("9", "z", 1)])))
+    assert joined is not None and joined.order is not None
+    assert order is not None and np.frombuffer(order, dtype=np.int64).tolist() == list(joined.order) \
+        == [0, 2, 1, 4, 3, 5, 6]
+    unordered = score.copy()
+    unordered[5] = 6.0  # y above the tie of 5s
+    assert native.trec_order(offsets, text, topics, unordered) == b""
+    assert native.trec_order(*string_buffers(pa.array(["a", "b", "a"])), np.zeros(3, dtype=np.int64),
+                             np.zeros(3)) is None  # a repeat
+    assert native.trec_order(*string_buffers(pa.array(["a", "b", "c"])), np.array([0, 1, 0], dtype=np.int64),
+                             np.zeros(3)) is None  # topic 0 in two stretches
+    with pytest.raises(ValueError):
+        native.trec_order(offsets, text, topics[:-1], score)
 
 
 # --- switched off: the same outputs --------------------------------------------------

@@ -12,14 +12,14 @@ rank or score of another form (``+1``, ``0x10``, ``inf``, ``nan``), a rank past
 int64, a file of no line; the Python path then reads the file as it would without
 the pass, with the same values or the same file:line error.
 
-:func:`trec_order` puts a one-run table in trec_eval's order by the compiled join,
-without judgments, for the store's import (which checks that no docno repeats
-within a topic and stores runs in that order).
+:func:`trec_order` checks by the compiled join, without judgments, that no docno
+repeats within a topic of a one-run table and puts it in trec_eval's order, for the
+store's import (which refuses repeats and stores runs in that order).
 """
 
 from __future__ import annotations
 
-from types import ModuleType
+from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
@@ -63,21 +63,31 @@ def _labels(count: int, codes: bytes, labels: list[str]) -> pa.DictionaryArray:
     return pa.DictionaryArray.from_arrays(_numbers(pa.int32(), count, codes), arrow_strings(labels))
 
 
-def trec_order(table: pa.Table) -> pa.Table | None:
-    """A one-run table in trec_eval's order by the compiled join (``join_grades``, with
-    no judgments): the rows and columns :func:`pooltool.ranking.order_table` gives
-    (topics in string order, each by score descending, then docno descending as
-    ``strcmp`` compares; ``topic`` re-coded, int32 codes into its topics in string order).
+@dataclass(frozen=True)
+class NoRepeats:
+    """The compiled join's answer for a one-run table (:func:`trec_order`): no docno
+    repeats within a topic (the join saw each docno's fingerprint once in its topic's
+    stretch of lines); ``ordered``: the rows in trec_eval's order, or ``None`` when a
+    topic's lines are not written best score first (then they are still to be ordered:
+    :func:`pooltool.ranking.order_table`)."""
 
-    A table returned also proves that no docno repeats within a topic: the join saw
-    each docno's fingerprint once in its topic.
+    ordered: pa.Table | None
+
+
+def trec_order(table: pa.Table) -> NoRepeats | None:
+    """Whether a one-run table repeats no docno within a topic, and its rows in
+    trec_eval's order, by the compiled pass's join without judgments (``trec_order``).
 
     :param table: ``n`` rows of :func:`~pooltool.formats.run.run_table`'s columns.
-    :returns: the ``n`` rows in that order; ``None`` when the pass is not built or is
-        switched off, the table is empty or holds other than one run tag, the join
-        declines (a fingerprint twice within a topic: a repeat or a collision; a topic
-        in two stretches of lines), or a topic's lines are not written best score
-        first. The caller then checks and orders the table as it would without the pass.
+    :returns: ``None`` when the pass is not built or is switched off, the table is
+        empty or holds other than one run tag, or the join declines (a fingerprint
+        twice within a topic: a repeat or a collision; a topic in two stretches of
+        lines): the caller then checks and orders the table as it would without the
+        pass. Else :class:`NoRepeats`, whose ``ordered`` is the rows and columns
+        :func:`pooltool.ranking.order_table` gives (topics in string order, each by
+        score descending, then docno descending as ``strcmp`` compares; ``topic``
+        re-coded, int32 codes into its topics in string order) when every topic's
+        lines are written best score first.
     """
     native = run_pass()
     if native is None or not table.num_rows:
@@ -86,30 +96,26 @@ def trec_order(table: pa.Table) -> pa.Table | None:
     topic = table["topic"].combine_chunks()
     if len(table["run_tag"].chunk(0).dictionary) != 1 or topic.null_count:
         return None
-    codes = numbers(topic.indices).astype(np.int64)
-    within = _stretch_order(native, table, codes)
-    return None if within is None else _stretches_by_topic(table, topic.dictionary, codes, within)
-
-
-def _stretch_order(native: ModuleType, table: pa.Table, codes: np.ndarray) -> np.ndarray | None:
-    """trec_eval's order within each stretch of lines of one topic (``codes``: int64 ``n``,
-    the lines' topic codes), stretches in file order, by the compiled join with no
-    judgments: the rows in order (int64 ``n``); ``None`` when the join declines or a
-    topic is not written best score first."""
     offsets, text = string_buffers(table["docno"])
-    no_judgments = native.judged_index(np.empty(0, np.int64), np.zeros(1, np.int32), b"", 0)
-    joined = native.join_grades(offsets, text, codes,
-                                np.ascontiguousarray(numbers(table["score"]), dtype=np.float64),
-                                no_judgments, 0, np.zeros(1, np.int32), b"", np.empty(0, np.int64), -1)
-    return None if joined is None or joined[1] is None else np.frombuffer(joined[1], dtype=np.int64)
+    codes = numbers(topic.indices)
+    within = native.trec_order(offsets, text, codes.astype(np.int64),
+                               np.ascontiguousarray(numbers(table["score"]), dtype=np.float64))
+    if within is None:
+        return None
+    if not within:  # checked, but a topic is not written best score first
+        return NoRepeats(None)
+    return NoRepeats(_stretches_by_topic(table, topic.dictionary, codes,
+                                         np.frombuffer(within, dtype=np.int64)))
 
 
 def _stretches_by_topic(table: pa.Table, topics: pa.Array, codes: np.ndarray,
                         within: np.ndarray) -> pa.Table:
     """``table``'s rows in ``within``'s order, its stretches (one a topic: the join saw
-    to it) sorted by topic as ``strcmp`` compares, and ``topic`` coded into the topics
-    in that order (as :func:`pooltool.ranking.order_table` codes it)."""
-    starts = np.flatnonzero(np.diff(codes, prepend=-1))
+    to it; ``codes``: the lines' topic codes) sorted by topic as ``strcmp`` compares,
+    and ``topic`` coded into the topics in that order (as
+    :func:`pooltool.ranking.order_table` codes it)."""
+    # where the code changes (np.diff with prepend: about 4 times as long)
+    starts = np.concatenate([[0], np.flatnonzero(codes[1:] != codes[:-1]) + 1])
     ends = np.append(starts[1:], len(codes))
     stretch_topics = kernels.take(topics, arrow_numbers(codes[starts]))
     by_name = numbers(kernels.call("array_sort_indices", stretch_topics))

@@ -23,6 +23,7 @@ static PyMethodDef methods[] = {
     {"read_run", runpass_read_run, METH_O, runpass_read_run_doc},
     {"judged_index", runpass_judged_index, METH_VARARGS, runpass_judged_index_doc},
     {"join_grades", runpass_join_grades, METH_VARARGS, runpass_join_grades_doc},
+    {"trec_order", runpass_trec_order, METH_VARARGS, runpass_trec_order_doc},
     {NULL, NULL, 0, NULL},
 };
 

@@ -41,4 +41,7 @@ extern const char runpass_judged_index_doc[];
 PyObject *runpass_join_grades(PyObject *module, PyObject *args);
 extern const char runpass_join_grades_doc[];
 
+PyObject *runpass_trec_order(PyObject *module, PyObject *args);
+extern const char runpass_trec_order_doc[];
+
 #endif

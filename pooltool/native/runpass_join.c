@@ -1,6 +1,8 @@
 /* The qrels join of a run's docnos: each line's grade, found in per-topic tables of the
  * judgments' docno fingerprints and confirmed on the bytes, with the check that no
- * docno repeats within a topic (pooltool.measures.arrow_run calls it).
+ * docno repeats within a topic (pooltool.measures.arrow_run calls it); and the same
+ * pass without judgments, the check and trec_eval's order alone (trec_order: the
+ * store's import, pooltool/formats/run_pass.py).
  *
  * A run file comes topic by topic: one topic's lines (a stretch) are looked up in
  * that topic's table and checked for repeats in a set of that stretch alone, both
@@ -208,8 +210,8 @@ typedef struct {
     const int64_t *judged_grade;
     int64_t unjudged;
     const double *score;       /* n */
-    int64_t *grade;            /* out: n */
-    int64_t *order, *rank, *ties; /* out: n, trec_eval's order (see runpass_order.c) */
+    int64_t *grade;            /* out: n, or NULL: not asked for */
+    int64_t *order, *rank, *ties; /* out: n, trec_eval's order (runpass_order.c); rank, ties NULL: not asked */
     int ordered;               /* out: whether every stretch was written in score order */
     uint64_t *seen;            /* scratch: the stretch's set of fingerprints, then its fingerprints */
     int64_t seen_size;
@@ -271,7 +273,9 @@ static int join_stretch(Join *join, Py_ssize_t first, Py_ssize_t end) {
         if (!first_sight(join, prints[i - first], size - 1)) {
             return 0;
         }
-        join->grade[i] = find_grade(join, topic, prints[i - first], i);
+        if (join->grade != NULL) {
+            join->grade[i] = find_grade(join, topic, prints[i - first], i);
+        }
     }
     join->ordered = join->ordered && runpass_order_stretch(join->score, &join->docnos, first, end, join->order,
                                                            join->rank, join->ties);
@@ -386,6 +390,59 @@ done:
     for (int i = 0; i < 4; i++) {
         Py_XDECREF(outputs[i]);
     }
+    release_views(&views);
+    return result;
+}
+
+const char runpass_trec_order_doc[] =
+"trec_order(offsets, text, topic_code, score) -> bytes | None\n\n"
+"join_grades without judgments: whether no docno repeats within a topic, and\n"
+"trec_eval's order, for the store's import (no grades, ranks or tie codes).\n\n"
+"offsets: int32 (n + 1) into text, the run's docnos; topic_code: int64 (n), each\n"
+"line's topic (any codes, >= 0); score: float64 (n), no NaN. Returns None when\n"
+"declined (a docno fingerprint twice within a topic, a repeat or a collision, or a\n"
+"topic in two stretches); else, when every topic's lines are written best score\n"
+"first, the n rows in trec_eval's order (int64, runpass_order.c), and otherwise\n"
+"b'' (no docno repeats; the lines are still to be ordered). Raises ValueError on\n"
+"buffers that do not fit.";
+
+PyObject *runpass_trec_order(PyObject *module, PyObject *args) {
+    (void)module;
+    static const int64_t no_topics[1] = {0};
+    PyObject *objects[4], *order = NULL, *result = NULL;
+    if (!PyArg_ParseTuple(args, "OOOO", &objects[0], &objects[1], &objects[2], &objects[3])) {
+        return NULL;
+    }
+    Views views = {.held = 0};
+    Join join = {.starts = no_topics, .topics = 0, .seen = NULL, .seen_size = 0, .ordered = 1};
+    Py_ssize_t keys, scores;
+    if (!take_strings(&views, objects[0], objects[1], &join.docnos)
+            || (join.topic_key = take_view(&views, objects[2], 8, &keys)) == NULL
+            || (join.score = take_view(&views, objects[3], 8, &scores)) == NULL) {
+        goto done;
+    }
+    if (keys != join.docnos.count || scores != keys) {
+        PyErr_SetString(PyExc_ValueError, "trec_order: inconsistent buffers");
+        goto done;
+    }
+    char *space;
+    if ((order = runpass_new_bytes(join.docnos.count * 8, &space)) == NULL) {
+        goto done;
+    }
+    join.order = (int64_t *)space;
+    int joined;
+    Py_BEGIN_ALLOW_THREADS
+    joined = join_lines(&join);
+    Py_END_ALLOW_THREADS
+    if (!joined) {
+        result = Py_NewRef(Py_None);
+    } else if (join.ordered) {
+        result = Py_NewRef(order);
+    } else {
+        result = PyBytes_FromStringAndSize(NULL, 0);
+    }
+done:
+    Py_XDECREF(order);
     release_views(&views);
     return result;
 }

@@ -31,7 +31,8 @@ static void sort_tie(const Strings *docnos, int64_t *order, Py_ssize_t first, Py
 /* order[i]: the row at position i of [first, end); rank[i]: its 1-based position in the
  * topic; ties[i]: k, k - 1, ..., 1 along a tie of k lines (larger docnos first), 0 for
  * a line that ties with none (pooltool.measures.per_topic.EncodedRun.docno: integers
- * that order tied lines as their docnos do). */
+ * that order tied lines as their docnos do). rank and ties may be NULL (not asked for:
+ * the store's import wants the order alone). */
 int runpass_order_stretch(const double *score, const Strings *docnos, Py_ssize_t first, Py_ssize_t end,
                           int64_t *order, int64_t *rank, int64_t *ties) {
     for (Py_ssize_t i = first + 1; i < end; i++) {
@@ -41,7 +42,9 @@ int runpass_order_stretch(const double *score, const Strings *docnos, Py_ssize_t
     }
     for (Py_ssize_t i = first; i < end; i++) {
         order[i] = i;
-        rank[i] = i - first + 1;
+        if (rank != NULL) {
+            rank[i] = i - first + 1;
+        }
     }
     for (Py_ssize_t start = first, stop; start < end; start = stop) {
         for (stop = start + 1; stop < end && score[stop] == score[start]; stop++) {
@@ -49,7 +52,7 @@ int runpass_order_stretch(const double *score, const Strings *docnos, Py_ssize_t
         if (stop - start > 1) {
             sort_tie(docnos, order, start, stop);
         }
-        for (Py_ssize_t i = start; i < stop; i++) {
+        for (Py_ssize_t i = start; ties != NULL && i < stop; i++) {
             ties[i] = stop - start > 1 ? stop - i : 0;
         }
     }

@@ -48,17 +48,19 @@ def file_runs(path: Path, threads: bool) -> tuple[list[tuple[str, pa.Table]], st
     Arrow's reader (:func:`~pooltool.formats.run.run_table`; ``threads``: its own
     threads) reads the file when it can vouch for it and no docno repeats within a
     topic (of a one-run file, the compiled join,
-    :func:`~pooltool.formats.run_pass.trec_order`, checks that and orders the lines,
-    where it can); otherwise :func:`~pooltool.formats.run.read_run` does, and names the file
-    and line of any error.
+    :func:`~pooltool.formats.run_pass.trec_order`, checks that, and orders the lines
+    when each topic's are written best score first); otherwise
+    :func:`~pooltool.formats.run.read_run` does, and names the file and line of any
+    error.
 
     :raises FormatError: a malformed line, a repeated docno included.
     """
     data = plain_run_bytes(path)
     table = None if data is None else run_table(data, threads)
-    ordered = None if table is None else trec_order(table)
-    if ordered is not None:  # the compiled join checked the docnos and ordered the lines
-        assert data is not None
+    checked = None if table is None else trec_order(table)
+    if checked is not None:  # the compiled join found no docno twice within a topic
+        assert data is not None and table is not None
+        ordered = checked.ordered if checked.ordered is not None else order_table(table.unify_dictionaries())
         return [(str(ordered["run_tag"].chunk(0).dictionary[0].as_py()), ordered)], bytes_sha256(data)
     if data is None or table is None or run_columns.repeats_docno(table):
         frame = read_run(path)  # first: it refuses a pipe, which file_sha256 would wait on
