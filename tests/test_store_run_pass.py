@@ -115,6 +115,23 @@ def test_generated_runs_are_stored_alike(tmp_path: Path, monkeypatch: pytest.Mon
     assert [run[0] for run in stored] == ["T", "Z", "S", "R", "U", "V", "W"]
 
 
+@needs_native
+def test_a_file_the_join_checked_is_not_checked_again(tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """A topic not written best score first: the join still proved that no docno repeats,
+    so add-runs orders the lines without run_columns.repeats_docno."""
+    path = tmp_path / "unordered.run"
+    path.write_text(run_lines([("1", "a", 1.0, "U"), ("1", "b", 2.0, "U"), ("2", "c", 1.0, "U")]))
+
+    def refuse(table: pa.Table) -> bool:
+        raise AssertionError("repeats_docno ran again")
+
+    monkeypatch.setattr(run_columns, "repeats_docno", refuse)
+    store = JudgmentStore.memory()
+    store.add_runs([path])
+    assert store.run_frame("U")["docno"].tolist() == ["b", "a", "c"]
+
+
 @pytest.mark.parametrize("native", ["1", "0"])
 def test_a_repeated_docno_is_refused_with_its_file_and_line(native: str, tmp_path: Path,
                                                             monkeypatch: pytest.MonkeyPatch) -> None:
