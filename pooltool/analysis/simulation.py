@@ -241,16 +241,21 @@ class RunScorer:
     def __init__(self, top: pd.DataFrame, k: int, level: int) -> None:
         self.k, self.level = k, level
         self.tags = sorted(pd.unique(top["run_tag"]))  # as order_run lists them
-        cells = pd.MultiIndex.from_arrays([top["run_tag"], top["topic"]])
-        self.cell, self.cells = pd.factorize(cells, sort=True)
+        topics = sorted(pd.unique(top["topic"]))
+        # each line's (run, topic) cell, cells in (tag, topic) string order; from the
+        # codes of each key (factorizing the pairs themselves made a tuple per line)
+        tag_code = pd.Index(self.tags).get_indexer(top["run_tag"])
+        topic_code = pd.Index(topics).get_indexer(top["topic"])
+        present, self.cell = np.unique(tag_code * len(topics) + topic_code, return_inverse=True)
+        self.cell_count = len(present)
         # each line's (topic, docno) as a code into the distinct pairs, whose index (a
         # hash table, built once) finds a qrels' relevant pairs: hashing the 45,000 lines
         # again for each of the strategies' partial qrels was most of a scoring
         self.pair, pairs = pd.factorize((top["topic"] + " " + top["docno"]).to_numpy())
         self.pairs = pd.Index(pairs)
-        self.cell_topics = self.cells.get_level_values(1).tolist()
-        runs = self.cells.get_level_values(0)
-        self.members = [np.flatnonzero(runs == tag) for tag in self.tags]  # cells per run
+        self.cell_topics = [topics[code] for code in (present % len(topics)).tolist()]
+        runs = present // len(topics)
+        self.members = [np.flatnonzero(runs == tag) for tag in range(len(self.tags))]
 
     def means(self, qrels: pd.DataFrame) -> pd.DataFrame:
         """Per run (index, tag order): ``recall`` and ``P``, means over topics, 0..1."""
@@ -282,7 +287,7 @@ class RunScorer:
         relevant_pair = np.zeros(len(self.pairs), dtype=bool)
         relevant_pair[found[found >= 0]] = True
         hits = relevant_pair[self.pair]
-        rel_ret = np.bincount(self.cell, weights=hits, minlength=len(self.cells))
+        rel_ret = np.bincount(self.cell, weights=hits, minlength=self.cell_count)
         topic_rel = np.array([num_rel.get(topic, 0) for topic in self.cell_topics],
                              dtype=np.float64)
         recall = np.divide(rel_ret, topic_rel, out=np.zeros_like(rel_ret), where=topic_rel > 0)
