@@ -315,19 +315,19 @@ def hedge_table(runs: tuple[RankedRun, ...]) -> tuple[list[str], dict[str, int],
     (a live pool rebuilds the chooser at every choice): every document in docno
     order, its column, and the runs x documents AP-prior values (read only)."""
     lines, documents = topic_documents(runs)
-    # distinct docnos, so any sort gives the one order; Python's sort of the strings took
-    # half the time of numpy's argsort of an object array
-    by_docno = np.array(sorted(range(len(documents)), key=documents.__getitem__),
-                        dtype=np.intp)
-    codes = np.empty(len(documents), dtype=np.intp)
-    codes[by_docno] = np.arange(len(documents))
-    docnos = [str(d) for d in documents[by_docno]]
+    first_seen = [str(d) for d in documents]
+    # distinct docnos, so any sort gives the one order; Python's sort of the strings
+    # themselves took a third of the time of a sort keyed by position (half that of
+    # numpy's argsort of an object array)
+    docnos = sorted(first_seen)
+    column = dict(zip(docnos, range(len(docnos)), strict=True))
+    codes = np.fromiter(map(column.__getitem__, first_seen), dtype=np.intp, count=len(docnos))
     values = np.zeros((len(runs), len(docnos)))
     rows = np.repeat(np.arange(len(runs)), [len(run.docnos) for run in runs])
     if len(lines):
         values[rows, codes[lines]] = np.concatenate([ap_prior(len(run.docnos)) for run in runs])
     values.flags.writeable = False
-    return docnos, dict(zip(docnos, range(len(docnos)), strict=True)), values
+    return docnos, column, values
 
 
 @lru_cache(maxsize=8)
