@@ -257,13 +257,9 @@ class RunScorer:
         runs = present // len(topics)
         self.members = [np.flatnonzero(runs == tag) for tag in range(len(self.tags))]
 
-    def means(self, qrels: pd.DataFrame) -> pd.DataFrame:
-        """Per run (index, tag order): ``recall`` and ``P``, means over topics, 0..1."""
-        recall, precision = self.scores(qrels)
-        return pd.DataFrame({"recall": recall, "P": precision}, index=self.tags)
-
     def scores(self, qrels: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
-        """:meth:`means` as two float64 arrays, one value per run in tag order."""
+        """Per run, in tag order (:attr:`tags`): mean Recall@k and mean P@k over topics
+        (0..1) under ``qrels`` (``topic, docno, grade``), two float64 arrays."""
         relevant = qrels[is_relevant(qrels["grade"], self.level)]
         return self._scores((relevant["topic"] + " " + relevant["docno"]).to_numpy(),
                             Counter(relevant["topic"].tolist()))

@@ -264,8 +264,8 @@ def test_scores_of_picks_are_the_scores_of_the_partial_qrels() -> None:
         scorer = RunScorer(read_run(RUNS), 2, level)
         for budget in (1, 2, 3, 5):
             recall, precision = scorer.scores_of_picks(chosen, budget, grades)
-            frame = scorer.means(_partial(chosen, budget, qrels))
-            assert recall.tolist() == frame["recall"].tolist()
-            assert precision.tolist() == frame["P"].tolist()
+            frame_recall, frame_precision = scorer.scores(_partial(chosen, budget, qrels))
+            assert recall.tolist() == frame_recall.tolist()
+            assert precision.tolist() == frame_precision.tolist()
     assert recall.tolist() == [0.0, 1.0, 0.0]  # level 2, budget 5: d4 alone, in B's top 2
     assert precision.tolist() == [0.0, 0.5, 0.0]
