@@ -171,6 +171,19 @@ def test_topic_runs_are_the_stable_sort_by_topic_tag_and_rank(seed: int) -> None
             assert run.docnos == tuple(mine["docno"])
             assert run.scores == tuple(mine["score"])
 
+@pytest.mark.parametrize("rank_high", [5, 2 ** 40, 2 ** 61])  # the one key; too wide: lexsort
+def test_group_rank_order_is_the_lexsort(rank_high: int) -> None:
+    from pooltool.judging.choosers import _group_rank_order
+
+    rng = np.random.default_rng(rank_high % 97)
+    group = rng.integers(0, 4, 300)
+    rank = rng.integers(0, rank_high, 300)  # repeated pairs too: kept in line order
+    want = np.lexsort((rank, group))
+    assert _group_rank_order(group, rank).tolist() == want.tolist()
+    assert _group_rank_order(group - 2, rank).tolist() == want.tolist()  # negative: lexsort
+    assert _group_rank_order(group[:0], rank[:0]).tolist() == []
+
+
 def test_parse_strategy_fills_defaults_and_labels() -> None:
     assert parse_strategy("depth") == Strategy("depth", {"k": 7.0})
     assert parse_strategy("depth", {"k": 10}).label == "depth:k=10"

@@ -20,12 +20,13 @@ Only topics both in the qrels and in some run are simulated and scored.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from pooltool.analysis.stability import compare_rankings
+from pooltool.analysis.stability import ranking_correlations
 from pooltool.errors import PooltoolError
 from pooltool.formats.frames import check_qrels_frame, check_run_frame
 from pooltool.judging.strategies import RankedRun, Strategy, judge_sequence, topic_runs
@@ -117,11 +118,7 @@ def simulate(runs: pd.DataFrame, qrels: pd.DataFrame, strategies: list[Strategy]
     picks = _picks(strategies, ranked, topics, relevant, max(budgets))
     per_topic = _per_topic(picks, budgets, relevant, topics)
     scorer = RunScorer(lines[(lines["trec_rank"] <= k) & lines["topic"].isin(topics)], k, level)
-    full = scorer.means(qrels)
-    grades = _grades(qrels)
-    per_run = pd.concat([_bias_rows(label, b, full,
-                                    scorer.means(_partial(chosen, b, qrels, grades)))
-                         for label, chosen in picks.items() for b in budgets], ignore_index=True)
+    per_run = _per_run(scorer, picks, budgets, qrels)
     if measure is not None:
         per_run = _with_measure(per_run, lines[lines["topic"].isin(topics)], qrels, picks,
                                 budgets, measure, level)
@@ -202,6 +199,32 @@ def _partial(chosen: dict[str, list[str]], budget: int, qrels: pd.DataFrame,
     return graded
 
 
+def _per_run(scorer: RunScorer, picks: dict[str, dict[str, list[str]]], budgets: list[int],
+             qrels: pd.DataFrame) -> pd.DataFrame:
+    """One row per strategy x budget x run (tag order): Recall@k and P@k under the full
+    and under the partial qrels (:class:`SimulationResult`'s ``per_run``)."""
+    full_recall, full_p = scorer.scores(qrels)
+    grades = _grades(qrels)
+    columns: dict[str, list[np.ndarray]] = {name: [] for name in ("recall_partial", "P_partial")}
+    for chosen in picks.values():
+        for budget in budgets:
+            if grades is None:  # a pair listed twice: the merged partial qrels, twice too
+                recall, precision = scorer.scores(_partial(chosen, budget, qrels))
+            else:
+                recall, precision = scorer.scores_of_picks(chosen, budget, grades)
+            columns["recall_partial"].append(recall)
+            columns["P_partial"].append(precision)
+    tags, rounds = len(scorer.tags), len(picks) * len(budgets)
+    return pd.DataFrame({
+        "strategy": np.repeat(np.array(list(picks), dtype=object), len(budgets) * tags),
+        "budget": np.tile(np.repeat(np.array(budgets, dtype=np.int64), tags), len(picks)),
+        "run_tag": np.tile(np.array(scorer.tags, dtype=object), rounds),
+        "recall": np.tile(full_recall, rounds),
+        "recall_partial": np.concatenate(columns["recall_partial"]),
+        "P": np.tile(full_p, rounds),
+        "P_partial": np.concatenate(columns["P_partial"])})
+
+
 class RunScorer:
     """Mean Recall@k and P@k of fixed runs under many qrels, as trec_eval 10.0 computes them.
 
@@ -218,42 +241,55 @@ class RunScorer:
     def __init__(self, top: pd.DataFrame, k: int, level: int) -> None:
         self.k, self.level = k, level
         self.tags = sorted(pd.unique(top["run_tag"]))  # as order_run lists them
-        cells = pd.MultiIndex.from_arrays([top["run_tag"], top["topic"]])
-        self.cell, self.cells = pd.factorize(cells, sort=True)
+        topics = sorted(pd.unique(top["topic"]))
+        # each line's (run, topic) cell, cells in (tag, topic) string order; from the
+        # codes of each key (factorizing the pairs themselves made a tuple per line)
+        tag_code = pd.Index(self.tags).get_indexer(top["run_tag"])
+        topic_code = pd.Index(topics).get_indexer(top["topic"])
+        present, self.cell = np.unique(tag_code * len(topics) + topic_code, return_inverse=True)
+        self.cell_count = len(present)
         # each line's (topic, docno) as a code into the distinct pairs, whose index (a
         # hash table, built once) finds a qrels' relevant pairs: hashing the 45,000 lines
         # again for each of the strategies' partial qrels was most of a scoring
         self.pair, pairs = pd.factorize((top["topic"] + " " + top["docno"]).to_numpy())
         self.pairs = pd.Index(pairs)
+        self.cell_topics = [topics[code] for code in (present % len(topics)).tolist()]
+        runs = present // len(topics)
+        self.members = [np.flatnonzero(runs == tag) for tag in range(len(self.tags))]
 
-    def means(self, qrels: pd.DataFrame) -> pd.DataFrame:
-        """Per run (index, input order): ``recall`` and ``P``, means over topics, 0..1."""
+    def scores(self, qrels: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+        """Per run, in tag order (:attr:`tags`): mean Recall@k and mean P@k over topics
+        (0..1) under ``qrels`` (``topic, docno, grade``), two float64 arrays."""
         relevant = qrels[is_relevant(qrels["grade"], self.level)]
-        found = self.pairs.get_indexer((relevant["topic"] + " " + relevant["docno"]).to_numpy())
+        return self._scores((relevant["topic"] + " " + relevant["docno"]).to_numpy(),
+                            Counter(relevant["topic"].tolist()))
+
+    def scores_of_picks(self, chosen: dict[str, list[str]], budget: int,
+                        grades: dict[tuple[str, str], int]) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`scores` under the partial qrels of each topic's first ``budget`` picks in
+        ``chosen`` (topic -> docnos), graded by ``grades`` (:func:`_grades`; -1 when
+        not listed): what :meth:`scores` of :func:`_partial`'s frame gives."""
+        found = [(topic, docno) for topic, docnos in chosen.items() for docno in docnos[:budget]
+                 if is_relevant(grades.get((topic, docno), -1), self.level)]
+        keys = np.array([f"{topic} {docno}" for topic, docno in found], dtype=object)
+        return self._scores(keys, Counter(topic for topic, _ in found))
+
+    def _scores(self, relevant_pairs: np.ndarray,
+                num_rel: Counter[str]) -> tuple[np.ndarray, np.ndarray]:
+        """Mean Recall@k and P@k per run, given the relevant pairs (``"topic docno"``
+        strings) and each topic's number of relevant documents."""
+        found = self.pairs.get_indexer(relevant_pairs) if len(relevant_pairs) else \
+            np.zeros(0, dtype=np.intp)
         relevant_pair = np.zeros(len(self.pairs), dtype=bool)
         relevant_pair[found[found >= 0]] = True
         hits = relevant_pair[self.pair]
-        rel_ret = np.bincount(self.cell, weights=hits, minlength=len(self.cells))
-        num_rel = relevant.groupby("topic").size().reindex(
-            self.cells.get_level_values(1), fill_value=0).to_numpy(dtype=np.float64)
-        recall = np.divide(rel_ret, num_rel, out=np.zeros_like(rel_ret), where=num_rel > 0)
+        rel_ret = np.bincount(self.cell, weights=hits, minlength=self.cell_count)
+        topic_rel = np.array([num_rel.get(topic, 0) for topic in self.cell_topics],
+                             dtype=np.float64)
+        recall = np.divide(rel_ret, topic_rel, out=np.zeros_like(rel_ret), where=topic_rel > 0)
         precision = rel_ret / self.k
-        runs = self.cells.get_level_values(0)
-        rows = {}
-        for tag in self.tags:
-            mine = np.flatnonzero(runs == tag)
-            rows[tag] = {"recall": trec_mean(recall[mine], len(mine)),
-                         "P": trec_mean(precision[mine], len(mine))}
-        return pd.DataFrame.from_dict(rows, orient="index")
-
-
-def _bias_rows(label: str, budget: int, full: pd.DataFrame,
-               scored: pd.DataFrame) -> pd.DataFrame:
-    return pd.DataFrame({"strategy": label, "budget": budget, "run_tag": full.index,
-                         "recall": full["recall"].to_numpy(),
-                         "recall_partial": scored["recall"].reindex(full.index).to_numpy(),
-                         "P": full["P"].to_numpy(),
-                         "P_partial": scored["P"].reindex(full.index).to_numpy()})
+        return (np.array([trec_mean(recall[mine], len(mine)) for mine in self.members]),
+                np.array([trec_mean(precision[mine], len(mine)) for mine in self.members]))
 
 
 def _with_measure(per_run: pd.DataFrame, lines: pd.DataFrame, qrels: pd.DataFrame,
@@ -281,25 +317,34 @@ def _with_measure(per_run: pd.DataFrame, lines: pd.DataFrame, qrels: pd.DataFram
 
 
 def _summary(per_topic: pd.DataFrame, per_run: pd.DataFrame) -> pd.DataFrame:
+    """One row per strategy x budget. ``per_topic`` and ``per_run`` hold one block of rows
+    per strategy x budget, in the same order, as :func:`_per_topic` and :func:`_per_run`
+    make them; the rankings are compared without :func:`compare_rankings`' table (twelve
+    tables were a tenth of a simulation)."""
+    rounds = per_topic[["strategy", "budget"]].drop_duplicates()
+    topics, runs = len(per_topic) // len(rounds), len(per_run) // len(rounds)
+    measured = "score" in per_run.columns
     rows = []
-    for (label, budget), topics in per_topic.groupby(["strategy", "budget"], sort=False):
-        runs = per_run[(per_run["strategy"] == label) & (per_run["budget"] == budget)]
-        ranking = compare_rankings(runs.set_index("run_tag")["recall"],
-                                   runs.set_index("run_tag")["recall_partial"])
-        num_rel = int(topics["num_rel"].sum())
-        found = int(topics["found"].sum())
+    for i, (label, budget) in enumerate(zip(rounds["strategy"], rounds["budget"], strict=True)):
+        mine = per_run.iloc[i * runs:(i + 1) * runs]
+        topic_rows = per_topic.iloc[i * topics:(i + 1) * topics]
+        tags = mine["run_tag"].tolist()
+        kendall, ap = ranking_correlations(tags, mine["recall"].tolist(),
+                                           mine["recall_partial"].tolist())
+        num_rel = int(topic_rows["num_rel"].sum())
+        found = int(topic_rows["found"].sum())
         rows.append({
-            "strategy": label, "budget": budget, "spent": int(topics["spent"].sum()),
+            "strategy": label, "budget": int(budget), "spent": int(topic_rows["spent"].sum()),
             "found": found, "num_rel": num_rel, "found_share": found / num_rel if num_rel else 0.0,
-            "MAE_recall": float((runs["recall_partial"] - runs["recall"]).abs().mean()),
-            "MAE_P": float((runs["P_partial"] - runs["P"]).abs().mean()),
-            "Kendall_tau": ranking.kendall_tau, "tau_ap": ranking.tau_ap})
-        if "score" in runs.columns:
-            by_measure = compare_rankings(runs.set_index("run_tag")["score"],
-                                          runs.set_index("run_tag")["score_partial"])
+            "MAE_recall": float((mine["recall_partial"] - mine["recall"]).abs().mean()),
+            "MAE_P": float((mine["P_partial"] - mine["P"]).abs().mean()),
+            "Kendall_tau": kendall, "tau_ap": ap})
+        if measured:
+            kendall, ap = ranking_correlations(tags, mine["score"].tolist(),
+                                               mine["score_partial"].tolist())
             rows[-1].update({
-                "MAE_score": float((runs["score_partial"] - runs["score"]).abs().mean()),
-                "Kendall_tau_score": by_measure.kendall_tau, "tau_ap_score": by_measure.tau_ap})
+                "MAE_score": float((mine["score_partial"] - mine["score"]).abs().mean()),
+                "Kendall_tau_score": kendall, "tau_ap_score": ap})
     return pd.DataFrame(rows)
 
 

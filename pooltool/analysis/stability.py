@@ -12,6 +12,7 @@ run tag, so that each run has a place in a table.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import pandas as pd
@@ -62,13 +63,33 @@ def compare_rankings(score_a: pd.Series, score_b: pd.Series) -> RankingCompariso
     frame["rank_change"] = frame["rank_b"] - frame["rank_a"]
     frame = frame.sort_values("rank_a").reset_index()
     moves = frame["rank_change"].abs()
-    return RankingComparison(
-        ranks=frame,
-        kendall_tau=kendall_tau_b(frame["score_a"].tolist(), frame["score_b"].tolist()),
-        tau_ap=tau_ap(-frame.set_index("run_tag")["score_a"], -frame.set_index("run_tag")["score_b"]),
-        largest_rank_change=int(moves.max()) if len(frame) else 0,
-        sum_rank_change=int(moves.sum()),
-    )
+    kendall, ap = ranking_correlations(frame["run_tag"].tolist(), frame["score_a"].tolist(),
+                                       frame["score_b"].tolist())
+    return RankingComparison(ranks=frame, kendall_tau=kendall, tau_ap=ap,
+                             largest_rank_change=int(moves.max()) if len(frame) else 0,
+                             sum_rank_change=int(moves.sum()))
+
+
+def ranking_correlations(tags: Sequence[str], score_a: Sequence[float],
+                         score_b: Sequence[float]) -> tuple[float, float]:
+    """Kendall's tau-b and tau_ap of two scores of the same runs, as
+    :func:`compare_rankings` gives them, without its table (a simulation compares
+    two rankings per strategy and budget).
+
+    :param tags: the run tags, each once; ``score_a`` (the reference) and ``score_b``:
+        their scores, same order, higher is better.
+    :returns: ``(kendall_tau, tau_ap)``; each NaN as :func:`kendall_tau_b` and
+        :func:`tau_ap` say.
+    :raises InvalidArgument: a score is NaN.
+    """
+    if any(math.isnan(value) for value in (*score_a, *score_b)):
+        raise InvalidArgument("a run's score is NaN: every run needs a score on both sides")
+    # in order of rank_a (score A descending, ties by tag): tau_ap sums in that order
+    order = sorted(range(len(tags)), key=lambda i: (-score_a[i], str(tags[i])))
+    a = [float(score_a[i]) for i in order]
+    b = [float(score_b[i]) for i in order]
+    return kendall_tau_b(a, b), _tau_ap([tags[i] for i in order], [-v for v in a],
+                                        [-v for v in b])
 
 
 def _ranks(scores: pd.Series) -> pd.Series:
@@ -139,11 +160,18 @@ def tau_ap(reference_rank: pd.Series, other_rank: pd.Series) -> float:
     :returns: a value in [-1, 1]; NaN with fewer than two runs.
     """
     runs = list(other_rank.index)
+    return _tau_ap(runs, [float(reference_rank[run]) for run in runs],
+                   [float(other_rank[run]) for run in runs])
+
+
+def _tau_ap(runs: list[str], reference_rank: list[float], other_rank: list[float]) -> float:
+    """:func:`tau_ap` of ranks given as lists in the order of ``runs`` (the order its
+    sum is taken in)."""
     n = len(runs)
     if n < 2:
         return math.nan
-    other = {run: float(other_rank[run]) for run in runs}
-    reference = {run: (float(reference_rank[run]), other[run]) for run in runs}
+    other = dict(zip(runs, other_rank, strict=True))
+    reference = {run: (rank, other[run]) for run, rank in zip(runs, reference_rank, strict=True)}
     total = 0.0
     for run in runs:
         above = [r for r in runs if other[r] < other[run]]

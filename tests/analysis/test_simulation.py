@@ -249,3 +249,23 @@ def test_partial_qrels_looked_up_are_the_merged_ones() -> None:
     twice = pd.concat([qrels, qrels.iloc[[0]]], ignore_index=True)
     assert _grades(twice) is None
     assert _partial(chosen, 3, twice)["docno"].tolist() == ["b", "x", "a", "a", "z", "a", "a"]
+
+
+def test_scores_of_picks_are_the_scores_of_the_partial_qrels() -> None:
+    """The partial qrels scored from the picks alone give what the partial frame gives, at
+    every level (grade -1 for a pick without a qrels line counts at level -1)."""
+    from pooltool.analysis.simulation import RunScorer, _grades, _partial
+
+    qrels = read_qrels(QRELS)
+    grades = _grades(qrels)
+    assert grades is not None
+    chosen = {"1": ["d2", "x9", "d3", "d4", "d1"], "2": ["y", "d2"]}
+    for level in (-1, 0, 1, 2):
+        scorer = RunScorer(read_run(RUNS), 2, level)
+        for budget in (1, 2, 3, 5):
+            recall, precision = scorer.scores_of_picks(chosen, budget, grades)
+            frame_recall, frame_precision = scorer.scores(_partial(chosen, budget, qrels))
+            assert recall.tolist() == frame_recall.tolist()
+            assert precision.tolist() == frame_precision.tolist()
+    assert recall.tolist() == [0.0, 1.0, 0.0]  # level 2, budget 5: d4 alone, in B's top 2
+    assert precision.tolist() == [0.0, 0.5, 0.0]

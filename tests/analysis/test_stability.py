@@ -128,3 +128,25 @@ def test_tau_ap_depends_neither_on_tags_nor_on_their_order(pairs: list[tuple[flo
     if len(set(a)) == len(a):  # no tie in the reference: the mean over B's tie orders
         assert first.tau_ap == pytest.approx(_mean_over_tie_orders(a.to_dict(), b.to_dict()),
                                              abs=1e-12)
+
+
+@settings(deadline=None, max_examples=60)
+@given(st.lists(st.tuples(st.integers(0, 3), st.integers(0, 3)), min_size=0, max_size=8))
+def test_ranking_correlations_are_the_series_functions_in_rank_a_order(
+        pairs: list[tuple[int, int]]) -> None:
+    """The lists path gives kendall_tau_b and tau_ap of the Series taken in order of rank A
+    (score A descending, ties by tag), as compare_rankings took them, whatever the input
+    order."""
+    from pooltool.analysis.stability import ranking_correlations
+
+    tags = [f"r{i}" for i in range(len(pairs))]
+    a = [x / 3 for x, _ in pairs]
+    b = [y / 7 for _, y in pairs]
+    order = sorted(range(len(tags)), key=lambda i: (-a[i], tags[i]))
+    by_rank = [tags[i] for i in order]
+    expected_ap = tau_ap(-pd.Series(a, index=tags).reindex(by_rank),
+                         -pd.Series(b, index=tags).reindex(by_rank))
+    expected_tau = kendall_tau_b([a[i] for i in order], [b[i] for i in order])
+    kendall, ap = ranking_correlations(tags[::-1], a[::-1], b[::-1])
+    assert kendall == expected_tau or (math.isnan(kendall) and math.isnan(expected_tau))
+    assert ap == expected_ap or (math.isnan(ap) and math.isnan(expected_ap))
