@@ -53,10 +53,12 @@ static const char *ascii_text(PyObject *object, int64_t *length) {
     return (const char *)PyUnicode_DATA(object);
 }
 
-/* A slot of a topic's table: a known pair's docno hash and its row (-1: free). */
+/* A slot of a topic's table: a known pair's row (-1: free) and the high half of its
+ * docno hash (the low bits chose the slot). Eight bytes: the tables of a million pairs
+ * take 16 MB, not 64. */
 typedef struct {
-    uint64_t hash;
-    int64_t row;
+    uint32_t tag;
+    int32_t row;
 } PairSlot;
 
 /* The table, one bytes object: int64 topics, m, slot count; topics + 1 slot starts;
@@ -68,13 +70,14 @@ typedef struct {
     PairSlot *slots;
     int64_t *offsets;
     char *text;
+    int64_t text_size;
 } PairTable;
 
 enum { HEADER = 3 };
 
 static int64_t slots_for(int64_t count) {
     int64_t size = 1;
-    while (size < 2 * count) {
+    while (size < count + count / 2 + 1) { /* at most two thirds full, a slot always free */
         size *= 2;
     }
     return size;
@@ -84,17 +87,21 @@ static int64_t slots_for(int64_t count) {
 static int64_t find_pair(const PairTable *table, int64_t topic, const char *text, int64_t length,
                          uint64_t hash) {
     int64_t start = table->starts[topic], mask = table->starts[topic + 1] - start - 1;
-    for (int64_t s = (int64_t)(hash & (uint64_t)mask);; s = (s + 1) & mask) {
+    for (int64_t probe = 0, s = (int64_t)(hash & (uint64_t)mask); probe <= mask; probe++, s = (s + 1) & mask) {
         const PairSlot *slot = &table->slots[start + s];
         if (slot->row < 0) {
             return -1;
         }
-        int64_t at = table->offsets[slot->row];
-        if (slot->hash == hash && table->offsets[slot->row + 1] - at == length
+        if (slot->row >= table->count) {
+            return -1;
+        }
+        int64_t at = table->offsets[slot->row], end = table->offsets[slot->row + 1];
+        if (slot->tag == (uint32_t)(hash >> 32) && end - at == length && at >= 0 && end <= table->text_size
                 && memcmp(table->text + at, text, (size_t)length) == 0) {
             return slot->row;
         }
     }
+    return -1;
 }
 
 /* The table's parts laid over its bytes (space: at least table_size's). */
@@ -110,7 +117,7 @@ static void lay_out(PairTable *table, char *space) {
 }
 
 static int64_t table_size(const PairTable *table, int64_t text_size) {
-    return (HEADER + table->topics + 1 + 2 * table->slot_count + table->count + 1) * 8 + text_size;
+    return (HEADER + table->topics + 1 + table->slot_count + table->count + 1) * 8 + text_size;
 }
 
 /* Slot counts per topic from the known pairs' topics (into starts, topics + 1 zeros);
@@ -136,7 +143,7 @@ static int count_slots(const int64_t *topic, int64_t count, int64_t topics, int6
 static int fill_table(PairTable *table, PyObject **docnos, const int64_t *topic) {
     table->offsets[0] = 0;
     for (int64_t j = 0; j < table->count; j++) {
-        int64_t length;
+        int64_t length = 0;
         const char *text = ascii_text(docnos[j], &length);
         memcpy(table->text + table->offsets[j], text, (size_t)length);
         table->offsets[j + 1] = table->offsets[j] + length;
@@ -156,14 +163,14 @@ static int fill_table(PairTable *table, PyObject **docnos, const int64_t *topic)
         while (table->slots[start + s].row >= 0) {
             s = (s + 1) & mask;
         }
-        table->slots[start + s] = (PairSlot){hash, j};
+        table->slots[start + s] = (PairSlot){(uint32_t)(hash >> 32), (int32_t)j};
     }
     return 1;
 }
 
 /* The bytes of the docnos together, -1 when one is not a compact ASCII str. */
-static int64_t text_size(PyObject **docnos, int64_t count) {
-    int64_t total = 0, length;
+static int64_t docnos_size(PyObject **docnos, int64_t count) {
+    int64_t total = 0, length = 0;
     for (int64_t j = 0; j < count; j++) {
         if (ascii_text(docnos[j], &length) == NULL) {
             return -1;
@@ -177,8 +184,8 @@ const char runpass_pair_table_doc[] =
 "pair_table(topic, docnos, topics) -> bytes | None\n\n"
 "The known pairs' table, for find_pairs: pair j has topic position topic[j] (int64,\n"
 "m, in [0, topics)) and docno docnos[j] (docnos a list of m str). None (declined)\n"
-"when a docno is not a compact ASCII str or a pair is there twice. Raises ValueError\n"
-"on a topic out of range or buffers that do not fit.";
+"when a docno is not a compact ASCII str, a pair is there twice, or m >= 2**31.\n"
+"Raises ValueError on a topic out of range or buffers that do not fit.";
 
 PyObject *runpass_pair_table(PyObject *module, PyObject *args) {
     (void)module;
@@ -198,12 +205,14 @@ PyObject *runpass_pair_table(PyObject *module, PyObject *args) {
         goto done;
     }
     table.slot_count = starts[topics];
-    int64_t size = text_size(PySequence_Fast_ITEMS(docnos), table.count);
+    /* a row must fit a slot's int32 */
+    int64_t size = table.count > INT32_MAX ? -1 : docnos_size(PySequence_Fast_ITEMS(docnos), table.count);
     char *space;
     if (size < 0 || (result = runpass_new_bytes(table_size(&table, size), &space)) == NULL) {
         result = size < 0 ? Py_NewRef(Py_None) : NULL;
         goto done;
     }
+    table.text_size = size;
     lay_out(&table, space);
     memcpy(table.starts, starts, ((size_t)topics + 1) * sizeof(int64_t));
     int filled;
@@ -219,7 +228,23 @@ done:
     return result;
 }
 
-/* The table laid over bytes from pair_table; 0 when they do not fit its header. */
+/* Whether each topic's table is a power of two of slots, in order (find_pair checks
+ * each row and offset it reads: bytes not from pair_table must not make it read
+ * outside them). */
+static int parts_fit(const PairTable *table) {
+    if (table->starts[0] != 0 || table->offsets[0] != 0) {
+        return 0;
+    }
+    for (int64_t t = 0; t < table->topics; t++) {
+        int64_t size = table->starts[t + 1] - table->starts[t];
+        if (size < 1 || (size & (size - 1)) != 0) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* The table laid over bytes from pair_table; 0 when they do not fit. */
 static int read_table(const Py_buffer *view, PairTable *table) {
     const int64_t *header = view->buf;
     if (view->len < HEADER * 8) {
@@ -229,13 +254,13 @@ static int read_table(const Py_buffer *view, PairTable *table) {
     table->count = header[1];
     table->slot_count = header[2];
     if (table->topics < 0 || table->topics >= (1LL << 40) || table->count < 0 || table->slot_count < 0
-            || table->slot_count >= (1LL << 40) || table->count >= (1LL << 40)
+            || table->slot_count >= (1LL << 40) || table->count > INT32_MAX
             || view->len < table_size(table, 0)) {
         return 0;
     }
     lay_out(table, view->buf);
-    return table->starts[table->topics] == table->slot_count
-           && view->len == table_size(table, table->offsets[table->count]);
+    table->text_size = view->len - table_size(table, 0);
+    return table->starts[table->topics] == table->slot_count && parts_fit(table);
 }
 
 /* Lines hashed this many at a time before they are probed: the hashes' loads of the
@@ -248,7 +273,7 @@ static int find_batch(const PairTable *table, PyObject **docnos, const int64_t *
                       int64_t first, int64_t end, int64_t *rows) {
     uint64_t hashes[BATCH];
     for (int64_t at = first; at < end; at++) {
-        int64_t length, i = order[at];
+        int64_t length = 0, i = order[at];
         const char *text = ascii_text(docnos[i], &length);
         if (text == NULL) {
             return 0;
@@ -258,7 +283,7 @@ static int find_batch(const PairTable *table, PyObject **docnos, const int64_t *
         __builtin_prefetch(&table->slots[start + (int64_t)(hashes[at - first] & (uint64_t)mask)]);
     }
     for (int64_t at = first; at < end; at++) {
-        int64_t length, i = order[at];
+        int64_t length = 0, i = order[at];
         const char *text = ascii_text(docnos[i], &length);
         rows[i] = find_pair(table, topic[i], text, length, hashes[at - first]);
     }
