@@ -167,9 +167,10 @@ def _topic_positions(column: pd.Series, topics: list[str]) -> np.ndarray:
 #: How many parts of whole runs the lines are placed in for a caller in threads, which
 #: estimates the runs of each part while the next is placed: the first part is small, so
 #: that the draws start early, and the design's table of pairs is built once for all
-#: parts. In bench_estimate.py (2026-12-04) placing the 7.5M lines takes 0.7 CPU-s
-#: (2.4 by Arrow's ``index_in``, which built its hash set again for each part: then two
-#: parts), the Recall@k draws 3.0.
+#: parts. In bench_estimate.py (2026-12-04) placing the 7.5M lines takes about 1.1 CPU-s,
+#: 0.6 of it before the first part (grouping, the design's pairs), 0.05 a part (it took
+#: 2.4 with Arrow's ``index_in``, which built its hash set again for each part: then two
+#: parts); the Recall@k draws take 3.0.
 PARTS = 10
 
 
