@@ -8,7 +8,8 @@ from setuptools import Extension, setup
 setup(ext_modules=[
     Extension("pooltool.native._runpass",
               [f"pooltool/native/{name}.c"
-               for name in ("_runpass", "runpass_read", "runpass_join", "runpass_order")],
+               for name in ("_runpass", "runpass_read", "runpass_join", "runpass_order",
+                             "runpass_pairs")],
               depends=["pooltool/native/runpass.h"], optional=True,
               extra_compile_args=["-std=c11", "-Wall", "-Wextra"]),
 ])

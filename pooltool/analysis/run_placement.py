@@ -12,9 +12,8 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
-import pyarrow.compute as pc
 
+from pooltool.analysis.pair_lookup import PairLookup
 from pooltool.analysis.sample_design import Design
 from pooltool.analysis.sampling import Stratum
 from pooltool.ranking import stretches, trec_ranks
@@ -86,100 +85,101 @@ class _Grouped:
 
     :ivar tags: the run tags, in the order they first appear in the input.
     :ivar bounds: run ``i``'s lines are ``rows`` ``bounds[i]`` to ``bounds[i + 1]``.
-    :ivar rows: the lines' row positions in the input.
+    :ivar rows: the lines' row positions in the input; ``None``: every row, in order.
     :ivar topic, rank: each line's topic position in the design and trec_eval rank.
-    :ivar whole: ``rows`` is every row of the input, in its order.
     """
 
     tags: list[Any]
     bounds: np.ndarray
-    rows: np.ndarray
+    rows: np.ndarray | None
     topic: np.ndarray
     rank: np.ndarray
-    whole: bool
 
 
 def _group(runs: pd.DataFrame, topics: list[str], depth: int) -> _Grouped:
     """Each run's first ``depth`` lines in the design's ``topics``, grouped by run (the
     lines' ranks ``runs["trec_rank"]`` when given, else
-    :func:`~pooltool.ranking.trec_ranks`; within a run the lines keep their order)."""
-    stretches = _Stretches(runs["topic"].to_numpy(dtype=object))
-    topic = stretches.spread(pd.Index(topics).get_indexer(stretches.firsts))
-    in_design = np.flatnonzero(topic >= 0)
-    every_line = len(in_design) == len(topic)  # no line of a topic outside the design
+    :func:`~pooltool.ranking.trec_ranks`; within a run the lines keep their order).
+    Lines as the store and :func:`~pooltool.ranking.order_run` give them (every line
+    kept, each run in one stretch) are taken as they are, worked out per stretch."""
+    by_topic = _Stretches(runs["topic"].to_numpy(dtype=object))
+    stretch_topic = pd.Index(topics).get_indexer(by_topic.firsts)
+    topic = by_topic.spread(stretch_topic)
     if "trec_rank" in runs.columns:
         rank = runs["trec_rank"].to_numpy(dtype=np.int64)
     else:
         rank = trec_ranks(runs[["run_tag", "topic", "docno", "score"]])
     tag_column = runs["run_tag"].to_numpy(dtype=object)
-    by_tag = _Stretches(tag_column if every_line else tag_column[in_design])
+    by_tag = _Stretches(tag_column)
     tag_of_stretch, tags = pd.factorize(by_tag.firsts)
+    if (stretch_topic >= 0).all() and (np.diff(tag_of_stretch) > 0).all() and (rank <= depth).all():
+        bounds = np.concatenate([[0], np.cumsum(by_tag.lengths)])
+        return _Grouped(list(tags), bounds, None, topic, rank)
+    in_design = np.flatnonzero(topic >= 0)
+    if len(in_design) < len(topic):  # lines of topics outside the design: tags of the rest
+        by_tag = _Stretches(tag_column[in_design])
+        tag_of_stretch, tags = pd.factorize(by_tag.firsts)
     tag = by_tag.spread(tag_of_stretch)
     top = rank[in_design] <= depth
-    every_line &= bool(top.all())
-    lines, tag = (in_design, tag) if every_line else (in_design[top], tag[top])
+    lines, tag = in_design[top], tag[top]
     if (np.diff(tag) < 0).any():  # a run's lines in more than one stretch: group them
         by_run = np.argsort(tag, kind="stable")
         lines, tag = lines[by_run], tag[by_run]
-        every_line = False
     bounds = np.searchsorted(tag, np.arange(len(tags) + 1))
-    return _Grouped(list(tags), bounds, lines, topic[lines], rank[lines], every_line)
+    return _Grouped(list(tags), bounds, lines, topic[lines], rank[lines])
 
 
 class _KnownPairs:
     """The (topic, docno) pairs the design knows (best ranks over the sample's runs, the
-    pool, the judged sample), placed once, and run lines looked up among them by
-    integer pair codes (a join of millions of run lines on two string columns is
-    slow): a line's docno is looked up in the dictionary of the design's docnos
-    (Arrow's ``index_in``; a docno outside it is in no known pair)."""
+    pool, the judged sample), placed once, and run lines looked up among them
+    (:class:`~pooltool.analysis.pair_lookup.PairLookup`)."""
 
     def __init__(self, design: Design, grades: pd.DataFrame, level: int,
                  sample: pd.DataFrame, topics: list[str]) -> None:
         flags = _flags(design, grades, level, sample)
         ranks = design.best_ranks
-        rank_topic, flag_topic = (pd.Index(topics).get_indexer(f["topic"]) for f in (ranks, flags))
+        rank_topic, flag_topic = (_topic_positions(f["topic"], topics) for f in (ranks, flags))
         ranked, flagged = np.flatnonzero(rank_topic >= 0), np.flatnonzero(flag_topic >= 0)
-        values = pa.chunked_array([_arrow_strings(ranks["docno"].iloc[ranked]),
-                                   _arrow_strings(flags["docno"].iloc[flagged])],
-                                  type=pa.large_string())
-        encoded = pc.dictionary_encode(values).chunks
-        self.docnos = encoded[-1].dictionary if encoded else pa.array([], pa.large_string())
-        self.count = max(len(self.docnos), 1)
-        codes = (np.concatenate([c.indices.to_numpy(zero_copy_only=False) for c in encoded])
-                 if encoded else np.zeros(0, dtype=np.int64)).astype(np.int64)
-        keys = np.concatenate([rank_topic[ranked], flag_topic[flagged]]) * self.count + codes
-        known_key, self.known = _known_pairs(
-            keys[:len(ranked)], ranks["best_rank"].to_numpy(dtype=float)[ranked],
-            keys[len(ranked):], flags.iloc[flagged], design.strata)
-        self.index = pd.Index(known_key)
+        rank_docnos, flag_docnos = ranks["docno"].iloc[ranked], flags["docno"].iloc[flagged]
+        self.lookup = PairLookup(rank_topic[ranked], rank_docnos, len(topics))
+        in_ranks = self.lookup.rows(flag_topic[flagged], flag_docnos)
+        extra = np.flatnonzero(in_ranks < 0)
+        if len(extra):  # pairs only pooled or sampled: known as well
+            self.lookup = PairLookup(np.concatenate([rank_topic[ranked], flag_topic[flagged][extra]]),
+                                     pd.concat([rank_docnos, flag_docnos.iloc[extra]]), len(topics))
+        self.known = _known_pairs(ranks["best_rank"].to_numpy(dtype=float)[ranked], in_ranks,
+                                  flags.iloc[flagged], design.strata)
 
     def place(self, topic: np.ndarray, docnos: pd.Series) -> list[np.ndarray]:
         """The ``stratum, pooled, sampled, relevant`` columns of :class:`Lines` for lines
         of topic positions ``topic`` and docnos ``docnos`` (one length)."""
-        code = pc.fill_null(pc.index_in(_arrow_strings(docnos), value_set=self.docnos), -1)
-        code = code.to_numpy(zero_copy_only=False).astype(np.int64)
-        key = np.where(code >= 0, topic.astype(np.int64) * self.count + code, -1)
-        at = self.index.get_indexer(key)
-        at[at < 0] = len(self.index)  # the row of a pair the design does not know
+        at = self.lookup.rows(topic, docnos)  # -1, a pair the design does not know: the last row
         return [column[at] for column in self.known]
 
 
-#: The share of the runs in the first part when the lines are placed in two: the first
-#: part's draws should take about as long as placing the rest. In bench_estimate.py
-#: (2026-12-04) placing all the lines takes 2.4 CPU-s and the Recall@k draws 3.0, so
-#: two fifths (a fifth while the draws took 11 CPU-s).
-FIRST_PART = (2, 5)
+def _topic_positions(column: pd.Series, topics: list[str]) -> np.ndarray:
+    """Each value's position in ``topics`` (-1: not there or missing), looked up once per
+    distinct value (a design's million pairs hold a few hundred topics)."""
+    codes, values = pd.factorize(column)
+    return np.append(pd.Index(topics).get_indexer(values), -1)[codes]
+
+
+#: How many parts of whole runs the lines are placed in for a caller in threads, which
+#: estimates the runs of each part while the next is placed: the first part is small, so
+#: that the draws start early, and the design's table of pairs is built once for all
+#: parts. In bench_estimate.py (2026-12-04) placing the 7.5M lines takes about 1.1 CPU-s,
+#: 0.6 of it before the first part (grouping, the design's pairs), 0.05 a part (it took
+#: 2.4 with Arrow's ``index_in``, which built its hash set again for each part: then two
+#: parts); the Recall@k draws take 3.0.
+PARTS = 10
 
 
 def place(runs: pd.DataFrame, design: Design, depth: int, grades: pd.DataFrame, level: int,
           sample: pd.DataFrame, topics: list[str], split: bool = False) -> Iterator[Placed]:
     """Each run's first ``depth`` documents in the design's topics, placed: pooled, in a
     stratum (by best rank) or outside the frame, sampled, relevant (see :class:`Lines`),
-    in parts of whole runs, one after another: with ``split``, two (a caller in threads
-    estimates the first part's runs while the second is placed): the first holds
-    :data:`FIRST_PART` of the runs, so that its draws keep a second core busy while the
-    rest is placed (more parts would each rebuild the hash set of the design's docnos);
-    else one.
+    in parts of whole runs, one after another: with ``split``, :data:`PARTS` (a caller
+    in threads estimates a part's runs while the next is placed), else one.
 
     The lines' trec_eval ranks are ``runs["trec_rank"]`` when given, else computed
     (:func:`~pooltool.ranking.trec_ranks`); the lines are not reordered, only grouped
@@ -190,14 +190,12 @@ def place(runs: pd.DataFrame, design: Design, depth: int, grades: pd.DataFrame, 
     grouped = _group(runs, topics, depth)
     known = _KnownPairs(design, grades, level, sample, topics)
     runs_count = len(grouped.tags)
-    first = -(-runs_count * FIRST_PART[0] // FIRST_PART[1]) if split else runs_count
-    for low, high in ((0, first), (first, runs_count)):
-        if high == low:
-            continue
+    size = max(-(-runs_count // PARTS), 1) if split else max(runs_count, 1)
+    for low in range(0, runs_count, size):
+        high = min(low + size, runs_count)
         a, b = grouped.bounds[low], grouped.bounds[high]
-        rows = grouped.rows[a:b]
-        whole = grouped.whole and a == 0 and b == len(runs)
-        docnos = runs["docno"] if whole else runs["docno"].iloc[rows]
+        rows = slice(a, b) if grouped.rows is None else grouped.rows[a:b]
+        docnos = runs["docno"].iloc[rows]
         yield Placed(grouped.tags[low:high], grouped.bounds[low:high + 1] - a,
                      Lines(grouped.topic[a:b], grouped.rank[a:b],
                            *known.place(grouped.topic[a:b], docnos)))
@@ -219,26 +217,25 @@ class _Stretches:
         return np.repeat(np.asarray(per_stretch), self.lengths)
 
 
-def _known_pairs(rank_key: np.ndarray, best_rank: np.ndarray, flag_key: np.ndarray,
-                 flags: pd.DataFrame, strata: list[Stratum]
-                 ) -> tuple[np.ndarray, tuple[np.ndarray, ...]]:
-    """The pairs the design knows (keys of :class:`_KnownPairs`: ``rank_key`` with their
-    best ranks, ``flag_key`` with their ``flags`` rows), placed as :class:`Lines`
-    places a line: ``stratum, pooled, sampled, relevant``, each with one more row last
-    for a pair the design does not know (no best rank, no flag)."""
-    in_ranks = pd.Index(rank_key).get_indexer(flag_key)
+def _known_pairs(best_rank: np.ndarray, in_ranks: np.ndarray, flags: pd.DataFrame,
+                 strata: list[Stratum]) -> tuple[np.ndarray, ...]:
+    """The pairs the design knows (those with ``best_rank``s, then the ``flags`` rows not
+    among them, ``in_ranks`` giving each flags row's pair among the first or -1),
+    placed as :class:`Lines` places a line: ``stratum, pooled, sampled, relevant``,
+    each with one more row last for a pair the design does not know (no best rank, no
+    flag)."""
     extra = np.flatnonzero(in_ranks < 0)
-    known_key = np.concatenate([rank_key, flag_key[extra]])
+    known = len(best_rank) + len(extra)
     best = np.concatenate([best_rank, np.full(len(extra) + 1, np.nan)])
-    flag_row = np.full(len(known_key) + 1, len(flag_key))  # past the end: no flag
+    flag_row = np.full(known + 1, len(flags))  # past the end: no flag
     flag_row[in_ranks[in_ranks >= 0]] = np.flatnonzero(in_ranks >= 0)
-    flag_row[len(rank_key):len(known_key)] = extra
+    flag_row[len(best_rank):known] = extra
     pooled, sampled, relevant = (np.append(flags[c].to_numpy(dtype=bool), False)[flag_row]
                                  for c in ("pooled", "sampled", "relevant"))
     stratum = np.full(len(best), -1, dtype=np.int64)
     for j, s in enumerate(strata):
         stratum[s.holds(best) & (stratum < 0) & ~pooled] = j
-    return known_key, (stratum, pooled, sampled, relevant)
+    return stratum, pooled, sampled, relevant
 
 
 def _flags(design: Design, grades: pd.DataFrame, level: int,
@@ -250,13 +247,3 @@ def _flags(design: Design, grades: pd.DataFrame, level: int,
     flags = flags.groupby(["topic", "docno"], as_index=False)[["pooled", "sampled"]].any()
     flags = flags.merge(grades, on=["topic", "docno"], how="left")
     return flags.assign(relevant=is_relevant(flags["grade"], level).to_numpy(dtype=bool))
-
-
-def _arrow_strings(column: pd.Series) -> pa.Array:
-    """A column of strings as one Arrow ``large_string`` array."""
-    if isinstance(column.dtype, pd.StringDtype) and column.dtype.storage == "pyarrow":
-        strings = pa.array(column.array)
-        if isinstance(strings, pa.ChunkedArray):
-            strings = strings.combine_chunks()
-        return strings.cast(pa.large_string())
-    return pa.array(column.to_numpy(dtype=object), type=pa.large_string())
