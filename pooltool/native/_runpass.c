@@ -19,12 +19,6 @@ PyObject *runpass_new_bytes(Py_ssize_t size, char **space) {
     return bytes;
 }
 
-/* runpass_pairs.c: run lines' (topic, docno) pairs looked up among known pairs. */
-PyObject *runpass_pair_table(PyObject *module, PyObject *args);
-extern const char runpass_pair_table_doc[];
-PyObject *runpass_find_pairs(PyObject *module, PyObject *args);
-extern const char runpass_find_pairs_doc[];
-
 static PyMethodDef methods[] = {
     {"read_run", runpass_read_run, METH_O, runpass_read_run_doc},
     {"judged_index", runpass_judged_index, METH_VARARGS, runpass_judged_index_doc},

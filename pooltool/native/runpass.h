@@ -44,4 +44,10 @@ extern const char runpass_join_grades_doc[];
 PyObject *runpass_trec_order(PyObject *module, PyObject *args);
 extern const char runpass_trec_order_doc[];
 
+/* runpass_pairs.c: run lines' (topic, docno) pairs looked up among known pairs. */
+PyObject *runpass_pair_table(PyObject *module, PyObject *args);
+extern const char runpass_pair_table_doc[];
+PyObject *runpass_find_pairs(PyObject *module, PyObject *args);
+extern const char runpass_find_pairs_doc[];
+
 #endif
