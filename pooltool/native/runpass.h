@@ -8,10 +8,39 @@
 #include <locale.h>
 
 #include <stdint.h>
+#include <string.h>
 
 #if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "the passes read words as little-endian integers (setup.py: the build is optional)"
 #endif
+
+/* pooltool/formats/fingerprint.py's fingerprints, the same values (runpass_join.c's
+ * qrels join, runpass_pairs.c's tables of known pairs): splitmix64's finaliser
+ * (Steele, Lea and Flood, OOPSLA 2014), a string's state started from its length and
+ * mixed with each little-endian 8-byte word, zero-padded past its end. */
+static inline uint64_t runpass_mix(uint64_t x) {
+    x ^= x >> 30;
+    x *= UINT64_C(0xBF58476D1CE4E5B9);
+    x ^= x >> 27;
+    x *= UINT64_C(0x94D049BB133111EB);
+    return x ^ (x >> 31);
+}
+
+static inline uint64_t runpass_fingerprint(const unsigned char *text, int64_t length) {
+    const uint64_t golden = UINT64_C(0x9E3779B97F4A7C15);
+    uint64_t state = runpass_mix((uint64_t)length * golden), word;
+    int64_t step = 0;
+    for (; step + 8 <= length; step += 8) {
+        memcpy(&word, text + step, 8); /* little-endian: checked above */
+        state = runpass_mix((state ^ word) + golden);
+    }
+    if (step < length) {
+        word = 0;
+        memcpy(&word, text + step, (size_t)(length - step));
+        state = runpass_mix((state ^ word) + golden);
+    }
+    return state;
+}
 
 /* n strings as Arrow holds them: string i is text[offsets[i]:offsets[i + 1]]. */
 typedef struct {

@@ -16,36 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* pooltool/formats/fingerprint.py's fingerprints, the same values: splitmix64's
- * finaliser (Steele, Lea and Flood, OOPSLA 2014), a string's state started from its
- * length and mixed with each little-endian 8-byte word, zero-padded past its end. */
-static const uint64_t GOLDEN = UINT64_C(0x9E3779B97F4A7C15);
-
-static uint64_t mix(uint64_t x) {
-    x ^= x >> 30;
-    x *= UINT64_C(0xBF58476D1CE4E5B9);
-    x ^= x >> 27;
-    x *= UINT64_C(0x94D049BB133111EB);
-    return x ^ (x >> 31);
-}
-
-static uint64_t fingerprint(const unsigned char *text, int64_t length) {
-    uint64_t state = mix((uint64_t)length * GOLDEN), word;
-    int64_t step = 0;
-    for (; step + 8 <= length; step += 8) {
-        memcpy(&word, text + step, 8); /* little-endian: checked in runpass.h */
-        state = mix((state ^ word) + GOLDEN);
-    }
-    if (step < length) {
-        word = 0;
-        for (int64_t byte = length - 1; byte >= step; byte--) {
-            word = (word << 8) | text[byte];
-        }
-        state = mix((state ^ word) + GOLDEN);
-    }
-    return state;
-}
-
 /* A slot of a topic's table: a judgment's docno fingerprint and its row (-1: free). */
 typedef struct {
     uint64_t print;
@@ -141,7 +111,7 @@ static void fill_tables(const int64_t *topic, const Strings *judged, int64_t *st
     }
     for (Py_ssize_t j = 0; j < judged->count; j++) {
         int64_t t = topic[j], mask = starts[t + 1] - starts[t] - 1;
-        uint64_t print = fingerprint(judged->text + judged->offsets[j], judged->offsets[j + 1] - judged->offsets[j]);
+        uint64_t print = runpass_fingerprint(judged->text + judged->offsets[j], judged->offsets[j + 1] - judged->offsets[j]);
         int64_t s = (int64_t)(print & (uint64_t)mask);
         while (slots[starts[t] + s].row >= 0) {
             s = (s + 1) & mask;
@@ -266,7 +236,7 @@ static int join_stretch(Join *join, Py_ssize_t first, Py_ssize_t end) {
     uint64_t *prints = join->seen + size;
     const Strings *docnos = &join->docnos;
     for (Py_ssize_t i = first; i < end; i++) {
-        prints[i - first] = fingerprint(docnos->text + docnos->offsets[i], docnos->offsets[i + 1] - docnos->offsets[i]);
+        prints[i - first] = runpass_fingerprint(docnos->text + docnos->offsets[i], docnos->offsets[i + 1] - docnos->offsets[i]);
     }
     memset(join->seen, 0, (size_t)size * sizeof(uint64_t));
     for (Py_ssize_t i = first; i < end; i++) {

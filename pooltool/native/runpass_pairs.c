@@ -15,34 +15,6 @@
 #include <stdint.h>
 #include <string.h>
 
-/* The docno hash: splitmix64's finaliser (Steele, Lea and Flood, OOPSLA 2014) over the
- * length and each little-endian 8-byte word. The construction of runpass_join.c's
- * fingerprints, kept apart: those must equal pooltool/formats/fingerprint.py's, these
- * are private to this file's tables. */
-static uint64_t mix(uint64_t x) {
-    x ^= x >> 30;
-    x *= UINT64_C(0xBF58476D1CE4E5B9);
-    x ^= x >> 27;
-    x *= UINT64_C(0x94D049BB133111EB);
-    return x ^ (x >> 31);
-}
-
-static uint64_t hash_text(const char *text, int64_t length) {
-    const uint64_t golden = UINT64_C(0x9E3779B97F4A7C15);
-    uint64_t state = mix((uint64_t)length * golden), word;
-    int64_t step = 0;
-    for (; step + 8 <= length; step += 8) {
-        memcpy(&word, text + step, 8);
-        state = mix((state ^ word) + golden);
-    }
-    if (step < length) {
-        word = 0;
-        memcpy(&word, text + step, (size_t)(length - step));
-        state = mix((state ^ word) + golden);
-    }
-    return state;
-}
-
 /* A str's ASCII bytes, or NULL when it is not a compact ASCII str. Reads only the
  * object's own fields, so it runs without the GIL on objects the caller holds. */
 static const char *ascii_text(PyObject *object, int64_t *length) {
@@ -154,7 +126,7 @@ static int fill_table(PairTable *table, PyObject **docnos, const int64_t *topic)
     for (int64_t j = 0; j < table->count; j++) {
         const char *text = table->text + table->offsets[j];
         int64_t length = table->offsets[j + 1] - table->offsets[j];
-        uint64_t hash = hash_text(text, length);
+        uint64_t hash = runpass_fingerprint((const unsigned char *)text, length);
         if (find_pair(table, topic[j], text, length, hash) >= 0) {
             return 0;
         }
@@ -278,7 +250,7 @@ static int find_batch(const PairTable *table, PyObject **docnos, const int64_t *
         if (text == NULL) {
             return 0;
         }
-        hashes[at - first] = hash_text(text, length);
+        hashes[at - first] = runpass_fingerprint((const unsigned char *)text, length);
         int64_t start = table->starts[topic[i]], mask = table->starts[topic[i] + 1] - start - 1;
         __builtin_prefetch(&table->slots[start + (int64_t)(hashes[at - first] & (uint64_t)mask)]);
     }
