@@ -2,6 +2,7 @@
  * (pooltool.formats.run_pass builds run_table's Arrow columns from them). */
 #include "runpass.h" /* first: Python.h sets the feature macros (locale_t, strtod_l) */
 
+#include <float.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -145,6 +146,16 @@ static int parse_rank(const char *text, Py_ssize_t length, int64_t *out) {
     return 1;
 }
 
+/* Clinger's fast path needs each IEEE operation rounded once, to double. Where doubles
+ * are computed in x87's extended precision (FLT_EVAL_METHOD 2: 32-bit x86's default,
+ * -mfpmath=387) the product or quotient is rounded twice and can miss by an ulp
+ * (2349735972095008e8: ...078e+23, float() ...08e+23): strtod_l reads every score there. */
+#if defined(FLT_EVAL_METHOD) && FLT_EVAL_METHOD == 0
+enum { ONE_ROUNDING = 1 };
+#else
+enum { ONE_ROUNDING = 0 };
+#endif
+
 static const double POWERS_OF_TEN[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
                                        1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
                                        1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
@@ -208,7 +219,7 @@ static int parse_score(const char *text, Py_ssize_t length, double *out) {
         return 0;
     }
     int power = exponent - fraction_digits;
-    if (digits <= 19 && mantissa <= (UINT64_C(1) << 53) && power >= -22 && power <= 22) {
+    if (ONE_ROUNDING && digits <= 19 && mantissa <= (UINT64_C(1) << 53) && power >= -22 && power <= 22) {
         double value = (double)mantissa;
         value = power < 0 ? value / POWERS_OF_TEN[-power] : value * POWERS_OF_TEN[power];
         *out = negative ? -value : value;
