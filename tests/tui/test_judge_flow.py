@@ -190,7 +190,9 @@ async def test_busy_store_queues_writes_without_freezing(app_factory: AppFactory
         # the lock is held throughout: an app that waited for it would never return
         # (wait_for turns that hang into a failure; it is no speed target)
         await asyncio.wait_for(pilot.press("2", "1"), timeout=HANG_GUARD_S)
-        assert app.writes.pending == 2
+        # the lock stays held, so the count can only grow to 2; at load 22 the press once
+        # returned with the second write not queued yet (pending 1)
+        assert await wait_until(pilot, lambda: app.writes.pending == 2)
         assert "waiting: store busy" in screen_of(app).status_text().plain
         held.close()
         assert await wait_until(pilot, lambda: app.writes.pending == 0)  # retried every 0.5 s
