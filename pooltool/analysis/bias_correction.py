@@ -77,6 +77,7 @@ from pooltool.analysis.bias import (
     top_ranks,
     unique_pairs,
 )
+from pooltool.analysis.leave_out_drops import PooledCodes
 from pooltool.analysis.lipani import CodedLines, lipani_adjustment
 from pooltool.analysis.stability import RankingComparison, compare_rankings
 from pooltool.errors import NothingToScore, PooltoolError
@@ -312,6 +313,8 @@ def corrected_scores(top: pd.DataFrame, qrels: pd.DataFrame, new_runs: pd.DataFr
     ordered = None if new is None else new if "trec_rank" in new.columns else order_run(new)
     validation = _Validation(top, qrels, owners, depth, k, level, complete,
                              CodedLines.of(top, qrels, ordered) if method == "lipani" else None)
+    if method != "lipani":
+        validation.pooled = PooledCodes.of(validation.shallow, qrels, group_of, depth, k, level)
     rows = [row for group in dict.fromkeys(group_of.values())
             for row in _left_out(validation, method, measure, group_of, group, similar)]
     if new is not None and ordered is not None:
@@ -352,6 +355,7 @@ class _Validation:
         self.shallow = top[top["trec_rank"] <= max(k, depth)]
         self.tag_codes, self.tags = pd.factorize(self.shallow["run_tag"])
         self.qrels, self.owners, self.coded = qrels, owners, coded
+        self.pooled: PooledCodes | None = None
         self.depth, self.k, self.level, self.complete = depth, k, level, complete
         self._checked = False
         self._full: pd.DataFrame | None = None
@@ -421,9 +425,16 @@ def _left_out(validation: _Validation, method: str, measure: str, group_of: dict
     validation.check_qrels()
     table = arrow_qrels(reduced)
     scored = validation.every_run(table) if method != "lipani" else None
-    estimate = estimate_pool(others, reduced, validation.depth, validation.k, validation.level,
-                             measure, others_groups, validation.complete,
-                             drops=method != "lipani", checked=True, scored=scored)
+    if scored is not None and validation.pooled is not None:
+        # the drops from codes (leave_out_drops); the same as estimate_pool's below
+        estimate = PoolEstimate(validation.pooled.drops(group, judged, scored, measure),
+                                others.loc[others["trec_rank"] <= validation.k,
+                                           ["run_tag", "topic", "docno"]],
+                                others, reduced, validation.k, validation.level)
+    else:
+        estimate = estimate_pool(others, reduced, validation.depth, validation.k,
+                                 validation.level, measure, others_groups, validation.complete,
+                                 drops=method != "lipani", checked=True, scored=scored)
     estimate = validation.coded_estimate(estimate, mine, judged)
     full = validation.full(runs)
     plain = None if scored is None else _summary_of(scored, mine)
