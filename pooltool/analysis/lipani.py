@@ -142,15 +142,17 @@ def lipani_adjustment(coded: CodedLines, run: int, pooled: np.ndarray, judged: n
     """
     judgments = Judgments.of(coded, judged, level)
     top = np.flatnonzero(coded.rank <= k)
-    mine = _precision_pair(coded, coded.tag_set([run]), judgments, k, top).iloc[0]
-    unjudged = 1.0 - mine["P"] - mine["AP"]
+    mine = _precision_pair(coded, coded.tag_set([run]), judgments, k, top)
+    mine_p, mine_ap = float(mine.P[0]), float(mine.AP[0])
+    unjudged = 1.0 - mine_p - mine_ap
     if unjudged == 0 or not pooled.any():
         return 0.0
     before = _precision_pair(coded, pooled, judgments, k, top)
     after = _reranked_precision_pair(rerank_top_k(coded, pooled, run, k), judgments,
-                                     k).reindex(before.index)
-    delta_p, delta_ap = after["P"] - before["P"], after["AP"] - before["AP"]
-    lam = float(delta_p.mean()) * mine["AP"] - float(delta_ap.mean()) * mine["P"]
+                                     k).aligned(before.tag)
+    # pandas' Series means (NaN skipped: a run the re-rank left no topic), as they were
+    delta_p, delta_ap = pd.Series(after.P - before.P), pd.Series(after.AP - before.AP)
+    lam = float(delta_p.mean()) * mine_ap - float(delta_ap.mean()) * mine_p
     if lam <= 0:
         return 0.0
     return float(unjudged * max(float((-delta_p - delta_ap).mean()), 0.0))
@@ -295,15 +297,34 @@ def _may_reach_top_k(group: np.ndarray, groups: int, position: np.ndarray,
     return lower[key] < k
 
 
+@dataclass(frozen=True)
+class PrecisionPair:
+    """P@k and anti-precision AP@k (fractions 0..1, float64) per run ``tag`` code
+    (int64, ascending), arrays of one length."""
+
+    tag: np.ndarray
+    P: np.ndarray
+    AP: np.ndarray
+
+    def aligned(self, tags: np.ndarray) -> PrecisionPair:
+        """The values of run codes ``tags``, NaN for a code not here (the reindex of a
+        frame indexed by run code)."""
+        at = np.searchsorted(self.tag, tags)
+        found = at < len(self.tag)
+        found[found] = self.tag[at[found]] == tags[found]
+        p, ap = np.full(len(tags), np.nan), np.full(len(tags), np.nan)
+        p[found], ap[found] = self.P[at[found]], self.AP[at[found]]
+        return PrecisionPair(tags, p, ap)
+
+
 def _precision_pair(coded: CodedLines, tags: np.ndarray, judgments: Judgments, k: int,
-                    top: np.ndarray) -> pd.DataFrame:
+                    top: np.ndarray) -> PrecisionPair:
     """P@k and anti-precision AP@k (share of the top k judged not relevant) per run
     tag: means over the run's topics that the judgments have (their ``TRECEval.p_n``,
     lines 110-113), each run's topics in order of first appearance.
 
     :param tags: the runs (bool per tag code of ``coded``), read whole.
     :param top: the positions of ``coded``'s lines ranked ``k`` or better.
-    :returns: ``P, AP`` (fractions 0..1) indexed by ``run_tag`` code (ascending).
     """
     # the (run, topic)s in order of first appearance: their codes'
     groups = np.flatnonzero(tags[coded.run_topic_tag] & judgments.topics[coded.run_topic_topic])
@@ -315,7 +336,7 @@ def _precision_pair(coded: CodedLines, tags: np.ndarray, judgments: Judgments, k
     return _means(coded.run_topic_tag[groups], rel[groups], anti[groups], k)
 
 
-def _reranked_precision_pair(lines: Reranked, judgments: Judgments, k: int) -> pd.DataFrame:
+def _reranked_precision_pair(lines: Reranked, judgments: Judgments, k: int) -> PrecisionPair:
     """:func:`_precision_pair` of re-ranked lines (each (run, topic) holds rank 1, and
     they come sorted by run and topic, their order of first appearance)."""
     scored = judgments.topics[lines.topic]
@@ -330,10 +351,19 @@ def _reranked_precision_pair(lines: Reranked, judgments: Judgments, k: int) -> p
     return _means(tag[first], rel, anti, k)
 
 
-def _means(tag: np.ndarray, rel: np.ndarray, anti: np.ndarray, k: int) -> pd.DataFrame:
+def _means(tag: np.ndarray, rel: np.ndarray, anti: np.ndarray, k: int) -> PrecisionPair:
     """Per run tag code, the mean of its (run, topic)s' ``rel / k`` and ``anti / k``
-    (counts, one per (run, topic), each run's in order): pandas' grouped mean, whose
-    summation the values depend on to the last bit."""
-    counts = pd.DataFrame({"rel": rel.astype(np.int64) / k, "anti": anti.astype(np.int64) / k},
-                          index=pd.Index(tag, name="run_tag"))
-    return counts.groupby(level="run_tag").mean().rename(columns={"rel": "P", "anti": "AP"})
+    (counts, one per (run, topic), each run's in order), as pandas' grouped mean gives
+    it: the values depend on its summation to the last bit. For labels in ascending
+    order (the runs come so from the store) pandas sums each run's values as
+    ``np.add.reduceat`` does (tests/analysis/test_lipani.py checks it on random
+    values), which is taken here without a frame; other orders go through pandas."""
+    p, ap = rel.astype(np.int64) / k, anti.astype(np.int64) / k
+    if len(tag) and bool(np.all(tag[1:] >= tag[:-1])):
+        codes, starts, counts = np.unique(tag, return_index=True, return_counts=True)
+        return PrecisionPair(codes, np.add.reduceat(p, starts) / counts,
+                             np.add.reduceat(ap, starts) / counts)
+    means = pd.DataFrame({"P": p, "AP": ap}, index=pd.Index(tag, name="run_tag")).groupby(
+        level="run_tag").mean()
+    return PrecisionPair(means.index.to_numpy(dtype=np.int64), means["P"].to_numpy(),
+                         means["AP"].to_numpy())

@@ -12,6 +12,7 @@ import pytest
 from pooltool.analysis.lipani import (
     CodedLines,
     Judgments,
+    _means,
     _precision_pair,
     lipani_adjustment,
     rerank_top_k,
@@ -138,11 +139,32 @@ def test_precision_pair_is_the_join(seed: int, k: int) -> None:
     coded = CodedLines.of(lines, qrels)
     for level in (1, 2):
         judgments = Judgments.of(coded, np.ones(len(qrels), dtype=bool), level)
-        got = _precision_pair(coded, np.ones(len(coded.tags), dtype=bool), judgments, k,
-                              np.flatnonzero(coded.rank <= k))
-        got.index = pd.Index([coded.tags[t] for t in got.index], name="run_tag")
+        pair = _precision_pair(coded, np.ones(len(coded.tags), dtype=bool), judgments, k,
+                               np.flatnonzero(coded.rank <= k))
+        got = pd.DataFrame({"P": pair.P, "AP": pair.AP},
+                           index=pd.Index([coded.tags[t] for t in pair.tag], name="run_tag"))
         pd.testing.assert_frame_equal(got, _precision_pair_by_join(lines, qrels, k, level),
                                       check_exact=True, check_index_type=False)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_means_are_pandas_grouped_means_to_the_bit(seed: int) -> None:
+    """_means' frame-free path (labels ascending) sums as pandas' grouped mean does: long
+    runs of fractions whose sum left to right, pairwise or compensated differ in the last
+    bit; labels out of order take pandas' own path."""
+    rng = np.random.default_rng(seed)
+    k = int(rng.integers(3, 120))
+    for ascending in (True, False):
+        tag = rng.integers(0, 12, int(rng.integers(1, 3000)))
+        if ascending:
+            tag.sort()
+        rel, anti = rng.integers(0, k + 1, len(tag)), rng.integers(0, k + 1, len(tag))
+        got = _means(tag, rel.astype(np.float64), anti.astype(np.float64), k)
+        expected = pd.DataFrame({"P": rel / k, "AP": anti / k},
+                                index=pd.Index(tag, name="run_tag")).groupby(level="run_tag").mean()
+        assert got.tag.tolist() == expected.index.tolist()
+        assert got.P.tolist() == expected["P"].tolist()
+        assert got.AP.tolist() == expected["AP"].tolist()
 
 
 @pytest.mark.parametrize("seed", range(12))
