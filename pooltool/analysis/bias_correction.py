@@ -62,6 +62,7 @@ for the uncorrected leave-out scores.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -87,6 +88,9 @@ from pooltool.ranking import order_run
 
 if TYPE_CHECKING:
     import pyarrow as pa
+
+#: Run tag -> its mean ``P``, ``recall`` and ``unjudged`` at k (:func:`_summary`).
+Summary = dict[str, dict[str, float]]
 
 #: Each method and the measures it is defined for.
 METHODS: dict[str, tuple[str, ...]] = {
@@ -281,12 +285,14 @@ class Corrected:
 def corrected_scores(top: pd.DataFrame, qrels: pd.DataFrame, new_runs: pd.DataFrame | None,
                      depth: int, k: int, method: str, measure: str = "P", level: int = 1,
                      groups: dict[str, str] | None = None, similar: int = 3,
-                     complete: bool = False) -> Corrected:
+                     complete: bool = False,
+                     whole: Mapping[str, pa.Table] | None = None) -> Corrected:
     """Corrected scores of every pooled run under leave-one-out (the validation) and of
     every new run.
 
     :param top: the pooled runs' lines with ``trec_rank`` (at least their first
-        ``max(k, depth)`` documents per topic; ``lipani`` reads whole runs).
+        ``max(k, depth)`` documents per topic; ``lipani`` reads whole runs, here or from
+        ``whole``).
     :param qrels: ``topic, docno, grade`` (the full qrels).
     :param new_runs: lines of runs outside the pool (``run_tag, topic, docno,
         score``), or None.
@@ -296,6 +302,10 @@ def corrected_scores(top: pd.DataFrame, qrels: pd.DataFrame, new_runs: pd.DataFr
     :param measure: ``P`` or ``recall``.
     :param groups: run tag -> group (left out together); default: each run alone.
     :param similar: pooled runs used by ``webber-park-similar``.
+    :param whole: for ``lipani``, the pooled runs' whole lines as the store holds them (run
+        tag -> its :meth:`~pooltool.store.JudgmentStore.run_entries` table, ``topic,
+        docno, trec_rank``, in ``top``'s run order), coded without a frame
+        (:meth:`CodedLines.of_tables`); None: ``top`` holds them.
     :returns: a :class:`Corrected`.
     :raises PooltoolError: the method is unknown or undefined for ``measure``,
         fewer than three pooled groups (a left-out group leaves fewer than two
@@ -311,8 +321,10 @@ def corrected_scores(top: pd.DataFrame, qrels: pd.DataFrame, new_runs: pd.DataFr
     owners = pair_owners(qrels, unique_pairs(top_ranks(top, depth), depth, group_of, qrels))
     new = new_runs if new_runs is not None and len(new_runs) else None
     ordered = None if new is None else new if "trec_rank" in new.columns else order_run(new)
-    validation = _Validation(top, qrels, owners, depth, k, level, complete,
-                             CodedLines.of(top, qrels, ordered) if method == "lipani" else None)
+    coded = None if method != "lipani" else CodedLines.of(top, qrels, ordered) \
+        if whole is None else CodedLines.of_tables(list(whole.values()), list(whole), qrels,
+                                                   ordered)
+    validation = _Validation(top, qrels, owners, depth, k, level, complete, coded)
     if method != "lipani":
         validation.pooled = PooledCodes.of(validation.shallow, qrels, group_of, depth, k, level)
     rows = [row for group in dict.fromkeys(group_of.values())
@@ -358,7 +370,7 @@ class _Validation:
         self.pooled: PooledCodes | None = None
         self.depth, self.k, self.level, self.complete = depth, k, level, complete
         self._checked = False
-        self._full: pd.DataFrame | None = None
+        self._full: Summary | None = None
         self._full_failed = False
 
     def check_qrels(self) -> None:
@@ -372,8 +384,8 @@ class _Validation:
         chosen = np.isin(self.tag_codes, [self.tags.get_loc(tag) for tag in mine])
         return self.shallow[chosen], self.shallow[~chosen]
 
-    def full(self, runs: pd.DataFrame) -> pd.DataFrame:
-        """:func:`_summary` of ``runs`` (rows of ``shallow``) on the full qrels: rows of
+    def full(self, runs: pd.DataFrame) -> Summary:
+        """:func:`_summary` of ``runs`` (rows of ``shallow``) on the full qrels: entries of
         every pooled run's, or, if one of them has no qrels topic, the group's own
         (which raises where the validation met that run)."""
         if self._full is None and not self._full_failed:
@@ -384,7 +396,7 @@ class _Validation:
                 self._full_failed = True
         if self._full is None:
             return _summary(runs, arrow_qrels(self.qrels), self.k, self.level, self.complete)
-        return self._full.loc[list(dict.fromkeys(runs["run_tag"]))]
+        return {tag: self._full[tag] for tag in dict.fromkeys(runs["run_tag"])}
 
     def every_run(self, table: pa.Table) -> RecallResult | None:
         """Every pooled run's evaluation (to ``max(k, depth)``) on a group's reduced qrels
@@ -439,21 +451,22 @@ def _left_out(validation: _Validation, method: str, measure: str, group_of: dict
     full = validation.full(runs)
     plain = None if scored is None else _summary_of(scored, mine)
     return _scored(runs, runs, table, method, measure, estimate, similar,
-                   validation.complete, "left out", full[measure], validation, plain)
+                   validation.complete, "left out", full, validation, plain)
 
 
 def _scored(runs: pd.DataFrame, ordered: pd.DataFrame, qrels: pd.DataFrame | pa.Table,
             method: str, measure: str, estimate: PoolEstimate, similar: int, complete: bool,
-            scored_as: str, full: pd.Series | None, validation: _Validation,
-            summary: pd.DataFrame | None = None) -> list[dict[str, object]]:
+            scored_as: str, full: Summary | None, validation: _Validation,
+            summary: Summary | None = None) -> list[dict[str, object]]:
     """Rows of :func:`corrected_scores` for ``runs`` (``ordered``: the same with
-    ``trec_rank``) scored on ``qrels`` (``summary``: their :func:`_summary` there, if made)."""
+    ``trec_rank``) scored on ``qrels`` (``summary``: their :func:`_summary` there, if made;
+    ``full``: their full-qrels one, for runs left out)."""
     k, level = estimate.k, estimate.level
     if summary is None:
         summary = _summary(runs, qrels, k, level, complete)
     rows = []
-    for tag, row in summary.iterrows():
-        plain, unjudged = float(row[measure]), float(row["unjudged"])
+    for tag, row in summary.items():
+        plain, unjudged = row[measure], row["unjudged"]
         mine = ordered[ordered["run_tag"] == tag]
         code = (validation.coded.code(tag, new=scored_as == "new")
                 if validation.coded is not None else None)
@@ -462,14 +475,14 @@ def _scored(runs: pd.DataFrame, ordered: pd.DataFrame, qrels: pd.DataFrame | pa.
             f"{measure}_plain": plain,
             f"{measure}_corrected": correct(method, measure, plain, mine, estimate, similar,
                                             code),
-            f"{measure}_full": float(full[tag]) if full is not None else np.nan,
+            f"{measure}_full": full[tag][measure] if full is not None else np.nan,
         })
     return rows
 
 
 def _summary(runs: pd.DataFrame, qrels: pd.DataFrame | pa.Table, k: int, level: int,
-             complete: bool) -> pd.DataFrame:
-    """Each run's mean P@k, Recall@k and unjudged@k, indexed by run tag, input order
+             complete: bool) -> Summary:
+    """Each run's mean P@k, Recall@k and unjudged@k by run tag, input order
     (lines with a ``trec_rank``, the pooled runs', are scored in that order, and only
     their first k per topic: the three read no other, and rank 1 keeps every topic)."""
     ranked = "trec_rank" in runs.columns
@@ -480,6 +493,10 @@ def _summary(runs: pd.DataFrame, qrels: pd.DataFrame | pa.Table, k: int, level: 
     return _summary_of(result, result.run_tags)
 
 
-def _summary_of(result: RecallResult, tags: list[str]) -> pd.DataFrame:
-    """``result``'s mean P@k, Recall@k and unjudged@k of runs ``tags``, in that order."""
-    return result.summary.set_index("run_tag").loc[tags, ["P", "recall", "unjudged"]]
+def _summary_of(result: RecallResult, tags: list[str]) -> Summary:
+    """``result``'s mean P@k, Recall@k and unjudged@k of runs ``tags``, in that order (read
+    from its columns: one row per run, as scored at one k)."""
+    columns = result.summary_columns
+    row = {tag: i for i, tag in enumerate(columns["run_tag"])}
+    return {tag: {name: float(columns[name][row[tag]]) for name in ("P", "recall", "unjudged")}
+            for tag in tags}

@@ -10,11 +10,15 @@ the qrels' judgments are looked up by indexing.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
+from pooltool.arrow import kernels
+from pooltool.arrow.numbers import numbers
 from pooltool.errors import PooltoolError
 from pooltool.ranking import positions_in_groups
 from pooltool.records import is_judged, is_relevant
@@ -65,16 +69,49 @@ class CodedLines:
         frames = [pooled] if new is None else [pooled, new]
         lines = {name: _joined([f[name] for f in frames])
                  for name in ("run_tag", "topic", "docno", "trec_rank")}
-        topic, q_topic = _split(_codes([lines["topic"], qrels["topic"].to_numpy()]), len(pooled)
-                                + (0 if new is None else len(new)))
-        docno, q_docno = _split(_codes([lines["docno"], qrels["docno"].to_numpy()]), len(topic))
+        tag_codes, pooled_tags = pd.factorize(pooled["run_tag"].to_numpy(), sort=True)
+        return cls._coded(tag_codes.astype(np.int64), list(pooled_tags), new,
+                          _codes([lines["topic"], qrels["topic"].to_numpy()]),
+                          _codes([lines["docno"], qrels["docno"].to_numpy()]),
+                          lines["trec_rank"], qrels)
+
+    @classmethod
+    def of_tables(cls, tables: list[pa.Table], run_tags: list[str], qrels: pd.DataFrame,
+                  new: pd.DataFrame | None = None) -> CodedLines:
+        """:meth:`of` of the pooled runs as the store holds them: ``tables[i]`` (``topic,
+        docno, trec_rank``, as :meth:`~pooltool.store.JudgmentStore.run_entries` gives
+        them) is run ``run_tags[i]``'s, its lines in that order (:meth:`of` of their rows
+        joined gives the same codes). Their ids are coded by Arrow, not read into Python
+        strings (a frame of whole runs and its factorizing were most of the cost)."""
+        present = sorted({tag for tag, table in zip(run_tags, tables, strict=True)
+                          if table.num_rows})
+        code = {tag: i for i, tag in enumerate(present)}
+        tag = np.repeat(np.array([code.get(t, -1) for t in run_tags], dtype=np.int64),
+                        [table.num_rows for table in tables])
+        extra = [] if new is None else [new]
+        def strings(name: str) -> list[pa.Array | pa.ChunkedArray]:
+            return ([kernels.cast(table[name], pa.string()) for table in tables]
+                    + [pa.array(frame[name].to_numpy(dtype=object), pa.string())
+                       for frame in extra] + [pa.array(qrels[name], pa.string())])
+        rank = np.concatenate([numbers(table["trec_rank"]) for table in tables]
+                              + [frame["trec_rank"].to_numpy() for frame in extra])
+        return cls._coded(tag, present, new, _sorted_codes(strings("topic")),
+                          _sorted_codes(strings("docno")), rank, qrels)
+
+    @classmethod
+    def _coded(cls, pooled_tag: np.ndarray, pooled_tags: Sequence[object], new: pd.DataFrame | None,
+               topic_codes: np.ndarray, docno_codes: np.ndarray, trec_rank: np.ndarray,
+               qrels: pd.DataFrame) -> CodedLines:
+        """The lines and qrels from the pooled lines' tag codes (``pooled_tags`` by code), the
+        new runs' lines and the ids' codes of lines then qrels (sorting as the strings)."""
+        lines = len(pooled_tag) + (0 if new is None else len(new))
+        topic, q_topic = _split(topic_codes, lines)
+        docno, q_docno = _split(docno_codes, lines)
         width = int(max(docno.max(initial=0), q_docno.max(initial=0))) + 1
         pair_codes, distinct_pairs = pd.factorize(np.concatenate([topic * width + docno,
                                                                   q_topic * width + q_docno]))
         pair, q_pair = _split(pair_codes.astype(np.int64), len(topic))
-        tag_codes, pooled_tags = pd.factorize(pooled["run_tag"].to_numpy(), sort=True)
-        tags = list(pooled_tags)
-        tag = tag_codes.astype(np.int64)
+        tags, tag = list(pooled_tags), pooled_tag
         if new is not None:
             new_codes, new_tags = pd.factorize(new["run_tag"].to_numpy())
             tag = np.concatenate([tag, new_codes.astype(np.int64) + len(tags)])
@@ -82,7 +119,7 @@ class CodedLines:
         topics = int(max(topic.max(initial=-1), q_topic.max(initial=-1))) + 1
         run_topic, firsts = pd.factorize(tag * topics + topic)
         bounds = np.concatenate([[0], np.cumsum(np.bincount(pair, minlength=len(distinct_pairs)))])
-        return cls(tag, topic, docno, pair, lines["trec_rank"].astype(np.int64),
+        return cls(tag, topic, docno, pair, trec_rank.astype(np.int64),
                    run_topic.astype(np.int64), (firsts // topics).astype(np.int64),
                    (firsts % topics).astype(np.int64), np.argsort(pair, kind="stable"), bounds,
                    q_topic, q_pair, qrels["grade"].to_numpy(dtype=np.int64), tags,
@@ -115,6 +152,17 @@ def _joined(columns: list[pd.Series]) -> np.ndarray:
 def _codes(parts: list[np.ndarray]) -> np.ndarray:
     """int64 codes of the values of ``parts`` joined, that sort as the values do."""
     return pd.factorize(np.concatenate(parts), sort=True)[0].astype(np.int64)
+
+
+def _sorted_codes(parts: list[pa.Array | pa.ChunkedArray]) -> np.ndarray:
+    """int64 codes of the Arrow strings of ``parts`` joined, that sort as the strings do
+    (:func:`_codes`' codes: UTF-8 bytes sort as code points, Python's string order)."""
+    chunks = [c for part in parts
+              for c in (part.chunks if isinstance(part, pa.ChunkedArray) else [part])]
+    encoded = kernels.dictionary_encode(pa.chunked_array(chunks, pa.string()).combine_chunks())
+    rank = np.empty(len(encoded.dictionary), dtype=np.int64)
+    rank[numbers(kernels.call("array_sort_indices", encoded.dictionary))] = np.arange(len(rank))
+    return rank[numbers(encoded.indices)]
 
 
 def _split(values: np.ndarray, at: int) -> tuple[np.ndarray, np.ndarray]:
