@@ -78,19 +78,17 @@ from pooltool.analysis.bias import (
     top_ranks,
     unique_pairs,
 )
-from pooltool.analysis.leave_out_drops import PooledCodes
+from pooltool.analysis.leave_out_drops import PooledCodes, Summary, means_of, run_means
 from pooltool.analysis.lipani import CodedLines, lipani_adjustment
 from pooltool.analysis.stability import RankingComparison, compare_rankings
 from pooltool.errors import NothingToScore, PooltoolError
 from pooltool.formats.frames import check_qrels_frame
+from pooltool.measures.per_topic import Columns
 from pooltool.measures.recall import RecallResult, evaluate_recall
 from pooltool.ranking import order_run
 
 if TYPE_CHECKING:
     import pyarrow as pa
-
-#: Run tag -> its mean ``P``, ``recall`` and ``unjudged`` at k (:func:`_summary`).
-Summary = dict[str, dict[str, float]]
 
 #: Each method and the measures it is defined for.
 METHODS: dict[str, tuple[str, ...]] = {
@@ -372,6 +370,8 @@ class _Validation:
         self._checked = False
         self._full: Summary | None = None
         self._full_failed = False
+        self._whole: RecallResult | None = None
+        self._whole_failed = False
 
     def check_qrels(self) -> None:
         """Check the full qrels (once), as the first group's inner check did."""
@@ -385,25 +385,43 @@ class _Validation:
         return self.shallow[chosen], self.shallow[~chosen]
 
     def full(self, runs: pd.DataFrame) -> Summary:
-        """:func:`_summary` of ``runs`` (rows of ``shallow``) on the full qrels: entries of
-        every pooled run's, or, if one of them has no qrels topic, the group's own
-        (which raises where the validation met that run)."""
+        """:func:`~pooltool.analysis.leave_out_drops.run_means` of ``runs`` (rows of
+        ``shallow``) on the full qrels: entries of every pooled run's, or, if one of them
+        has no qrels topic, the group's own (which raises where the validation met it)."""
         if self._full is None and not self._full_failed:
             try:
-                self._full = _summary(self.shallow, arrow_qrels(self.qrels), self.k,
+                self._full = run_means(self.shallow, arrow_qrels(self.qrels), self.k,
                                       self.level, self.complete)
             except NothingToScore:
                 self._full_failed = True
         if self._full is None:
-            return _summary(runs, arrow_qrels(self.qrels), self.k, self.level, self.complete)
+            return run_means(runs, arrow_qrels(self.qrels), self.k, self.level, self.complete)
         return {tag: self._full[tag] for tag in dict.fromkeys(runs["run_tag"])}
 
-    def every_run(self, table: pa.Table) -> RecallResult | None:
-        """Every pooled run's evaluation (to ``max(k, depth)``) on a group's reduced qrels
-        ``table``, made once for the inner leave-one-out (the others') and the group's
-        plain scores (a run's scores do not depend on the others'); None if it raises
-        (e.g. a run with no topic there): the steps then score apart, and raise where
-        they always did."""
+    def group_scores(self, kept: np.ndarray, table: pa.Table,
+                     mine: list[str]) -> tuple[Columns, Summary] | None:
+        """For webber-park(-similar) (None for lipani, which reads neither): every pooled
+        run's per-topic scores (to ``max(k, depth)``) on a group's reduced qrels (rows
+        ``kept``, as Arrow columns ``table``), for the inner leave-one-out (the others'),
+        and the plain scores of the group's runs ``mine`` (a run's scores do not depend on
+        the others'). Derived from every run's evaluation on the full qrels, made once
+        (:meth:`PooledCodes.reduced`), or where that would not be exact evaluated on
+        ``table``; None if that raises (e.g. a run with no topic there): the steps then
+        score apart, and raise where they always did."""
+        if self.pooled is None:
+            return None
+        if not self._whole_failed and self._whole is None:
+            self._whole = self._every_run(arrow_qrels(self.qrels))
+            self._whole_failed = self._whole is None
+        derived = None if self._whole is None else self.pooled.reduced(kept, self._whole)
+        if derived is not None:
+            return derived, self.pooled.plain(derived, mine)
+        scored = self._every_run(table)
+        return None if scored is None else (scored.per_topic_columns, means_of(scored, mine))
+
+    def _every_run(self, table: pa.Table) -> RecallResult | None:
+        """Every pooled run's evaluation (to ``max(k, depth)``) on ``table``; None if it
+        raises."""
         try:
             return evaluate_recall(self.shallow, table, ks=[self.k], level=self.level,
                                    complete=self.complete, ranked=True)
@@ -436,20 +454,20 @@ def _left_out(validation: _Validation, method: str, measure: str, group_of: dict
     # and reduced rows of the full qrels, checked here
     validation.check_qrels()
     table = arrow_qrels(reduced)
-    scored = validation.every_run(table) if method != "lipani" else None
-    if scored is not None and validation.pooled is not None:
+    scores = validation.group_scores(judged, table, mine)
+    if scores is not None and validation.pooled is not None:
         # the drops from codes (leave_out_drops); the same as estimate_pool's below
-        estimate = PoolEstimate(validation.pooled.drops(group, judged, scored, measure),
+        estimate = PoolEstimate(validation.pooled.drops(group, judged, scores[0], measure),
                                 others.loc[others["trec_rank"] <= validation.k,
                                            ["run_tag", "topic", "docno"]],
                                 others, reduced, validation.k, validation.level)
     else:
         estimate = estimate_pool(others, reduced, validation.depth, validation.k,
                                  validation.level, measure, others_groups, validation.complete,
-                                 drops=method != "lipani", checked=True, scored=scored)
+                                 drops=method != "lipani", checked=True)
     estimate = validation.coded_estimate(estimate, mine, judged)
     full = validation.full(runs)
-    plain = None if scored is None else _summary_of(scored, mine)
+    plain = None if scores is None else scores[1]
     return _scored(runs, runs, table, method, measure, estimate, similar,
                    validation.complete, "left out", full, validation, plain)
 
@@ -459,11 +477,12 @@ def _scored(runs: pd.DataFrame, ordered: pd.DataFrame, qrels: pd.DataFrame | pa.
             scored_as: str, full: Summary | None, validation: _Validation,
             summary: Summary | None = None) -> list[dict[str, object]]:
     """Rows of :func:`corrected_scores` for ``runs`` (``ordered``: the same with
-    ``trec_rank``) scored on ``qrels`` (``summary``: their :func:`_summary` there, if made;
+    ``trec_rank``) scored on ``qrels`` (``summary``: their
+    :func:`~pooltool.analysis.leave_out_drops.run_means` there, if made;
     ``full``: their full-qrels one, for runs left out)."""
     k, level = estimate.k, estimate.level
     if summary is None:
-        summary = _summary(runs, qrels, k, level, complete)
+        summary = run_means(runs, qrels, k, level, complete)
     rows = []
     for tag, row in summary.items():
         plain, unjudged = row[measure], row["unjudged"]
@@ -478,25 +497,3 @@ def _scored(runs: pd.DataFrame, ordered: pd.DataFrame, qrels: pd.DataFrame | pa.
             f"{measure}_full": full[tag][measure] if full is not None else np.nan,
         })
     return rows
-
-
-def _summary(runs: pd.DataFrame, qrels: pd.DataFrame | pa.Table, k: int, level: int,
-             complete: bool) -> Summary:
-    """Each run's mean P@k, Recall@k and unjudged@k by run tag, input order
-    (lines with a ``trec_rank``, the pooled runs', are scored in that order, and only
-    their first k per topic: the three read no other, and rank 1 keeps every topic)."""
-    ranked = "trec_rank" in runs.columns
-    if ranked:
-        runs = runs[runs["trec_rank"] <= k]
-    result = evaluate_recall(runs, qrels, ks=[k], level=level, complete=complete,
-                             ranked=ranked)
-    return _summary_of(result, result.run_tags)
-
-
-def _summary_of(result: RecallResult, tags: list[str]) -> Summary:
-    """``result``'s mean P@k, Recall@k and unjudged@k of runs ``tags``, in that order (read
-    from its columns: one row per run, as scored at one k)."""
-    columns = result.summary_columns
-    row = {tag: i for i, tag in enumerate(columns["run_tag"])}
-    return {tag: {name: float(columns[name][row[tag]]) for name in ("P", "recall", "unjudged")}
-            for tag in tags}

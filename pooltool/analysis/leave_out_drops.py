@@ -1,4 +1,5 @@
-"""The inner leave-one-out of the bias corrections' validation, on integer codes made once.
+"""The bias corrections' validation on integer codes made once: each group's scores on its
+reduced qrels and the inner leave-one-out.
 
 Webber and Park's validation (:func:`pooltool.analysis.bias_correction.corrected_scores`)
 leaves each pooled group g out, removes the judgments of the pairs g alone pooled
@@ -13,6 +14,12 @@ bookkeeping: the lines are coded once for every group (a pair id per (topic, doc
 the groups that pooled each pair), so that a group's inner pass is a few
 ``bincount`` calls instead of a frame merge and three groupbys of strings.
 
+Each group's evaluation of every pooled run on its reduced qrels is derived the same way
+from one evaluation on the full qrels (:meth:`PooledCodes.reduced`: a removed relevant
+row leaves ``num_rel`` and, in a run's top k, ``num_rel_ret@k``; a removed judged row in
+the top k adds to unjudged@k), wherever that is the evaluation's to the bit: no pair
+listed twice, no topic left without rows; elsewhere the group's qrels are evaluated.
+
 A pair is unique to group h among the others of g when h is the one group that pooled
 it, or when h and g are the two: all its qrels rows are in g's reduced qrels (g did not
 pool it alone), each row counting (a pair listed twice counts twice, as the merge of
@@ -25,11 +32,16 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from pooltool.analysis.bias import leave_out_scores, require_relevant
-from pooltool.measures.recall import RecallResult
+from pooltool.measures.per_topic import Columns
+from pooltool.measures.recall import RecallResult, evaluate_recall
 from pooltool.measures.summary import trec_mean
-from pooltool.records import is_relevant
+from pooltool.records import is_judged, is_relevant
+
+#: Run tag -> its mean ``P``, ``recall`` and ``unjudged`` at k (:func:`run_means`).
+Summary = dict[str, dict[str, float]]
 
 
 @dataclass(frozen=True)
@@ -38,10 +50,12 @@ class PooledCodes:
 
     Lines (shape ``(n,)``): ``tag`` (code into ``tags``), ``pair`` (pair id),
     ``rank`` (``trec_rank``). Tags (shape ``(t,)``): ``tag_group`` (group code). Pairs
-    (shape ``(p,)``): ``pair_topic`` (topic code), ``relevant`` (qrels rows judging it
-    relevant at ``level``), ``pair_groups`` (how many groups pooled it to ``depth``),
+    (shape ``(p,)``): ``pair_topic`` (topic code), ``relevant``, ``judged`` (qrels rows
+    judging it relevant at ``level``, judging it at all), ``pair_groups`` (how many groups
+    pooled it to ``depth``),
     ``first_group``, ``second_group`` (the two smallest group codes that did; -1 for
-    none). Qrels (shape ``(m,)``): ``q_grade``. ``topic_code``: topic id -> code.
+    none). Qrels (shape ``(m,)``): ``q_grade``, ``q_topic``, ``q_pair``. ``topic_code``:
+    topic id -> code.
     """
 
     tag: np.ndarray
@@ -52,10 +66,13 @@ class PooledCodes:
     groups: list[str]
     pair_topic: np.ndarray
     relevant: np.ndarray
+    judged: np.ndarray
     pair_groups: np.ndarray
     first_group: np.ndarray
     second_group: np.ndarray
     q_grade: np.ndarray
+    q_topic: np.ndarray
+    q_pair: np.ndarray
     topic_code: dict[str, int]
     depth: int
     k: int
@@ -82,6 +99,7 @@ class PooledCodes:
         group_codes, groups = pd.factorize(np.array([group_of[t] for t in tags], dtype=object))
         grade = qrels["grade"].to_numpy(dtype=np.int64)
         relevant = np.bincount(pair_codes[n:][is_relevant(grade, level)], minlength=pairs)
+        judged = np.bincount(pair_codes[n:][is_judged(grade)], minlength=pairs)
         rank = lines["trec_rank"].to_numpy(dtype=np.int64)
         pooled = rank <= depth
         line_group = group_codes.astype(np.int64)[tag_codes]
@@ -96,10 +114,64 @@ class PooledCodes:
         second[count >= 2] = combo_group[starts[count >= 2] + 1]
         return cls(tag_codes.astype(np.int64), pair_codes[:n], rank, [str(t) for t in tags],
                    group_codes.astype(np.int64), [str(g) for g in groups], pair_topic,
-                   relevant, count, first, second, grade,
+                   relevant, judged, count, first, second, grade,
+                   topic_codes[n:].astype(np.int64), pair_codes[n:],
                    {str(t): i for i, t in enumerate(topics)}, depth, k, level)
 
-    def drops(self, group: str, kept: np.ndarray, scored: RecallResult,
+    def reduced(self, kept: np.ndarray, full: RecallResult) -> Columns | None:
+        """Every pooled run's per-topic ``run_tag, topic, num_rel, num_rel_ret@k, recall@k,
+        P@k, unjudged@k`` on the qrels rows ``kept`` (bool, shape ``(m,)``), from ``full``,
+        their evaluation on all the rows (cut at ``max(k, depth)``, ``ks=[k]``), as
+        :func:`~pooltool.measures.recall.evaluate_recall` gives them on the kept rows: the
+        removed rows' relevant and judged pairs taken off each count
+        (:func:`~pooltool.analysis.bias.leave_out_scores`, unjudged@k as its count over k).
+        None when that would not be the evaluation's: a pair listed twice (it counts once
+        there) or a topic left without rows (it leaves every run's topics there)."""
+        removed = ~kept
+        if len(np.unique(self.q_pair)) < len(self.q_pair) or \
+                (np.bincount(self.q_topic[kept], minlength=len(self.topic_code)) == 0).any() \
+                != (np.bincount(self.q_topic, minlength=len(self.topic_code)) == 0).any():
+            return None
+        topics, k = len(self.topic_code), self.k
+        gone = np.zeros(len(self.relevant), dtype=bool)
+        gone[self.q_pair[removed]] = True
+        lines = np.flatnonzero((self.rank <= k) & gone[self.pair])
+        cell = self.tag[lines] * topics + self.pair_topic[self.pair[lines]]
+        size = len(self.tags) * topics
+        lost_rel = np.bincount(cell, weights=self.relevant[self.pair[lines]], minlength=size)
+        lost_judged = np.bincount(cell, weights=self.judged[self.pair[lines]], minlength=size)
+        removed_rel = np.bincount(self.q_topic[removed],
+                                  weights=is_relevant(self.q_grade[removed], self.level),
+                                  minlength=topics)
+        columns = full.per_topic_columns
+        row_tag, row_topic = self._rows(columns)
+        row = row_tag * topics + row_topic
+        lost = lost_rel[row].astype(np.int64)
+        num_rel, recall, precision = leave_out_scores(
+            columns["num_rel"], columns[f"num_rel_ret@{k}"],
+            removed_rel[row_topic].astype(np.int64), lost, k)
+        unjudged = np.rint(columns[f"unjudged@{k}"] * k).astype(np.int64) \
+            + lost_judged[row].astype(np.int64)
+        return {"run_tag": columns["run_tag"], "topic": columns["topic"], "num_rel": num_rel,
+                f"num_rel_ret@{k}": columns[f"num_rel_ret@{k}"] - lost,
+                f"recall@{k}": recall, f"P@{k}": precision,
+                f"unjudged@{k}": unjudged / float(k)}
+
+    def plain(self, columns: Columns, tags: list[str]) -> Summary:
+        """Runs ``tags``' mean P@k, Recall@k and unjudged@k over their rows of ``columns``
+        (:meth:`reduced`'s), as :func:`~pooltool.measures.summary.summarize` means them."""
+        k = self.k
+        mine = {tag: np.flatnonzero(columns["run_tag"] == tag) for tag in tags}
+        return {tag: {name: trec_mean(columns[f"{name}@{k}"][rows], len(rows))
+                      for name in ("P", "recall", "unjudged")} for tag, rows in mine.items()}
+
+    def _rows(self, columns: Columns) -> tuple[np.ndarray, np.ndarray]:
+        """The tag and topic codes of each row of per-topic ``columns``."""
+        tag_code = {t: i for i, t in enumerate(self.tags)}
+        return (np.array([tag_code[t] for t in columns["run_tag"]], dtype=np.int64),
+                np.array([self.topic_code[t] for t in columns["topic"]], dtype=np.int64))
+
+    def drops(self, group: str, kept: np.ndarray, columns: Columns,
               measure: str) -> pd.Series:
         """Each run outside ``group`` left out again under ``group``'s reduced qrels: its
         ``measure`` (``P`` or ``recall`` at k) minus its leave-out ``measure``, as
@@ -107,8 +179,8 @@ class PooledCodes:
         gives it (``per_run`` indexed by run tag, in its row order).
 
         :param kept: which full qrels rows the reduced qrels keep (bool, shape ``(m,)``).
-        :param scored: every pooled run's evaluation on the reduced qrels (cut at
-            ``max(k, depth)``, ``ks=[k]``, ``level``).
+        :param columns: every pooled run's per-topic evaluation on the reduced qrels (cut
+            at ``max(k, depth)``, ``ks=[k]``, ``level``), or :meth:`reduced`'s.
         :raises PooltoolError: the reduced qrels hold no relevant judgment.
         """
         require_relevant(self.q_grade[kept], self.level)
@@ -123,10 +195,7 @@ class PooledCodes:
         own = owner[self.pair[mine]] == self.tag_group[self.tag[mine]]
         tag, pair = self.tag[mine][own], self.pair[mine][own]
         np.add.at(lost, tag * topics + self.pair_topic[pair], self.relevant[pair])
-        columns = scored.per_topic_columns
-        tag_code = {t: i for i, t in enumerate(self.tags)}
-        row_tag = np.array([tag_code[t] for t in columns["run_tag"]], dtype=np.int64)
-        row_topic = np.array([self.topic_code[t] for t in columns["topic"]], dtype=np.int64)
+        row_tag, row_topic = self._rows(columns)
         rows = np.flatnonzero(self.tag_group[row_tag] != left)
         row_tag, row_topic = row_tag[rows], row_topic[rows]
         k = self.k
@@ -162,3 +231,25 @@ def _per_run_drops(row_tag: np.ndarray, values: dict[str, np.ndarray], tags: lis
     ranked = np.lexsort((names, -means["recall"]))
     drop = means[measure] - means[f"{measure}_loo"]
     return pd.Series(drop[ranked], index=pd.Index(names[ranked].astype(object), name="run_tag"))
+
+
+def run_means(runs: pd.DataFrame, qrels: pd.DataFrame | pa.Table, k: int, level: int,
+             complete: bool) -> Summary:
+    """Each run's mean P@k, Recall@k and unjudged@k by run tag, input order
+    (lines with a ``trec_rank``, the pooled runs', are scored in that order, and only
+    their first k per topic: the three read no other, and rank 1 keeps every topic)."""
+    ranked = "trec_rank" in runs.columns
+    if ranked:
+        runs = runs[runs["trec_rank"] <= k]
+    result = evaluate_recall(runs, qrels, ks=[k], level=level, complete=complete,
+                             ranked=ranked)
+    return means_of(result, result.run_tags)
+
+
+def means_of(result: RecallResult, tags: list[str]) -> Summary:
+    """``result``'s mean P@k, Recall@k and unjudged@k of runs ``tags``, in that order (read
+    from its columns: one row per run, as scored at one k)."""
+    columns = result.summary_columns
+    row = {tag: i for i, tag in enumerate(columns["run_tag"])}
+    return {tag: {name: float(columns[name][row[tag]]) for name in ("P", "recall", "unjudged")}
+            for tag in tags}

@@ -62,6 +62,39 @@ def test_the_drops_are_leave_one_outs_to_the_bit(seed: int, depth: int, k: int,
             checked=True, scored=scored).per_run.set_index("run_tag")
         for measure in ("P", "recall"):
             expected = per_run[measure] - per_run[f"{measure}_loo"]
-            got = codes.drops(group, kept, scored, measure)
+            got = codes.drops(group, kept, scored.per_topic_columns, measure)
             assert got.index.tolist() == expected.index.tolist()
             assert got.tolist() == expected.tolist()
+
+
+@pytest.mark.parametrize(("seed", "k", "level", "complete"), [(0, 5, 1, False),
+                                                               (1, 8, 2, True)])
+def test_reduced_scores_are_the_evaluations_to_the_bit(seed: int, k: int, level: int,
+                                                       complete: bool) -> None:
+    """PooledCodes.reduced (the full evaluation less the removed rows) equals
+    evaluate_recall on the rows kept, per topic and in the means; None where it would
+    not: a topic left without rows, a pair listed twice."""
+    runs, qrels = _case(seed)
+    top = runs[runs["trec_rank"] <= k].reset_index(drop=True)
+    group_of = {t: t for t in top["run_tag"].unique()}
+    codes = PooledCodes.of(top, qrels, group_of, 3, k, level)
+    full = evaluate_recall(top, arrow_qrels(qrels), ks=[k], level=level, complete=complete,
+                           ranked=True)
+    rng = np.random.default_rng(seed)
+    for _ in range(4):
+        kept = rng.random(len(qrels)) < 0.7
+        kept[qrels["topic"].drop_duplicates().index] = True  # every topic keeps a row
+        scored = evaluate_recall(top, arrow_qrels(qrels[kept]), ks=[k], level=level,
+                                 complete=complete, ranked=True)
+        got = codes.reduced(kept, full)
+        assert got is not None
+        for name, column in got.items():
+            assert column.tolist() == scored.per_topic_columns[name].tolist(), name
+        plain = codes.plain(got, ["r1", "r4"])
+        means = scored.summary.set_index("run_tag")
+        for tag in ("r1", "r4"):
+            assert plain[tag] == {name: means.loc[tag, name] for name in plain[tag]}
+    assert codes.reduced((qrels["topic"] != "t0").to_numpy(), full) is None
+    twice = pd.concat([qrels, qrels.head(1)], ignore_index=True)
+    assert PooledCodes.of(top, twice, group_of, 3, k, level).reduced(
+        np.ones(len(twice), dtype=bool), full) is None
