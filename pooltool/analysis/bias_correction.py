@@ -322,9 +322,7 @@ def corrected_scores(top: pd.DataFrame, qrels: pd.DataFrame, new_runs: pd.DataFr
     coded = None if method != "lipani" else CodedLines.of(top, qrels, ordered) \
         if whole is None else CodedLines.of_tables(list(whole.values()), list(whole), qrels,
                                                    ordered)
-    validation = _Validation(top, qrels, owners, depth, k, level, complete, coded)
-    if method != "lipani":
-        validation.pooled = PooledCodes.of(validation.shallow, qrels, group_of, depth, k, level)
+    validation = _Validation(top, qrels, owners, depth, k, level, complete, coded, group_of)
     rows = [row for group in dict.fromkeys(group_of.values())
             for row in _left_out(validation, method, measure, group_of, group, similar)]
     if new is not None and ordered is not None:
@@ -357,15 +355,17 @@ class _Validation:
     """What every group left out shares: the pooled runs' lines to ``max(k, depth)``
     (``shallow``; lipani reads them whole from ``coded``), the full ``qrels`` (checked
     once: each group's reduced qrels are rows of them, not checked again), each qrels
-    row's ``owners`` (:func:`~pooltool.analysis.bias.pair_owners`), and every pooled
-    run's full-qrels summary, scored once (a run's scores do not depend on the others')."""
+    row's ``owners`` (:func:`~pooltool.analysis.bias.pair_owners`), those lines coded
+    (``pooled``, :class:`PooledCodes`, groups by ``group_of``), and every pooled run's
+    full-qrels scores, made once (a run's scores do not depend on the others')."""
 
     def __init__(self, top: pd.DataFrame, qrels: pd.DataFrame, owners: np.ndarray, depth: int,
-                 k: int, level: int, complete: bool, coded: CodedLines | None) -> None:
+                 k: int, level: int, complete: bool, coded: CodedLines | None,
+                 group_of: dict[str, str]) -> None:
         self.shallow = top[top["trec_rank"] <= max(k, depth)]
         self.tag_codes, self.tags = pd.factorize(self.shallow["run_tag"])
         self.qrels, self.owners, self.coded = qrels, owners, coded
-        self.pooled: PooledCodes | None = None
+        self.pooled = PooledCodes.of(self.shallow, qrels, group_of, depth, k, level)
         self.depth, self.k, self.level, self.complete = depth, k, level, complete
         self._checked = False
         self._full: Summary | None = None
@@ -400,16 +400,14 @@ class _Validation:
 
     def group_scores(self, kept: np.ndarray, table: pa.Table,
                      mine: list[str]) -> tuple[Columns, Summary] | None:
-        """For webber-park(-similar) (None for lipani, which reads neither): every pooled
-        run's per-topic scores (to ``max(k, depth)``) on a group's reduced qrels (rows
-        ``kept``, as Arrow columns ``table``), for the inner leave-one-out (the others'),
-        and the plain scores of the group's runs ``mine`` (a run's scores do not depend on
-        the others'). Derived from every run's evaluation on the full qrels, made once
-        (:meth:`PooledCodes.reduced`), or where that would not be exact evaluated on
+        """Every pooled run's per-topic scores (to ``max(k, depth)``) on a group's reduced
+        qrels (rows ``kept``, as Arrow columns ``table``), for webber-park's inner
+        leave-one-out (the others'), and the plain scores of the group's runs ``mine`` (a
+        run's scores do not depend on the others'). Derived from every run's evaluation
+        on the full qrels, made once (:meth:`PooledCodes.reduced`), or where that would
+        not be exact evaluated on
         ``table``; None if that raises (e.g. a run with no topic there): the steps then
         score apart, and raise where they always did."""
-        if self.pooled is None:
-            return None
         if not self._whole_failed and self._whole is None:
             self._whole = self._every_run(arrow_qrels(self.qrels))
             self._whole_failed = self._whole is None
@@ -455,7 +453,7 @@ def _left_out(validation: _Validation, method: str, measure: str, group_of: dict
     validation.check_qrels()
     table = arrow_qrels(reduced)
     scores = validation.group_scores(judged, table, mine)
-    if scores is not None and validation.pooled is not None:
+    if scores is not None and method != "lipani":
         # the drops from codes (leave_out_drops); the same as estimate_pool's below
         estimate = PoolEstimate(validation.pooled.drops(group, judged, scores[0], measure),
                                 others.loc[others["trec_rank"] <= validation.k,
