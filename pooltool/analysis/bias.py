@@ -176,10 +176,15 @@ def contributors(top: pd.DataFrame, qrels: pd.DataFrame, level: int,
     if strangers:
         raise PooltoolError(f"the group mapping names runs that did not contribute: "
                             f"{', '.join(strangers)}")
-    if not is_relevant(qrels["grade"], level).any():
+    require_relevant(qrels["grade"], level)
+    return group_of
+
+
+def require_relevant(grades: pd.Series | np.ndarray, level: int) -> None:
+    """:raises PooltoolError: no grade of the qrels ``grades`` is relevant at ``level``."""
+    if not is_relevant(grades, level).any():
         raise PooltoolError(f"the qrels hold no relevant judgment (grade >= {level}): "
                             "leave-one-out has nothing to measure")
-    return group_of
 
 
 def unique_pairs(top: pd.DataFrame, depth: int, group_of: dict[str, str],
@@ -214,15 +219,26 @@ def _leave_out_topics(full: pd.DataFrame, top: pd.DataFrame, unique: pd.DataFram
                   f"unjudged@{k}"]].copy()
     frame.columns = ["run_tag", "topic", "num_rel", "rel_ret", "recall", "P", "unjudged"]
     lost_rel, lost_judged, removed_rel = _unique_counts(frame, top, unique, group_of, k, level)
-    frame["num_rel_loo"] = frame["num_rel"] - removed_rel
-    rel_ret_loo = (frame["rel_ret"] - lost_rel).to_numpy(dtype=np.float64)
-    num_rel_loo = frame["num_rel_loo"].to_numpy(dtype=np.float64)
-    frame["recall_loo"] = np.divide(rel_ret_loo, num_rel_loo, out=np.zeros_like(rel_ret_loo),
-                                    where=num_rel_loo > 0)
-    frame["P_loo"] = rel_ret_loo / k
+    frame["num_rel_loo"], frame["recall_loo"], frame["P_loo"] = leave_out_scores(
+        frame["num_rel"].to_numpy(), frame["rel_ret"].to_numpy(), removed_rel, lost_rel, k)
     frame["unjudged_loo"] = frame["unjudged"] + lost_judged / k
     return frame[["run_tag", "topic", "num_rel", "num_rel_loo", "recall", "recall_loo",
                   "P", "P_loo", "unjudged", "unjudged_loo"]]
+
+
+def leave_out_scores(num_rel: np.ndarray, rel_ret: np.ndarray, removed_rel: np.ndarray,
+                     lost_rel: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per (run, topic) row, its leave-out ``num_rel_loo`` (int64), Recall@k (0 when no
+    relevant document is left) and P@k (float64): from ``num_rel`` and
+    ``num_rel_ret@k`` on the qrels, less its group's unique relevant judgments
+    ``removed_rel`` and those of them in the run's top k, ``lost_rel`` (int arrays, one
+    entry per row)."""
+    num_rel_loo = num_rel - removed_rel
+    rel_ret_loo = (rel_ret - lost_rel).astype(np.float64)
+    as_float = num_rel_loo.astype(np.float64)
+    recall_loo = np.divide(rel_ret_loo, as_float, out=np.zeros_like(rel_ret_loo),
+                           where=as_float > 0)
+    return num_rel_loo, recall_loo, rel_ret_loo / k
 
 
 def _unique_counts(frame: pd.DataFrame, top: pd.DataFrame, unique: pd.DataFrame,

@@ -62,6 +62,7 @@ for the uncorrected leave-out scores.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -77,10 +78,12 @@ from pooltool.analysis.bias import (
     top_ranks,
     unique_pairs,
 )
+from pooltool.analysis.leave_out_drops import PooledCodes, Summary, means_of, run_means
 from pooltool.analysis.lipani import CodedLines, lipani_adjustment
 from pooltool.analysis.stability import RankingComparison, compare_rankings
 from pooltool.errors import NothingToScore, PooltoolError
 from pooltool.formats.frames import check_qrels_frame
+from pooltool.measures.per_topic import Columns
 from pooltool.measures.recall import RecallResult, evaluate_recall
 from pooltool.ranking import order_run
 
@@ -280,12 +283,14 @@ class Corrected:
 def corrected_scores(top: pd.DataFrame, qrels: pd.DataFrame, new_runs: pd.DataFrame | None,
                      depth: int, k: int, method: str, measure: str = "P", level: int = 1,
                      groups: dict[str, str] | None = None, similar: int = 3,
-                     complete: bool = False) -> Corrected:
+                     complete: bool = False,
+                     whole: Mapping[str, pa.Table] | None = None) -> Corrected:
     """Corrected scores of every pooled run under leave-one-out (the validation) and of
     every new run.
 
     :param top: the pooled runs' lines with ``trec_rank`` (at least their first
-        ``max(k, depth)`` documents per topic; ``lipani`` reads whole runs).
+        ``max(k, depth)`` documents per topic; ``lipani`` reads whole runs, here or from
+        ``whole``).
     :param qrels: ``topic, docno, grade`` (the full qrels).
     :param new_runs: lines of runs outside the pool (``run_tag, topic, docno,
         score``), or None.
@@ -295,6 +300,10 @@ def corrected_scores(top: pd.DataFrame, qrels: pd.DataFrame, new_runs: pd.DataFr
     :param measure: ``P`` or ``recall``.
     :param groups: run tag -> group (left out together); default: each run alone.
     :param similar: pooled runs used by ``webber-park-similar``.
+    :param whole: for ``lipani``, the pooled runs' whole lines as the store holds them (run
+        tag -> its :meth:`~pooltool.store.JudgmentStore.run_entries` table, ``topic,
+        docno, trec_rank``, in ``top``'s run order), coded without a frame
+        (:meth:`CodedLines.of_tables`); None: ``top`` holds them.
     :returns: a :class:`Corrected`.
     :raises PooltoolError: the method is unknown or undefined for ``measure``,
         fewer than three pooled groups (a left-out group leaves fewer than two
@@ -310,8 +319,10 @@ def corrected_scores(top: pd.DataFrame, qrels: pd.DataFrame, new_runs: pd.DataFr
     owners = pair_owners(qrels, unique_pairs(top_ranks(top, depth), depth, group_of, qrels))
     new = new_runs if new_runs is not None and len(new_runs) else None
     ordered = None if new is None else new if "trec_rank" in new.columns else order_run(new)
-    validation = _Validation(top, qrels, owners, depth, k, level, complete,
-                             CodedLines.of(top, qrels, ordered) if method == "lipani" else None)
+    coded = None if method != "lipani" else CodedLines.of(top, qrels, ordered) \
+        if whole is None else CodedLines.of_tables(list(whole.values()), list(whole), qrels,
+                                                   ordered)
+    validation = _Validation(top, qrels, owners, depth, k, level, complete, coded, group_of)
     rows = [row for group in dict.fromkeys(group_of.values())
             for row in _left_out(validation, method, measure, group_of, group, similar)]
     if new is not None and ordered is not None:
@@ -344,18 +355,23 @@ class _Validation:
     """What every group left out shares: the pooled runs' lines to ``max(k, depth)``
     (``shallow``; lipani reads them whole from ``coded``), the full ``qrels`` (checked
     once: each group's reduced qrels are rows of them, not checked again), each qrels
-    row's ``owners`` (:func:`~pooltool.analysis.bias.pair_owners`), and every pooled
-    run's full-qrels summary, scored once (a run's scores do not depend on the others')."""
+    row's ``owners`` (:func:`~pooltool.analysis.bias.pair_owners`), those lines coded
+    (``pooled``, :class:`PooledCodes`, groups by ``group_of``), and every pooled run's
+    full-qrels scores, made once (a run's scores do not depend on the others')."""
 
     def __init__(self, top: pd.DataFrame, qrels: pd.DataFrame, owners: np.ndarray, depth: int,
-                 k: int, level: int, complete: bool, coded: CodedLines | None) -> None:
+                 k: int, level: int, complete: bool, coded: CodedLines | None,
+                 group_of: dict[str, str]) -> None:
         self.shallow = top[top["trec_rank"] <= max(k, depth)]
         self.tag_codes, self.tags = pd.factorize(self.shallow["run_tag"])
         self.qrels, self.owners, self.coded = qrels, owners, coded
+        self.pooled = PooledCodes.of(self.shallow, qrels, group_of, depth, k, level)
         self.depth, self.k, self.level, self.complete = depth, k, level, complete
         self._checked = False
-        self._full: pd.DataFrame | None = None
+        self._full: Summary | None = None
         self._full_failed = False
+        self._whole: RecallResult | None = None
+        self._whole_failed = False
 
     def check_qrels(self) -> None:
         """Check the full qrels (once), as the first group's inner check did."""
@@ -368,26 +384,42 @@ class _Validation:
         chosen = np.isin(self.tag_codes, [self.tags.get_loc(tag) for tag in mine])
         return self.shallow[chosen], self.shallow[~chosen]
 
-    def full(self, runs: pd.DataFrame) -> pd.DataFrame:
-        """:func:`_summary` of ``runs`` (rows of ``shallow``) on the full qrels: rows of
-        every pooled run's, or, if one of them has no qrels topic, the group's own
-        (which raises where the validation met that run)."""
+    def full(self, runs: pd.DataFrame) -> Summary:
+        """:func:`~pooltool.analysis.leave_out_drops.run_means` of ``runs`` (rows of
+        ``shallow``) on the full qrels: entries of every pooled run's, or, if one of them
+        has no qrels topic, the group's own (which raises where the validation met it)."""
         if self._full is None and not self._full_failed:
             try:
-                self._full = _summary(self.shallow, arrow_qrels(self.qrels), self.k,
+                self._full = run_means(self.shallow, arrow_qrels(self.qrels), self.k,
                                       self.level, self.complete)
             except NothingToScore:
                 self._full_failed = True
         if self._full is None:
-            return _summary(runs, arrow_qrels(self.qrels), self.k, self.level, self.complete)
-        return self._full.loc[list(dict.fromkeys(runs["run_tag"]))]
+            return run_means(runs, arrow_qrels(self.qrels), self.k, self.level, self.complete)
+        return {tag: self._full[tag] for tag in dict.fromkeys(runs["run_tag"])}
 
-    def every_run(self, table: pa.Table) -> RecallResult | None:
-        """Every pooled run's evaluation (to ``max(k, depth)``) on a group's reduced qrels
-        ``table``, made once for the inner leave-one-out (the others') and the group's
-        plain scores (a run's scores do not depend on the others'); None if it raises
-        (e.g. a run with no topic there): the steps then score apart, and raise where
-        they always did."""
+    def group_scores(self, kept: np.ndarray, table: pa.Table,
+                     mine: list[str]) -> tuple[Columns, Summary] | None:
+        """Every pooled run's per-topic scores (to ``max(k, depth)``) on a group's reduced
+        qrels (rows ``kept``, as Arrow columns ``table``), for webber-park's inner
+        leave-one-out (the others'), and the plain scores of the group's runs ``mine`` (a
+        run's scores do not depend on the others'). Derived from every run's evaluation
+        on the full qrels, made once (:meth:`PooledCodes.reduced`), or where that would
+        not be exact evaluated on
+        ``table``; None if that raises (e.g. a run with no topic there): the steps then
+        score apart, and raise where they always did."""
+        if not self._whole_failed and self._whole is None:
+            self._whole = self._every_run(arrow_qrels(self.qrels))
+            self._whole_failed = self._whole is None
+        derived = None if self._whole is None else self.pooled.reduced(kept, self._whole)
+        if derived is not None:
+            return derived, self.pooled.plain(derived, mine)
+        scored = self._every_run(table)
+        return None if scored is None else (scored.per_topic_columns, means_of(scored, mine))
+
+    def _every_run(self, table: pa.Table) -> RecallResult | None:
+        """Every pooled run's evaluation (to ``max(k, depth)``) on ``table``; None if it
+        raises."""
         try:
             return evaluate_recall(self.shallow, table, ks=[self.k], level=self.level,
                                    complete=self.complete, ranked=True)
@@ -420,29 +452,38 @@ def _left_out(validation: _Validation, method: str, measure: str, group_of: dict
     # and reduced rows of the full qrels, checked here
     validation.check_qrels()
     table = arrow_qrels(reduced)
-    scored = validation.every_run(table) if method != "lipani" else None
-    estimate = estimate_pool(others, reduced, validation.depth, validation.k, validation.level,
-                             measure, others_groups, validation.complete,
-                             drops=method != "lipani", checked=True, scored=scored)
+    scores = validation.group_scores(judged, table, mine)
+    if scores is not None and method != "lipani":
+        # the drops from codes (leave_out_drops); the same as estimate_pool's below
+        estimate = PoolEstimate(validation.pooled.drops(group, judged, scores[0], measure),
+                                others.loc[others["trec_rank"] <= validation.k,
+                                           ["run_tag", "topic", "docno"]],
+                                others, reduced, validation.k, validation.level)
+    else:
+        estimate = estimate_pool(others, reduced, validation.depth, validation.k,
+                                 validation.level, measure, others_groups, validation.complete,
+                                 drops=method != "lipani", checked=True)
     estimate = validation.coded_estimate(estimate, mine, judged)
     full = validation.full(runs)
-    plain = None if scored is None else _summary_of(scored, mine)
+    plain = None if scores is None else scores[1]
     return _scored(runs, runs, table, method, measure, estimate, similar,
-                   validation.complete, "left out", full[measure], validation, plain)
+                   validation.complete, "left out", full, validation, plain)
 
 
 def _scored(runs: pd.DataFrame, ordered: pd.DataFrame, qrels: pd.DataFrame | pa.Table,
             method: str, measure: str, estimate: PoolEstimate, similar: int, complete: bool,
-            scored_as: str, full: pd.Series | None, validation: _Validation,
-            summary: pd.DataFrame | None = None) -> list[dict[str, object]]:
+            scored_as: str, full: Summary | None, validation: _Validation,
+            summary: Summary | None = None) -> list[dict[str, object]]:
     """Rows of :func:`corrected_scores` for ``runs`` (``ordered``: the same with
-    ``trec_rank``) scored on ``qrels`` (``summary``: their :func:`_summary` there, if made)."""
+    ``trec_rank``) scored on ``qrels`` (``summary``: their
+    :func:`~pooltool.analysis.leave_out_drops.run_means` there, if made;
+    ``full``: their full-qrels one, for runs left out)."""
     k, level = estimate.k, estimate.level
     if summary is None:
-        summary = _summary(runs, qrels, k, level, complete)
+        summary = run_means(runs, qrels, k, level, complete)
     rows = []
-    for tag, row in summary.iterrows():
-        plain, unjudged = float(row[measure]), float(row["unjudged"])
+    for tag, row in summary.items():
+        plain, unjudged = row[measure], row["unjudged"]
         mine = ordered[ordered["run_tag"] == tag]
         code = (validation.coded.code(tag, new=scored_as == "new")
                 if validation.coded is not None else None)
@@ -451,24 +492,6 @@ def _scored(runs: pd.DataFrame, ordered: pd.DataFrame, qrels: pd.DataFrame | pa.
             f"{measure}_plain": plain,
             f"{measure}_corrected": correct(method, measure, plain, mine, estimate, similar,
                                             code),
-            f"{measure}_full": float(full[tag]) if full is not None else np.nan,
+            f"{measure}_full": full[tag][measure] if full is not None else np.nan,
         })
     return rows
-
-
-def _summary(runs: pd.DataFrame, qrels: pd.DataFrame | pa.Table, k: int, level: int,
-             complete: bool) -> pd.DataFrame:
-    """Each run's mean P@k, Recall@k and unjudged@k, indexed by run tag, input order
-    (lines with a ``trec_rank``, the pooled runs', are scored in that order, and only
-    their first k per topic: the three read no other, and rank 1 keeps every topic)."""
-    ranked = "trec_rank" in runs.columns
-    if ranked:
-        runs = runs[runs["trec_rank"] <= k]
-    result = evaluate_recall(runs, qrels, ks=[k], level=level, complete=complete,
-                             ranked=ranked)
-    return _summary_of(result, result.run_tags)
-
-
-def _summary_of(result: RecallResult, tags: list[str]) -> pd.DataFrame:
-    """``result``'s mean P@k, Recall@k and unjudged@k of runs ``tags``, in that order."""
-    return result.summary.set_index("run_tag").loc[tags, ["P", "recall", "unjudged"]]

@@ -10,11 +10,15 @@ the qrels' judgments are looked up by indexing.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
+from pooltool.arrow import kernels
+from pooltool.arrow.numbers import numbers
 from pooltool.errors import PooltoolError
 from pooltool.ranking import positions_in_groups
 from pooltool.records import is_judged, is_relevant
@@ -65,16 +69,49 @@ class CodedLines:
         frames = [pooled] if new is None else [pooled, new]
         lines = {name: _joined([f[name] for f in frames])
                  for name in ("run_tag", "topic", "docno", "trec_rank")}
-        topic, q_topic = _split(_codes([lines["topic"], qrels["topic"].to_numpy()]), len(pooled)
-                                + (0 if new is None else len(new)))
-        docno, q_docno = _split(_codes([lines["docno"], qrels["docno"].to_numpy()]), len(topic))
+        tag_codes, pooled_tags = pd.factorize(pooled["run_tag"].to_numpy(), sort=True)
+        return cls._coded(tag_codes.astype(np.int64), list(pooled_tags), new,
+                          _codes([lines["topic"], qrels["topic"].to_numpy()]),
+                          _codes([lines["docno"], qrels["docno"].to_numpy()]),
+                          lines["trec_rank"], qrels)
+
+    @classmethod
+    def of_tables(cls, tables: list[pa.Table], run_tags: list[str], qrels: pd.DataFrame,
+                  new: pd.DataFrame | None = None) -> CodedLines:
+        """:meth:`of` of the pooled runs as the store holds them: ``tables[i]`` (``topic,
+        docno, trec_rank``, as :meth:`~pooltool.store.JudgmentStore.run_entries` gives
+        them) is run ``run_tags[i]``'s, its lines in that order (:meth:`of` of their rows
+        joined gives the same codes). Their ids are coded by Arrow, not read into Python
+        strings (a frame of whole runs and its factorizing were most of the cost)."""
+        present = sorted({tag for tag, table in zip(run_tags, tables, strict=True)
+                          if table.num_rows})
+        code = {tag: i for i, tag in enumerate(present)}
+        tag = np.repeat(np.array([code.get(t, -1) for t in run_tags], dtype=np.int64),
+                        [table.num_rows for table in tables])
+        extra = [] if new is None else [new]
+        def strings(name: str) -> list[pa.Array | pa.ChunkedArray]:
+            return ([kernels.cast(table[name], pa.string()) for table in tables]
+                    + [pa.array(frame[name].to_numpy(dtype=object), pa.string())
+                       for frame in extra] + [pa.array(qrels[name], pa.string())])
+        rank = np.concatenate([numbers(table["trec_rank"]) for table in tables]
+                              + [frame["trec_rank"].to_numpy() for frame in extra])
+        return cls._coded(tag, present, new, _sorted_codes(strings("topic")),
+                          _sorted_codes(strings("docno")), rank, qrels)
+
+    @classmethod
+    def _coded(cls, pooled_tag: np.ndarray, pooled_tags: Sequence[object], new: pd.DataFrame | None,
+               topic_codes: np.ndarray, docno_codes: np.ndarray, trec_rank: np.ndarray,
+               qrels: pd.DataFrame) -> CodedLines:
+        """The lines and qrels from the pooled lines' tag codes (``pooled_tags`` by code), the
+        new runs' lines and the ids' codes of lines then qrels (sorting as the strings)."""
+        lines = len(pooled_tag) + (0 if new is None else len(new))
+        topic, q_topic = _split(topic_codes, lines)
+        docno, q_docno = _split(docno_codes, lines)
         width = int(max(docno.max(initial=0), q_docno.max(initial=0))) + 1
         pair_codes, distinct_pairs = pd.factorize(np.concatenate([topic * width + docno,
                                                                   q_topic * width + q_docno]))
         pair, q_pair = _split(pair_codes.astype(np.int64), len(topic))
-        tag_codes, pooled_tags = pd.factorize(pooled["run_tag"].to_numpy(), sort=True)
-        tags = list(pooled_tags)
-        tag = tag_codes.astype(np.int64)
+        tags, tag = list(pooled_tags), pooled_tag
         if new is not None:
             new_codes, new_tags = pd.factorize(new["run_tag"].to_numpy())
             tag = np.concatenate([tag, new_codes.astype(np.int64) + len(tags)])
@@ -82,7 +119,7 @@ class CodedLines:
         topics = int(max(topic.max(initial=-1), q_topic.max(initial=-1))) + 1
         run_topic, firsts = pd.factorize(tag * topics + topic)
         bounds = np.concatenate([[0], np.cumsum(np.bincount(pair, minlength=len(distinct_pairs)))])
-        return cls(tag, topic, docno, pair, lines["trec_rank"].astype(np.int64),
+        return cls(tag, topic, docno, pair, trec_rank.astype(np.int64),
                    run_topic.astype(np.int64), (firsts // topics).astype(np.int64),
                    (firsts % topics).astype(np.int64), np.argsort(pair, kind="stable"), bounds,
                    q_topic, q_pair, qrels["grade"].to_numpy(dtype=np.int64), tags,
@@ -117,6 +154,17 @@ def _codes(parts: list[np.ndarray]) -> np.ndarray:
     return pd.factorize(np.concatenate(parts), sort=True)[0].astype(np.int64)
 
 
+def _sorted_codes(parts: list[pa.Array | pa.ChunkedArray]) -> np.ndarray:
+    """int64 codes of the Arrow strings of ``parts`` joined, that sort as the strings do
+    (:func:`_codes`' codes: UTF-8 bytes sort as code points, Python's string order)."""
+    chunks = [c for part in parts
+              for c in (part.chunks if isinstance(part, pa.ChunkedArray) else [part])]
+    encoded = kernels.dictionary_encode(pa.chunked_array(chunks, pa.string()).combine_chunks())
+    rank = np.empty(len(encoded.dictionary), dtype=np.int64)
+    rank[numbers(kernels.call("array_sort_indices", encoded.dictionary))] = np.arange(len(rank))
+    return rank[numbers(encoded.indices)]
+
+
 def _split(values: np.ndarray, at: int) -> tuple[np.ndarray, np.ndarray]:
     return values[:at], values[at:]
 
@@ -142,15 +190,17 @@ def lipani_adjustment(coded: CodedLines, run: int, pooled: np.ndarray, judged: n
     """
     judgments = Judgments.of(coded, judged, level)
     top = np.flatnonzero(coded.rank <= k)
-    mine = _precision_pair(coded, coded.tag_set([run]), judgments, k, top).iloc[0]
-    unjudged = 1.0 - mine["P"] - mine["AP"]
+    mine = _precision_pair(coded, coded.tag_set([run]), judgments, k, top)
+    mine_p, mine_ap = float(mine.P[0]), float(mine.AP[0])
+    unjudged = 1.0 - mine_p - mine_ap
     if unjudged == 0 or not pooled.any():
         return 0.0
     before = _precision_pair(coded, pooled, judgments, k, top)
     after = _reranked_precision_pair(rerank_top_k(coded, pooled, run, k), judgments,
-                                     k).reindex(before.index)
-    delta_p, delta_ap = after["P"] - before["P"], after["AP"] - before["AP"]
-    lam = float(delta_p.mean()) * mine["AP"] - float(delta_ap.mean()) * mine["P"]
+                                     k).aligned(before.tag)
+    # pandas' Series means (NaN skipped: a run the re-rank left no topic), as they were
+    delta_p, delta_ap = pd.Series(after.P - before.P), pd.Series(after.AP - before.AP)
+    lam = float(delta_p.mean()) * mine_ap - float(delta_ap.mean()) * mine_p
     if lam <= 0:
         return 0.0
     return float(unjudged * max(float((-delta_p - delta_ap).mean()), 0.0))
@@ -295,15 +345,34 @@ def _may_reach_top_k(group: np.ndarray, groups: int, position: np.ndarray,
     return lower[key] < k
 
 
+@dataclass(frozen=True)
+class PrecisionPair:
+    """P@k and anti-precision AP@k (fractions 0..1, float64) per run ``tag`` code
+    (int64, ascending), arrays of one length."""
+
+    tag: np.ndarray
+    P: np.ndarray
+    AP: np.ndarray
+
+    def aligned(self, tags: np.ndarray) -> PrecisionPair:
+        """The values of run codes ``tags``, NaN for a code not here (the reindex of a
+        frame indexed by run code)."""
+        at = np.searchsorted(self.tag, tags)
+        found = at < len(self.tag)
+        found[found] = self.tag[at[found]] == tags[found]
+        p, ap = np.full(len(tags), np.nan), np.full(len(tags), np.nan)
+        p[found], ap[found] = self.P[at[found]], self.AP[at[found]]
+        return PrecisionPair(tags, p, ap)
+
+
 def _precision_pair(coded: CodedLines, tags: np.ndarray, judgments: Judgments, k: int,
-                    top: np.ndarray) -> pd.DataFrame:
+                    top: np.ndarray) -> PrecisionPair:
     """P@k and anti-precision AP@k (share of the top k judged not relevant) per run
     tag: means over the run's topics that the judgments have (their ``TRECEval.p_n``,
     lines 110-113), each run's topics in order of first appearance.
 
     :param tags: the runs (bool per tag code of ``coded``), read whole.
     :param top: the positions of ``coded``'s lines ranked ``k`` or better.
-    :returns: ``P, AP`` (fractions 0..1) indexed by ``run_tag`` code (ascending).
     """
     # the (run, topic)s in order of first appearance: their codes'
     groups = np.flatnonzero(tags[coded.run_topic_tag] & judgments.topics[coded.run_topic_topic])
@@ -315,7 +384,7 @@ def _precision_pair(coded: CodedLines, tags: np.ndarray, judgments: Judgments, k
     return _means(coded.run_topic_tag[groups], rel[groups], anti[groups], k)
 
 
-def _reranked_precision_pair(lines: Reranked, judgments: Judgments, k: int) -> pd.DataFrame:
+def _reranked_precision_pair(lines: Reranked, judgments: Judgments, k: int) -> PrecisionPair:
     """:func:`_precision_pair` of re-ranked lines (each (run, topic) holds rank 1, and
     they come sorted by run and topic, their order of first appearance)."""
     scored = judgments.topics[lines.topic]
@@ -330,10 +399,19 @@ def _reranked_precision_pair(lines: Reranked, judgments: Judgments, k: int) -> p
     return _means(tag[first], rel, anti, k)
 
 
-def _means(tag: np.ndarray, rel: np.ndarray, anti: np.ndarray, k: int) -> pd.DataFrame:
+def _means(tag: np.ndarray, rel: np.ndarray, anti: np.ndarray, k: int) -> PrecisionPair:
     """Per run tag code, the mean of its (run, topic)s' ``rel / k`` and ``anti / k``
-    (counts, one per (run, topic), each run's in order): pandas' grouped mean, whose
-    summation the values depend on to the last bit."""
-    counts = pd.DataFrame({"rel": rel.astype(np.int64) / k, "anti": anti.astype(np.int64) / k},
-                          index=pd.Index(tag, name="run_tag"))
-    return counts.groupby(level="run_tag").mean().rename(columns={"rel": "P", "anti": "AP"})
+    (counts, one per (run, topic), each run's in order), as pandas' grouped mean gives
+    it: the values depend on its summation to the last bit. For labels in ascending
+    order (the runs come so from the store) pandas sums each run's values as
+    ``np.add.reduceat`` does (tests/analysis/test_lipani.py checks it on random
+    values), which is taken here without a frame; other orders go through pandas."""
+    p, ap = rel.astype(np.int64) / k, anti.astype(np.int64) / k
+    if len(tag) and bool(np.all(tag[1:] >= tag[:-1])):
+        codes, starts, counts = np.unique(tag, return_index=True, return_counts=True)
+        return PrecisionPair(codes, np.add.reduceat(p, starts) / counts,
+                             np.add.reduceat(ap, starts) / counts)
+    means = pd.DataFrame({"P": p, "AP": ap}, index=pd.Index(tag, name="run_tag")).groupby(
+        level="run_tag").mean()
+    return PrecisionPair(means.index.to_numpy(dtype=np.int64), means["P"].to_numpy(),
+                         means["AP"].to_numpy())

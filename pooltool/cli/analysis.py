@@ -35,6 +35,8 @@ from pooltool.json_documents import (
 from pooltool.report import emit, emit_json, records
 
 if TYPE_CHECKING:
+    import pyarrow as pa
+
     from pooltool.analysis.bias import BiasResult, NewRunReport
 
 #: --correct methods (pooltool.analysis.bias_correction.METHODS, named here so that
@@ -267,10 +269,11 @@ def bias(ctx: click.Context, k: int, depth: int | None, pool_name: str, run_tags
         if depth is None:
             _say_uneven_depths(pooling.contributor_depths(store, pool_name), pool_depth)
         depth = depth or pool_depth
-        # lipani re-ranks the pooled runs by the new one, and a measure like map looks at
-        # every rank: they read the runs whole
-        whole = method == "lipani" or generic
-        top = store.top_entries(tags, sys.maxsize if whole else max(k, depth))
+        # a measure like map looks at every rank: it reads the runs whole; lipani re-ranks
+        # the pooled runs by the new one: it codes them whole from the store's tables
+        top = store.top_entries(tags, sys.maxsize if generic else max(k, depth))
+        whole = None if method != "lipani" or generic else dict(zip(tags, store.run_entries(
+            [store.run_id(tag) for tag in tags], None, columns=["docno"]), strict=True))
         qrels = load_qrels(ctx, qrels_file) if qrels_file else store.qrels(version)
         outside = [t for t in store.run_tags() if t not in tags]
     note_positives_only(ctx, qrels, level, qrels_name(qrels_file, version))
@@ -290,7 +293,7 @@ def bias(ctx: click.Context, k: int, depth: int | None, pool_name: str, run_tags
         _bias_corrected(ctx, top, qrels, others, fmt, method, measure or "P",
                         {"k": k, "depth": depth, "level": level, "complete": complete,
                          "groups": groups or {}, "similar": similar,
-                         "qrels": qrels_file or version or ""})
+                         "qrels": qrels_file or version or ""}, whole)
         return
     result = leave_one_out(top, qrels, depth, k, level, groups, complete)
     report = new_run_exposure(load_runs(ctx, others), qrels, result,
@@ -335,13 +338,13 @@ def _measure_bias(ctx: click.Context, top: pd.DataFrame, qrels: pd.DataFrame,
 
 def _bias_corrected(ctx: click.Context, top: pd.DataFrame, qrels: pd.DataFrame,
                     others: list[str], fmt: str, method: str, measure: str,
-                    options: dict[str, Any]) -> None:
+                    options: dict[str, Any], whole: dict[str, pa.Table] | None) -> None:
     from pooltool.analysis.bias_correction import corrected_scores
 
     new = load_runs(ctx, others) if others else None
     result = corrected_scores(top, qrels, new, options["depth"], options["k"], method, measure,
                               options["level"], options["groups"] or None, options["similar"],
-                              options["complete"])
+                              options["complete"], whole)
     for (tag, scored_as), value in result.clipped.items():
         bound = 1 if value > 1 else 0
         warn(f"note: run {tag} ({scored_as}): corrected {measure}@{options['k']} {value:.4f} "

@@ -5,13 +5,17 @@ high), P@k / AP@k by a join, and the adjustment they make, equal to the bit."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import pytest
 
 from pooltool.analysis.lipani import (
     CodedLines,
     Judgments,
+    _means,
     _precision_pair,
     lipani_adjustment,
     rerank_top_k,
@@ -138,11 +142,61 @@ def test_precision_pair_is_the_join(seed: int, k: int) -> None:
     coded = CodedLines.of(lines, qrels)
     for level in (1, 2):
         judgments = Judgments.of(coded, np.ones(len(qrels), dtype=bool), level)
-        got = _precision_pair(coded, np.ones(len(coded.tags), dtype=bool), judgments, k,
-                              np.flatnonzero(coded.rank <= k))
-        got.index = pd.Index([coded.tags[t] for t in got.index], name="run_tag")
+        pair = _precision_pair(coded, np.ones(len(coded.tags), dtype=bool), judgments, k,
+                               np.flatnonzero(coded.rank <= k))
+        got = pd.DataFrame({"P": pair.P, "AP": pair.AP},
+                           index=pd.Index([coded.tags[t] for t in pair.tag], name="run_tag"))
         pd.testing.assert_frame_equal(got, _precision_pair_by_join(lines, qrels, k, level),
                                       check_exact=True, check_index_type=False)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_the_stores_tables_code_as_their_frame(seed: int) -> None:
+    """CodedLines.of_tables (the store's Arrow tables, ids coded by Arrow) gives every array
+    of CodedLines.of on the same lines as a frame: ids sorting as strings (non-ASCII
+    docnos too), a run without lines, new runs and qrels topics no run has."""
+    rng = np.random.default_rng(seed)
+    lines = _lines(rng, tags=4, topics=3, depth=int(rng.integers(1, 30)), docs=50)
+    lines = lines.assign(run_tag="r" + lines["run_tag"].astype(str),
+                         topic="t" + lines["topic"].astype(str),
+                         docno=lines["docno"].map(lambda d: f"d{d}" if d % 3 else f"dé{d}"))
+    lines = lines[lines["run_tag"] != "r2"].reset_index(drop=True)  # r2 has no line
+    new = lines[lines["run_tag"] == "r1"].assign(run_tag="new")
+    judged = lines[["topic", "docno"]].drop_duplicates().sample(frac=0.5, random_state=seed)
+    qrels = pd.concat([judged.assign(grade=rng.integers(-1, 3, len(judged))),
+                       pd.DataFrame({"topic": ["t9"], "docno": ["é"], "grade": [1]})])
+    tags = ["r3", "r0", "r2", "r1"]  # the tables in the store's order, not the tags'
+    lines = pd.concat([lines[lines["run_tag"] == tag] for tag in tags], ignore_index=True)
+    tables = [pa.table({"topic": pa.array(part["topic"].tolist()).dictionary_encode(),
+                        "docno": pa.array(part["docno"].tolist(), pa.string()),
+                        "trec_rank": pa.array(part["trec_rank"].to_numpy(dtype=np.int64))})
+              for part in (lines[lines["run_tag"] == tag] for tag in tags)]
+    for extra in (None, new):
+        expected = CodedLines.of(lines, qrels, extra)
+        got = CodedLines.of_tables(tables, tags, qrels, extra)
+        for field in dataclasses.fields(CodedLines):
+            want, have = getattr(expected, field.name), getattr(got, field.name)
+            assert np.array_equal(have, want) if isinstance(want, np.ndarray) else have == want
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_means_are_pandas_grouped_means_to_the_bit(seed: int) -> None:
+    """_means' frame-free path (labels ascending) sums as pandas' grouped mean does: long
+    runs of fractions whose sum left to right, pairwise or compensated differ in the last
+    bit; labels out of order take pandas' own path."""
+    rng = np.random.default_rng(seed)
+    k = int(rng.integers(3, 120))
+    for ascending in (True, False):
+        tag = rng.integers(0, 12, int(rng.integers(1, 3000)))
+        if ascending:
+            tag.sort()
+        rel, anti = rng.integers(0, k + 1, len(tag)), rng.integers(0, k + 1, len(tag))
+        got = _means(tag, rel.astype(np.float64), anti.astype(np.float64), k)
+        expected = pd.DataFrame({"P": rel / k, "AP": anti / k},
+                                index=pd.Index(tag, name="run_tag")).groupby(level="run_tag").mean()
+        assert got.tag.tolist() == expected.index.tolist()
+        assert got.P.tolist() == expected["P"].tolist()
+        assert got.AP.tolist() == expected["AP"].tolist()
 
 
 @pytest.mark.parametrize("seed", range(12))
