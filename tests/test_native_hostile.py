@@ -91,8 +91,9 @@ def test_the_import_order_declines_colliding_docnos(native: ModuleType) -> None:
     assert table is not None and trec_order(table) is None
     table = run_table(f"1 Q0 {A} 1 3 t\n1 Q0 x 2 3 t\n1 Q0 {D} 3 0 t\n2 Q0 {C} 1 1 t\n".encode())
     assert table is not None
-    ordered = trec_order(table)  # C and D: one print, but in two topics
-    assert ordered is not None and ordered["docno"].to_pylist() == ["x", A, D, C]
+    checked = trec_order(table)  # C and D: one print, but in two topics
+    assert checked is not None and checked.ordered is not None
+    assert checked.ordered["docno"].to_pylist() == ["x", A, D, C]
 
 
 @pytest.mark.parametrize(("data", "read"), [(b"1 Q0 d 1 1 t\r", False), (b"1 Q0 d 1 1 t\r\n", True),
