@@ -53,7 +53,10 @@ the topic had a document left for the assessor; the last of a topic sends them
 back to the topic picker): median, 95th percentile and maximum of each; the
 next-document wait's parts (median and 95th percentile of each, over the moves
 whose write committed at once); how many writes had to wait (busy store) and
-how many documents were graded unclaimed, how many moves waited for a claim. The
+how many documents were graded unclaimed, how many moves waited for a claim; the
+CPU time per judgment of the assessor processes from the barrier until they stop
+judging (their drain on quit left out), and on PostgreSQL of the server processes
+serving them (``/proc``, when this machine shows it). The
 PostgreSQL server is a throwaway one (``tests/postgresql_server.py``) unless
 ``--url`` names a server (an admin URL whose role may create databases); a new
 database per run, dropped afterwards. ``--engine sqlite`` runs the same on a
@@ -197,11 +200,16 @@ def assessor(address: str, name: str, count: int, seed: int, barrier: Any,
     assert base is not None
     writes = TimedWriteQueue(store, journal_path(base, name))
     writes.recover(journals(base, name))
+    backend = server_process(store)
+    import pandas  # noqa: F401  # the app imports it at start-up (the topic picker), not on a key
     barrier.wait()
     log["started"] = time.monotonic()
+    cpu, server = time.process_time(), process_cpu(backend)
     try:
         judge(writes, name, count, random.Random(f"{seed}-{name}"), log)
     finally:
+        log["cpu"] = time.process_time() - cpu
+        log["server_cpu"] = process_cpu(backend) - server if backend is not None else None
         log["drained"] = writes.drain(QUIT_WAIT_S)
         log["pending"] = writes.pending
         log["failed"] += [str(error) for _, error in writes.failed]
@@ -212,6 +220,24 @@ def assessor(address: str, name: str, count: int, seed: int, barrier: Any,
         log["ended"] = time.monotonic()
         store.close()
         Path(out).write_text(json.dumps(log))
+
+
+def server_process(store: Any) -> int | None:
+    """The process id of the PostgreSQL server process serving ``store``'s connection,
+    when this machine's ``/proc`` shows its CPU time (``None``: SQLite, or not readable)."""
+    if store.engine != "postgresql":
+        return None
+    pid = int(store.conn.execute("SELECT pg_backend_pid()").fetchone()[0])
+    return pid if process_cpu(pid) >= 0 else None
+
+
+def process_cpu(pid: int | None) -> float:
+    """CPU seconds (user + system) process ``pid`` has used so far (-1: unknown)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return -1.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def judge(writes: TimedWriteQueue, name: str, count: int, rng: random.Random,
@@ -394,6 +420,9 @@ def check(address: str, logs: list[dict[str, Any]], crashed: list[int | None]) -
         "next_max_ms": waits[-1],
         "next_count": len(waits),
         "parts": next_parts([j for _, j in made]),
+        "cpu_ms": sum(log["cpu"] for log in logs) * 1000 / max(len(made), 1),
+        "server_cpu_ms": None if any(log["server_cpu"] is None for log in logs)
+        else sum(log["server_cpu"] for log in logs) * 1000 / max(len(made), 1),
     }
 
 
@@ -489,7 +518,9 @@ def line(result: dict[str, Any]) -> str:
             f"errors {result['errors']}, claims refused but shown {result['claims_refused']}, "
             f"graded unclaimed {result['unclaimed']}, moves that waited for a claim "
             f"{result['waited_claim']}, "
-            f"ran out {result['ran_out']}"
+            f"ran out {result['ran_out']}; CPU per judgment: assessor {result['cpu_ms']:.2f} ms"
+            + (f", its server process {result['server_cpu_ms']:.2f} ms"
+               if result["server_cpu_ms"] is not None else "")
             + (f" {result['error_texts']}" if result["error_texts"] else ""))
 
 

@@ -50,7 +50,12 @@ def test_claim_first_claims_the_first_document_nobody_else_holds_or_judged(
     assert store.claim_first("1", ["d2", "d4"], "carol", 5) == "d2"  # she judged it
     assert store.claim_first("1", ["d1", "d4"], "alice", 5) == "d1"  # her own, renewed
     assert store.claim_first("1", [], "bob", 5) is None
-    held = store.query("SELECT docno, assessor FROM claims ORDER BY docno")
+    many = [f"e{n:02d}" for n in range(20)]  # more than one statement's candidates
+    for docno in many[:17]:
+        assert store.claim("1", docno, "alice", 5)
+    assert store.claim_first("1", many, "bob", 5) == "e17"
+    assert store.claim_first("1", many[:17], "bob", 5) is None
+    held = store.query("SELECT docno, assessor FROM claims WHERE docno LIKE 'd%' ORDER BY docno")
     assert held.values.tolist() == [["d1", "alice"], ["d2", "carol"], ["d3", "bob"]]
 
 

@@ -253,3 +253,29 @@ def test_judged_docnos_and_current_judgment_read_the_current_qrels(
     qrels = store.current_grades(["1"])
     assert dict(zip(qrels["docno"], qrels["grade"], strict=True)) == {
         "d1": 2, "d2": -1, "d4": 1}
+    # a claim's one statement refuses exactly the pairs another person judged so
+    assert [d for d in ("d1", "d2", "d3", "d4", "d5") if store.claim("1", d, "zed", 5)] == [
+        "d2", "d3", "d5"]
+    assert store.claim("1", "d1", "ann", 5)  # her own judgment
+    assert store.taken_by_others("1", "eve") == {"d1", "d2", "d3", "d4", "d5"}  # + claims
+    assert store.taken_by_others("1", "zed") == {"d1", "d4"}  # ann's claim on a judged one
+
+
+def test_a_duplicate_finding_counts_copies_judged_in_every_read(memory_store: JudgmentStore) -> None:
+    """With a finding in force, a copy of a judged document is judged too (its grade is
+    the qrels'), in the reads of the judging screen as in the qrels."""
+    from dataclasses import asdict
+
+    from pooltool.duplicates import DEFAULTS, find_groups
+    from pooltool.records import Document
+
+    text = " ".join(f"word{i:02d}" for i in range(40))
+    docs = [Document("a", "", text), Document("b", "", text.upper()), Document("c", "", "other")]
+    store = memory_store
+    store.record_judgment("1", "a", 2, "ann")
+    assert (store.judged_docnos("1"), store.taken_by_others("1", "bob")) == ({"a"}, {"a"})
+    store.add_documents(docs, "<test>")
+    store.add_duplicate_finding(find_groups(docs), asdict(DEFAULTS), len(docs))
+    assert store.claim("1", "c", "cat", 5)
+    assert store.judged_docnos("1") == {"a", "b"}
+    assert store.taken_by_others("1", "bob") == {"a", "b", "c"}

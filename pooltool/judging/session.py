@@ -135,9 +135,8 @@ class JudgingSession(SessionState):
         start = self.position if start is None else start
         n = len(self.queue)
         order = [(start + 1 + i) % n for i in range(n)]
-        taken = self.taken_by_others()
-        fresh = [i for i in order
-                 if not self.is_judged(self.queue[i]) and self.queue[i] not in taken]
+        taken = self.taken_by_others() | {docno for docno in self.marks if self.is_judged(docno)}
+        fresh = [i for i in order if self.queue[i] not in taken]  # a set: read per key
         unskipped = [i for i in fresh if self.queue[i] not in self.skipped]
         return unskipped + [i for i in fresh if self.queue[i] in self.skipped]
 

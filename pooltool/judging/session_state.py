@@ -69,6 +69,7 @@ class SessionState:
         self.judged_by_others = self._judged_by_others()
         self.copies = PoolCopies(self.store, topic, pool)
         self._position = 0
+        self._statement: Topic | None = None
 
     # -- reading ------------------------------------------------------------
 
@@ -96,8 +97,7 @@ class SessionState:
         if not self.shared:
             return set()
         try:
-            taken = self.store.judged_docnos(self.topic) | self.store.claimed_by_others(
-                self.topic, self.assessor)
+            taken = self.store.taken_by_others(self.topic, self.assessor)
         except StoreConnectionLost:  # the server is away: what others had judged when last read
             taken = set(self.judged_by_others)
         return {d for d in taken if d not in self.marks}
@@ -212,11 +212,16 @@ class SessionState:
         return pace([m.ms_spent for m in self.history])
 
     def topic_statement(self) -> Topic:
-        """The topic statement, or an empty one when the store has none."""
-        try:
-            return self.store.topic(self.topic)
-        except UnknownTopic:
-            return Topic(self.topic, "")
+        """The topic statement, or an empty one when the store has none. Read from the
+        store once per session (the screen draws it on every document): a stored
+        statement is never overwritten (:meth:`~pooltool.store.JudgmentStore.add_topics`);
+        a missing one is read again, as it may be imported meanwhile."""
+        if self._statement is None:
+            try:
+                self._statement = self.store.topic(self.topic)
+            except UnknownTopic:
+                return Topic(self.topic, "")
+        return self._statement
 
     def document(self) -> Document | None:
         """The text of the document on screen (``None`` when the store has none)."""

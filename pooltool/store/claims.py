@@ -18,12 +18,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from pooltool.errors import InvalidArgument
-from pooltool.records import is_judged
+from pooltool.records import JUDGED_MIN_GRADE
 from pooltool.store.core import StoreCore
-from pooltool.store.engine import Engine
+from pooltool.store.judged import LIVE, PERSON
 
 DEFAULT_CLAIM_MINUTES = 5.0
 
@@ -49,6 +49,40 @@ def _stamp(moment: datetime) -> str:
 def utc_clock() -> datetime:
     """Now, in UTC (the claim clock of a store, unless a test gives it another)."""
     return datetime.now(UTC)
+
+
+CLAIM_CANDIDATES = 8
+"""How many candidates one claim statement decides (:meth:`ClaimTable.claim_first`):
+the first one is usually free; a fixed count (fewer are padded with the last) keeps
+one statement text, which a PostgreSQL connection prepares once."""
+
+
+def _claim_statement(candidates: int) -> str:
+    """The statement that claims the first of ``candidates`` ``(position, docno)`` rows
+    that another assessor neither holds nor judged, returning its docno (no row: none
+    was free). The judged rule is :meth:`~pooltool.store.JudgmentStore.current_judgment`'s
+    (policy ``latest``, people only): a person's latest live judgment of the pair with a
+    grade >= 0 gives the pair its grade when there is one (else a negative one leaves it
+    unjudged), so another assessor judged it when that row is theirs.
+    Parameters: topic, assessor, now, expiry; the candidates' pairs; topic, assessor,
+    now (others' claims); topic, assessor, assessor (others' judgments)."""
+    rows = ", ".join(["(?, ?)"] * candidates)
+    return (
+        "INSERT INTO claims(topic, docno, assessor, claimed_at, expires_at) "
+        f"SELECT ?, c.column2, ?, ?, ? FROM (VALUES {rows}) AS c "
+        "WHERE NOT EXISTS (SELECT 1 FROM claims h WHERE h.topic = ? AND h.docno = c.column2 "
+        "AND h.assessor != ? AND h.expires_at > ?) "
+        "AND COALESCE((SELECT j.assessor FROM judgments j WHERE j.topic = ? "
+        f"AND j.docno = c.column2 AND j.grade >= {JUDGED_MIN_GRADE} AND {LIVE} AND {PERSON} "
+        "ORDER BY j.judgment_id DESC LIMIT 1), ?) = ? "
+        "ORDER BY c.column1 LIMIT 1 "
+        "ON CONFLICT(topic, docno) DO UPDATE SET assessor = excluded.assessor, "
+        "claimed_at = excluded.claimed_at, expires_at = excluded.expires_at "
+        "RETURNING docno")
+
+
+CLAIM_STATEMENT = _claim_statement(CLAIM_CANDIDATES)
+""":func:`_claim_statement` of :data:`CLAIM_CANDIDATES` candidates."""
 
 
 def check_claim_minutes(minutes: float) -> float:
@@ -90,11 +124,16 @@ class ClaimTable(StoreCore):
 
     claim_clock: Callable[[], datetime] = staticmethod(utc_clock)
 
+    if TYPE_CHECKING:  # pooltool.store.judged's
+        def judged_statement(self) -> str: ...
+
+        def judged_docnos(self, topic: str) -> set[str]: ...
+
     def claim(self, topic: str, docno: str, assessor: str, minutes: float) -> bool:
         """Claim a document for ``minutes`` from now (renewing the assessor's own claim).
 
-        Read and decided under the store's write lock, so of two apps claiming one
-        document at once exactly one gets it.
+        Decided under the store's write lock, so of two apps claiming one document at
+        once exactly one gets it (:meth:`claim_first` of the one document).
 
         :returns: whether the assessor holds the claim now (``False``: another
             assessor's claim has not lapsed, or another assessor has judged the
@@ -103,36 +142,20 @@ class ClaimTable(StoreCore):
             theirs and judged).
         :raises InvalidArgument: ``minutes`` is not more than 0.
         """
-        minutes = check_claim_minutes(minutes)
-        now = self.claim_clock()
-        with self.writing() as conn:
-            row = conn.execute("SELECT assessor, expires_at FROM claims WHERE topic = ? "
-                               "AND docno = ?", [topic, docno]).fetchone()
-            if row is not None and row[0] != assessor and row[1] > _stamp(now):
-                return False
-            current = self.current_judgment(topic, docno)
-            if current is not None and current[0] != assessor and is_judged(current[1]):
-                return False
-            self._upsert_claim(conn, topic, docno, assessor, now, minutes)
-        return True
-
-    @staticmethod
-    def _upsert_claim(conn: Engine, topic: str, docno: str, assessor: str, now: datetime,
-                      minutes: float) -> None:
-        """Write the assessor's claim from ``now`` (in the caller's transaction)."""
-        conn.execute(
-            "INSERT INTO claims(topic, docno, assessor, claimed_at, expires_at) "
-            "VALUES (?, ?, ?, ?, ?) ON CONFLICT(topic, docno) DO UPDATE SET "
-            "assessor = excluded.assessor, claimed_at = excluded.claimed_at, "
-            "expires_at = excluded.expires_at",
-            [topic, docno, assessor, _stamp(now), _stamp(now + timedelta(minutes=minutes))])
+        return self.claim_first(topic, [docno], assessor, minutes) == docno
 
     def claim_first(self, topic: str, docnos: Sequence[str], assessor: str,
                     minutes: float) -> str | None:
-        """Claim the first of ``docnos`` that :meth:`claim` would give the assessor, in
-        one transaction under the store's write lock: when other apps took the next
+        """Claim the first of ``docnos`` that another assessor neither holds (a claim
+        that has not lapsed) nor has judged (the current judgment of the pair,
+        :meth:`~pooltool.store.JudgmentStore.current_judgment`, is theirs and judged),
+        in one transaction under the store's write lock: when other apps took the next
         documents between the read the candidates came from and this claim (apps on one
         topic choose alike), the one after them is claimed without a transaction each.
+        :data:`CLAIM_CANDIDATES` candidates at a time are decided and the claim written
+        in one statement (:data:`CLAIM_STATEMENT`): a grade key's claim is one round
+        trip to a server inside its transaction, where reading the claims, the
+        candidate's judgments and writing the claim were three.
 
         :returns: the docno claimed (``None``: another assessor holds or judged each).
         :raises InvalidArgument: ``minutes`` is not more than 0.
@@ -141,23 +164,35 @@ class ClaimTable(StoreCore):
         if not docnos:
             return None
         now = self.claim_clock()
+        stamp, expires = _stamp(now), _stamp(now + timedelta(minutes=minutes))
         with self.writing() as conn:
-            held = {str(docno) for docno, in conn.execute(
-                "SELECT docno FROM claims WHERE topic = ? AND assessor != ? AND expires_at > ?",
-                [topic, assessor, _stamp(now)]).fetchall()}
-            for docno in docnos:
-                if docno in held:
-                    continue
-                current = self.current_judgment(topic, docno)
-                if current is not None and current[0] != assessor and is_judged(current[1]):
-                    continue
-                self._upsert_claim(conn, topic, docno, assessor, now, minutes)
-                return docno
+            for start in range(0, len(docnos), CLAIM_CANDIDATES):
+                chunk = list(docnos[start:start + CLAIM_CANDIDATES])
+                chunk += [chunk[-1]] * (CLAIM_CANDIDATES - len(chunk))  # one statement text
+                row = conn.execute(CLAIM_STATEMENT, [
+                    topic, assessor, stamp, expires,
+                    *(value for pair in enumerate(chunk) for value in pair),
+                    topic, assessor, stamp, topic, assessor, assessor]).fetchone()
+                if row is not None:
+                    return str(row[0])
         return None
 
     def claimed_by_others(self, topic: str, assessor: str) -> set[str]:
         """Docnos of a topic that other assessors hold claims on that have not lapsed."""
         return {claim.docno for claim in self.claims_of_others(topic, assessor)}
+
+    def taken_by_others(self, topic: str, assessor: str) -> set[str]:
+        """Docnos of a topic that another assessor has on screen (:meth:`claimed_by_others`)
+        or anyone has judged (:meth:`~pooltool.store.JudgmentStore.judged_docnos`), read
+        in one statement: the judging screen reads it on every move."""
+        rows = self.conn.execute(
+            f"{self.judged_statement()} UNION SELECT docno FROM claims WHERE topic = ? "
+            "AND assessor != ? AND expires_at > ?",
+            [topic, topic, assessor, _stamp(self.claim_clock())]).fetchall()
+        taken = {row[0] for row in rows}
+        if None in taken:  # a duplicate finding in force: judged docnos from the qrels
+            return self.judged_docnos(topic) | self.claimed_by_others(topic, assessor)
+        return {str(docno) for docno in taken}
 
     def claims_of_others(self, topic: str, assessor: str) -> list[Claim]:
         """The claims other assessors hold on a topic that have not lapsed, by docno."""

@@ -84,6 +84,10 @@ class OwnJudgment(NamedTuple):
 class JudgedRules(StoreCore):
     """Methods of :class:`~pooltool.store.JudgmentStore` that apply the rules above (a mixin)."""
 
+    if TYPE_CHECKING:
+        # pooltool.store.duplicates' (whether the store has the findings' tables)
+        def _has_duplicate_tables(self) -> bool: ...
+
     # -- judgments ------------------------------------------------------------
 
     def own_judgments(self, topic: str, assessor: str) -> list[OwnJudgment]:
@@ -133,16 +137,25 @@ class JudgedRules(StoreCore):
         :meth:`current_grades` is >= 0 (people only).
 
         Policy ``latest`` prefers a grade >= 0 to a negative one, so a pair is judged
-        when a person's live judgment of it has a grade >= 0: read so in one statement,
-        unless a duplicate finding gives copies their judged copy's grade (then through
-        :meth:`current_grades`)."""
-        if self.duplicate_finding() is not None:
+        when a person's live judgment of it has a grade >= 0: read so in one statement
+        (:meth:`judged_statement`), unless a duplicate finding gives copies their judged
+        copy's grade (then through :meth:`current_grades`)."""
+        docnos = {row[0] for row in self.conn.execute(self.judged_statement(), [topic])}
+        if None in docnos:
             grades = self.current_grades([topic])
             return {str(d) for d in grades.loc[is_judged(grades["grade"]), "docno"]}
-        rows = self.conn.execute(
-            f"SELECT DISTINCT docno FROM judgments j WHERE topic = ? "
-            f"AND j.grade >= {JUDGED_MIN_GRADE} AND {LIVE} AND {PERSON}", [topic]).fetchall()
-        return {str(docno) for docno, in rows}
+        return {str(docno) for docno in docnos}
+
+    def judged_statement(self) -> str:
+        """The statement of :meth:`judged_docnos`' docnos (parameter: the topic), one row
+        each, and a ``NULL`` row when a duplicate finding is in force (any finding:
+        :meth:`~pooltool.store.JudgmentStore.duplicate_finding` of now), whose grades
+        only the qrels' path gives: checked in the same round trip, not with a query of
+        its own on every grade key. A ``UNION`` may follow."""
+        finding = (" UNION SELECT NULL WHERE EXISTS (SELECT 1 FROM duplicate_findings)"
+                   if self._has_duplicate_tables() else "")
+        return (f"SELECT docno FROM judgments j WHERE topic = ? AND j.grade >= {JUDGED_MIN_GRADE} "
+                f"AND {LIVE} AND {PERSON}{finding}")
 
     def current_judgment(self, topic: str, docno: str) -> tuple[str, int] | None:
         """``(assessor, grade)`` of the judgment that gives the pair its grade in
