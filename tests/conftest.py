@@ -7,6 +7,7 @@ import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import postgresql_server as postgresql_server_module
@@ -14,6 +15,7 @@ import pytest
 from hypothesis import settings
 
 from pooltool import demo
+from pooltool.native import run_pass
 from pooltool.store import JudgmentStore
 
 # No per-example time limit for hypothesis: its default 200 ms deadline failed
@@ -397,3 +399,13 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
         terminalreporter.write_line(
             f"note: {SHARED_DATA} is absent, so the tests on real TREC data were skipped; "
             "they run where ../shared/data sits beside the repository.", yellow=True)
+
+
+@pytest.fixture
+def native() -> ModuleType:
+    """The compiled run pass (:mod:`pooltool.native`); the test is skipped where it was
+    not built (no C compiler at install; CI insists on it: test_native_runpass)."""
+    module = run_pass()
+    if module is None:
+        pytest.skip("pooltool.native is not built (no C compiler at install)")
+    return module

@@ -22,7 +22,6 @@ from pooltool.formats.run_pass import pass_table, trec_order
 from pooltool.measures import arrow_run
 from pooltool.measures.arrow_run import encode_table
 from pooltool.measures.qrels_index import NONPOOL, QrelsIndex, index_qrels
-from pooltool.native import run_pass
 
 # Two pairs of printable 16-byte docnos with equal fingerprints. Made, not found: the
 # state after a string's first word is known (splitmix64's finaliser is a bijection),
@@ -30,14 +29,6 @@ from pooltool.native import run_pass
 # printable second words can cancel (state ^ word equal for both), 256 tries or so.
 COLLIDING = [("F0K}|aWa4pqff;J7", "P,Yub.5cA0mL9e<%"), ('r"FN`]4-2IFs1y=u', "h!9dYk#$sU93IzV4")]
 (A, B), (C, D) = COLLIDING
-
-
-@pytest.fixture
-def native() -> ModuleType:
-    module = run_pass()
-    if module is None:
-        pytest.skip("pooltool.native is not built (no C compiler at install)")
-    return module
 
 
 def qrels(rows: list[tuple[str, str, int]]) -> QrelsIndex:

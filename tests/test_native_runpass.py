@@ -35,14 +35,6 @@ from pooltool.native import built, run_pass
 DEMO = Path(__file__).resolve().parents[1] / "demo"
 
 
-@pytest.fixture
-def native() -> ModuleType:
-    module = run_pass()
-    if module is None:
-        pytest.skip("pooltool.native is not built (no C compiler at install)")
-    return module
-
-
 def test_the_extension_is_built_where_it_must_be() -> None:
     """``POOLTOOL_REQUIRE_NATIVE=1`` (CI): an install that lost the compiled pass fails
     here instead of quietly running every file through the slower readers."""

@@ -12,15 +12,6 @@ import pandas as pd
 import pytest
 
 from pooltool.analysis.pair_lookup import PairLookup
-from pooltool.native import run_pass
-
-
-@pytest.fixture
-def native() -> ModuleType:
-    module = run_pass()
-    if module is None:
-        pytest.skip("pooltool.native is not built (no C compiler at install)")
-    return module
 
 
 def _pairs(rng: np.random.Generator, count: int, topics: int) -> tuple[np.ndarray, list[str]]:
