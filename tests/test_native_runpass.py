@@ -30,7 +30,7 @@ from pooltool.measures import arrow_run
 from pooltool.measures.arrow_run import encode_table
 from pooltool.measures.per_topic import EncodedRun
 from pooltool.measures.qrels_index import NONPOOL, QrelsIndex, index_qrels
-from pooltool.native import built, run_pass
+from pooltool.native import INTERFACE, built, run_pass, usable
 
 DEMO = Path(__file__).resolve().parents[1] / "demo"
 
@@ -41,6 +41,19 @@ def test_the_extension_is_built_where_it_must_be() -> None:
     if os.environ.get("POOLTOOL_REQUIRE_NATIVE") != "1":
         pytest.skip("POOLTOOL_REQUIRE_NATIVE is not set")
     assert built(), "pooltool.native._runpass is not built: pip install -e . with a C compiler"
+
+
+def test_a_build_of_another_interface_is_left_unused(native: ModuleType) -> None:
+    """A module built from older sources (an editable install not rebuilt after a pull)
+    lacks functions or takes other arguments: it is declined like a missing one, so the
+    Python readers answer instead of an AttributeError in the middle of an import."""
+    assert native.INTERFACE == INTERFACE and usable(native) is native
+    before = ModuleType("_runpass")  # a build from before INTERFACE: no such constant
+    setattr(before, "read_run", native.read_run)  # noqa: B010
+    other = ModuleType("_runpass")
+    setattr(other, "INTERFACE", INTERFACE - 1)  # noqa: B010
+    assert usable(before) is None and usable(other) is None
+    assert usable(None) is None
 
 
 def test_switched_off_by_the_environment(monkeypatch: pytest.MonkeyPatch, native: ModuleType) -> None:

@@ -11,15 +11,29 @@ from __future__ import annotations
 import os
 from types import ModuleType
 
+# The compiled functions' names and arguments this package calls (_runpass.c's
+# RUNPASS_INTERFACE): a module of another interface, built from older sources and not
+# rebuilt (an editable install after a pull), is left unused like a missing one.
+INTERFACE = 2
+
+
+
+def usable(module: ModuleType | None) -> ModuleType | None:
+    """``module`` when it is the compiled module of :data:`INTERFACE`, else ``None``."""
+    return module if getattr(module, "INTERFACE", None) == INTERFACE else None
+
+
 _compiled: ModuleType | None
 try:
     from pooltool.native import _runpass as _compiled
 except ImportError:  # built without a compiler: the Python readers do everything
     _compiled = None
+_compiled = usable(_compiled)
 
 
 def built() -> bool:
-    """Whether the compiled module was built at install (whatever the environment says)."""
+    """Whether the compiled module was built at install, from these sources' interface
+    (whatever the environment says)."""
     return _compiled is not None
 
 

@@ -35,7 +35,17 @@ static struct PyModuleDef module_definition = {
     -1, methods, NULL, NULL, NULL, NULL,
 };
 
+/* The functions' names and arguments, as pooltool/native/__init__.py's INTERFACE
+ * expects them: raise both when a function is added or changes its arguments, so that
+ * a build left from older sources (an editable install not rebuilt after a pull) is
+ * declined rather than called. */
+#define RUNPASS_INTERFACE 2
+
 PyMODINIT_FUNC PyInit__runpass(void) {
     runpass_c_locale = newlocale(LC_ALL_MASK, "C", (locale_t)0);
-    return PyModule_Create(&module_definition);
+    PyObject *module = PyModule_Create(&module_definition);
+    if (module != NULL && PyModule_AddIntConstant(module, "INTERFACE", RUNPASS_INTERFACE) < 0) {
+        Py_CLEAR(module);
+    }
+    return module;
 }

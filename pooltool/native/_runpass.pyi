@@ -4,6 +4,8 @@ from typing_extensions import Buffer  # collections.abc.Buffer is Python 3.12's
 # (n, topic_codes, topics, docno_offsets, docno_text, ranks, scores, tag_codes, tags)
 Read = tuple[int, bytes, list[str], bytes, bytes, bytes, bytes, bytes, list[str]]
 
+INTERFACE: int  # pooltool/native/__init__.py's INTERFACE when built from these sources
+
 def read_run(data: Buffer, /) -> Read | None: ...
 def judged_index(topic: Buffer, offsets: Buffer, text: Buffer, topics: int, /) -> bytes: ...
 # (grade, order, rank, ties); the last three None when a topic is not written in score order
