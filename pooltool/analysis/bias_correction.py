@@ -64,6 +64,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
+from functools import cached_property
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -373,6 +374,11 @@ class _Validation:
         self._whole: RecallResult | None = None
         self._whole_failed = False
 
+    @cached_property
+    def qrels_table(self) -> pa.Table:
+        """The full qrels as Arrow columns (``arrow_qrels``), made once."""
+        return arrow_qrels(self.qrels)
+
     def check_qrels(self) -> None:
         """Check the full qrels (once), as the first group's inner check did."""
         if not self._checked:
@@ -390,12 +396,12 @@ class _Validation:
         has no qrels topic, the group's own (which raises where the validation met it)."""
         if self._full is None and not self._full_failed:
             try:
-                self._full = run_means(self.shallow, arrow_qrels(self.qrels), self.k,
+                self._full = run_means(self.shallow, self.qrels_table, self.k,
                                       self.level, self.complete)
             except NothingToScore:
                 self._full_failed = True
         if self._full is None:
-            return run_means(runs, arrow_qrels(self.qrels), self.k, self.level, self.complete)
+            return run_means(runs, self.qrels_table, self.k, self.level, self.complete)
         return {tag: self._full[tag] for tag in dict.fromkeys(runs["run_tag"])}
 
     def group_scores(self, kept: np.ndarray, table: pa.Table,
@@ -409,7 +415,7 @@ class _Validation:
         ``table``; None if that raises (e.g. a run with no topic there): the steps then
         score apart, and raise where they always did."""
         if not self._whole_failed and self._whole is None:
-            self._whole = self._every_run(arrow_qrels(self.qrels))
+            self._whole = self._every_run(self.qrels_table)
             self._whole_failed = self._whole is None
         derived = None if self._whole is None else self.pooled.reduced(kept, self._whole)
         if derived is not None:

@@ -1,6 +1,8 @@
 /* pooltool.native._runpass: one compiled pass over a run file's bytes
- * (runpass_read.c) and one over its docnos for the qrels join (runpass_join.c),
- * pooltool's fast path for plain run files (pooltool/native/__init__.py).
+ * (runpass_read.c), one over its docnos for the qrels join and the import's check
+ * (runpass_join.c, trec_eval's order: runpass_order.c), and the estimates' lookup of
+ * run lines among known (topic, docno) pairs (runpass_pairs.c): pooltool's fast path
+ * for plain run files (pooltool/native/__init__.py).
  *
  * Every function only ever *declines* (returns None): on anything that is not plainly
  * ordinary it gives up and the Python readers (pooltool/formats/columns.py, run.py,

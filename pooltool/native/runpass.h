@@ -1,5 +1,6 @@
 /* What the parts of pooltool.native._runpass share (runpass_read.c, runpass_join.c,
- * _runpass.c). Every function declines (None) rather than err on odd input. */
+ * runpass_order.c, runpass_pairs.c, _runpass.c). Every function declines (None) rather
+ * than err on odd input. */
 #ifndef POOLTOOL_RUNPASS_H
 #define POOLTOOL_RUNPASS_H
 

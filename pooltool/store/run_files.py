@@ -57,12 +57,14 @@ def file_runs(path: Path, threads: bool) -> tuple[list[tuple[str, pa.Table]], st
     """
     data = plain_run_bytes(path)
     table = None if data is None else run_table(data, threads)
+    # the compiled join: no docno twice within a topic (then not checked again below),
+    # and the lines in trec_eval's order where each topic's are written best score first
     checked = None if table is None else trec_order(table)
-    if checked is not None:  # the compiled join found no docno twice within a topic
-        assert data is not None and table is not None
-        ordered = checked.ordered if checked.ordered is not None else order_table(table.unify_dictionaries())
+    if checked is not None and checked.ordered is not None:
+        assert data is not None
+        ordered = checked.ordered
         return [(str(ordered["run_tag"].chunk(0).dictionary[0].as_py()), ordered)], bytes_sha256(data)
-    if data is None or table is None or run_columns.repeats_docno(table):
+    if data is None or table is None or (checked is None and run_columns.repeats_docno(table)):
         frame = read_run(path)  # first: it refuses a pipe, which file_sha256 would wait on
         sha = file_sha256(path) if data is None else bytes_sha256(data)
         return [(str(tag), ordered_table(entries))
