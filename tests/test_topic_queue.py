@@ -200,6 +200,20 @@ def test_reads_of_some_topics_equal_the_whole_filtered(store: JudgmentStore) -> 
     assert store.pool_docs(topics=["9"]).empty and store.qrels(topics=[]).empty
 
 
+def test_pool_pairs_are_the_pairs_of_pool_docs(store: JudgmentStore) -> None:
+    """The pairs-only read the topic picker counts from lists what pool_docs lists, in
+    its order, for the whole pool and for some topics; an unknown pool is refused."""
+    pool_runs(store, depth=1, run_tags=["r1"], pool="shallow")  # a second pool: apart
+    whole = store.pool_pairs()
+    assert whole.values.tolist() == [["1", "da"], ["1", "dz"], ["2", "dx"]]
+    assert whole.equals(store.pool_docs()[["topic", "docno"]])
+    assert store.pool_pairs("shallow").values.tolist() == [["1", "dz"]]
+    assert store.pool_pairs(topics=["2"]).values.tolist() == [["2", "dx"]]
+    assert store.pool_pairs(topics=["9"]).empty
+    with pytest.raises(StoreError, match="nosuch"):
+        store.pool_pairs("nosuch")
+
+
 def test_a_machines_judgment_leaves_the_document_in_a_persons_queue(tmp_path: Path) -> None:
     """The topic picker and the judging screen agree on a topic nobody is assigned
     to, where a machine (``import-qrels --machine``) judged one document: the

@@ -134,7 +134,7 @@ def queue_state(store: JudgmentStore, assessor: str, topics: list[str] | None = 
     :raises StoreError: no such pool.
     """
     scope = topics or None  # the store reads only these topics' rows
-    return _queue_rule(store, assessor, store.pool_docs(pool, scope), scope)
+    return _queue_rule(store, assessor, store.pool_pairs(pool, scope), scope)
 
 
 def _queue_rule(store: JudgmentStore, assessor: str, docs: pd.DataFrame,
