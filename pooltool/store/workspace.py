@@ -159,9 +159,9 @@ def apply_once(store: JudgmentStore, token: str | None,
             if done is not None:
                 return done[0]
         result = write()
-        if token is not None:
-            conn.execute("INSERT INTO ui_write_tokens(token, result, applied_at) "
-                         "VALUES (?, ?, ?)", [token, result, utc_now()])
+        if token is not None:  # with the commit: nothing reads it back in this transaction
+            conn.execute_at_commit("INSERT INTO ui_write_tokens(token, result, applied_at) "
+                                   "VALUES (?, ?, ?)", [token, result, utc_now()])
     return result
 
 
