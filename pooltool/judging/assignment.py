@@ -128,7 +128,7 @@ def assign_topics(store: JudgmentStore, assessors: list[str], topics: list[str] 
     :raises UnknownTopic: a topic with no pooled documents.
     :raises StoreError: see :func:`plan_assignment`; or no such pool.
     """
-    counts = store.pool_docs(pool).groupby("topic").size()
+    counts = store.pool_pairs(pool).groupby("topic").size()
     chosen = list(topics) if topics else list(counts.index)
     missing = [t for t in chosen if t not in counts.index]
     if missing:
@@ -150,7 +150,7 @@ def judged_per_topic(store: JudgmentStore, pool: str = DEFAULT_POOL) -> dict[str
     ``{topic: {assessor: count}}``."""
     own = store.own_grades(imported=False)
     own = own[is_judged(own["grade"]).to_numpy()]
-    own = own[pair_isin(own, store.pool_docs(pool))]
+    own = own[pair_isin(own, store.pool_pairs(pool))]
     counts = own.groupby(["topic", "assessor"]).size()
     table: dict[str, dict[str, int]] = {}
     for (topic, name), count in counts.items():

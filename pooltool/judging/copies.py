@@ -33,9 +33,7 @@ class PoolCopies:
 
     def read(self) -> None:
         """Read the copies again from the store (this session's splits kept apart)."""
-        docnos = [docno for docno, _ in self.store.topic_pool_docs(self.topic, self.pool)]
-        pairs = pd.DataFrame({"topic": [self.topic] * len(docnos), "docno": docnos})
-        copies = self.store.pooled_copies(pairs)
+        copies = self.store.pooled_copies(self.store.pool_pairs(self.pool, [self.topic]))
         hidden = {str(shown): sorted(set(map(str, group["docno"])) - self.split_off)
                   for shown, group in copies.groupby("shown")}
         self.hidden = {shown: docnos for shown, docnos in hidden.items() if docnos}
@@ -72,7 +70,7 @@ def saved_judgments(store: JudgmentStore, pool: str = DEFAULT_POOL,
     :returns: columns ``topic, saved`` (int), one row per pooled topic.
     :raises StoreError: no such pool.
     """
-    docs = store.pool_docs(pool)[["topic", "docno"]]
+    docs = store.pool_pairs(pool)
     own = store.qrels(propagate="none")
     derived = store.qrels(propagate=propagate)
     derived = derived[is_judged(derived["grade"]).to_numpy()]

@@ -219,7 +219,7 @@ def pool_status(store: JudgmentStore, pool: str = DEFAULT_POOL, level: int = 1,
         of the topic not in the pool); ``done`` (judged / pooled, 0..1).
     :raises StoreError: no such pool, or an unknown policy.
     """
-    docs = store.pool_docs(pool)
+    docs = store.pool_pairs(pool)
     qrels = store.qrels(policy=policy)
     docs = docs.merge(qrels[["topic", "docno", "grade"]], on=["topic", "docno"], how="left")
     per_topic = docs.groupby("topic", sort=True).agg(

@@ -197,9 +197,9 @@ class PoolTables(StoreCore):
                    topics: Sequence[str] | None = None) -> pd.DataFrame:
         """The pooled pairs alone: ``topic, docno``, ordered by topic and docno (string
         order), as :meth:`pool_docs` lists them without each pair's runs and best rank.
-        For readers that need only the pairs (the topic picker's counts): working those
-        out joins and groups every pool_hits row, most of a PostgreSQL server's time per
-        judging-queue read.
+        For readers that need only the pairs (the topic picker's counts, a judging
+        session's copies, ``status``, assignments): working out the runs joins and groups
+        every pool_hits row, most of a PostgreSQL server's time per topic-picker read.
 
         :param topics: only these topics (default: all).
         :raises StoreError: no such pool.
