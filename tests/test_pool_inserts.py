@@ -66,3 +66,36 @@ def test_rounds_write_the_rows_worked_out_from_the_runs(
         assert rounds == {r: sum(1 for _, h in hits.items() if h[1] == r)
                           for r in sorted({h[1] for h in hits.values()})}
     assert "\\N" in {docno for _, docno in docs} and "中文" in {d for _, d in docs}
+
+
+def _pool_rows(store: JudgmentStore) -> tuple[list[tuple[object, ...]], ...]:
+    return tuple(store.conn.execute(f"SELECT * FROM {table} ORDER BY 1, 2, 3").fetchall()
+                 for table in ("pools", "pool_rounds", "pool_docs", "pool_hits"))
+
+
+@pytest.mark.parametrize("where", ["inserting", "making"])
+def test_a_round_failing_in_a_later_batch_leaves_the_pool_as_it_was(
+        memory_store: JudgmentStore, monkeypatch: pytest.MonkeyPatch, where: str) -> None:
+    """The round is one transaction: a failure after some batches were written (on the
+    inserting thread, or while the next slice was made on the other thread) rolls it
+    back whole, and the error is the one raised."""
+    store = memory_store
+    store.add_run_frame(read_run("\n".join(LINES) + "\n"))
+    pooling.pool_runs(store, 2, ["A"])
+    before = _pool_rows(store)
+    monkeypatch.setattr(pool_hits, "HITS_PER_BATCH", 1)
+    monkeypatch.setattr(pool_hits, "_ROWS_PER_SLICE", 2)
+    target = "insert_docs" if where == "inserting" else "sorted_hits"
+    real, calls = getattr(pool_hits, target), []
+
+    def failing_third(*args: object) -> object:
+        calls.append(args)
+        if len(calls) == 3:
+            raise RuntimeError(f"{target} failed")
+        return real(*args)
+    monkeypatch.setattr(pool_hits, target, failing_third)
+    with pytest.raises(RuntimeError, match=f"^{target} failed$"):
+        pooling.pool_runs(store, 5)
+    assert len(calls) == 3 and not store.conn.in_transaction
+    assert _pool_rows(store) == before
+    assert len(before[3]) == 6  # topics 1, 10, 2: run A's top 2

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import threading
+import time
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 import pytest
@@ -205,3 +209,49 @@ def test_pooling_leaves_references_whole_and_checked(memory_store: JudgmentStore
     with pytest.raises(UnknownRun, match=r"runs \[1, 99\] are not all in the store"):
         with store.writing() as conn:
             pools._check_runs_stored(conn, [1, 99, 1])
+
+
+def test_hit_rows_slice_each_batch_in_key_order_the_batch_on_its_last_slice(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(pool_hits, "_ROWS_PER_SLICE", 2)
+    monkeypatch.setattr(pool_hits, "HITS_PER_BATCH", 3)
+    run = pa.table({"topic": ["1", "1", "10", "2", "2"], "docno": ["b", "a", "c", "e", "d"],
+                    "trec_rank": [1, 2, 1, 1, 2]})
+    other = pa.table({"topic": ["10", "3"], "docno": ["c", "f"], "trec_rank": [2, 1]})
+    rows = list(pool_hits.hit_rows([run, other], [7, 5]))
+    assert [r.values for r in rows] == [
+        [["1", "1"], ["a", "b"], [7, 7], [2, 1]],
+        [["10", "10"], ["c", "c"], [5, 7], [2, 1]],  # run id 5 before 7
+        [["2", "2"], ["d", "e"], [7, 7], [2, 1]],
+        [["3"], ["f"], [5], [1]]]
+    assert [None if r.batch is None else r.batch.docno.to_pylist() for r in rows] == [
+        None, ["a", "b", "c", "c"], None, ["d", "e", "f"]]
+    assert rows[1].batch is not None and rows[1].batch.run.tolist() == [0, 0, 1, 0]
+
+
+def test_made_ahead_makes_each_item_on_another_thread_one_ahead() -> None:
+    made: list[tuple[int, int]] = []  # (item, thread)
+
+    def items() -> Iterator[Any]:
+        for item in range(4):
+            made.append((item, threading.get_ident()))
+            yield item
+    taken = []
+    with pool_hits.made_ahead(items()) as slices:
+        for item in slices:
+            taken.append((item, len(made)))
+            time.sleep(0.01)  # the next item is made meanwhile
+    assert [item for item, _ in taken] == [0, 1, 2, 3]
+    assert all(count <= item + 2 for item, count in taken)  # never more than one ahead
+    assert len(made) == 4 and threading.get_ident() not in {thread for _, thread in made}
+
+
+def test_made_ahead_raises_the_error_of_the_thread_where_its_item_is_taken() -> None:
+    def items() -> Iterator[Any]:
+        yield 1
+        raise ValueError("no second item")
+    taken: list[int] = []
+    with pytest.raises(ValueError, match="^no second item$"), \
+            pool_hits.made_ahead(items()) as slices:
+        taken.extend(slices)
+    assert taken == [1]

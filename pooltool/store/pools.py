@@ -135,15 +135,29 @@ class PoolTables(StoreCore):
                 "VALUES (?, ?, ?, 0, ?) RETURNING round_id",
                 [pool_id, depth, json.dumps(run_tags), utc_now()])
             added = 0
-            for batch in pool_hits.topic_batches(tops, pool_hits.HITS_PER_BATCH):
-                hits = pool_hits.sorted_hits(batch, run_ids)
-                pooled = self._pool_pairs(pool_id, hits.topic) if before else pool_hits.no_pairs()
-                added += pool_hits.insert_round(conn, hits, run_ids, pool_id, round_id)
-                if on_batch is not None:
-                    on_batch(hits, pooled)
+            with pool_hits.made_ahead(pool_hits.hit_rows(tops, run_ids)) as slices:
+                for rows in slices:
+                    pool_hits.insert_hits(conn, rows, pool_id, round_id)
+                    if rows.batch is not None:  # the batch's hits are all stored
+                        added += self._add_docs(conn, rows.batch, pool_id, round_id, before,
+                                                on_batch)
             conn.execute("UPDATE pool_rounds SET docs_added = ? WHERE round_id = ?",
                          [added, round_id])
         return before, added
+
+    def _add_docs(self, conn: Engine, hits: PoolPairs, pool_id: int, round_id: int,
+                  before: int, on_batch: Callable[[PoolPairs, PoolPairs], None] | None) -> int:
+        """Pool a batch's pairs not pooled yet (its hits stored already), after handing
+        ``on_batch`` the batch's hits and its topics' pairs pooled before the round
+        (read first: ``before`` is the pool's size before the round, 0 when empty);
+        returns the number of pairs added."""
+        from pooltool.store import pool_hits
+
+        pooled = self._pool_pairs(pool_id, hits.topic) if before else pool_hits.no_pairs()
+        added = pool_hits.insert_docs(conn, hits, pool_id, round_id)
+        if on_batch is not None:
+            on_batch(hits, pooled)
+        return added
 
     def _pool_pairs(self, pool_id: int, topics: pa.Array) -> PoolPairs:
         """The pairs of a pool in the given topics (a string array, repeats allowed)."""
