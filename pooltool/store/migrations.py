@@ -25,7 +25,6 @@ import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 from typing import TYPE_CHECKING, Any, Protocol
 
 from pooltool.errors import StoreError
@@ -378,6 +377,8 @@ def older_schema(address: str, lacking: list[str], why: str) -> StoreError:
 
 def postgresql_baseline() -> str:
     """The script of a new PostgreSQL store (``postgresql_m013.sql``)."""
+    from importlib import resources  # here: about 3 ms of imports a SQLite store never needs
+
     return resources.files("pooltool.store").joinpath("postgresql_m013.sql").read_text("utf-8")
 
 
