@@ -298,6 +298,20 @@ def table_trec_ranks(topic: pa.Array | pa.ChunkedArray) -> np.ndarray:
     return positions_in_groups(numbers(encoded.indices))
 
 
+def ranks_of_order(rows: np.ndarray, groups: np.ndarray) -> np.ndarray:
+    """:func:`trec_ranks` from an order found elsewhere (the compiled join's,
+    :func:`pooltool.formats.run_pass.line_order`): each line's 1-based position in its
+    group in that order, in the lines' own order.
+
+    :param rows: ``n`` line positions in trec_eval's order, each group's lines one stretch.
+    :param groups: ``n`` group codes (a run's topics), in the lines' own order.
+    :returns: int64 ``n``.
+    """
+    ranks = np.empty(len(rows), dtype=np.int64)
+    ranks[rows] = positions_in_groups(groups[rows])
+    return ranks
+
+
 def positions_in_groups(groups: np.ndarray) -> np.ndarray:
     """The 1-based position of each row within its group, rows of a group adjacent
     (``n`` group codes -> int64 ``n``; ``[7, 7, 3, 7]`` -> ``[1, 2, 1, 1]``): the

@@ -79,7 +79,8 @@ def simulate(runs: pd.DataFrame, qrels: pd.DataFrame, strategies: list[Strategy]
 
     :param runs: run lines ``run_tag, topic, docno, score`` (as
         :func:`~pooltool.formats.run.read_run` returns); every run takes part
-        in every strategy.
+        in every strategy. A ``trec_rank`` column, if present, is trusted as each
+        line's trec_eval rank (as :func:`~pooltool.ranking.trec_ranks` gives it).
     :param qrels: the complete judgments, ``topic, docno, grade``.
     :param strategies: the strategies (:func:`~pooltool.judging.strategies.parse_strategy`);
         labels must differ.
@@ -107,7 +108,8 @@ def simulate(runs: pd.DataFrame, qrels: pd.DataFrame, strategies: list[Strategy]
     run_tags = runs["run_tag"].astype(str).unique()
     for strategy in strategies:
         strategy.check_run_tags(run_tags)
-    lines = runs.assign(trec_rank=trec_ranks(runs))  # numbered, not reordered
+    # numbered, not reordered; load_runs(ranked=True) numbers them as it reads them
+    lines = runs if "trec_rank" in runs.columns else runs.assign(trec_rank=trec_ranks(runs))
     ranked = topic_runs(lines)
     judged_topics = set(qrels["topic"].astype(str))
     topics = sorted(set(ranked) & judged_topics, key=topic_key)

@@ -95,7 +95,7 @@ def simulate(ctx: click.Context, runs: tuple[str, ...], qrels_spec: str,
     qrels = load_qrels(ctx, qrels_spec)
     note_positives_only(ctx, qrels, level, qrels_spec,
                         "simulate counts every document it does not list as not relevant")
-    result = run_simulation(load_runs(ctx, runs), qrels, strategies, budgets, k, level, measure)
+    result = run_simulation(load_runs(ctx, runs, ranked=True), qrels, strategies, budgets, k, level, measure)
     if result.left_out:
         warn(f"note: {len(result.left_out)} qrels topic(s) no run retrieved for were left "
              f"out: {', '.join(result.left_out[:20])}{', ...' if len(result.left_out) > 20 else ''}")

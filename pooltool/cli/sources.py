@@ -18,7 +18,7 @@ import click
 from pooltool.cli.group import db_path, open_store, store_exists, warn
 from pooltool.errors import DuplicateRunTag, NoGrades, StoreError, UnknownRun, UnknownVersion
 from pooltool.formats.qrels import read_qrels, read_qrels_table
-from pooltool.formats.run import read_run
+from pooltool.formats.run import read_run, read_run_lines
 from pooltool.formats.source import refuse_non_regular_file
 from pooltool.records import RUN_COLUMNS
 
@@ -296,16 +296,25 @@ def _load_one(spec: str, store: JudgmentStore | None,
     """Where a spec's runs come from (for messages), and the runs (with ``trec_rank``
     if ``ranked``)."""
     if store is None or Path(spec).is_file():
-        frame = read_run(Path(spec))
-        if ranked:
-            from pooltool.ranking import trec_ranks
-
-            frame = frame.assign(trec_rank=trec_ranks(frame))
-        return str(Path(spec)), frame
+        if not ranked:
+            return str(Path(spec)), read_run(Path(spec))
+        return str(Path(spec)), _ranked_file(Path(spec))
     if not store.has_run(spec):
         raise UnknownRun(f"{spec!r} is neither a file nor a run in the store")
     return f"the store ({spec})", store.run_frame(spec)[RUN_COLUMNS + (["trec_rank"] if ranked
                                                                         else [])]
+
+
+def _ranked_file(path: Path) -> pd.DataFrame:
+    """A run file's lines with ``trec_rank``: from the order the compiled join found
+    while proving the file free of repeats, else computed."""
+    from pooltool.ranking import ranks_of_order, trec_ranks
+
+    read = read_run_lines(path)
+    order = read.order
+    ranks = (trec_ranks(read.frame) if order is None or order.rows is None
+             else ranks_of_order(order.rows, order.topics))
+    return read.frame.assign(trec_rank=ranks)
 
 
 def _check_distinct_tags(parts: list[tuple[str, pd.DataFrame]]) -> None:
