@@ -31,7 +31,7 @@ from pooltool.errors import PooltoolError
 from pooltool.formats.frames import check_qrels_frame, check_run_frame
 from pooltool.judging.strategies import RankedRun, Strategy, judge_sequence, topic_runs
 from pooltool.measures.summary import trec_mean
-from pooltool.ranking import trec_ranks
+from pooltool.ranking import first_seen, trec_ranks
 from pooltool.records import is_relevant, topic_key
 
 
@@ -105,13 +105,13 @@ def simulate(runs: pd.DataFrame, qrels: pd.DataFrame, strategies: list[Strategy]
         one_measure(measure)
     check_run_frame(runs)
     check_qrels_frame(qrels)
-    run_tags = runs["run_tag"].astype(str).unique()
+    run_tags = first_seen(runs["run_tag"].to_numpy(dtype=object))  # strings: checked above
     for strategy in strategies:
         strategy.check_run_tags(run_tags)
     # numbered, not reordered; load_runs(ranked=True) numbers them as it reads them
     lines = runs if "trec_rank" in runs.columns else runs.assign(trec_rank=trec_ranks(runs))
     ranked = topic_runs(lines)
-    judged_topics = set(qrels["topic"].astype(str))
+    judged_topics = {str(topic) for topic in pd.unique(qrels["topic"].to_numpy(dtype=object))}
     topics = sorted(set(ranked) & judged_topics, key=topic_key)
     if not topics:
         raise PooltoolError("no topic is both in the runs and in the qrels: nothing to simulate")
@@ -119,11 +119,13 @@ def simulate(runs: pd.DataFrame, qrels: pd.DataFrame, strategies: list[Strategy]
     relevant = _relevant(qrels, level)
     picks = _picks(strategies, ranked, topics, relevant, max(budgets))
     per_topic = _per_topic(picks, budgets, relevant, topics)
-    scorer = RunScorer(lines[(lines["trec_rank"] <= k) & lines["topic"].isin(topics)], k, level)
+    # every line's topic is one of ranked's: only when the qrels leave one out is there a
+    # line to drop (isin hashes every line's topic)
+    simulated = lines if len(topics) == len(ranked) else lines[lines["topic"].isin(topics)]
+    scorer = RunScorer(simulated[simulated["trec_rank"] <= k], k, level)
     per_run = _per_run(scorer, picks, budgets, qrels)
     if measure is not None:
-        per_run = _with_measure(per_run, lines[lines["topic"].isin(topics)], qrels, picks,
-                                budgets, measure, level)
+        per_run = _with_measure(per_run, simulated, qrels, picks, budgets, measure, level)
     summary = _summary(per_topic, per_run)
     return SimulationResult(summary, per_topic, per_run, _curve(picks, relevant),
                             topics, sorted(judged_topics - set(ranked), key=topic_key), k, level)
