@@ -123,9 +123,11 @@ def simulate(runs: pd.DataFrame, qrels: pd.DataFrame, strategies: list[Strategy]
     # line to drop (isin hashes every line's topic)
     simulated = lines if len(topics) == len(ranked) else lines[lines["topic"].isin(topics)]
     scorer = RunScorer(simulated[simulated["trec_rank"] <= k], k, level)
-    per_run = _per_run(scorer, picks, budgets, qrels)
+    grades = _grades(qrels)  # once, for the bias of Recall@k and P@k and of -m's measure
+    per_run = _per_run(scorer, picks, budgets, qrels, grades)
     if measure is not None:
-        per_run = _with_measure(per_run, simulated, qrels, picks, budgets, measure, level)
+        per_run = _with_measure(per_run, simulated, qrels, grades, picks, budgets, measure,
+                                level)
     summary = _summary(per_topic, per_run)
     return SimulationResult(summary, per_topic, per_run, _curve(picks, relevant),
                             topics, sorted(judged_topics - set(ranked), key=topic_key), k, level)
@@ -204,11 +206,11 @@ def _partial(chosen: dict[str, list[str]], budget: int, qrels: pd.DataFrame,
 
 
 def _per_run(scorer: RunScorer, picks: dict[str, dict[str, list[str]]], budgets: list[int],
-             qrels: pd.DataFrame) -> pd.DataFrame:
+             qrels: pd.DataFrame, grades: dict[tuple[str, str], int] | None) -> pd.DataFrame:
     """One row per strategy x budget x run (tag order): Recall@k and P@k under the full
-    and under the partial qrels (:class:`SimulationResult`'s ``per_run``)."""
+    and under the partial qrels (:class:`SimulationResult`'s ``per_run``); ``grades``:
+    :func:`_grades` of ``qrels``."""
     full_recall, full_p = scorer.scores(qrels)
-    grades = _grades(qrels)
     columns: dict[str, list[np.ndarray]] = {name: [] for name in ("recall_partial", "P_partial")}
     for chosen in picks.values():
         for budget in budgets:
@@ -297,10 +299,12 @@ class RunScorer:
 
 
 def _with_measure(per_run: pd.DataFrame, lines: pd.DataFrame, qrels: pd.DataFrame,
+                  grades: dict[tuple[str, str], int] | None,
                   picks: dict[str, dict[str, list[str]]], budgets: list[int], measure: str,
                   level: int) -> pd.DataFrame:
     """``per_run`` with ``score`` (the measure under the full qrels) and ``score_partial``
-    (under each strategy x budget's partial qrels), trec_eval's means over topics."""
+    (under each strategy x budget's partial qrels), trec_eval's means over topics;
+    ``grades``: :func:`_grades` of ``qrels``."""
     from pooltool.measures.topic_scores import ranked_lines, topic_scores
 
     ranked = ranked_lines(lines)  # ordered once for every strategy x budget's evaluation
@@ -310,7 +314,6 @@ def _with_measure(per_run: pd.DataFrame, lines: pd.DataFrame, qrels: pd.DataFram
                             ranked=True).summary.set_index("run_tag")["value"]
 
     full = means(qrels)
-    grades = _grades(qrels)
     partial = pd.concat([means(_partial(chosen, b, qrels, grades)).rename("score_partial")
                          .reset_index()
                          .assign(strategy=label, budget=b)
