@@ -31,7 +31,7 @@ from pooltool.errors import PooltoolError
 from pooltool.formats.frames import check_qrels_frame, check_run_frame
 from pooltool.judging.strategies import RankedRun, Strategy, judge_sequence, topic_runs
 from pooltool.measures.summary import trec_mean
-from pooltool.ranking import first_seen, trec_ranks
+from pooltool.ranking import first_seen, stretch_codes, trec_ranks
 from pooltool.records import is_relevant, topic_key
 
 
@@ -246,12 +246,13 @@ class RunScorer:
 
     def __init__(self, top: pd.DataFrame, k: int, level: int) -> None:
         self.k, self.level = k, level
-        self.tags = sorted(pd.unique(top["run_tag"]))  # as order_run lists them
-        topics = sorted(pd.unique(top["topic"]))
         # each line's (run, topic) cell, cells in (tag, topic) string order; from the
-        # codes of each key (factorizing the pairs themselves made a tuple per line)
-        tag_code = pd.Index(self.tags).get_indexer(top["run_tag"])
-        topic_code = pd.Index(topics).get_indexer(top["topic"])
+        # codes of each key in string order (factorizing the pairs themselves made a
+        # tuple per line), hashed once per stretch of lines
+        tag_code, tags = stretch_codes(top["run_tag"].to_numpy(dtype=object))
+        topic_code, topic_names = stretch_codes(top["topic"].to_numpy(dtype=object))
+        self.tags = list(tags)  # as order_run lists them
+        topics = list(topic_names)
         present, self.cell = np.unique(tag_code * len(topics) + topic_code, return_inverse=True)
         self.cell_count = len(present)
         # each line's (topic, docno) as a code into the distinct pairs, whose index (a
