@@ -241,9 +241,13 @@ def load_runs_after(ctx: click.Context, specs: Sequence[str], first: Callable[[]
                 if read is not None:
                     read.cancel()
             raise
-    _check_distinct_tags(parts)
-    say_runs_per_file((origin, str(tag)) for origin, frame in parts
-                      for tag in frame["run_tag"].unique())
+    from pooltool.ranking import first_seen
+
+    # each part's tags once (its lines come run by run: hashed once per stretch)
+    tags = [(origin, first_seen(frame["run_tag"].to_numpy(dtype=object)).tolist())
+            for origin, frame in parts]
+    _check_distinct_tags(tags)
+    say_runs_per_file((origin, str(tag)) for origin, held in tags for tag in held)
     if not parts:
         dtypes = {**_RUN_DTYPES, **({"trec_rank": "int64"} if ranked else {})}
         return before, pd.DataFrame({c: pd.Series(dtype=t) for c, t in dtypes.items()})
@@ -353,10 +357,11 @@ def _ranked_file(path: Path) -> pd.DataFrame:
     return read.frame.assign(trec_rank=ranks)
 
 
-def _check_distinct_tags(parts: list[tuple[str, pd.DataFrame]]) -> None:
+def _check_distinct_tags(parts: list[tuple[str, list[str]]]) -> None:
+    """Refuse a tag held by two parts (``(origin, its tags)`` each)."""
     seen: dict[str, str] = {}
-    for origin, frame in parts:
-        for tag in frame["run_tag"].unique():
+    for origin, held in parts:
+        for tag in held:
             if tag in seen:
                 raise DuplicateRunTag(f"run tag {tag!r} is in both {seen[tag]} and {origin}")
             seen[str(tag)] = origin
