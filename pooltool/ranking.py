@@ -298,6 +298,20 @@ def table_trec_ranks(topic: pa.Array | pa.ChunkedArray) -> np.ndarray:
     return positions_in_groups(numbers(encoded.indices))
 
 
+def ranks_of_order(rows: np.ndarray, groups: np.ndarray) -> np.ndarray:
+    """:func:`trec_ranks` from an order found elsewhere (the compiled join's,
+    :func:`pooltool.formats.run_pass.line_order`): each line's 1-based position in its
+    group in that order, in the lines' own order.
+
+    :param rows: ``n`` line positions in trec_eval's order, each group's lines one stretch.
+    :param groups: ``n`` group codes (a run's topics), in the lines' own order.
+    :returns: int64 ``n``.
+    """
+    ranks = np.empty(len(rows), dtype=np.int64)
+    ranks[rows] = positions_in_groups(groups[rows])
+    return ranks
+
+
 def positions_in_groups(groups: np.ndarray) -> np.ndarray:
     """The 1-based position of each row within its group, rows of a group adjacent
     (``n`` group codes -> int64 ``n``; ``[7, 7, 3, 7]`` -> ``[1, 2, 1, 1]``): the
@@ -314,3 +328,27 @@ def stretches(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return np.empty(0, dtype=np.intp), np.empty(0, dtype=np.intp)
     starts = np.flatnonzero(np.concatenate(([True], values[1:] != values[:-1])))
     return starts, np.diff(np.append(starts, len(values)))
+
+
+def stretch_codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``pd.factorize(values, sort=True)``, hashing only the first value of each
+    :func:`stretches` stretch: a run's tags and topics come in long stretches (15
+    TREC-COVID runs: 366,000 lines, 450 stretches of topic), and hashing every line's
+    string was most of the cost.
+
+    :param values: ``n`` values (object strings, or numbers).
+    :returns: ``n`` int64 codes into the distinct values, and those values sorted.
+    """
+    import pandas as pd  # a frame's column was given: pandas is loaded
+
+    starts, lengths = stretches(values)
+    codes, uniques = pd.factorize(values[starts], sort=True)
+    return np.repeat(codes.astype(np.int64), lengths), uniques
+
+
+def first_seen(values: np.ndarray) -> np.ndarray:
+    """``pd.unique(values)`` (the distinct values in order of first appearance), hashing
+    only the first value of each :func:`stretches` stretch (see :func:`stretch_codes`)."""
+    import pandas as pd  # a frame's column was given: pandas is loaded
+
+    return pd.unique(values[stretches(values)[0]])

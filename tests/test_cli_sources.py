@@ -10,8 +10,8 @@ import pytest
 from click.testing import CliRunner
 
 from pooltool.cli import cli
-from pooltool.cli.sources import load_qrels, load_runs, stored_qrels
-from pooltool.errors import DuplicateRunTag, StoreError, UnknownRun
+from pooltool.cli.sources import load_qrels, load_runs, load_runs_after, stored_qrels
+from pooltool.errors import DuplicateRunTag, FormatError, StoreError, UnknownRun
 from pooltool.records import RUN_COLUMNS
 
 
@@ -76,6 +76,39 @@ def test_unknown_names_say_what_was_tried(folder: Path) -> None:
         load_runs(stored(), ["bm25"])
     assert str(caught.value) == "'bm25' is neither a file nor a run in the store"
 
+
+
+def test_runs_after_first_ranked_and_in_the_order_given(folder: Path) -> None:
+    """Files read in threads while ``first`` runs: its value, then load_runs' frame, with
+    each line's trec_eval rank (a tie on score broken by docno descending)."""
+    (folder / "r3.txt").write_text("2 Q0 x 1 5 r3\n1 Q0 a 1 1 r3\n1 Q0 b 2 1 r3\n1 Q0 c 3 2 r3\n")
+    specs = [str(folder / "r3.txt"), "r1", str(folder / "r2.txt")]
+    calls: list[str] = []
+
+    def first() -> int:
+        calls.append("first")
+        return 7
+
+    value, runs = load_runs_after(stored(), specs, first, ranked=True)
+    assert value == 7 and calls == ["first"]
+    assert runs["run_tag"].tolist() == ["r3"] * 4 + ["r1", "r1", "r2", "r2"]
+    assert runs["docno"].tolist() == ["x", "a", "b", "c", "a", "b", "b", "c"]
+    assert runs["trec_rank"].tolist() == [1, 3, 2, 1, 1, 2, 1, 1]
+    plain = load_runs(stored(), specs)
+    assert runs[RUN_COLUMNS].equals(plain)
+
+
+def test_runs_after_first_raise_what_first_raises_before_a_bad_file(folder: Path) -> None:
+    (folder / "bad.txt").write_text("1 Q0 a 1 x bad\n")
+
+    def first() -> None:
+        raise StoreError("no qrels")
+
+    with pytest.raises(StoreError, match="no qrels"):
+        load_runs_after(stored(), [str(folder / "bad.txt"), str(folder / "r2.txt")], first)
+    with pytest.raises(FormatError, match=r"bad\.txt:1: score 'x' is not a number"):
+        load_runs_after(stored(), [str(folder / "r2.txt"), str(folder / "bad.txt"), "nosuch"],
+                        lambda: None)
 
 def test_qrels_from_a_file_or_a_version(folder: Path) -> None:
     ctx = stored()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import math
+import os
 from functools import cache
 from pathlib import Path
 from unittest import mock
@@ -17,8 +18,9 @@ from reader_paths import reader_path  # noqa: F401  (autouse: every test on both
 
 from pooltool.errors import FormatError
 from pooltool.formats import run as run_module
-from pooltool.formats.run import read_run, read_run_table
+from pooltool.formats.run import read_run, read_run_lines, read_run_table
 from pooltool.formats.source import BYTE_ORDER_MARK_REASON, NUL_REASON, NUMBER
+from pooltool.ranking import ranks_of_order, trec_ranks
 
 RUN = """\
 1 Q0 d1 1 2.5 tagA
@@ -133,6 +135,44 @@ def test_fast_and_strict_paths_agree(lines: list[tuple[str, ...]], sep: str) -> 
     same_as_strict(text)
     same_as_strict(text, check_duplicates=False)
 
+
+
+@settings(max_examples=examples(100), deadline=None)
+@given(st.lists(line, max_size=30), st.booleans(), st.booleans())
+def test_read_run_lines_order_gives_the_trec_ranks(lines: list[tuple[str, str, int, float, str]],
+                                                   by_topic: bool, best_first: bool) -> None:
+    """One run (the join answers only then), lines as drawn, grouped by topic, or also best
+    score first; docnos repeated or not: the frame is read_run's (or its error), and an
+    order, when the join gives one, numbers the lines as trec_ranks does."""
+    if by_topic:
+        lines = sorted(lines, key=lambda row: (row[0], -row[3] if best_first else 0.0))
+    text = "".join(f"{t} Q0 {d} {r} {s!r} one\n" for t, d, r, s, _ in lines)
+    same_as_strict(text)
+    try:
+        read = read_run_lines(text)
+    except FormatError:
+        return
+    pd.testing.assert_frame_equal(read.frame, read_strict(text))
+    if read.order is not None and read.order.rows is not None:
+        ranks = ranks_of_order(read.order.rows, read.order.topics)
+        assert ranks.tolist() == trec_ranks(read.frame).tolist()
+    if os.environ.get("POOLTOOL_NATIVE") == "0":  # the Python readers find no order
+        assert read.order is None
+
+
+def test_read_run_lines_order_of_a_file_by_hand() -> None:
+    """Topic 2 before topic 1, a tie on score broken by docno descending."""
+    read = read_run_lines("2 Q0 a 1 3 t\n2 Q0 b 2 1 t\n2 Q0 c 3 1 t\n1 Q0 z 1 0.5 t\n")
+    assert read.frame["docno"].tolist() == ["a", "b", "c", "z"]
+    if read.order is not None:  # the compiled pass read it
+        assert read.order.rows is not None
+        assert ranks_of_order(read.order.rows, read.order.topics).tolist() == [1, 3, 2, 1]
+    assert trec_ranks(read.frame).tolist() == [1, 3, 2, 1]
+
+
+def test_read_run_lines_a_repeat_is_still_the_line_error() -> None:
+    with pytest.raises(FormatError, match="<string>:3: docno 'a' appears twice for topic '1'"):
+        read_run_lines("1 Q0 a 1 3 t\n1 Q0 b 2 2 t\n1 Q0 a 3 1 t\n")
 
 CASES = {
     "plain": "1 Q0 a 1 1.5 t\n1 Q0 b 2 0.5 t\n",

@@ -106,6 +106,27 @@ def test_stretches_by_hand() -> None:
     assert [len(a) for a in stretches(np.array([], dtype=object))] == [0, 0]
 
 
+
+@settings(max_examples=examples(200), deadline=None)
+@given(st.lists(st.sampled_from(["b", "a", "10", "9", "é", ""]), max_size=40))
+def test_stretch_codes_and_first_seen_are_pandas_factorize_and_unique(values: list[str]) -> None:
+    from pooltool.ranking import first_seen, stretch_codes
+
+    array = np.array(values, dtype=object)
+    codes, uniques = stretch_codes(array)
+    expected_codes, expected_uniques = pd.factorize(array, sort=True)
+    assert codes.dtype == np.int64 and codes.tolist() == expected_codes.tolist()
+    assert list(uniques) == list(expected_uniques)
+    assert list(first_seen(array)) == list(pd.unique(array))
+
+
+def test_stretch_codes_by_hand() -> None:
+    from pooltool.ranking import first_seen, stretch_codes
+
+    codes, uniques = stretch_codes(np.array(["b", "b", "a", "b", "c"], dtype=object))
+    assert codes.tolist() == [1, 1, 0, 1, 2] and list(uniques) == ["a", "b", "c"]
+    assert first_seen(np.array(["b", "b", "a", "b", "c"], dtype=object)).tolist() == ["b", "a", "c"]
+
 @pytest.mark.parametrize("sorted_groups", [True, False])
 def test_order_lines_is_one_order_for_numpy_and_arrow_docnos(sorted_groups: bool) -> None:
     """The frame path and the measures' Arrow path order by one function: ties on

@@ -31,7 +31,7 @@ from pooltool.errors import PooltoolError
 from pooltool.formats.frames import check_qrels_frame, check_run_frame
 from pooltool.judging.strategies import RankedRun, Strategy, judge_sequence, topic_runs
 from pooltool.measures.summary import trec_mean
-from pooltool.ranking import trec_ranks
+from pooltool.ranking import first_seen, stretch_codes, trec_ranks
 from pooltool.records import is_relevant, topic_key
 
 
@@ -79,7 +79,8 @@ def simulate(runs: pd.DataFrame, qrels: pd.DataFrame, strategies: list[Strategy]
 
     :param runs: run lines ``run_tag, topic, docno, score`` (as
         :func:`~pooltool.formats.run.read_run` returns); every run takes part
-        in every strategy.
+        in every strategy. A ``trec_rank`` column, if present, is trusted as each
+        line's trec_eval rank (as :func:`~pooltool.ranking.trec_ranks` gives it).
     :param qrels: the complete judgments, ``topic, docno, grade``.
     :param strategies: the strategies (:func:`~pooltool.judging.strategies.parse_strategy`);
         labels must differ.
@@ -104,12 +105,13 @@ def simulate(runs: pd.DataFrame, qrels: pd.DataFrame, strategies: list[Strategy]
         one_measure(measure)
     check_run_frame(runs)
     check_qrels_frame(qrels)
-    run_tags = runs["run_tag"].astype(str).unique()
+    run_tags = first_seen(runs["run_tag"].to_numpy(dtype=object))  # strings: checked above
     for strategy in strategies:
         strategy.check_run_tags(run_tags)
-    lines = runs.assign(trec_rank=trec_ranks(runs))  # numbered, not reordered
+    # numbered, not reordered; load_runs(ranked=True) numbers them as it reads them
+    lines = runs if "trec_rank" in runs.columns else runs.assign(trec_rank=trec_ranks(runs))
     ranked = topic_runs(lines)
-    judged_topics = set(qrels["topic"].astype(str))
+    judged_topics = {str(topic) for topic in pd.unique(qrels["topic"].to_numpy(dtype=object))}
     topics = sorted(set(ranked) & judged_topics, key=topic_key)
     if not topics:
         raise PooltoolError("no topic is both in the runs and in the qrels: nothing to simulate")
@@ -117,11 +119,15 @@ def simulate(runs: pd.DataFrame, qrels: pd.DataFrame, strategies: list[Strategy]
     relevant = _relevant(qrels, level)
     picks = _picks(strategies, ranked, topics, relevant, max(budgets))
     per_topic = _per_topic(picks, budgets, relevant, topics)
-    scorer = RunScorer(lines[(lines["trec_rank"] <= k) & lines["topic"].isin(topics)], k, level)
-    per_run = _per_run(scorer, picks, budgets, qrels)
+    # every line's topic is one of ranked's: only when the qrels leave one out is there a
+    # line to drop (isin hashes every line's topic)
+    simulated = lines if len(topics) == len(ranked) else lines[lines["topic"].isin(topics)]
+    scorer = RunScorer(simulated[simulated["trec_rank"] <= k], k, level)
+    grades = _grades(qrels)  # once, for the bias of Recall@k and P@k and of -m's measure
+    per_run = _per_run(scorer, picks, budgets, qrels, grades)
     if measure is not None:
-        per_run = _with_measure(per_run, lines[lines["topic"].isin(topics)], qrels, picks,
-                                budgets, measure, level)
+        per_run = _with_measure(per_run, simulated, qrels, grades, picks, budgets, measure,
+                                level)
     summary = _summary(per_topic, per_run)
     return SimulationResult(summary, per_topic, per_run, _curve(picks, relevant),
                             topics, sorted(judged_topics - set(ranked), key=topic_key), k, level)
@@ -139,8 +145,13 @@ def _check_options(strategies: list[Strategy], budgets: list[int], k: int) -> No
 
 
 def _relevant(qrels: pd.DataFrame, level: int) -> dict[str, frozenset[str]]:
+    """Per topic with a relevant document, its relevant docnos (from lists: a groupby of
+    the qrels' string columns cost ten times as much)."""
     hits = qrels[is_relevant(qrels["grade"], level)]
-    return {str(t): frozenset(part["docno"].astype(str)) for t, part in hits.groupby("topic")}
+    found: dict[str, set[str]] = {}
+    for topic, docno in zip(hits["topic"].tolist(), hits["docno"].tolist(), strict=True):
+        found.setdefault(str(topic), set()).add(str(docno))
+    return {topic: frozenset(docnos) for topic, docnos in found.items()}
 
 
 def _picks(strategies: list[Strategy], ranked: dict[str, tuple[RankedRun, ...]],
@@ -200,11 +211,11 @@ def _partial(chosen: dict[str, list[str]], budget: int, qrels: pd.DataFrame,
 
 
 def _per_run(scorer: RunScorer, picks: dict[str, dict[str, list[str]]], budgets: list[int],
-             qrels: pd.DataFrame) -> pd.DataFrame:
+             qrels: pd.DataFrame, grades: dict[tuple[str, str], int] | None) -> pd.DataFrame:
     """One row per strategy x budget x run (tag order): Recall@k and P@k under the full
-    and under the partial qrels (:class:`SimulationResult`'s ``per_run``)."""
+    and under the partial qrels (:class:`SimulationResult`'s ``per_run``); ``grades``:
+    :func:`_grades` of ``qrels``."""
     full_recall, full_p = scorer.scores(qrels)
-    grades = _grades(qrels)
     columns: dict[str, list[np.ndarray]] = {name: [] for name in ("recall_partial", "P_partial")}
     for chosen in picks.values():
         for budget in budgets:
@@ -240,12 +251,13 @@ class RunScorer:
 
     def __init__(self, top: pd.DataFrame, k: int, level: int) -> None:
         self.k, self.level = k, level
-        self.tags = sorted(pd.unique(top["run_tag"]))  # as order_run lists them
-        topics = sorted(pd.unique(top["topic"]))
         # each line's (run, topic) cell, cells in (tag, topic) string order; from the
-        # codes of each key (factorizing the pairs themselves made a tuple per line)
-        tag_code = pd.Index(self.tags).get_indexer(top["run_tag"])
-        topic_code = pd.Index(topics).get_indexer(top["topic"])
+        # codes of each key in string order (factorizing the pairs themselves made a
+        # tuple per line), hashed once per stretch of lines
+        tag_code, tags = stretch_codes(top["run_tag"].to_numpy(dtype=object))
+        topic_code, topic_names = stretch_codes(top["topic"].to_numpy(dtype=object))
+        self.tags = list(tags)  # as order_run lists them
+        topics = list(topic_names)
         present, self.cell = np.unique(tag_code * len(topics) + topic_code, return_inverse=True)
         self.cell_count = len(present)
         # each line's (topic, docno) as a code into the distinct pairs, whose index (a
@@ -293,10 +305,12 @@ class RunScorer:
 
 
 def _with_measure(per_run: pd.DataFrame, lines: pd.DataFrame, qrels: pd.DataFrame,
+                  grades: dict[tuple[str, str], int] | None,
                   picks: dict[str, dict[str, list[str]]], budgets: list[int], measure: str,
                   level: int) -> pd.DataFrame:
     """``per_run`` with ``score`` (the measure under the full qrels) and ``score_partial``
-    (under each strategy x budget's partial qrels), trec_eval's means over topics."""
+    (under each strategy x budget's partial qrels), trec_eval's means over topics;
+    ``grades``: :func:`_grades` of ``qrels``."""
     from pooltool.measures.topic_scores import ranked_lines, topic_scores
 
     ranked = ranked_lines(lines)  # ordered once for every strategy x budget's evaluation
@@ -306,7 +320,6 @@ def _with_measure(per_run: pd.DataFrame, lines: pd.DataFrame, qrels: pd.DataFram
                             ranked=True).summary.set_index("run_tag")["value"]
 
     full = means(qrels)
-    grades = _grades(qrels)
     partial = pd.concat([means(_partial(chosen, b, qrels, grades)).rename("score_partial")
                          .reset_index()
                          .assign(strategy=label, budget=b)

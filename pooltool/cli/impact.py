@@ -92,7 +92,8 @@ def impact(ctx: click.Context, qrels_from: str, qrels_to: str, runs: tuple[str, 
         one_measure(measure)  # type: ignore[arg-type]
         if plot:
             raise click.UsageError("--plot draws Recall@k; it does not go with -m MEASURE")
-    frame = load_runs(ctx, runs)
+    # Recall@k's lines numbered as they are read (simulate's way: no second sort)
+    frame = load_runs(ctx, runs, ranked=not generic)
     qrels_a, qrels_b = load_qrels(ctx, qrels_from), load_qrels(ctx, qrels_to)
     for spec, qrels in ((qrels_from, qrels_a), (qrels_to, qrels_b)):
         note_positives_only(ctx, qrels, level, spec)
@@ -102,12 +103,11 @@ def impact(ctx: click.Context, qrels_from: str, qrels_to: str, runs: tuple[str, 
         return
     from pooltool.analysis.impact import first_k_lines
     from pooltool.formats.frames import check_run_frame
-    from pooltool.ranking import trec_ranks
 
     # scored four times (A, B, and both on the documents judged in both): checked and
     # ordered once, then only the first k lines of each topic, all that @k reads
     check_run_frame(frame)
-    ranked = first_k_lines(frame.assign(trec_rank=trec_ranks(frame)), k)
+    ranked = first_k_lines(frame, k)
     result = qrels_impact(ranked, qrels_a, qrels_b, k, level, complete, top, ranked=True)
     shared = _both_judged_ranking(ranked, qrels_a, qrels_b, k, level, complete)
     _warn_impact_topics(result)

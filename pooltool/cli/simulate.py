@@ -12,12 +12,14 @@ from typing import TYPE_CHECKING
 import click
 
 from pooltool.cli.group import cli, level_option, output_option, plot_option, warn
-from pooltool.cli.sources import load_qrels, load_runs, note_positives_only
+from pooltool.cli.sources import load_qrels, load_runs_after, note_positives_only
 from pooltool.json_documents import SIMULATE_NOTE, simulate_document
 from pooltool.judging.strategies import STRATEGIES, Strategy, parse_strategy
 from pooltool.report import emit, emit_json
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from pooltool.analysis.simulation import SimulationResult
 
 #: The strategies whose k --depth sets.
@@ -92,10 +94,16 @@ def simulate(ctx: click.Context, runs: tuple[str, ...], qrels_spec: str,
     from pooltool.analysis.simulation import simulate as run_simulation
 
     strategies = _strategies(strategy_texts, depth)
-    qrels = load_qrels(ctx, qrels_spec)
-    note_positives_only(ctx, qrels, level, qrels_spec,
-                        "simulate counts every document it does not list as not relevant")
-    result = run_simulation(load_runs(ctx, runs), qrels, strategies, budgets, k, level, measure)
+
+    def complete_qrels() -> pd.DataFrame:
+        qrels = load_qrels(ctx, qrels_spec)
+        note_positives_only(ctx, qrels, level, qrels_spec,
+                            "simulate counts every document it does not list as not relevant")
+        return qrels
+
+    # the run files are read while the store gives the qrels
+    qrels, lines = load_runs_after(ctx, runs, complete_qrels, ranked=True)
+    result = run_simulation(lines, qrels, strategies, budgets, k, level, measure)
     if result.left_out:
         warn(f"note: {len(result.left_out)} qrels topic(s) no run retrieved for were left "
              f"out: {', '.join(result.left_out[:20])}{', ...' if len(result.left_out) > 20 else ''}")

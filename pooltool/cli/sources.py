@@ -8,17 +8,18 @@ work as a trec_eval replacement without any store.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import nullcontext
 from pathlib import Path
-from typing import TYPE_CHECKING, ContextManager
+from typing import TYPE_CHECKING, ContextManager, TypeVar
 
 import click
 
 from pooltool.cli.group import db_path, open_store, store_exists, warn
 from pooltool.errors import DuplicateRunTag, NoGrades, StoreError, UnknownRun, UnknownVersion
 from pooltool.formats.qrels import read_qrels, read_qrels_table
-from pooltool.formats.run import read_run
+from pooltool.formats.run import read_run, read_run_lines
 from pooltool.formats.source import refuse_non_regular_file
 from pooltool.records import RUN_COLUMNS
 
@@ -27,6 +28,9 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
     from pooltool.store import JudgmentStore
+
+
+T = TypeVar("T")
 
 
 def check_run_specs(ctx: click.Context, _param: click.Parameter,
@@ -189,7 +193,8 @@ def load_runs(ctx: click.Context, specs: Sequence[str], ranked: bool = False) ->
     """The runs named by ``specs``, in the order given, as one frame.
 
     Each spec is a run file (which may hold several runs), else the tag of a
-    run in the store.
+    run in the store. The files are read in threads (one per CPU): the compiled
+    pass and Arrow's reader work without the GIL.
 
     :param ranked: add ``trec_rank``, each line's trec_eval rank: the store's for a
         stored run (its lines are kept in trec_eval order), computed for a file
@@ -202,19 +207,51 @@ def load_runs(ctx: click.Context, specs: Sequence[str], ranked: bool = False) ->
     :raises DuplicateRunTag: two specs hold runs with the same tag.
     :raises StoreError: a spec names both a file and a stored run.
     """
+    return load_runs_after(ctx, specs, lambda: None, ranked)[1]
+
+
+def load_runs_after(ctx: click.Context, specs: Sequence[str], first: Callable[[], T],
+                    ranked: bool = False) -> tuple[T, pd.DataFrame]:
+    """``first()`` (a command's qrels), then :func:`load_runs`' frame, the run files read
+    in threads while ``first`` runs; what ``first`` raises is raised first, and
+    nothing of the runs is checked before it returns (as when it ran before
+    :func:`load_runs`).
+
+    :returns: what ``first`` returned, and :func:`load_runs`' frame.
+    :raises: what ``first`` raises, then what :func:`load_runs` raises (the first
+        failing spec in the order given).
+    """
     import pandas as pd
 
-    check_run_names(ctx, specs)
-    tags = [spec for spec in specs if not Path(spec).is_file()]
-    with _store_for(ctx, tags) as store:
-        parts = [_load_one(spec, store, ranked) for spec in specs]
-    _check_distinct_tags(parts)
-    say_runs_per_file((origin, str(tag)) for origin, frame in parts
-                      for tag in frame["run_tag"].unique())
+    from pooltool.measures.recall import worker_count
+
+    files = [spec if Path(spec).is_file() else None for spec in specs]
+    paths = [Path(spec) for spec in files if spec is not None]
+    with ThreadPoolExecutor(worker_count(paths, None)) as pool:
+        reads = [None if spec is None else pool.submit(_read_file, Path(spec), ranked)
+                 for spec in files]
+        try:
+            before = first()
+            check_run_names(ctx, specs)
+            with _store_for(ctx, [spec for spec in specs if not Path(spec).is_file()]) as store:
+                parts = [_load_one(spec, store, ranked) if read is None else read.result()
+                         for spec, read in zip(specs, reads, strict=True)]
+        except BaseException:
+            for read in reads:
+                if read is not None:
+                    read.cancel()
+            raise
+    from pooltool.ranking import first_seen
+
+    # each part's tags once (its lines come run by run: hashed once per stretch)
+    tags = [(origin, first_seen(frame["run_tag"].to_numpy(dtype=object)).tolist())
+            for origin, frame in parts]
+    _check_distinct_tags(tags)
+    say_runs_per_file((origin, str(tag)) for origin, held in tags for tag in held)
     if not parts:
         dtypes = {**_RUN_DTYPES, **({"trec_rank": "int64"} if ranked else {})}
-        return pd.DataFrame({c: pd.Series(dtype=t) for c, t in dtypes.items()})
-    return pd.concat([frame for _, frame in parts], ignore_index=True)
+        return before, pd.DataFrame({c: pd.Series(dtype=t) for c, t in dtypes.items()})
+    return before, pd.concat([frame for _, frame in parts], ignore_index=True)
 
 
 def stored_run_tables(ctx: click.Context, tags: Sequence[str]) -> Iterator[pa.Table]:
@@ -296,22 +333,35 @@ def _load_one(spec: str, store: JudgmentStore | None,
     """Where a spec's runs come from (for messages), and the runs (with ``trec_rank``
     if ``ranked``)."""
     if store is None or Path(spec).is_file():
-        frame = read_run(Path(spec))
-        if ranked:
-            from pooltool.ranking import trec_ranks
-
-            frame = frame.assign(trec_rank=trec_ranks(frame))
-        return str(Path(spec)), frame
+        return _read_file(Path(spec), ranked)
     if not store.has_run(spec):
         raise UnknownRun(f"{spec!r} is neither a file nor a run in the store")
     return f"the store ({spec})", store.run_frame(spec)[RUN_COLUMNS + (["trec_rank"] if ranked
                                                                         else [])]
 
 
-def _check_distinct_tags(parts: list[tuple[str, pd.DataFrame]]) -> None:
+def _read_file(path: Path, ranked: bool) -> tuple[str, pd.DataFrame]:
+    """:func:`_load_one` of a file."""
+    return str(path), _ranked_file(path) if ranked else read_run(path)
+
+
+def _ranked_file(path: Path) -> pd.DataFrame:
+    """A run file's lines with ``trec_rank``: from the order the compiled join found
+    while proving the file free of repeats, else computed."""
+    from pooltool.ranking import ranks_of_order, trec_ranks
+
+    read = read_run_lines(path)
+    order = read.order
+    ranks = (trec_ranks(read.frame) if order is None or order.rows is None
+             else ranks_of_order(order.rows, order.topics))
+    return read.frame.assign(trec_rank=ranks)
+
+
+def _check_distinct_tags(parts: list[tuple[str, list[str]]]) -> None:
+    """Refuse a tag held by two parts (``(origin, its tags)`` each)."""
     seen: dict[str, str] = {}
-    for origin, frame in parts:
-        for tag in frame["run_tag"].unique():
+    for origin, held in parts:
+        for tag in held:
             if tag in seen:
                 raise DuplicateRunTag(f"run tag {tag!r} is in both {seen[tag]} and {origin}")
             seen[str(tag)] = origin

@@ -14,7 +14,10 @@ the pass, with the same values or the same file:line error.
 
 :func:`trec_order` checks by the compiled join, without judgments, that no docno
 repeats within a topic of a one-run table and puts it in trec_eval's order, for the
-store's import (which refuses repeats and stores runs in that order).
+store's import (which refuses repeats and stores runs in that order);
+:func:`line_order` gives the same check and the order of the lines alone, for
+:func:`pooltool.formats.run.read_run_lines` (no second check of repeats, and the
+lines' trec_eval ranks without sorting them again).
 """
 
 from __future__ import annotations
@@ -89,6 +92,51 @@ def trec_order(table: pa.Table) -> NoRepeats | None:
         re-coded, int32 codes into its topics in string order) when every topic's
         lines are written best score first.
     """
+    joined = _join(table)
+    if joined is None:
+        return None
+    table, topic, order = joined
+    if order.rows is None:  # checked, but a topic is not written best score first
+        return NoRepeats(None)
+    return NoRepeats(_stretches_by_topic(table, topic.dictionary, order.topics, order.rows))
+
+
+@dataclass(frozen=True)
+class LineOrder:
+    """The compiled join's answer for a one-run table (:func:`line_order`): no docno
+    repeats within a topic, each topic's lines are one stretch of the file.
+
+    :ivar topics: int32 ``n``: each line's topic code (file order; equal topics, equal
+        codes; the codes need not sort as the topics do).
+    :ivar rows: int64 ``n``: the lines (positions in the file) in trec_eval's order
+        within each topic's stretch (score descending, then docno descending as
+        ``strcmp`` compares), the stretches where the file has them; ``None`` when a
+        topic's lines are not written best score first (then they are still to be
+        ordered).
+    """
+
+    topics: np.ndarray
+    rows: np.ndarray | None
+
+
+def line_order(table: pa.Table) -> LineOrder | None:
+    """:func:`trec_order`'s join without the reordered table: the proof that no docno
+    repeats within a topic of a one-run table (what
+    :func:`pooltool.formats.run.read_run` otherwise checks on hashed codes), and the
+    order of its lines, for their trec_eval ranks
+    (:func:`pooltool.ranking.ranks_of_order`).
+
+    :param table: ``n`` rows of :func:`~pooltool.formats.run.run_table`'s columns.
+    :returns: ``None`` in :func:`trec_order`'s cases, else :class:`LineOrder`.
+    """
+    joined = _join(table)
+    return None if joined is None else joined[2]
+
+
+def _join(table: pa.Table) -> tuple[pa.Table, pa.DictionaryArray, LineOrder] | None:
+    """The compiled join of a one-run table: the table with unified dictionaries, its
+    topic column in one chunk, and the join's :class:`LineOrder` (``None``: see
+    :func:`trec_order`)."""
     native = run_pass()
     if native is None or not table.num_rows:
         return None
@@ -102,10 +150,8 @@ def trec_order(table: pa.Table) -> NoRepeats | None:
                                np.ascontiguousarray(numbers(table["score"]), dtype=np.float64))
     if within is None:
         return None
-    if not within:  # checked, but a topic is not written best score first
-        return NoRepeats(None)
-    return NoRepeats(_stretches_by_topic(table, topic.dictionary, codes,
-                                         np.frombuffer(within, dtype=np.int64)))
+    rows = np.frombuffer(within, dtype=np.int64) if within else None
+    return table, topic, LineOrder(codes, rows)
 
 
 def _stretches_by_topic(table: pa.Table, topics: pa.Array, codes: np.ndarray,

@@ -19,7 +19,7 @@ from itertools import chain
 import numpy as np
 import pandas as pd
 
-from pooltool.ranking import order_run
+from pooltool.ranking import order_run, stretch_codes
 
 
 @dataclass(frozen=True)
@@ -58,22 +58,24 @@ def topic_runs(frame: pd.DataFrame) -> dict[str, tuple[RankedRun, ...]]:
     ranked = frame if "trec_rank" in frame.columns else order_run(frame)
     # by topic, run tag (string order) and rank: a stable sort of the keys' sorted
     # codes, as pandas' stable sort_values orders them (without sorting the strings)
-    topic_codes, topic_names = pd.factorize(ranked["topic"].to_numpy(dtype=object), sort=True)
-    tag_codes, tag_names = pd.factorize(ranked["run_tag"].to_numpy(dtype=object), sort=True)
-    group = topic_codes.astype(np.int64) * len(tag_names) + tag_codes
+    topic_codes, _ = stretch_codes(ranked["topic"].to_numpy(dtype=object))
+    tag_codes, tag_names = stretch_codes(ranked["run_tag"].to_numpy(dtype=object))
+    group = topic_codes * len(tag_names) + tag_codes
     order = _group_rank_order(group, ranked["trec_rank"].to_numpy(dtype=np.int64))
     group = group[order]
-    topic = ranked["topic"].to_numpy(dtype=object)[order]
-    tag = ranked["run_tag"].to_numpy(dtype=object)[order]
     docnos = ranked["docno"].to_numpy(dtype=object)[order].tolist()
     if not pd.api.types.is_string_dtype(ranked["docno"]):  # else str already: no copies
         docnos = list(map(str, docnos))
     scores = ranked["score"].to_numpy(dtype=np.float64)[order].tolist()
     starts = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
+    # a run's topic and tag: those of its first line (not every line's taken)
+    topic = ranked["topic"].to_numpy(dtype=object)[order[starts]]
+    tag = ranked["run_tag"].to_numpy(dtype=object)[order[starts]]
     topics: dict[str, list[RankedRun]] = {}
-    for start, end in zip(starts.tolist(), [*starts[1:].tolist(), len(docnos)], strict=True):
-        topics.setdefault(str(topic[start]), []).append(RankedRun(
-            str(tag[start]), tuple(docnos[start:end]), tuple(scores[start:end])))
+    ends = [*starts[1:].tolist(), len(docnos)]
+    for run, (start, end) in enumerate(zip(starts.tolist(), ends, strict=True)):
+        topics.setdefault(str(topic[run]), []).append(RankedRun(
+            str(tag[run]), tuple(docnos[start:end]), tuple(scores[start:end])))
     return {name: tuple(runs) for name, runs in topics.items()}
 
 
