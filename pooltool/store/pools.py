@@ -195,10 +195,7 @@ class PoolTables(StoreCore):
         :param topics: only these topics (default: all).
         :raises StoreError: no such pool.
         """
-        only = "" if topics is None else "AND d.topic IN (SELECT value FROM json_each(?)) "
-        params: list[Any] = [self.pool_id(pool)]
-        if topics is not None:
-            params.append(json.dumps(list(topics)))
+        only, params = self._pool_topics(pool, topics, "d.topic")
         return self.query(
             "SELECT d.topic, d.docno, d.round_id, COUNT(h.run_id) AS runs, "
             "MIN(h.trec_rank) AS best_rank FROM pool_docs d LEFT JOIN pool_hits h "
@@ -218,12 +215,22 @@ class PoolTables(StoreCore):
         :param topics: only these topics (default: all).
         :raises StoreError: no such pool.
         """
-        only = "" if topics is None else "AND topic IN (SELECT value FROM json_each(?)) "
-        params: list[Any] = [self.pool_id(pool)]
-        if topics is not None:
-            params.append(json.dumps(list(topics)))
+        only, params = self._pool_topics(pool, topics, "topic")
         return self.query(f"SELECT topic, docno FROM pool_docs WHERE pool_id = ? {only}"
                           "ORDER BY topic, docno", params)
+
+    def _pool_topics(self, pool: str, topics: Sequence[str] | None,
+                     column: str) -> tuple[str, list[Any]]:
+        """The ``AND`` clause keeping ``column``'s topics in ``topics`` (empty for all)
+        and the parameters of ``pool_id = ?`` and that clause.
+
+        :raises StoreError: no such pool.
+        """
+        params: list[Any] = [self.pool_id(pool)]
+        if topics is None:
+            return "", params
+        return f"AND {column} IN (SELECT value FROM json_each(?)) ", [*params,
+                                                                     json.dumps(list(topics))]
 
     def topic_pool_docs(self, topic: str, pool: str = DEFAULT_POOL) -> list[tuple[str, int | None]]:
         """A topic's pooled documents as ``(docno, best_rank)`` pairs (best trec_eval rank
